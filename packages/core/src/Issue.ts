@@ -1,0 +1,67 @@
+/**
+ * A validation issue: what is wrong and where, as a dotted path into the input.
+ *
+ * Every validator in Waybill returns all issues it finds, never only the first.
+ *
+ * @since 0.1.0
+ */
+import * as Arr from "effect/Array"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+/**
+ * One problem found in an input.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Issue = Schema.Struct({
+  path: Schema.String,
+  message: Schema.String
+}).annotations({ identifier: "Issue" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Issue = typeof Issue.Type
+
+/**
+ * Builds an issue.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (path: string, message: string): Issue => ({ path, message })
+
+/**
+ * Joins path segments into a dotted path, skipping empty segments.
+ *
+ * @since 0.1.0
+ * @category paths
+ */
+export const joinPath = (...segments: ReadonlyArray<string | number>): string =>
+  segments.filter((segment) => segment !== "").join(".")
+
+/**
+ * Places issues found in a nested value under the path of that value.
+ *
+ * @since 0.1.0
+ * @category paths
+ */
+export const prefix = (issues: ReadonlyArray<Issue>, path: string | number): Array<Issue> =>
+  issues.map((issue) => make(joinPath(path, issue.path), issue.message))
+
+/**
+ * Turns a schema `ParseError` into issues with dotted paths, one per problem.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const fromParseError = (error: ParseResult.ParseError, path: string | number = ""): Array<Issue> =>
+  Arr.dedupeWith(
+    ParseResult.ArrayFormatter.formatErrorSync(error).map((item) =>
+      make(joinPath(path, ...item.path.map((segment) => String(segment))), item.message)
+    ),
+    (a, b) => a.path === b.path && a.message === b.message
+  )

@@ -1,0 +1,38 @@
+/**
+ * @since 0.1.0
+ */
+
+/**
+ * Opaque, time-sortable identifiers with a type prefix.
+ *
+ * @since 0.1.0
+ */
+export * as Id from "./Id.js"
+
+/**
+ * Validation issues with dotted paths.
+ *
+ * @since 0.1.0
+ */
+export * as Issue from "./Issue.js"
+
+/**
+ * The unit-of-work port.
+ *
+ * @since 0.1.0
+ */
+export * as Transactor from "./Transactor.js"
+
+/**
+ * The error every validator fails with.
+ *
+ * @since 0.1.0
+ */
+export * as ValidationError from "./ValidationError.js"
+
+/**
+ * Workspaces (tenants).
+ *
+ * @since 0.1.0
+ */
+export * as Workspace from "./Workspace.js"
