@@ -3,6 +3,13 @@
  */
 
 /**
+ * API keys: issue, hash, authenticate in constant time.
+ *
+ * @since 0.1.0
+ */
+export * as ApiKeys from "./ApiKeys.js"
+
+/**
  * Opaque, time-sortable identifiers with a type prefix.
  *
  * @since 0.1.0

@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema, TestClock } from "effect"
+import { Effect, Layer, Option, Redacted, Schema, TestClock } from "effect"
+import * as ApiKeys from "../src/ApiKeys.js"
 import * as Id from "../src/Id.js"
 import * as Issue from "../src/Issue.js"
 import * as ValidationError from "../src/ValidationError.js"
+import { WorkspaceId } from "../src/Workspace.js"
 
 describe("Id", () => {
   it("formats a prefix, a sortable time part and 80 random bits", () => {
@@ -58,4 +60,62 @@ describe("Issue", () => {
     const two = ValidationError.fromIssues([Issue.make("a", "x"), Issue.make("b", "y")], "filter")
     assert.strictEqual(two.message, "The filter is invalid: 2 problems found")
   })
+})
+
+describe("ApiKeys", () => {
+  const workspace = Schema.decodeSync(WorkspaceId)("acme")
+  const run = <A, E>(effect: Effect.Effect<A, E, ApiKeys.ApiKeys>) =>
+    effect.pipe(
+      Effect.provide(
+        ApiKeys.layer([
+          { workspaceId: Schema.decodeSync(WorkspaceId)("env-ws"), key: Redacted.make("static-key") }
+        ]).pipe(Layer.provide(ApiKeys.layerStoreMemory))
+      )
+    )
+
+  it.effect("issues a key that authenticates to its workspace, and never stores it in clear", () =>
+    run(
+      Effect.gen(function* () {
+        const keys = yield* ApiKeys.ApiKeys
+        const { key, record } = yield* keys.create(workspace)
+        assert.isTrue(Option.isSome(ApiKeys.issuedKeyId(Redacted.value(key))))
+        const principal = yield* keys.authenticate(key)
+        assert.deepStrictEqual(principal, Option.some({ workspaceId: workspace, apiKeyId: record.id }))
+        const listed = yield* keys.list
+        assert.strictEqual(listed.length, 1)
+        assert.isFalse(JSON.stringify(listed).includes(Redacted.value(key)))
+      })
+    )
+  )
+
+  it.effect("refuses empty, unknown, tampered and revoked keys", () =>
+    run(
+      Effect.gen(function* () {
+        const keys = yield* ApiKeys.ApiKeys
+        const { key, record } = yield* keys.create(workspace)
+        const raw = Redacted.value(key)
+        const tampered = raw.slice(0, -1) + (raw.endsWith("A") ? "B" : "A")
+        for (const candidate of ["", "nope", tampered]) {
+          assert.isTrue(Option.isNone(yield* keys.authenticate(Redacted.make(candidate))))
+        }
+        assert.isTrue(yield* keys.revoke(record.id))
+        assert.isFalse(yield* keys.revoke(record.id))
+        assert.isTrue(Option.isNone(yield* keys.authenticate(key)))
+      })
+    )
+  )
+
+  it.effect("authenticates statically configured keys", () =>
+    run(
+      Effect.gen(function* () {
+        const keys = yield* ApiKeys.ApiKeys
+        const principal = yield* keys.authenticate(Redacted.make("static-key"))
+        assert.deepStrictEqual(
+          Option.map(principal, (p) => p.workspaceId),
+          Option.some("env-ws")
+        )
+        assert.isTrue(Option.isNone(yield* keys.authenticate(Redacted.make("static-key "))))
+      })
+    )
+  )
 })
