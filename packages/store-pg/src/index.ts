@@ -1,4 +1,31 @@
 /**
  * @since 0.1.0
  */
-export {}
+
+/**
+ * The `ApiKeyStore` port on PostgreSQL.
+ *
+ * @since 0.1.0
+ */
+export * as ApiKeyStore from "./ApiKeyStore.js"
+
+/**
+ * The database layer: PostgreSQL or embedded PGlite, migrated.
+ *
+ * @since 0.1.0
+ */
+export * as Database from "./Database.js"
+
+/**
+ * The schema as an ordered list of migrations.
+ *
+ * @since 0.1.0
+ */
+export * as Migrations from "./Migrations.js"
+
+/**
+ * Throw-away databases for storage tests.
+ *
+ * @since 0.1.0
+ */
+export * as Testing from "./Testing.js"

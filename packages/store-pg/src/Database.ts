@@ -1,0 +1,124 @@
+/**
+ * One database layer for both back ends: a real PostgreSQL (`DATABASE_URL`) or the embedded
+ * PGlite (a data directory or `memory://`). Both are reached through `@effect/sql-pg`, so the
+ * same SQL, the same migrations and the same value parsing serve both. Migrations run when the
+ * layer starts.
+ *
+ * @since 0.1.0
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import type { MigrationError } from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Transactor } from "@waybill/core/Transactor"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import * as Pg from "pg"
+import * as Embedded from "./internal/embedded.js"
+import * as Migrations from "./Migrations.js"
+
+/**
+ * Where the data lives.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DatabaseConfig =
+  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted<string>; readonly maxConnections?: number }
+  | { readonly _tag: "Embedded"; readonly dataDir: string }
+
+/**
+ * Failure to open the embedded database (unreadable directory, another process holding it...).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export { EmbeddedStartError } from "./internal/embedded.js"
+
+// int8 columns (epoch seconds, counters) come back as numbers, not strings; every value we
+// store in them is far below 2^53.
+const INT8_OID = 20
+const types: Pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID && format !== "binary"
+      ? (value: string) => Number(value)
+      : Pg.types.getTypeParser(oid, format)) as Pg.CustomTypesConfig["getTypeParser"]
+}
+
+const transactorFrom = (sql: SqlClient.SqlClient) =>
+  Transactor.of({
+    withTransaction: (self) =>
+      sql.withTransaction(self).pipe(
+        // BEGIN/COMMIT failures are infrastructure faults, not domain errors: adapters inside
+        // the transaction already turn their own SQL failures into defects.
+        Effect.catchIf((error): error is SqlError => error instanceof SqlError, Effect.die)
+      ) as typeof self
+  })
+
+const client = (config: DatabaseConfig) =>
+  Effect.gen(function* () {
+    if (config._tag === "Postgres") {
+      return yield* PgClient.make({
+        url: config.url,
+        maxConnections: config.maxConnections ?? 10,
+        applicationName: "waybill",
+        types
+      })
+    }
+    const embedded = yield* Embedded.acquire(config.dataDir)
+    return yield* PgClient.make({
+      host: embedded.socketDir,
+      port: Embedded.SOCKET_PORT,
+      username: "postgres",
+      database: "postgres",
+      maxConnections: Embedded.POOL_CONNECTIONS,
+      applicationName: "waybill",
+      types
+    })
+  })
+
+/**
+ * The database: `PgClient`, `SqlClient` and a `Transactor` backed by SQL transactions, with
+ * every migration applied.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  config: DatabaseConfig
+): Layer.Layer<
+  PgClient.PgClient | SqlClient.SqlClient | Transactor,
+  SqlError | MigrationError | Embedded.EmbeddedStartError
+> =>
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const pg = yield* client(config)
+      yield* Migrations.run.pipe(Effect.provideService(SqlClient.SqlClient, pg))
+      return Context.make(PgClient.PgClient, pg).pipe(
+        Context.add(SqlClient.SqlClient, pg),
+        Context.add(Transactor, transactorFrom(pg))
+      )
+    })
+  ).pipe(Layer.provide(Reactivity.layer))
+
+/**
+ * Describes the configuration for logs, without credentials.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const describe = (config: DatabaseConfig, url?: string): string => {
+  if (config._tag === "Embedded") {
+    return config.dataDir === "memory://" ? "embedded PGlite (in memory)" : `embedded PGlite at ${config.dataDir}`
+  }
+  if (url === undefined) return "PostgreSQL"
+  try {
+    const parsed = new URL(url)
+    return `PostgreSQL at ${parsed.hostname}${parsed.port === "" ? "" : `:${parsed.port}`}${parsed.pathname}`
+  } catch {
+    return "PostgreSQL"
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The schema, as one ordered list of migrations: the single source of truth for both
+ * PostgreSQL and the embedded PGlite database. Add a migration; never edit a shipped one.
+ *
+ * @since 0.1.0
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as Effect from "effect/Effect"
+import workspacesAndApiKeys from "./migrations/0001_workspaces_and_api_keys.js"
+
+/**
+ * Every migration, keyed `NNNN_name` as the migrator expects.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
+  "0001_workspaces_and_api_keys": workspacesAndApiKeys
+}
+
+/**
+ * The table that records applied migrations.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const table = "waybill_migrations"
+
+/**
+ * Applies every pending migration in one transaction; concurrent starters wait on a table
+ * lock (PostgreSQL), so several processes may start at once.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const run = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })

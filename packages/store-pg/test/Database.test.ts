@@ -1,0 +1,107 @@
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert, it } from "@effect/vitest"
+import * as Transactor from "@waybill/core/Transactor"
+import { Effect, Exit, Layer } from "effect"
+import * as Database from "../src/Database.js"
+import * as Migrations from "../src/Migrations.js"
+import { forEachBackend } from "./harness.js"
+
+forEachBackend(
+  "Database",
+  (database) => database,
+  (it) => {
+    it.effect("applies every migration once", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const applied = yield* sql<{ name: string }>`SELECT name FROM ${sql(Migrations.table)} ORDER BY migration_id`
+        assert.deepStrictEqual(
+          applied.map((row) => row.name),
+          Object.keys(Migrations.migrations).map((key) => key.slice(5))
+        )
+        const again = yield* Migrations.run
+        assert.deepStrictEqual(again, [])
+      })
+    )
+
+    it.effect("parses int8 as numbers", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ value: number }>`SELECT 1798761600::bigint AS value`
+        assert.strictEqual(rows[0]!.value, 1798761600)
+      })
+    )
+
+    it.effect("commits and rolls back through the Transactor port", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* Transactor.withTransaction(sql`INSERT INTO workspaces (id, created_at) VALUES ('tx-commit', 1)`)
+        const failed = yield* Transactor.withTransaction(
+          Effect.zipRight(sql`INSERT INTO workspaces (id, created_at) VALUES ('tx-rollback', 1)`, Effect.fail("boom"))
+        ).pipe(Effect.exit)
+        assert.isTrue(Exit.isFailure(failed))
+        const rows = yield* sql<{ id: string }>`SELECT id FROM workspaces WHERE id LIKE 'tx-%' ORDER BY id`
+        assert.deepStrictEqual(
+          rows.map((row) => row.id),
+          ["tx-commit"]
+        )
+      })
+    )
+
+    it.effect("serves concurrent queries and transactions", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const results = yield* Effect.forEach(
+          Array.from({ length: 40 }, (_, i) => i),
+          (i) =>
+            i % 4 === 0
+              ? Transactor.withTransaction(
+                  Effect.zipRight(
+                    sql`INSERT INTO workspaces (id, created_at) VALUES (${`conc-${i}`}, ${i})`,
+                    Effect.map(sql<{ n: number }>`SELECT ${i}::int AS n`, (rows) => rows[0]!.n)
+                  )
+                )
+              : Effect.map(sql<{ n: number }>`SELECT ${i}::int AS n`, (rows) => rows[0]!.n),
+          { concurrency: 16 }
+        )
+        assert.deepStrictEqual(
+          results,
+          Array.from({ length: 40 }, (_, i) => i)
+        )
+        const inserted = yield* sql<{
+          count: number
+        }>`SELECT count(*)::int AS count FROM workspaces WHERE id LIKE 'conc-%'`
+        assert.strictEqual(inserted[0]!.count, 10)
+      })
+    )
+  }
+)
+
+it.live(
+  "the embedded database keeps its data across restarts of the same data directory",
+  () =>
+    Effect.gen(function* () {
+      const dataDir = yield* Effect.acquireRelease(
+        Effect.promise(() => mkdtemp(join(tmpdir(), "waybill-data-"))),
+        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+      )
+      const embedded = Database.layer({ _tag: "Embedded", dataDir })
+      const write = Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`INSERT INTO workspaces (id, created_at) VALUES ('kept', 42)`
+      )
+      const read = Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ created_at: number }>`SELECT created_at FROM workspaces WHERE id = 'kept'`
+      )
+      yield* write.pipe(Effect.provide(Layer.fresh(embedded)))
+      const rows = yield* read.pipe(Effect.provide(Layer.fresh(embedded)))
+      assert.deepStrictEqual(
+        rows.map((row) => row.created_at),
+        [42]
+      )
+    }).pipe(Effect.scoped),
+  120_000
+)
