@@ -1,0 +1,123 @@
+/**
+ * The one wall-clock resolver: `(local date, time, zone) → instant`, used for triggers,
+ * `dayOffset` stops and weekday offsets alike (contract §3), independent of the process time
+ * zone.
+ *
+ * The rule (RFC 5545 §3.3.5): a wall-clock time that exists once is that instant; one that
+ * exists twice (DST overlap) is the earlier instant; one that does not exist (DST gap, whatever
+ * its length) moves forward by the length of the gap.
+ *
+ * @since 0.1.0
+ */
+import * as zone from "./internal/zone.js"
+
+/**
+ * A calendar day, `YYYY-MM-DD`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LocalDate = string
+
+/**
+ * Lower-case three-letter weekday keys, Monday first, as `weekdayTimeOffsets` uses them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Weekday = "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun"
+
+/**
+ * The weekday keys in order, Monday first.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const weekdays: ReadonlyArray<Weekday> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+
+const BY_JS_DAY: ReadonlyArray<Weekday> = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+const NAMES: Readonly<Record<Weekday, string>> = {
+  mon: "Monday",
+  tue: "Tuesday",
+  wed: "Wednesday",
+  thu: "Thursday",
+  fri: "Friday",
+  sat: "Saturday",
+  sun: "Sunday"
+}
+
+/**
+ * Whether a string is an IANA time-zone name the runtime knows (`Europe/Berlin`, `UTC`).
+ * Bare offsets such as `+01:00` are refused.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isTimeZone = (value: string): boolean => zone.isValidZone(value)
+
+/**
+ * The instant (epoch seconds) of a wall-clock date and time (`HH:MM`) in a zone, plus an
+ * optional number of wall-clock minutes (which may cross midnight either way). Throws a
+ * `RangeError` on a malformed date or time; zones must be valid (see `isTimeZone`).
+ *
+ * @since 0.1.0
+ * @category resolving
+ */
+export const resolve = (date: LocalDate, time: string, timeZone: string, plusMinutes = 0): number => {
+  const days = zone.parseDate(date)
+  const minutes = zone.parseTime(time)
+  if (days === undefined) throw new RangeError(`Not a calendar date: ${date}`)
+  if (minutes === undefined) throw new RangeError(`Not a 24-hour HH:MM time: ${time}`)
+  return zone.resolve(timeZone, days * zone.DAY + (minutes + plusMinutes) * 60)
+}
+
+/**
+ * The calendar day of an instant (epoch seconds) in a zone.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const localDate = (instant: number, timeZone: string): LocalDate =>
+  zone.formatDays(Math.floor(zone.toFloating(timeZone, instant) / zone.DAY))
+
+/**
+ * The wall-clock time `HH:MM:SS` of an instant (epoch seconds) in a zone.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const localTime = (instant: number, timeZone: string): string => {
+  const seconds = ((zone.toFloating(timeZone, Math.floor(instant)) % zone.DAY) + zone.DAY) % zone.DAY
+  const pad = (value: number) => String(value).padStart(2, "0")
+  return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}:${pad(seconds % 60)}`
+}
+
+/**
+ * The same wall-clock time `days` calendar days later in the zone (never `+ days × 86400`),
+ * resolved by the one rule.
+ *
+ * @since 0.1.0
+ * @category arithmetic
+ */
+export const addCalendarDays = (instant: number, days: number, timeZone: string): number =>
+  zone.resolve(timeZone, zone.toFloating(timeZone, Math.floor(instant)) + days * zone.DAY)
+
+/**
+ * The weekday key of a calendar day.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const weekdayOf = (date: LocalDate): Weekday => {
+  const days = zone.parseDate(date)
+  if (days === undefined) throw new RangeError(`Not a calendar date: ${date}`)
+  return BY_JS_DAY[zone.weekdayOfDays(days)]!
+}
+
+/**
+ * The English name of a weekday (`Monday`).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const weekdayName = (weekday: Weekday): string => NAMES[weekday]
