@@ -1,0 +1,240 @@
+/**
+ * Expansion of a recurring master into occurrences: the tours it would generate, with trigger
+ * instant, trigger local date, rendered name, vehicle class and absolute stop windows.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as cron from "./internal/cron.js"
+import * as triggers from "./internal/triggers.js"
+import * as zone from "./internal/zone.js"
+import * as NameTemplate from "./NameTemplate.js"
+import type { RecurringMaster } from "./RecurringMaster.js"
+import { totalWeightKg } from "./RecurringMaster.js"
+import * as VehicleClass from "./VehicleClass.js"
+import * as WallClock from "./WallClock.js"
+
+/**
+ * An absolute time window, epoch seconds.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Window = Schema.Struct({ startsAt: Schema.Int, endsAt: Schema.Int }).annotations({
+  identifier: "StopWindow"
+})
+
+/**
+ * A stop of an occurrence: the master's address, its day offset and its absolute window.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OccurrenceStop {
+  readonly address: { readonly [key: string]: unknown }
+  readonly dayOffset: number
+  readonly window: { readonly startsAt: number; readonly endsAt: number }
+}
+
+/**
+ * One tour a master generates (not yet stored: no id, no creation time).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Occurrence {
+  /** Trigger instant, epoch seconds. */
+  readonly triggerAt: number
+  /** The trigger's calendar day in the schedule's zone. */
+  readonly triggerDate: WallClock.LocalDate
+  readonly weekday: WallClock.Weekday
+  readonly name: string | null
+  readonly vehicleClass: string
+  readonly vehicleClassReason: VehicleClass.VehicleClassReason
+  readonly stops: ReadonlyArray<OccurrenceStop>
+}
+
+/**
+ * An entry of `GET /drafts/{id}/occurrences` (contract §2).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Preview = Schema.Struct({
+  triggerAt: Schema.Int,
+  triggerDate: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  vehicleClass: Schema.String,
+  stops: Schema.Array(Schema.Struct({ dayOffset: Schema.Int, window: Window }))
+}).annotations({ identifier: "OccurrencePreview" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Preview = typeof Preview.Type
+
+const BY_JS_DAY: ReadonlyArray<WallClock.Weekday> = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+
+/**
+ * The generation horizon: `now`'s wall-clock time plus `leadTimeDays` calendar days in the
+ * zone (so a DST change in between does not shift it by an hour).
+ *
+ * @since 0.1.0
+ * @category horizon
+ */
+export const horizon = (now: number, leadTimeDays: number, timeZone: string): number =>
+  WallClock.addCalendarDays(now, leadTimeDays, timeZone)
+
+const minutesOf = (time: string, master: RecurringMaster): number => {
+  const minutes = zone.parseTime(time)
+  // The schema guarantees HH:MM; a hand-built master that breaks it is a programming error.
+  if (minutes === undefined) throw new RangeError(`Master ${master.id}: stop time "${time}" is not HH:MM`)
+  return minutes
+}
+
+/**
+ * Trigger instants of a master in `[from, to)` inside its validity window, at most `limit`.
+ *
+ * @since 0.1.0
+ * @category expansion
+ */
+export const triggerInstants = (
+  master: RecurringMaster,
+  from: number,
+  to: number,
+  limit = Number.POSITIVE_INFINITY
+): ReadonlyArray<number> => {
+  const schedule = master.schedule
+  const start = Math.max(from, schedule.startsAt ?? from)
+  const end = Math.min(to, schedule.endsAt ?? to)
+  const compiled = schedule.cronExpressions.map(cron.compile)
+  return limit === Number.POSITIVE_INFINITY
+    ? triggers.between(compiled, schedule.timezone, start, end)
+    : triggers.first(compiled, schedule.timezone, start, end, limit)
+}
+
+/**
+ * Builds the occurrences of given trigger instants with a known vehicle-class decision: pure.
+ * Stop windows are the stop's wall-clock `timeWindow` on the trigger's local date plus
+ * `dayOffset` calendar days plus the weekday offset of the trigger's weekday, each resolved by
+ * the one rule; an end that a DST gap would put before its start is clamped to the start.
+ *
+ * @since 0.1.0
+ * @category expansion
+ */
+export const occurrencesAt = (
+  master: RecurringMaster,
+  instants: ReadonlyArray<number>,
+  decision: VehicleClass.Decision
+): Array<Occurrence> => {
+  const timeZone = master.schedule.timezone
+  const offsets = master.schedule.weekdayTimeOffsets
+  const stops = master.stops.map((stop) => ({
+    stop,
+    from: minutesOf(stop.timeWindow.from, master) * 60,
+    to: minutesOf(stop.timeWindow.to, master) * 60
+  }))
+  const out: Array<Occurrence> = []
+  for (const triggerAt of instants) {
+    const days = Math.floor(zone.toFloating(timeZone, triggerAt) / zone.DAY)
+    const triggerDate = zone.formatDays(days)
+    const weekday = BY_JS_DAY[zone.weekdayOfDays(days)]!
+    const shift = (offsets?.[weekday] ?? 0) * 60
+    out.push({
+      triggerAt,
+      triggerDate,
+      weekday,
+      name: NameTemplate.render(master.name, triggerDate),
+      vehicleClass: decision.vehicleClass,
+      vehicleClassReason: decision.reason,
+      stops: stops.map(({ from, stop, to }) => {
+        const base = (days + stop.dayOffset) * zone.DAY + shift
+        const startsAt = zone.resolve(timeZone, base + from)
+        const endsAt = Math.max(startsAt, zone.resolve(timeZone, base + to))
+        return { address: stop.address, dayOffset: stop.dayOffset, window: { startsAt, endsAt } }
+      })
+    })
+  }
+  return out
+}
+
+/**
+ * The vehicle class of a master's tours: `preserve` keeps the master's class, `recalculate`
+ * asks the `VehicleClassPolicy` with the total load weight.
+ *
+ * @since 0.1.0
+ * @category vehicle class
+ */
+export const decideVehicleClass = (
+  master: RecurringMaster
+): Effect.Effect<VehicleClass.Decision, never, VehicleClass.VehicleClassPolicy> =>
+  master.schedule.vehicleClassAdjustmentStrategy === "preserve"
+    ? Effect.succeed({ vehicleClass: master.vehicleClass, reason: "preserved" as const })
+    : Effect.flatMap(VehicleClass.VehicleClassPolicy, (policy) =>
+        policy.recalculate({ workspaceId: master.workspaceId, master, totalWeightKg: totalWeightKg(master) })
+      )
+
+/**
+ * Expands a master into its occurrences with triggers in `[from, to)` (epoch seconds): the
+ * union of all its expressions deduplicated by instant, inside `[startsAt, endsAt)`, ascending;
+ * at most `limit` (the first ones). The policy is asked only when there is something to build.
+ *
+ * @since 0.1.0
+ * @category expansion
+ */
+export const expand = (
+  master: RecurringMaster,
+  from: number,
+  to: number,
+  options?: { readonly limit?: number }
+): Effect.Effect<ReadonlyArray<Occurrence>, never, VehicleClass.VehicleClassPolicy> =>
+  Effect.suspend(() => {
+    const instants = triggerInstants(master, from, to, options?.limit)
+    return instants.length === 0
+      ? Effect.succeed([])
+      : Effect.map(decideVehicleClass(master), (decision) => occurrencesAt(master, instants, decision))
+  })
+
+/**
+ * Default cap of a dry run (a minutely schedule over 366 days would be half a million entries).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_PREVIEW = 10_000
+
+/**
+ * The dry run of `GET /drafts/{id}/occurrences?days=N`: the tours the master would generate
+ * with triggers in `[now, now + days calendar days)` inside its validity window, whatever its
+ * status and lead time; nothing is stored. At most `limit` entries (default `MAX_PREVIEW`).
+ *
+ * @since 0.1.0
+ * @category expansion
+ */
+export const occurrences = (
+  master: RecurringMaster,
+  now: number,
+  days: number,
+  options?: { readonly limit?: number }
+): Effect.Effect<ReadonlyArray<Preview>, never, VehicleClass.VehicleClassPolicy> =>
+  Effect.suspend(() => {
+    const start = Math.floor(now)
+    const end = horizon(start, days, master.schedule.timezone)
+    return Effect.map(expand(master, start, end, { limit: options?.limit ?? MAX_PREVIEW }), (all) => all.map(toPreview))
+  })
+
+/**
+ * An occurrence as the dry run shows it.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toPreview = (occurrence: Occurrence): Preview => ({
+  triggerAt: occurrence.triggerAt,
+  triggerDate: occurrence.triggerDate,
+  name: occurrence.name,
+  vehicleClass: occurrence.vehicleClass,
+  stops: occurrence.stops.map((stop) => ({ dayOffset: stop.dayOffset, window: stop.window }))
+})

@@ -1,0 +1,180 @@
+/**
+ * The port through which the generator sees recurring masters. The drafts side implements it
+ * over its own storage (it owns statuses, actions and their events); this package only asks.
+ *
+ * Several server processes may run generators against one database. The PostgreSQL adapter
+ * makes that safe by claiming each master with `SELECT … FOR UPDATE SKIP LOCKED` inside the
+ * generator's per-master transaction: a master locked by another process is skipped this run.
+ *
+ * @since 0.1.0
+ */
+import type { WorkspaceId } from "@waybill/core/Workspace"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { RecurringMaster } from "./RecurringMaster.js"
+
+/**
+ * Identifies a master (a draft id in its workspace).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MasterRef {
+  readonly workspaceId: WorkspaceId
+  readonly id: string
+}
+
+/**
+ * The generation status of a master: `active-recurring` or `paused-recurring`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Status = "active" | "paused"
+
+/**
+ * A master as claimed for one generator run.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClaimedMaster {
+  readonly master: RecurringMaster
+  readonly status: Status
+  /**
+   * Epoch seconds up to which (exclusive) tours have been generated; `null` before the first
+   * run. Owned by the generator: only `advance` moves it.
+   */
+  readonly cursor: number | null
+  /**
+   * Epoch seconds of the latest `activate-recurring` or `resume-recurring`. Triggers before it
+   * are never generated: that is "not before the activation" and "no back-fill after a pause".
+   */
+  readonly activeSince: number
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class RecurringMasters extends Context.Tag("@waybill/recurring/RecurringMasters")<
+  RecurringMasters,
+  {
+    /**
+     * The masters a run should look at: every active one, and every paused one whose `endsAt`
+     * is at or before `now` (it must end). Read outside any transaction; may be stale.
+     */
+    readonly list: (now: number) => Effect.Effect<ReadonlyArray<MasterRef>>
+    /**
+     * Inside the run's transaction: locks the master and reads it fresh. `None` when it is
+     * locked by another process (PostgreSQL: `FOR UPDATE SKIP LOCKED`) or no longer active or
+     * paused (ended, deleted).
+     */
+    readonly claim: (ref: MasterRef) => Effect.Effect<Option.Option<ClaimedMaster>>
+    /** Moves the cursor forward (never back: `GREATEST(cursor, $1)`). Called after storing. */
+    readonly advance: (ref: MasterRef, cursor: number) => Effect.Effect<void>
+    /**
+     * Ends the master (status `ended-recurring`, actor `system`, with its events) because its
+     * window has passed. Called inside the run's transaction, after the last tours are stored.
+     */
+    readonly end: (ref: MasterRef, at: number) => Effect.Effect<void>
+  }
+>() {}
+
+/**
+ * What the in-memory store keeps per master.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryMaster {
+  readonly master: RecurringMaster
+  readonly status: Status | "ended"
+  readonly cursor: number | null
+  readonly activeSince: number
+  readonly endedAt: number | null
+}
+
+/**
+ * Drives the in-memory store the way the drafts side drives a real one (tests, embedders).
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class MemoryMasters extends Context.Tag("@waybill/recurring/MemoryMasters")<
+  MemoryMasters,
+  {
+    /** Adds or replaces a master as active since `activeSince` (activation). */
+    readonly activate: (master: RecurringMaster, activeSince: number) => Effect.Effect<void>
+    readonly pause: (ref: MasterRef) => Effect.Effect<void>
+    /** Active again from `at` on; triggers during the pause are not back-filled. */
+    readonly resume: (ref: MasterRef, at: number) => Effect.Effect<void>
+    readonly get: (ref: MasterRef) => Effect.Effect<Option.Option<MemoryMaster>>
+  }
+>() {}
+
+const keyOf = (ref: MasterRef): string => `${ref.workspaceId}\u0000${ref.id}`
+
+/**
+ * An in-memory store of masters. It does not lock: with `Transactor.layerMemory` runs are
+ * serialised anyway, and without it the tour key still prevents duplicates.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<RecurringMasters | MemoryMasters> = Layer.syncContext(() => {
+  const masters = new Map<string, MemoryMaster>()
+  const update = (ref: MasterRef, f: (current: MemoryMaster) => MemoryMaster) =>
+    Effect.sync(() => {
+      const current = masters.get(keyOf(ref))
+      if (current !== undefined) masters.set(keyOf(ref), f(current))
+    })
+  const port = RecurringMasters.of({
+    list: (now) =>
+      Effect.sync(() =>
+        Array.from(masters.values())
+          .filter(
+            (entry) =>
+              entry.status === "active" ||
+              (entry.status === "paused" &&
+                entry.master.schedule.endsAt !== undefined &&
+                entry.master.schedule.endsAt <= now)
+          )
+          .map((entry) => ({ workspaceId: entry.master.workspaceId, id: entry.master.id }))
+      ),
+    claim: (ref) =>
+      Effect.sync(() => {
+        const entry = masters.get(keyOf(ref))
+        if (entry === undefined || entry.status === "ended") return Option.none()
+        return Option.some({
+          master: entry.master,
+          status: entry.status,
+          cursor: entry.cursor,
+          activeSince: entry.activeSince
+        })
+      }),
+    advance: (ref, cursor) =>
+      update(ref, (entry) => ({ ...entry, cursor: entry.cursor === null ? cursor : Math.max(entry.cursor, cursor) })),
+    end: (ref, at) =>
+      update(ref, (entry) => (entry.status === "ended" ? entry : { ...entry, status: "ended", endedAt: at }))
+  })
+  const control = MemoryMasters.of({
+    activate: (master, activeSince) =>
+      Effect.sync(() => {
+        masters.set(keyOf({ workspaceId: master.workspaceId, id: master.id }), {
+          master,
+          status: "active",
+          cursor: null,
+          activeSince,
+          endedAt: null
+        })
+      }),
+    pause: (ref) => update(ref, (entry) => (entry.status === "active" ? { ...entry, status: "paused" } : entry)),
+    resume: (ref, at) =>
+      update(ref, (entry) => (entry.status === "paused" ? { ...entry, status: "active", activeSince: at } : entry)),
+    get: (ref) => Effect.sync(() => Option.fromNullable(masters.get(keyOf(ref))))
+  })
+  return Context.make(RecurringMasters, port).pipe(Context.add(MemoryMasters, control))
+})

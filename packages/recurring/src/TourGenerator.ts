@@ -1,0 +1,209 @@
+/**
+ * The tour generator: for every active master, every due tour from its cursor to its horizon,
+ * stored once, announced once, then the cursor moves (contract §3).
+ *
+ * Each master is processed in its own `Transactor.withTransaction`: claim (lock) the master,
+ * expand, insert tours if absent by `(draftId, triggerAt)`, publish `tour-created` for the
+ * newly inserted ones only, advance the cursor, and end the master once `endsAt` has passed.
+ * A crash anywhere rolls the whole master back; a crash with a store that cannot roll back
+ * (in memory) still produces no duplicate, because the tour key and not the cursor decides.
+ *
+ * @since 0.1.0
+ */
+import * as Id from "@waybill/core/Id"
+import * as Transactor from "@waybill/core/Transactor"
+import { EventOutbox } from "@waybill/events/EventOutbox"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Occurrence from "./Occurrence.js"
+import type { MasterRef } from "./RecurringMasters.js"
+import { RecurringMasters } from "./RecurringMasters.js"
+import * as Tour from "./Tour.js"
+import { TourRepository } from "./TourRepository.js"
+import type { VehicleClassPolicy } from "./VehicleClass.js"
+
+/**
+ * What happened to one master in a run.
+ *
+ * - `skipped`: locked by another process, or no longer active or paused;
+ * - `idle`: paused, or nothing new was due (the cursor may still have moved);
+ * - `generated`: tours were stored (`created` lists the new ones);
+ * - `ended`: the window has passed and the master was ended (after any last tours);
+ * - `failed`: the master's transaction failed and was rolled back (logged; retried next run).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MasterOutcome {
+  readonly ref: MasterRef
+  readonly status: "skipped" | "idle" | "generated" | "ended" | "failed"
+  readonly created: ReadonlyArray<Tour.Tour>
+}
+
+/**
+ * Totals of one run over every master.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunSummary {
+  readonly masters: number
+  readonly toursCreated: number
+  readonly skipped: number
+  readonly ended: number
+  readonly failed: number
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class TourGenerator extends Context.Tag("@waybill/recurring/TourGenerator")<
+  TourGenerator,
+  {
+    /** One pass over every master the `RecurringMasters` port lists. */
+    readonly run: Effect.Effect<RunSummary>
+    /**
+     * One master right away (the server calls it after `activate-recurring` and
+     * `resume-recurring` commit). Must not be called inside an open transaction.
+     */
+    readonly runMaster: (ref: MasterRef) => Effect.Effect<MasterOutcome>
+  }
+>() {}
+
+/**
+ * Tuning of a generator.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * At most this many tours per master and run (default 1000): a minutely schedule with a
+   * long lead time is generated over several runs instead of in one huge transaction.
+   */
+  readonly maxToursPerMaster?: number
+  /** Masters processed at once in a run (default 1); each has its own transaction. */
+  readonly concurrency?: number
+}
+
+/**
+ * Everything a generator needs besides `Clock`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Requirements = RecurringMasters | TourRepository | EventOutbox | Transactor.Transactor | VehicleClassPolicy
+
+/**
+ * Builds a generator over the ports in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], never, Requirements> =>
+  Effect.gen(function* () {
+    const context = yield* Effect.context<Requirements>()
+    const masters = Context.get(context, RecurringMasters)
+    const repository = Context.get(context, TourRepository)
+    const outbox = Context.get(context, EventOutbox)
+    const transactor = Context.get(context, Transactor.Transactor)
+    const limit = Math.max(1, options?.maxToursPerMaster ?? 1000)
+
+    const processClaimed = (ref: MasterRef) =>
+      Effect.gen(function* () {
+        const claimed = yield* masters.claim(ref)
+        if (Option.isNone(claimed)) return { ref, status: "skipped", created: [] } satisfies MasterOutcome
+        const { activeSince, cursor, master, status } = claimed.value
+        const schedule = master.schedule
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const ended = schedule.endsAt !== undefined && now >= schedule.endsAt
+        let created: ReadonlyArray<Tour.Tour> = []
+        let complete = true
+        if (status === "active") {
+          const until = Occurrence.horizon(now, schedule.leadTimeDays, schedule.timezone)
+          const from = Math.max(cursor ?? activeSince, activeSince)
+          let next = until
+          if (from < until) {
+            const due = yield* Occurrence.expand(master, from, until, { limit })
+            if (due.length === limit) {
+              // Possibly more: continue after the last one next run.
+              next = due[due.length - 1]!.triggerAt + 1
+              complete = next >= until
+            }
+            if (due.length > 0) {
+              const tours = yield* Effect.forEach(due, (occurrence) =>
+                Effect.map(Id.make("tour"), (id) => Tour.make(master, occurrence, { id, createdAt: now }))
+              )
+              created = yield* repository.insertIfAbsent(master.workspaceId, tours)
+              if (created.length > 0) yield* outbox.publish(master.workspaceId, created.map(Tour.created))
+            }
+          }
+          if (cursor === null || next > cursor) yield* masters.advance(ref, next)
+        }
+        if (ended && complete) {
+          yield* masters.end(ref, now)
+          return { ref, status: "ended", created } satisfies MasterOutcome
+        }
+        return { ref, status: created.length > 0 ? "generated" : "idle", created } satisfies MasterOutcome
+      })
+
+    const runMaster = (ref: MasterRef): Effect.Effect<MasterOutcome> =>
+      transactor.withTransaction(processClaimed(ref)).pipe(
+        Effect.provide(context),
+        Effect.catchAllCause((cause) =>
+          Effect.as(
+            Effect.logWarning("Tour generation failed for a recurring master; it is retried next run").pipe(
+              Effect.annotateLogs({ workspaceId: ref.workspaceId, draftId: ref.id, cause: Cause.pretty(cause) })
+            ),
+            { ref, status: "failed", created: [] } satisfies MasterOutcome
+          )
+        )
+      )
+
+    const run: Effect.Effect<RunSummary> = Effect.gen(function* () {
+      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const refs = yield* masters.list(now)
+      const outcomes = yield* Effect.forEach(refs, runMaster, { concurrency: options?.concurrency ?? 1 })
+      const count = (status: MasterOutcome["status"]) => outcomes.filter((o) => o.status === status).length
+      return {
+        masters: outcomes.length,
+        toursCreated: outcomes.reduce((sum, o) => sum + o.created.length, 0),
+        skipped: count("skipped"),
+        ended: count("ended"),
+        failed: count("failed")
+      }
+    })
+
+    return TourGenerator.of({ run, runMaster })
+  })
+
+/**
+ * The generator as a layer over the ports.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<TourGenerator, never, Requirements> =>
+  Layer.effect(TourGenerator, make(options))
+
+/**
+ * Runs the generator every `interval` (the reference server: `WAYBILL_GENERATOR_INTERVAL_MS`),
+ * forever; fork it in a scope.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const runEvery = (interval: Duration.DurationInput): Effect.Effect<never, never, TourGenerator> =>
+  Effect.flatMap(TourGenerator, (generator) =>
+    generator.run.pipe(
+      Effect.repeat(Schedule.spaced(interval)),
+      Effect.flatMap(() => Effect.never)
+    )
+  )
