@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import type { EventType } from "./EventType.js"
 
 /**
  * An event a producer wants to publish.
@@ -20,7 +21,7 @@ import * as Ref from "effect/Ref"
  * @category models
  */
 export interface NewEvent {
-  readonly type: string
+  readonly type: EventType
   readonly payload: unknown
 }
 

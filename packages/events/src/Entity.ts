@@ -1,0 +1,798 @@
+/**
+ * Schemas of the entities event payloads carry (spec "Other entities named in event payloads").
+ *
+ * The spec shows only some fields of each entity; those (and the ones contract §2/§3 define for
+ * drafts and tours) are typed here. Every entity is open: fields the spec does not show pass
+ * through unchanged. Every entity has a string `id`.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { EntityId, FieldTypeId } from "./internal/annotations.js"
+
+const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/**
+ * The index signature that keeps fields the spec does not show.
+ *
+ * @since 0.1.0
+ * @category building blocks
+ */
+export const OpenFields = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/**
+ * Any JSON object, kept as it is.
+ *
+ * @since 0.1.0
+ * @category building blocks
+ */
+export const OpenObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  description: "any JSON object"
+})
+
+/**
+ * Integer epoch seconds (contract §1).
+ *
+ * @since 0.1.0
+ * @category building blocks
+ */
+export const Timestamp = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
+  title: "epoch seconds",
+  description: "integer epoch seconds",
+  [FieldTypeId]: "date"
+})
+
+/**
+ * Integer epoch milliseconds (`*Milliseconds` fields, and the callout action's `createdAt`).
+ *
+ * @since 0.1.0
+ * @category building blocks
+ */
+export const TimestampMillis = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
+  title: "epoch milliseconds",
+  description: "integer epoch milliseconds",
+  [FieldTypeId]: "date"
+})
+
+/**
+ * A calendar day `YYYY-MM-DD`.
+ *
+ * @since 0.1.0
+ * @category building blocks
+ */
+export const CalendarDay = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/)).annotations({
+  title: "calendar day",
+  description: "calendar day YYYY-MM-DD",
+  [FieldTypeId]: "date"
+})
+
+/**
+ * Custom properties keyed by property id; values of any type pass through.
+ *
+ * @since 0.1.0
+ * @category building blocks
+ */
+export const Properties = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  description: "custom properties keyed by property id"
+})
+
+/**
+ * The names of the entities that are delivered whole and may carry custom `properties`; a
+ * `PropertyDefinition` names one of them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const entityNames = [
+  "tour",
+  "shipment",
+  "order",
+  "documentLink",
+  "operatorUserInvite",
+  "operatorUser",
+  "shipper",
+  "shipperTeam",
+  "shipperUser",
+  "shipperAddress",
+  "mailbox",
+  "transportDraft",
+  "carrier",
+  "carrierTeam",
+  "carrierUser",
+  "leg",
+  "comment",
+  "commentReaction",
+  "task",
+  "sequenceInvocation"
+] as const
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type EntityName = (typeof entityNames)[number]
+
+const entity = <Fields extends Schema.Struct.Fields>(
+  name: EntityName,
+  identifier: string,
+  description: string,
+  fields: Fields
+) =>
+  Schema.Struct({ id: Schema.String, ...fields, properties: optional(Properties) }, OpenFields).annotations({
+    identifier,
+    description,
+    [EntityId]: name
+  })
+
+/**
+ * A tour. `id`, `status`, `substatus` and `properties` are the spec's; the other typed fields
+ * are those of a generated tour (contract §3). Tour status values are not listed by the spec.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const Tour = entity("tour", "Tour", "A tour.", {
+  status: Schema.String,
+  substatus: optional(Schema.NullOr(Schema.String)),
+  name: optional(Schema.NullOr(Schema.String)),
+  draftId: optional(Schema.NullOr(Schema.String)),
+  triggerAt: optional(Timestamp),
+  triggerDate: optional(CalendarDay),
+  timezone: optional(Schema.String),
+  vehicleClass: optional(Schema.NullOr(Schema.String)),
+  vehicleClassReason: optional(Schema.Literal("preserved", "recalculated", "no-class-fits")),
+  stops: optional(Schema.Array(OpenObject)),
+  createdAt: optional(Timestamp)
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type Tour = typeof Tour.Type
+
+/**
+ * The tour of a `callout-action-created` payload: only `id` and `properties` are delivered.
+ * Open, so that a whole tour decodes before the producer or `redact` reduces it.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const CalloutTour = Schema.Struct(
+  { id: Schema.String, properties: optional(Properties) },
+  OpenFields
+).annotations({
+  identifier: "CalloutTour",
+  description: "The tour a callout action was raised against, reduced to id and properties.",
+  [EntityId]: "tour"
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type CalloutTour = typeof CalloutTour.Type
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const Shipment = entity("shipment", "Shipment", "A shipment.", {
+  status: optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type Shipment = typeof Shipment.Type
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const Order = entity("order", "Order", "An order.", {})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type Order = typeof Order.Type
+
+/**
+ * A link between a document and an entity. A task's PDF receipt arrives as a link whose
+ * `targetEntityType` is `task`.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const DocumentLink = entity("documentLink", "DocumentLink", "A link between a document and an entity.", {
+  targetEntityType: optional(Schema.String),
+  targetEntityId: optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type DocumentLink = typeof DocumentLink.Type
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const OperatorUserInvite = entity(
+  "operatorUserInvite",
+  "OperatorUserInvite",
+  "An invitation of an operator user.",
+  {}
+)
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const OperatorUser = entity("operatorUser", "OperatorUser", "An operator user.", {})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const Shipper = entity("shipper", "Shipper", "A shipper.", {})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const ShipperTeam = entity("shipperTeam", "ShipperTeam", "A team of a shipper.", {})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const ShipperUser = entity("shipperUser", "ShipperUser", "A user of a shipper.", {})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const ShipperAddress = entity("shipperAddress", "ShipperAddress", "An address of a shipper.", {})
+
+/**
+ * Mailbox status values (spec "States and transitions").
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const MailboxStatus = Schema.Literal("active", "inactive").annotations({ identifier: "MailboxStatus" })
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type MailboxStatus = typeof MailboxStatus.Type
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const Mailbox = entity("mailbox", "Mailbox", "A mailbox drafts are decoded from.", {
+  status: optional(MailboxStatus)
+})
+
+/**
+ * The recurring schedule of a draft as delivered in events (contract §2); typed leniently
+ * because the draft is delivered as stored.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const RecurringSchedule = Schema.Struct(
+  {
+    cronExpressions: optional(Schema.Array(Schema.String)),
+    timezone: optional(Schema.String),
+    leadTimeDays: optional(Schema.Number),
+    startsAt: optional(Schema.NullOr(Timestamp)),
+    endsAt: optional(Schema.NullOr(Timestamp)),
+    weekdayTimeOffsets: optional(Schema.Record({ key: Schema.String, value: Schema.Number })),
+    vehicleClassAdjustmentStrategy: optional(Schema.Literal("preserve", "recalculate"))
+  },
+  OpenFields
+).annotations({ identifier: "RecurringSchedule", description: "The schedule of a recurring master." })
+
+/**
+ * A transport draft, as the drafts API answers it (contract §2).
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const TransportDraft = entity("transportDraft", "TransportDraft", "A transport draft (contract §2).", {
+  origin: Schema.Literal("decode", "hub", "manual"),
+  status: Schema.Literal(
+    "draft",
+    "review-order",
+    "review-rfq",
+    "active-recurring",
+    "paused-recurring",
+    "ended-recurring"
+  ),
+  isValid: optional(Schema.NullOr(Schema.Boolean)),
+  name: optional(Schema.NullOr(Schema.String)),
+  transport: optional(Schema.NullOr(OpenObject)),
+  transportShapeId: optional(Schema.String),
+  inboxId: optional(Schema.NullOr(Schema.String)),
+  payload: optional(Schema.NullOr(OpenObject)),
+  templateDraftId: optional(Schema.NullOr(Schema.String)),
+  recurringSchedule: optional(Schema.NullOr(RecurringSchedule)),
+  createdAt: optional(Timestamp),
+  updatedAt: optional(Timestamp)
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type TransportDraft = typeof TransportDraft.Type
+
+/**
+ * A callout (an offer of a tour to a carrier) enriched with bidding stats. For secret auctions
+ * only `suggestedBid` is delivered.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const CalloutWithStats = Schema.Struct(
+  {
+    id: Schema.String,
+    currentBid: optional(Schema.NullOr(Schema.Number)),
+    bidCount: optional(Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({ title: "bid count" })),
+    isWinning: optional(Schema.Boolean),
+    suggestedBid: Schema.NullOr(Schema.Number)
+  },
+  OpenFields
+).annotations({
+  identifier: "CalloutWithStats",
+  description: "A callout enriched with bidding stats; secret auctions carry only suggestedBid."
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type CalloutWithStats = typeof CalloutWithStats.Type
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const Carrier = entity("carrier", "Carrier", "A carrier.", {})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const CarrierTeam = entity("carrierTeam", "CarrierTeam", "A team of a carrier.", {})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const CarrierUser = entity("carrierUser", "CarrierUser", "A user of a carrier.", {})
+
+const NeverOnLost = Schema.Never.annotations({ message: () => "is never present on a Lost load" })
+
+/**
+ * The write-off of a load whose goods were lost. It never carries `disposedAt`/`disposedBy`.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const LostWriteOff = Schema.Struct(
+  {
+    reason: Schema.Literal("Lost"),
+    note: optional(Schema.String),
+    writtenOffBy: Schema.String,
+    writtenOffAt: optional(Timestamp),
+    disposedAt: optional(NeverOnLost),
+    disposedBy: optional(NeverOnLost)
+  },
+  OpenFields
+).annotations({ identifier: "LostWriteOff", description: "Write-off of lost goods; never disposed." })
+
+/**
+ * The write-off of a load whose goods were damaged; once disposed it also carries `disposedAt`
+ * and `disposedBy` (both or neither).
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const DamagedWriteOff = Schema.Struct(
+  {
+    reason: Schema.Literal("Damaged"),
+    note: optional(Schema.String),
+    writtenOffBy: Schema.String,
+    writtenOffAt: optional(Timestamp),
+    disposedAt: optional(Timestamp),
+    disposedBy: optional(Schema.String)
+  },
+  OpenFields
+)
+  .pipe(
+    Schema.filter(
+      (writeOff) =>
+        (writeOff.disposedAt === undefined) === (writeOff.disposedBy === undefined)
+          ? undefined
+          : {
+              path: [writeOff.disposedAt === undefined ? "disposedAt" : "disposedBy"],
+              message: "is required once the load is disposed (disposedAt and disposedBy come together)"
+            },
+      { jsonSchema: { dependentRequired: { disposedAt: ["disposedBy"], disposedBy: ["disposedAt"] } } }
+    )
+  )
+  .annotations({
+    identifier: "DamagedWriteOff",
+    description: "Write-off of damaged goods; once disposed it carries disposedAt and disposedBy."
+  })
+
+/**
+ * Why a Perished load was written off.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const WriteOff = Schema.Union(LostWriteOff, DamagedWriteOff).annotations({ identifier: "WriteOff" })
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type WriteOff = typeof WriteOff.Type
+
+/**
+ * The statuses in which a load ends: `Returned` (obligation moved to a return shipment, goods
+ * intact) or `Perished` (goods written off, terminal loss).
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const terminalLoadStatuses = ["Returned", "Perished"] as const
+
+/**
+ * A load of a leg. Other load statuses are not listed by the spec and pass as strings; a
+ * `Perished` load carries its `writeOff`, any other load never does.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const LegLoad = Schema.Struct(
+  {
+    id: Schema.String,
+    status: optional(Schema.String),
+    returnShipmentId: optional(Schema.NullOr(Schema.String)),
+    writeOff: optional(WriteOff)
+  },
+  OpenFields
+)
+  .pipe(
+    Schema.filter(
+      (load) =>
+        load.status === "Perished" && load.writeOff === undefined
+          ? { path: ["writeOff"], message: "is required on a Perished load" }
+          : load.status !== "Perished" && load.writeOff !== undefined
+            ? { path: ["writeOff"], message: "is only present on a Perished load" }
+            : undefined,
+      {
+        jsonSchema: {
+          if: { properties: { status: { const: "Perished" } }, required: ["status"] },
+          // biome-ignore lint/suspicious/noThenProperty: the JSON Schema if/then/else keyword
+          then: { required: ["writeOff"] },
+          else: { not: { required: ["writeOff"] } }
+        }
+      }
+    )
+  )
+  .annotations({
+    identifier: "LegLoad",
+    description: "A load of a leg; it may end Returned or Perished (then with its write-off)."
+  })
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type LegLoad = typeof LegLoad.Type
+
+/**
+ * A leg; leg events carry the whole leg after the transition.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const Leg = entity("leg", "Leg", "A leg of a shipment; delivered whole after each transition.", {
+  status: optional(Schema.String),
+  loads: optional(Schema.Array(LegLoad))
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type Leg = typeof Leg.Type
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const Comment = entity("comment", "Comment", "A comment.", {})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const CommentReaction = entity("commentReaction", "CommentReaction", "A reaction to a comment.", {})
+
+/**
+ * Task status values. The spec names no task statuses; these follow its events (a task is
+ * open until exactly one of completed, skipped or cancelled closes it).
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const TaskStatus = Schema.Literal("open", "completed", "skipped", "cancelled").annotations({
+  identifier: "TaskStatus"
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type TaskStatus = typeof TaskStatus.Type
+
+/**
+ * What closing a task produced: `formOutput` is the validated form output keyed by form
+ * element id.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const TaskOutcome = Schema.Struct({ formOutput: optional(OpenObject) }, OpenFields).annotations({
+  identifier: "TaskOutcome"
+})
+
+const taskFields = {
+  kind: Schema.String,
+  status: optional(TaskStatus),
+  assignee: optional(Schema.NullOr(Schema.String)),
+  origin: optional(Schema.String),
+  templateId: optional(Schema.String),
+  templateKey: optional(Schema.String),
+  createdAt: optional(Timestamp),
+  updatedAt: optional(Timestamp),
+  dueAt: optional(Schema.NullOr(Timestamp)),
+  closedAt: optional(Schema.NullOr(Timestamp))
+}
+
+const templateKeyNeedsTemplateId = <A extends { readonly templateId?: string; readonly templateKey?: string }>(
+  task: A
+) =>
+  task.templateKey !== undefined && task.templateId === undefined
+    ? { path: ["templateKey"], message: "is only present on a task created from a template (templateId)" }
+    : undefined
+
+const taskEntity = <Fields extends Schema.Struct.Fields>(identifier: string, description: string, fields: Fields) =>
+  Schema.Struct({ id: Schema.String, ...taskFields, ...fields, properties: optional(Properties) }, OpenFields)
+    .pipe(
+      Schema.filter(templateKeyNeedsTemplateId, {
+        jsonSchema: { dependentRequired: { templateKey: ["templateId"] } }
+      })
+    )
+    .annotations({ identifier, description, [EntityId]: "task" })
+
+/**
+ * A task. A task created from a template carries `templateId`, and `templateKey` only when the
+ * template has one.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const Task = taskEntity("Task", "A task, as it is after the transition.", {
+  outcome: optional(Schema.NullOr(TaskOutcome))
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type Task = typeof Task.Type
+
+/**
+ * The task of `task-completed`: it carries the complete validated form output.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const CompletedTask = taskEntity(
+  "CompletedTask",
+  "A completed task; outcome.formOutput holds the complete validated form output keyed by form element id.",
+  { outcome: Schema.Struct({ formOutput: OpenObject }, OpenFields).annotations({ identifier: "CompletedTaskOutcome" }) }
+)
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type CompletedTask = typeof CompletedTask.Type
+
+/**
+ * A reference to the entity a task is about; it never embeds the entity.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const ReferencedEntity = Schema.Struct({
+  orn: Schema.String,
+  type: Schema.String,
+  id: Schema.String
+}).annotations({ identifier: "ReferencedEntity", description: "A reference (orn, type, id); never the entity." })
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type ReferencedEntity = typeof ReferencedEntity.Type
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export const SequenceInvocation = entity("sequenceInvocation", "SequenceInvocation", "An invocation of a sequence.", {})
+
+/**
+ * The `payload` of an action record: `type` is the verb; the rest mirrors the request.
+ *
+ * @since 0.1.0
+ * @category actions
+ */
+export const ActionPayload = Schema.Struct({ type: Schema.String }, OpenFields).annotations({
+  identifier: "ActionPayload",
+  description: "type is the verb of the action; other fields mirror the request."
+})
+
+const action = <Fields extends Schema.Struct.Fields>(identifier: string, description: string, fields: Fields) =>
+  Schema.Struct(
+    {
+      id: Schema.String,
+      payload: ActionPayload,
+      createdAt: Timestamp,
+      createdAtMilliseconds: TimestampMillis,
+      ...fields
+    },
+    OpenFields
+  ).annotations({ identifier, description })
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export const TourAction = action("TourAction", "An action on a tour; carrier-integration internals redacted.", {})
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export type TourAction = typeof TourAction.Type
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export const ShipperAction = action("ShipperAction", "An action on a shipper.", {})
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export const ShipperTeamAction = action("ShipperTeamAction", "An action on a shipper team.", {})
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export const ShipperUserAction = action("ShipperUserAction", "An action on a shipper user.", {})
+
+/**
+ * A callout action. Unlike every other timestamp, `createdAt` is epoch milliseconds, equal to
+ * `createdAtMilliseconds` (deliveries sent before this change carried seconds).
+ *
+ * @since 0.1.0
+ * @category actions
+ */
+export const CalloutAction = action(
+  "CalloutAction",
+  "An action on callouts. createdAt is epoch milliseconds, equal to createdAtMilliseconds.",
+  {
+    createdAt: TimestampMillis.annotations({
+      description:
+        "integer epoch milliseconds (deliveries sent before this change carried seconds: below 10^12 means seconds)"
+    })
+  }
+)
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export type CalloutAction = typeof CalloutAction.Type
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export const SequenceInvocationAction = action("SequenceInvocationAction", "An action on a sequence invocation.", {})
+
+/**
+ * An action on a transport draft (contract §2).
+ *
+ * @since 0.1.0
+ * @category actions
+ */
+export const TransportDraftAction = action("TransportDraftAction", "An action on a transport draft (contract §2).", {
+  draftId: optional(Schema.String),
+  payload: Schema.Struct(
+    {
+      type: Schema.Literal("activate-recurring", "pause-recurring", "resume-recurring", "end-recurring"),
+      reason: optional(Schema.String)
+    },
+    OpenFields
+  ).annotations({ identifier: "TransportDraftActionPayload" }),
+  actor: optional(
+    Schema.Struct({ type: Schema.Literal("api-key", "system"), id: Schema.String }, OpenFields).annotations({
+      identifier: "Actor"
+    })
+  )
+})
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export type TransportDraftAction = typeof TransportDraftAction.Type
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export const CarrierAction = action("CarrierAction", "An action on a carrier.", {})
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export const CarrierTeamAction = action("CarrierTeamAction", "An action on a carrier team.", {})
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export const CarrierUserAction = action("CarrierUserAction", "An action on a carrier user.", {})
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export const DocumentLinkAction = action("DocumentLinkAction", "An action on a document link.", {})
+
+/**
+ * A leg action: every leg lifecycle transition (pickup and dropoff progress, delivery,
+ * failure, cancellation, tour assignment); the verb is in `payload.type`.
+ *
+ * @since 0.1.0
+ * @category actions
+ */
+export const LegAction = action("LegAction", "A leg lifecycle transition; the verb is in payload.type.", {})
+
+/**
+ * @since 0.1.0
+ * @category actions
+ */
+export type LegAction = typeof LegAction.Type

@@ -1,0 +1,140 @@
+/**
+ * Custom property definitions: which custom properties an entity of a workspace carries, so
+ * that `<entity>.properties.<id>` filter fields can be typed (spec "Filtering deliveries" 5).
+ *
+ * @since 0.1.0
+ */
+import type { Issue } from "@waybill/core/Issue"
+import * as IssueM from "@waybill/core/Issue"
+import type { WorkspaceId } from "@waybill/core/Workspace"
+import { SelectOption } from "@waybill/filters/FilterField"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { entityNames } from "./Entity.js"
+
+/**
+ * Property types. Text, number, checkbox, select and date are filterable; multiselect, tags
+ * and document are listed but not selectable.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const PropertyType = Schema.Literal(
+  "text",
+  "number",
+  "checkbox",
+  "select",
+  "date",
+  "multiselect",
+  "tags",
+  "document"
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type PropertyType = typeof PropertyType.Type
+
+// A property id is one path segment of `<entity>.properties.<id>`: no dots, and never a name
+// that path walking refuses.
+const PropertyId = Schema.String.pipe(
+  Schema.pattern(/^[^.\s]+$/, { message: () => "must be non-empty, without dots or whitespace" }),
+  Schema.filter((id) => !["__proto__", "constructor", "prototype"].includes(id) || "is a reserved name")
+)
+
+const hasOptions = (type: PropertyType) => type === "select" || type === "multiselect"
+
+/**
+ * One custom property of an entity. `select` and `multiselect` properties list their options;
+ * select conditions compare against the option id.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const PropertyDefinition = Schema.Struct({
+  entity: Schema.Literal(...entityNames),
+  id: PropertyId,
+  type: PropertyType,
+  name: Schema.String,
+  options: Schema.optionalWith(Schema.Array(SelectOption), { exact: true })
+})
+  .pipe(
+    Schema.filter((definition) => {
+      const issues: Array<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> = []
+      if (hasOptions(definition.type) && definition.options === undefined) {
+        issues.push({ path: ["options"], message: `is required on a ${definition.type} property` })
+      }
+      if (!hasOptions(definition.type) && definition.options !== undefined) {
+        issues.push({ path: ["options"], message: `is only allowed on select and multiselect properties` })
+      }
+      const seen = new Set<string>()
+      definition.options?.forEach((option, index) => {
+        if (seen.has(option.id)) issues.push({ path: ["options", index, "id"], message: "is a duplicate option id" })
+        seen.add(option.id)
+      })
+      return issues
+    })
+  )
+  .annotations({ identifier: "PropertyDefinition" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type PropertyDefinition = typeof PropertyDefinition.Type
+
+/**
+ * Validates a list of definitions (e.g. the reference-data file's `propertyDefinitions`):
+ * every issue, with paths relative to the list; an `(entity, id)` pair may appear only once.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeAll = (input: unknown): Either.Either<ReadonlyArray<PropertyDefinition>, ReadonlyArray<Issue>> =>
+  Either.flatMap(
+    Either.mapLeft(
+      Schema.decodeUnknownEither(Schema.Array(PropertyDefinition))(input, {
+        errors: "all",
+        onExcessProperty: "error"
+      }),
+      (error): ReadonlyArray<Issue> => IssueM.fromParseError(error)
+    ),
+    (definitions) => {
+      const seen = new Set<string>()
+      const issues: Array<Issue> = []
+      definitions.forEach((definition, index) => {
+        const key = `${definition.entity}.${definition.id}`
+        if (seen.has(key))
+          issues.push(IssueM.make(`${index}.id`, `duplicates the ${definition.entity} property ${key}`))
+        seen.add(key)
+      })
+      return issues.length === 0 ? Either.right(definitions) : Either.left(issues)
+    }
+  )
+
+/**
+ * The port that knows each workspace's property definitions. The reference server provides it
+ * from its reference-data file; an embedder provides it per workspace.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class PropertyDefinitions extends Context.Tag("@waybill/events/PropertyDefinitions")<
+  PropertyDefinitions,
+  {
+    readonly forWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<PropertyDefinition>>
+  }
+>() {}
+
+/**
+ * The same definitions for every workspace.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFixed = (definitions: ReadonlyArray<PropertyDefinition>): Layer.Layer<PropertyDefinitions> =>
+  Layer.succeed(PropertyDefinitions, PropertyDefinitions.of({ forWorkspace: () => Effect.succeed(definitions) }))

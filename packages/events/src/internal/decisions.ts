@@ -1,0 +1,65 @@
+/** The "Decisions" section of docs/events.md: what the contract leaves open, decided here. */
+export const decisions: ReadonlyArray<string> = [
+  "**Required entity fields.** Every entity has a required string `id`. Beyond it only what the spec marks as " +
+    "essential is required: `Tour.status`; `TransportDraft.origin` and `.status`; `Task.kind`; on every action " +
+    "record `id`, `payload.type`, `createdAt`, `createdAtMilliseconds`; `CalloutWithStats.suggestedBid` (a number " +
+    "or `null`, the one stat every auction reveals). Every other typed field is optional, and every entity is " +
+    "open: fields the spec does not show pass through unchanged.",
+  "**Exact top-level keys.** A payload has exactly its event's keys: an unknown top-level key is an issue " +
+    "(`is unexpected`). `referencedEntity` is closed too (`orn`, `type`, `id`), so a task event can never embed " +
+    "the referenced entity.",
+  "**Status snapshot.** `oldStatus` and `newStatus` of `tour-action-created` come together or not at all.",
+  "**Leg loads.** A leg carries `loads[]`; a load has `id`, `status` (open string; `Returned` and `Perished` " +
+    "are the terminal values the spec names), `returnShipmentId?` and `writeOff?`. `writeOff` is present exactly " +
+    "when `status` is `Perished`: `{ reason: Lost|Damaged, note?, writtenOffBy, writtenOffAt?, disposedAt?, " +
+    "disposedBy? }`. `disposedAt` (epoch seconds) and `disposedBy` come together, only on `Damaged`; a `Lost` " +
+    "write-off carrying either is refused.",
+  "**Tasks.** `Task.status` is `open|completed|skipped|cancelled` (optional; the spec names no task statuses, " +
+    "these follow its events). `assignee` is a user id or `null`; the timestamps are `createdAt`, `updatedAt`, " +
+    "`dueAt`, `closedAt` (epoch seconds). `templateKey` requires `templateId`. The task of `task-completed` " +
+    "requires `outcome.formOutput`; the producer gives a task without a form an empty `formOutput`.",
+  "**Other typed fields.** `Tour` also types the generated-tour fields of contract §3 (`name`, `draftId`, " +
+    "`triggerAt`, `triggerDate`, `timezone`, `vehicleClass`, `vehicleClassReason`, `stops`, `createdAt`); " +
+    "`TransportDraft` and `TransportDraftAction` follow contract §2; `Shipment`, `Leg` have an optional `status`; " +
+    "`Mailbox` an optional `status` (`active|inactive`); `DocumentLink` optional `targetEntityType`, " +
+    "`targetEntityId`. Every whole entity may carry `properties` (custom properties keyed by property id).",
+  "**Filter-field typing.** Strings are `text`, numbers `number`, booleans `checkbox`, unions of string literals " +
+    "`select` (option id and label are the value); epoch timestamps (seconds or milliseconds) and `YYYY-MM-DD` days " +
+    "are `date`. Arrays and maps are never traversed, so list events and `callouts` offer nothing. Every field " +
+    "offers `is_set`/`is_not_set` except those under `order-created`'s optional `tour`. A whole entity's " +
+    "`properties` map is replaced by one field per property definition; the reduced tour of " +
+    "`callout-action-created` counts as whole for this (spec: `tour.properties.<propertyId>`).",
+  "**Property definitions.** `entity` is one of the entity names, spelled like their payload keys (`tour`, " +
+    "`shipperTeam`, …; `commentReaction` is delivered under `reaction`). A property id is one path segment: " +
+    "non-empty, no dots or whitespace, never `__proto__`, `constructor` or `prototype`. `select` and " +
+    "`multiselect` require `options` (unique ids), other types refuse them; an `(entity, id)` pair appears once. " +
+    "Multiselect options are listed too, though the field is not selectable.",
+  "**Redaction depth.** In a tour action, every `carrierBooking` anywhere in the action (own properties, arrays " +
+    "included) is reduced to `provider`, `carrierId`, `carrierBookingId`, `trackingRef` (those present; nothing " +
+    "is added); an array of bookings is reduced element by element; `null` stays; a scalar is dropped. Every " +
+    "`providerPayload` anywhere in the action is removed. `payload.preAssignCarrierId` is removed on assign " +
+    "actions: verbs `assign`, `assign-…`, `assign_…`, `assignX…` (never `unassign`, `reassign`). The same " +
+    "redaction applies to `tour-rebuilt`, which carries the same tour action record.",
+  "**Callout enrichment.** `callouts` keeps the cluster's order. Stat fields a stored callout already carried are " +
+    "replaced by the computed stats; for secret auctions `currentBid`, `bidCount`, `isWinning` are removed and " +
+    "only `suggestedBid` is set. The producer sets `action.createdAt` to `createdAtMilliseconds`.",
+  "**Task events.** Closing is read from the task's status; a task created already closed raises `task-created` " +
+    "and its closing event; a task that was closed before raises nothing more, whatever changes.",
+  "**Envelope.** `id` must start with `evt_`, `createdAt` is non-negative integer epoch seconds, `type` a " +
+    "catalogue type; `Envelope.decode` reports the envelope's and the payload's issues together " +
+    "(`payload.tour.id`).",
+  "**Refinements run last.** Cross-field rules (status snapshot, Perished/writeOff, disposal pair, " +
+    "`templateKey`) are schema refinements; Effect checks a refinement once the object under it has the right " +
+    "shape, so these issues appear together with each other but after the shape issues are fixed.",
+  "**OpenAPI.** Component names carry the prefix `Webhook` (`WebhookTour`, `WebhookTourCreatedEvent`) so they " +
+    "never collide with the HTTP API's schemas. Each webhook lists `X-Delivery-Id`, `X-Event-Id`, " +
+    "`X-Delivery-Attempt`, the three HMAC headers (optional) and `X-Event-Type` (a `const`); `Authorization` is " +
+    "expressed as the security schemes `WebhookBasic`, `WebhookBearer`, `WebhookHmac`, because OpenAPI ignores " +
+    "an `Authorization` header parameter. Responses are `2XX` and `default`. Effect's `$id: /schemas/…` markers " +
+    "are dropped, since a repeated `$id` is ambiguous to JSON Schema validators.",
+  "**Deduplicator.** `makeDeduplicator({ capacity })` remembers the most recently seen delivery ids (least " +
+    "recently seen evicted first); `seen(id)` checks and records at once; `forget(id)` lets the retry through " +
+    "when handling the first attempt failed.",
+  "**Outbox port.** `EventOutbox.NewEvent.type` is narrowed to `EventType`; `RecordedEvent.type` stays a string " +
+    "so storage adapters need not re-check rows. `Producer.event(type, payload)` types the payload by event."
+]
