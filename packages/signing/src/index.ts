@@ -1,4 +1,31 @@
 /**
  * @since 0.1.0
  */
-export {}
+
+/**
+ * Basic and Bearer `Authorization` headers and their receiver-side checks.
+ *
+ * @since 0.1.0
+ */
+export * as Authorization from "./Authorization.js"
+
+/**
+ * HMAC-SHA256 signatures: `sign`, `signatureHeaders`, `verify` with a replay window.
+ *
+ * @since 0.1.0
+ */
+export * as Hmac from "./Hmac.js"
+
+/**
+ * The receiver kit: authenticate a Fetch `Request` or a Node `IncomingMessage`.
+ *
+ * @since 0.1.0
+ */
+export * as Receiver from "./Receiver.js"
+
+/**
+ * The typed reasons a delivery is refused.
+ *
+ * @since 0.1.0
+ */
+export * as VerificationError from "./VerificationError.js"

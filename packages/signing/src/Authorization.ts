@@ -1,0 +1,145 @@
+/**
+ * Basic and Bearer webhook authentication (spec "Authentication", contract §5): the
+ * `Authorization` header values the service sends, and their checks on the receiving side.
+ *
+ * @since 0.1.0
+ */
+import { Buffer } from "node:buffer"
+import * as Either from "effect/Either"
+import type * as Redacted from "effect/Redacted"
+import { reveal, sameCredential } from "./internal/crypto.js"
+import { type HeadersInput, single } from "./internal/headers.js"
+import { type CredentialsError, CredentialsMismatch, MalformedHeader } from "./VerificationError.js"
+
+// Control characters (HTAB aside) cannot travel in a header value; refusing them here keeps a
+// bad token from turning into a header-injection attempt or a cryptic error from the HTTP client.
+const hasControl = (value: string): boolean => {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i)
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f) return true
+  }
+  return false
+}
+
+/**
+ * `Authorization: Basic …` per RFC 7617: `username:password` as UTF-8, in Base64.
+ *
+ * Throws a `RangeError` when the username contains a colon (RFC 7617 forbids it: the receiver
+ * splits at the first colon) or either part contains a control character; registration is
+ * where such credentials must be refused.
+ *
+ * @since 0.1.0
+ * @category headers
+ */
+export const basicAuthorization = (username: string, password: string | Redacted.Redacted<string>): string => {
+  const secret = reveal(password)
+  if (username.includes(":")) throw new RangeError("A Basic username must not contain a colon")
+  if (hasControl(username) || hasControl(secret)) {
+    throw new RangeError("Basic credentials must not contain control characters")
+  }
+  return `Basic ${Buffer.from(`${username}:${secret}`, "utf8").toString("base64")}`
+}
+
+/**
+ * `Authorization: Bearer <token>`.
+ *
+ * Throws a `RangeError` for an empty token or one with a control character or surrounding
+ * white space (it could not be sent unchanged).
+ *
+ * @since 0.1.0
+ * @category headers
+ */
+export const bearerAuthorization = (token: string | Redacted.Redacted<string>): string => {
+  const value = reveal(token)
+  if (value.length === 0 || value.trim() !== value || hasControl(value)) {
+    throw new RangeError("A Bearer token must be non-empty, without control characters or surrounding white space")
+  }
+  return `Bearer ${value}`
+}
+
+/**
+ * A delivery whose Basic credentials held.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface BasicVerified {
+  readonly method: "basic"
+  readonly username: string
+}
+
+/**
+ * A delivery whose Bearer token held.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface BearerVerified {
+  readonly method: "bearer"
+}
+
+const AUTHORIZATION = "Authorization"
+
+const credentialsOf = (headers: HeadersInput, scheme: "basic" | "bearer"): Either.Either<string, CredentialsError> => {
+  const value = single(headers, "authorization", AUTHORIZATION)
+  if (typeof value !== "string") return Either.left(value)
+  const space = value.indexOf(" ")
+  const given = space === -1 ? value : value.slice(0, space)
+  // Auth schemes are case-insensitive (RFC 9110 §11.1).
+  if (given.toLowerCase() !== scheme) {
+    return Either.left(
+      new MalformedHeader({
+        header: AUTHORIZATION,
+        reason: `expected the ${scheme === "basic" ? "Basic" : "Bearer"} scheme`
+      })
+    )
+  }
+  const credentials = space === -1 ? "" : value.slice(space + 1).trim()
+  if (credentials === "") return Either.left(new MalformedHeader({ header: AUTHORIZATION, reason: "no credentials" }))
+  return Either.right(credentials)
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+
+/**
+ * Checks `Authorization: Basic …` against the configured username and password, in constant
+ * time (the comparison does not reveal where or whether the lengths differ).
+ *
+ * @since 0.1.0
+ * @category verifying
+ */
+export const verifyBasic = (
+  headers: HeadersInput,
+  expected: { readonly username: string; readonly password: string | Redacted.Redacted<string> }
+): Either.Either<BasicVerified, CredentialsError> =>
+  Either.flatMap(credentialsOf(headers, "basic"), (encoded): Either.Either<BasicVerified, CredentialsError> => {
+    if (!BASE64.test(encoded)) {
+      return Either.left(new MalformedHeader({ header: AUTHORIZATION, reason: "credentials are not Base64" }))
+    }
+    const decoded = Buffer.from(encoded, "base64")
+    if (!decoded.includes(0x3a)) {
+      return Either.left(new MalformedHeader({ header: AUTHORIZATION, reason: "credentials lack a colon" }))
+    }
+    const wanted = Buffer.from(`${expected.username}:${reveal(expected.password)}`, "utf8")
+    return sameCredential(decoded, wanted)
+      ? Either.right({ method: "basic", username: expected.username })
+      : Either.left(new CredentialsMismatch({ scheme: "basic" }))
+  })
+
+/**
+ * Checks `Authorization: Bearer …` against the configured token, in constant time.
+ *
+ * @since 0.1.0
+ * @category verifying
+ */
+export const verifyBearer = (
+  headers: HeadersInput,
+  token: string | Redacted.Redacted<string>
+): Either.Either<BearerVerified, CredentialsError> =>
+  Either.flatMap(
+    credentialsOf(headers, "bearer"),
+    (given): Either.Either<BearerVerified, CredentialsError> =>
+      sameCredential(given, reveal(token))
+        ? Either.right({ method: "bearer" })
+        : Either.left(new CredentialsMismatch({ scheme: "bearer" }))
+  )

@@ -1,0 +1,274 @@
+/**
+ * The receiver kit: authenticate a webhook delivery by whichever method the webhook was
+ * registered with (HMAC, Basic or Bearer), reading the raw body exactly once, from a Fetch
+ * `Request` or a Node `IncomingMessage`.
+ *
+ * @since 0.1.0
+ */
+import { Buffer } from "node:buffer"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
+import type * as Redacted from "effect/Redacted"
+import * as Authorization from "./Authorization.js"
+import * as Hmac from "./Hmac.js"
+import type { HeaderRecord } from "./internal/headers.js"
+import {
+  type BodyError,
+  BodyTooLarge,
+  BodyUnreadable,
+  type CredentialsError,
+  type SignatureError,
+  type VerificationError
+} from "./VerificationError.js"
+
+/**
+ * How the receiver expects deliveries to be authenticated: the same settings the webhook was
+ * registered with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Credentials =
+  | { readonly type: "hmac"; readonly secret: Hmac.Secret }
+  | { readonly type: "basic"; readonly username: string; readonly password: string | Redacted.Redacted<string> }
+  | { readonly type: "bearer"; readonly token: string | Redacted.Redacted<string> }
+
+/**
+ * The verdict on an authenticated delivery.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Verified = Hmac.Verified | Authorization.BasicVerified | Authorization.BearerVerified
+
+/**
+ * What `authenticate` needs besides the credentials.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AuthenticateOptions {
+  readonly headers: Hmac.Headers
+  readonly rawBody: Hmac.RawBody
+  /** Epoch seconds; only HMAC uses it. */
+  readonly now: number
+  readonly toleranceSeconds?: number | undefined
+}
+
+/**
+ * Authenticates a delivery whose body is already in hand, by the configured method.
+ *
+ * @since 0.1.0
+ * @category verifying
+ */
+export const authenticate = (
+  credentials: Credentials,
+  options: AuthenticateOptions
+): Either.Either<Verified, SignatureError | CredentialsError> => {
+  switch (credentials.type) {
+    case "hmac":
+      return Hmac.verify({
+        secret: credentials.secret,
+        headers: options.headers,
+        rawBody: options.rawBody,
+        now: options.now,
+        toleranceSeconds: options.toleranceSeconds
+      })
+    case "basic":
+      return Authorization.verifyBasic(options.headers, credentials)
+    case "bearer":
+      return Authorization.verifyBearer(options.headers, credentials.token)
+  }
+}
+
+/**
+ * A delivery that passed: its raw body (read once; parse `text` as JSON yourself) and the
+ * verdict.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Received {
+  readonly verified: Verified
+  /** The body bytes exactly as received: what the signature covers. */
+  readonly rawBody: Uint8Array
+  /** The body decoded as UTF-8. */
+  readonly text: string
+}
+
+/**
+ * Options of the request helpers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReceiveOptions {
+  /** The HMAC replay window in seconds, both directions; 300 when omitted. */
+  readonly toleranceSeconds?: number | undefined
+  /** Bodies beyond this many bytes are refused with `BodyTooLarge`; 5 MiB when omitted. */
+  readonly maxBodyBytes?: number | undefined
+}
+
+/**
+ * The default body limit of the request helpers: 5 MiB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxBodyBytes = 5 * 1024 * 1024
+
+const decoder = new TextDecoder()
+
+const declaredTooLarge = (contentLength: string | null | undefined, maxBytes: number): boolean => {
+  if (contentLength == null) return false
+  const length = Number(contentLength)
+  return Number.isFinite(length) && length > maxBytes
+}
+
+// Collects chunks until the stream ends or the limit is passed; on the limit it stops pulling
+// without destroying the stream, so a Node server can still answer 413.
+const collect = async (
+  next: () => Promise<IteratorResult<unknown>>,
+  maxBytes: number
+): Promise<Uint8Array | BodyTooLarge> => {
+  const chunks: Array<Uint8Array> = []
+  let total = 0
+  for (;;) {
+    const step = await next()
+    if (step.done) break
+    const chunk =
+      typeof step.value === "string"
+        ? Buffer.from(step.value, "utf8")
+        : step.value instanceof Uint8Array
+          ? step.value
+          : undefined
+    if (chunk === undefined) throw new TypeError("the body stream yielded something other than bytes or text")
+    total += chunk.byteLength
+    if (total > maxBytes) return new BodyTooLarge({ maxBytes })
+    chunks.push(chunk)
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)
+}
+
+const reason = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
+
+const readWith = (
+  read: (maxBytes: number) => Promise<Uint8Array | BodyTooLarge>,
+  maxBytes: number
+): Effect.Effect<Uint8Array, BodyError> =>
+  Effect.tryPromise({
+    try: () => read(maxBytes),
+    catch: (cause) => new BodyUnreadable({ reason: reason(cause) })
+  }).pipe(Effect.flatMap((body) => (body instanceof BodyTooLarge ? Effect.fail(body) : Effect.succeed(body))))
+
+const receive = (
+  headers: Hmac.Headers,
+  readBody: (maxBytes: number) => Promise<Uint8Array | BodyTooLarge>,
+  credentials: Credentials,
+  options: ReceiveOptions | undefined
+): Effect.Effect<Received, VerificationError> =>
+  Effect.gen(function* () {
+    const maxBytes = options?.maxBodyBytes ?? defaultMaxBodyBytes
+    // Basic and Bearer do not depend on the body: refuse before reading it.
+    if (credentials.type !== "hmac") {
+      yield* authenticate(credentials, { headers, rawBody: "", now: 0 })
+    }
+    const rawBody = yield* readWith(readBody, maxBytes)
+    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const verified = yield* authenticate(credentials, {
+      headers,
+      rawBody,
+      now,
+      toleranceSeconds: options?.toleranceSeconds
+    })
+    return { verified, rawBody, text: decoder.decode(rawBody) }
+  })
+
+/**
+ * Authenticates a Fetch `Request` (Deno, Bun, Cloudflare Workers, Hono, Next.js route
+ * handlers ...): reads its body once, within `maxBodyBytes`, and hands it back with the
+ * verdict. The time comes from the `Clock`.
+ *
+ * @since 0.1.0
+ * @category verifying
+ */
+export const authenticateRequest = (
+  request: Request,
+  credentials: Credentials,
+  options?: ReceiveOptions
+): Effect.Effect<Received, VerificationError> =>
+  receive(
+    request.headers,
+    async (maxBytes) => {
+      if (request.bodyUsed) throw new Error("the body was already read")
+      if (declaredTooLarge(request.headers.get("content-length"), maxBytes)) return new BodyTooLarge({ maxBytes })
+      if (request.body === null) return new Uint8Array(0)
+      const reader = request.body.getReader()
+      const body = await collect(() => reader.read(), maxBytes)
+      if (body instanceof BodyTooLarge) await reader.cancel().catch(() => undefined)
+      return body
+    },
+    credentials,
+    options
+  )
+
+/**
+ * `authenticateRequest` for an HMAC-signed webhook.
+ *
+ * @since 0.1.0
+ * @category verifying
+ */
+export const verifyRequest = (
+  request: Request,
+  secret: Hmac.Secret,
+  options?: ReceiveOptions
+): Effect.Effect<Received, VerificationError> => authenticateRequest(request, { type: "hmac", secret }, options)
+
+/**
+ * The parts of a Node `http.IncomingMessage` the helpers use: its headers and its body as an
+ * async iterable of chunks. (Typed structurally so this package needs no `node:http`.)
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface IncomingMessageLike extends AsyncIterable<unknown> {
+  readonly headers: HeaderRecord
+}
+
+/**
+ * Authenticates a Node `IncomingMessage` (`node:http`, Express, Fastify's `request.raw` ...):
+ * reads its body once, within `maxBodyBytes`, and hands it back with the verdict. Do not put
+ * a JSON body parser in front of it: the signature covers the bytes as sent.
+ *
+ * @since 0.1.0
+ * @category verifying
+ */
+export const authenticateIncomingMessage = (
+  message: IncomingMessageLike,
+  credentials: Credentials,
+  options?: ReceiveOptions
+): Effect.Effect<Received, VerificationError> =>
+  receive(
+    message.headers,
+    async (maxBytes) => {
+      const length = message.headers["content-length"]
+      if (typeof length === "string" && declaredTooLarge(length, maxBytes)) return new BodyTooLarge({ maxBytes })
+      const iterator = message[Symbol.asyncIterator]()
+      return collect(() => iterator.next(), maxBytes)
+    },
+    credentials,
+    options
+  )
+
+/**
+ * `authenticateIncomingMessage` for an HMAC-signed webhook.
+ *
+ * @since 0.1.0
+ * @category verifying
+ */
+export const verifyIncomingMessage = (
+  message: IncomingMessageLike,
+  secret: Hmac.Secret,
+  options?: ReceiveOptions
+): Effect.Effect<Received, VerificationError> => authenticateIncomingMessage(message, { type: "hmac", secret }, options)

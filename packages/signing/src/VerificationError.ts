@@ -1,0 +1,201 @@
+/**
+ * The reasons a receiver refuses a webhook delivery, one tagged error each, so a receiver can
+ * log exactly what went wrong. None of them carries a secret or the expected signature.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * A required header is absent (or empty).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MissingHeader extends Schema.TaggedError<MissingHeader>("@waybill/signing/MissingHeader")(
+  "MissingHeader",
+  { header: Schema.String }
+) {
+  override get message(): string {
+    return `Header ${this.header} is missing`
+  }
+}
+
+/**
+ * A header is present but not in the expected form (sent twice, not a number, not 64 hex
+ * digits, not Base64, another scheme ...).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MalformedHeader extends Schema.TaggedError<MalformedHeader>("@waybill/signing/MalformedHeader")(
+  "MalformedHeader",
+  { header: Schema.String, reason: Schema.String }
+) {
+  override get message(): string {
+    return `Header ${this.header} is malformed: ${this.reason}`
+  }
+}
+
+/**
+ * `X-Signature-Algorithm` names an algorithm other than `hmac-sha256`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnsupportedAlgorithm extends Schema.TaggedError<UnsupportedAlgorithm>(
+  "@waybill/signing/UnsupportedAlgorithm"
+)("UnsupportedAlgorithm", { algorithm: Schema.String }) {
+  override get message(): string {
+    return `Signature algorithm ${JSON.stringify(this.algorithm)} is not supported (expected hmac-sha256)`
+  }
+}
+
+/**
+ * The signature is valid but its timestamp lies further in the past than the tolerance: a
+ * replay, or a receiver clock far ahead of the sender's.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TimestampTooOld extends Schema.TaggedError<TimestampTooOld>("@waybill/signing/TimestampTooOld")(
+  "TimestampTooOld",
+  { timestamp: Schema.Number, now: Schema.Number, toleranceSeconds: Schema.Number }
+) {
+  override get message(): string {
+    return `Signature timestamp ${this.timestamp} is ${this.now - this.timestamp} s old (tolerance ${this.toleranceSeconds} s)`
+  }
+}
+
+/**
+ * The signature is valid but its timestamp lies further in the future than the tolerance: a
+ * pre-computed request, or a receiver clock far behind the sender's.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TimestampTooNew extends Schema.TaggedError<TimestampTooNew>("@waybill/signing/TimestampTooNew")(
+  "TimestampTooNew",
+  { timestamp: Schema.Number, now: Schema.Number, toleranceSeconds: Schema.Number }
+) {
+  override get message(): string {
+    return `Signature timestamp ${this.timestamp} is ${this.timestamp - this.now} s in the future (tolerance ${this.toleranceSeconds} s)`
+  }
+}
+
+/**
+ * The signature does not match the body, timestamp and secret: a tampered body or timestamp,
+ * a wrong secret, or a body changed in transit (re-encoded, re-serialised).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SignatureMismatch extends Schema.TaggedError<SignatureMismatch>("@waybill/signing/SignatureMismatch")(
+  "SignatureMismatch",
+  {}
+) {
+  override get message(): string {
+    return "Signature does not match the body, timestamp and secret"
+  }
+}
+
+/**
+ * Basic or Bearer credentials were well-formed but are not the configured ones.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CredentialsMismatch extends Schema.TaggedError<CredentialsMismatch>(
+  "@waybill/signing/CredentialsMismatch"
+)("CredentialsMismatch", { scheme: Schema.Literal("basic", "bearer") }) {
+  override get message(): string {
+    return `${this.scheme === "basic" ? "Basic" : "Bearer"} credentials do not match the configured ones`
+  }
+}
+
+/**
+ * The request body is larger than the receiver accepts.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>("@waybill/signing/BodyTooLarge")("BodyTooLarge", {
+  maxBytes: Schema.Number
+}) {
+  override get message(): string {
+    return `Request body exceeds ${this.maxBytes} bytes`
+  }
+}
+
+/**
+ * The request body could not be read (already consumed, connection aborted ...).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BodyUnreadable extends Schema.TaggedError<BodyUnreadable>("@waybill/signing/BodyUnreadable")(
+  "BodyUnreadable",
+  { reason: Schema.String }
+) {
+  override get message(): string {
+    return `Request body could not be read: ${this.reason}`
+  }
+}
+
+/**
+ * Why an HMAC signature was refused.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type SignatureError =
+  | MissingHeader
+  | MalformedHeader
+  | UnsupportedAlgorithm
+  | TimestampTooOld
+  | TimestampTooNew
+  | SignatureMismatch
+
+/**
+ * Why Basic or Bearer credentials were refused.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type CredentialsError = MissingHeader | MalformedHeader | CredentialsMismatch
+
+/**
+ * Why a request body could not be taken.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type BodyError = BodyTooLarge | BodyUnreadable
+
+/**
+ * Every reason a receiver refuses a delivery.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type VerificationError = SignatureError | CredentialsError | BodyError
+
+/**
+ * The HTTP status a receiver answers a refused delivery with: 413 for an oversized body, 400
+ * for an unreadable one, 401 for everything about credentials and signatures. (The service
+ * treats any non-2xx as a failure and retries once; the distinction is for the receiver's logs
+ * and for humans probing the endpoint.)
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const httpStatus = (error: VerificationError): 400 | 401 | 413 => {
+  switch (error._tag) {
+    case "BodyTooLarge":
+      return 413
+    case "BodyUnreadable":
+      return 400
+    default:
+      return 401
+  }
+}
