@@ -1,4 +1,9 @@
 /**
+ * The reference server as a library: configuration, reference-data file, layers.
+ *
  * @since 0.1.0
  */
-export {}
+export * as Config from "./Config.js"
+export * as ReferenceDataFile from "./ReferenceDataFile.js"
+export * as SecretKey from "./SecretKey.js"
+export * as Server from "./Server.js"

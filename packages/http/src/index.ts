@@ -1,4 +1,45 @@
 /**
  * @since 0.1.0
  */
-export {}
+
+/**
+ * The HttpApi definition.
+ *
+ * @since 0.1.0
+ */
+export * as Api from "./Api.js"
+
+/**
+ * The contract's error bodies.
+ *
+ * @since 0.1.0
+ */
+export * as ApiError from "./ApiError.js"
+
+/**
+ * API-key authentication.
+ *
+ * @since 0.1.0
+ */
+export * as Authentication from "./Authentication.js"
+
+/**
+ * Handlers, server layer and web handler.
+ *
+ * @since 0.1.0
+ */
+export * as Http from "./Http.js"
+
+/**
+ * Reference-data endpoints.
+ *
+ * @since 0.1.0
+ */
+export * as ReferenceDataApi from "./ReferenceDataApi.js"
+
+/**
+ * System endpoints.
+ *
+ * @since 0.1.0
+ */
+export * as SystemApi from "./SystemApi.js"

@@ -1,0 +1,120 @@
+/**
+ * The reference server's configuration, read from the environment (contract §7).
+ *
+ * @since 0.1.0
+ */
+
+import type { StaticKey } from "@waybill/core/ApiKeys"
+import { WorkspaceId } from "@waybill/core/Workspace"
+import type { DatabaseConfig } from "@waybill/store-pg/Database"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { defaultPath } from "./ReferenceDataFile.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ServerConfig {
+  readonly port: number
+  readonly host: string
+  readonly database: DatabaseConfig
+  /** The `DATABASE_URL` as given, for describing the target in logs without credentials. */
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  /** `None`: no keys configured; the server issues a development key on first start. */
+  readonly apiKeys: Option.Option<ReadonlyArray<StaticKey>>
+  readonly allowPrivateTargets: boolean
+  /** 32 bytes as 64 hex characters; `None` means generate (embedded) or refuse (PostgreSQL). */
+  readonly secretKey: Option.Option<Redacted.Redacted<string>>
+  readonly retryDelayMs: number
+  readonly deliveryTimeoutMs: number
+  readonly generatorIntervalMs: number
+  readonly referenceDataPath: string
+}
+
+const decodeWorkspace = Schema.decodeUnknownEither(WorkspaceId)
+
+/**
+ * Parses `WAYBILL_API_KEYS`: comma-separated `workspaceId:key` pairs.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseApiKeys = (value: string): Either.Either<ReadonlyArray<StaticKey>, string> => {
+  const entries = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "")
+  if (entries.length === 0) return Either.left("lists no key")
+  const keys: Array<StaticKey> = []
+  for (const [index, entry] of entries.entries()) {
+    const colon = entry.indexOf(":")
+    const workspace = colon < 0 ? Either.left(undefined) : decodeWorkspace(entry.slice(0, colon))
+    const key = entry.slice(colon + 1)
+    // Never echo the entry: it holds a key.
+    if (colon <= 0 || Either.isLeft(workspace)) {
+      return Either.left(`entry ${index + 1} must be workspaceId:key with a workspace id of letters, digits, _ . -`)
+    }
+    if (key.length < 8) return Either.left(`entry ${index + 1} has a key shorter than 8 characters`)
+    keys.push({ workspaceId: workspace.right, key: Redacted.make(key) })
+  }
+  return Either.right(keys)
+}
+
+const positiveInt = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })
+  )
+
+/**
+ * The whole configuration, from the environment.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const config: Config.Config<ServerConfig> = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  dataDir: Config.string("WAYBILL_DATA_DIR").pipe(Config.withDefault(".waybill/data")),
+  apiKeys: Config.option(Config.string("WAYBILL_API_KEYS")).pipe(
+    Config.mapOrFail(
+      Option.match({
+        onNone: () => Either.right(Option.none<ReadonlyArray<StaticKey>>()),
+        onSome: (value) =>
+          Either.mapBoth(parseApiKeys(value), {
+            onLeft: (message) => ConfigError.InvalidData(["WAYBILL_API_KEYS"], message),
+            onRight: Option.some
+          })
+      })
+    )
+  ),
+  allowPrivateTargets: Config.boolean("WAYBILL_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
+  secretKey: Config.option(
+    Config.redacted("WAYBILL_SECRET_KEY").pipe(
+      Config.validate({
+        message: "must be 32 bytes as 64 hexadecimal characters",
+        validation: (key) => /^[0-9a-fA-F]{64}$/.test(Redacted.value(key))
+      })
+    )
+  ),
+  retryDelayMs: positiveInt("WAYBILL_RETRY_DELAY_MS", 10_000),
+  deliveryTimeoutMs: positiveInt("WAYBILL_DELIVERY_TIMEOUT_MS", 20_000),
+  generatorIntervalMs: positiveInt("WAYBILL_GENERATOR_INTERVAL_MS", 60_000),
+  referenceDataPath: Config.string("WAYBILL_REFERENCE_DATA").pipe(Config.withDefault(defaultPath))
+}).pipe(
+  Config.map(
+    ({ dataDir, ...rest }): ServerConfig => ({
+      ...rest,
+      database: Option.match(rest.databaseUrl, {
+        onNone: (): DatabaseConfig => ({ _tag: "Embedded", dataDir }),
+        onSome: (url): DatabaseConfig => ({ _tag: "Postgres", url })
+      })
+    })
+  )
+)

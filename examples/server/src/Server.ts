@@ -1,0 +1,113 @@
+/**
+ * The reference server: every adapter wired to the HTTP API on a Node HTTP server.
+ * `main.ts` runs it from the environment; tests start it on an ephemeral port.
+ *
+ * @since 0.1.0
+ */
+
+import { createServer } from "node:http"
+import { join } from "node:path"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as ApiKeys from "@waybill/core/ApiKeys"
+import { WorkspaceId } from "@waybill/core/Workspace"
+import * as ReferenceData from "@waybill/drafts/ReferenceData"
+import * as PropertyDefinitions from "@waybill/events/PropertyDefinition"
+import * as Http from "@waybill/http/Http"
+import * as ApiKeyStore from "@waybill/store-pg/ApiKeyStore"
+import * as Database from "@waybill/store-pg/Database"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import type { ServerConfig } from "./Config.js"
+import type { ReferenceDataFile } from "./ReferenceDataFile.js"
+
+/**
+ * The workspace of the development key issued when no key is configured.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const developmentWorkspace = Schema.decodeSync(WorkspaceId)("default")
+
+/**
+ * Where the embedded database keeps its files inside the data directory.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const databaseConfig = (config: ServerConfig): Database.DatabaseConfig =>
+  config.database._tag === "Embedded" && config.database.dataDir !== "memory://"
+    ? { _tag: "Embedded", dataDir: join(config.database.dataDir, "pglite") }
+    : config.database
+
+// With no configured keys and none on file, issue one for local use and print it once.
+const developmentKey = (config: ServerConfig) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      if (Option.isSome(config.apiKeys)) return
+      const keys = yield* ApiKeys.ApiKeys
+      const active = (yield* keys.list).filter((key) => key.revokedAt === null)
+      if (active.length > 0) {
+        yield* Effect.logInfo(`${active.length} API key(s) on file; manage them with npm run keys`)
+        return
+      }
+      const { key } = yield* keys.create(developmentWorkspace)
+      const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port}`
+      yield* Effect.sync(() =>
+        console.log(
+          [
+            "",
+            "  Waybill development API key (shown once; it is stored hashed):",
+            `    ${Redacted.value(key)}`,
+            `  Try: curl -H "Authorization: Bearer ${Redacted.value(key)}" ${url}/transport-shapes`,
+            `  API reference: ${url}/docs`,
+            ""
+          ].join("\n")
+        )
+      )
+    })
+  )
+
+/**
+ * Every port the API needs, over the database.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPorts = (config: ServerConfig, referenceData: ReferenceDataFile) => {
+  const keys = ApiKeys.layer(Option.getOrElse(config.apiKeys, () => [])).pipe(Layer.provide(ApiKeyStore.layer))
+  return Layer.mergeAll(
+    keys,
+    ReferenceData.layerMemory(referenceData),
+    PropertyDefinitions.layerFixed(referenceData.propertyDefinitions)
+  ).pipe(Layer.provideMerge(Database.layer(databaseConfig(config))))
+}
+
+/**
+ * The whole server. It exposes the `HttpServer` so callers can read the bound address.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (config: ServerConfig, referenceData: ReferenceDataFile) => {
+  const ports = layerPorts(config, referenceData)
+  return Layer.mergeAll(Http.layerServer, developmentKey(config)).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),
+    Layer.provide(ports)
+  )
+}
+
+/**
+ * The bound base URL of a running server.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
+  server.address._tag === "TcpAddress"
+    ? `http://${server.address.hostname.includes(":") ? `[${server.address.hostname}]` : server.address.hostname}:${server.address.port}`
+    : `unix:${server.address.path}`
+)

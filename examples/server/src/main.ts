@@ -1,0 +1,36 @@
+/**
+ * Runs the reference server from the environment (`npm start`). Stops gracefully on SIGINT and
+ * SIGTERM: the HTTP server closes, then the database.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Database from "@waybill/store-pg/Database"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { config } from "./Config.js"
+import { load } from "./ReferenceDataFile.js"
+import * as SecretKey from "./SecretKey.js"
+import * as Server from "./Server.js"
+
+const program = Effect.gen(function* () {
+  const settings = yield* config
+  const referenceData = yield* load(settings.referenceDataPath)
+  yield* SecretKey.resolve(settings)
+  yield* Effect.logInfo(
+    `Waybill starting on ${Database.describe(
+      Server.databaseConfig(settings),
+      Option.getOrUndefined(Option.map(settings.databaseUrl, Redacted.value))
+    )}`
+  )
+  return yield* Layer.launch(Server.layer(settings, referenceData))
+})
+
+program.pipe(
+  Effect.catchTags({
+    ConfigError: (error) => Effect.logError(`Configuration error: ${error}`).pipe(Effect.zipRight(Effect.fail(1))),
+    ReferenceDataError: (error) => Effect.logError(error.message).pipe(Effect.zipRight(Effect.fail(1))),
+    SecretKeyError: (error) => Effect.logError(error.message).pipe(Effect.zipRight(Effect.fail(1)))
+  }),
+  NodeRuntime.runMain({ disableErrorReporting: false })
+)

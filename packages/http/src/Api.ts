@@ -1,0 +1,25 @@
+/**
+ * The Waybill HTTP API: the contract as code. OpenAPI and the typed client derive from it.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { BadRequest } from "./ApiError.js"
+import { ReferenceDataApi } from "./ReferenceDataApi.js"
+import { SystemApi } from "./SystemApi.js"
+
+/**
+ * @since 0.1.0
+ * @category api
+ */
+export class WaybillApi extends HttpApi.make("waybill")
+  .add(SystemApi)
+  .add(ReferenceDataApi)
+  .addError(BadRequest)
+  .annotate(OpenApi.Title, "Waybill")
+  .annotate(OpenApi.Version, "0.1.0")
+  .annotate(
+    OpenApi.Description,
+    "Transport drafts, recurring tours and webhooks. Authenticate with `Authorization: Bearer <apiKey>`."
+  ) {}

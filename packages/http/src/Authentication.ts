@@ -1,0 +1,59 @@
+/**
+ * API authentication (contract §1): `Authorization: Bearer <apiKey>` on every endpoint but
+ * health and docs; the key's workspace becomes the `CurrentWorkspace` of the request.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { ApiKeys } from "@waybill/core/ApiKeys"
+import { CurrentWorkspace } from "@waybill/core/Workspace"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { Unauthorized } from "./ApiError.js"
+
+/**
+ * @since 0.1.0
+ * @category middleware
+ */
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@waybill/http/Authentication", {
+  failure: Unauthorized,
+  provides: CurrentWorkspace,
+  security: { apiKey: HttpApiSecurity.bearer }
+}) {}
+
+// The platform slices the scheme off blindly; the contract wants anything but exactly
+// `Bearer <token>` refused, so the header is read again here.
+const BEARER = /^Bearer ([\x21-\x7e]+)$/
+
+const refuse = (message: string) => Effect.fail(new Unauthorized({ message, issues: [] }))
+
+/**
+ * The middleware over the `ApiKeys` service.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Authentication, never, ApiKeys> = Layer.effect(
+  Authentication,
+  Effect.map(ApiKeys, (keys) =>
+    Authentication.of({
+      apiKey: () =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const header = request.headers.authorization
+          if (header === undefined || header === "") {
+            return yield* refuse("Missing API key: send Authorization: Bearer <apiKey>")
+          }
+          const match = BEARER.exec(header)
+          if (match === null) return yield* refuse("Malformed Authorization header: expected Bearer <apiKey>")
+          const principal = yield* keys.authenticate(Redacted.make(match[1]!))
+          if (Option.isNone(principal)) return yield* refuse("Unknown or revoked API key")
+          return { id: principal.value.workspaceId, apiKeyId: principal.value.apiKeyId }
+        })
+    })
+  )
+)

@@ -1,0 +1,178 @@
+import { IncomingMessage } from "node:http"
+import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { Issue } from "@waybill/core/Issue"
+import { fromIssues, ValidationError } from "@waybill/core/ValidationError"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import { BadRequest, codeForStatus } from "../ApiError.js"
+
+/** Request bodies above this size are refused with 413 (contract §1). */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+const JSON_MEDIA_TYPE = /^application\/json\s*(;.*)?$/i
+
+export const errorResponse = (status: number, message: string, issues: ReadonlyArray<Issue> = []) =>
+  HttpServerResponse.unsafeJson({ code: codeForStatus(status), message, issues }, { status })
+
+const TOO_LARGE = Symbol("TooLarge")
+
+/**
+ * Reads a Node request body up to the limit. Past it, the rest is drained unread and the
+ * caller answers 413 with `Connection: close` (destroying the socket, as the platform's own
+ * reader does, would leave the client without an answer).
+ */
+const readNodeBody = (source: IncomingMessage) =>
+  Effect.async<string | typeof TOO_LARGE, Error>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const cleanup = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk)
+        return
+      }
+      cleanup()
+      source.resume()
+      resume(Effect.succeed(TOO_LARGE))
+    }
+    const onEnd = () => {
+      cleanup()
+      resume(Effect.succeed(Buffer.concat(chunks).toString("utf8")))
+    }
+    const onError = (error: Error) => {
+      cleanup()
+      resume(Effect.fail(error))
+    }
+    source.on("data", onData)
+    source.on("end", onEnd)
+    source.on("error", onError)
+  })
+
+/**
+ * Checks a request body before routing: JSON media type (415), size (413), well-formed JSON
+ * (400). Returns the response to send instead, or the request (with the checked body) to route.
+ */
+const checkBody = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerResponse.HttpServerResponse | HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    if (!BODY_METHODS.has(request.method)) return request
+    const length = request.headers["content-length"]
+    // A Fetch Request built in process (the web handler) carries no length header.
+    const hasBody =
+      request.source instanceof Request
+        ? request.source.body !== null
+        : request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
+    if (!hasBody) return request
+    const contentType = request.headers["content-type"]
+    if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType.trim())) {
+      return errorResponse(
+        415,
+        `Request bodies must be sent as Content-Type: application/json${
+          contentType === undefined ? "" : `, not ${contentType.slice(0, 100)}`
+        }`
+      )
+    }
+    const tooLarge = HttpServerResponse.setHeader(
+      errorResponse(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`),
+      "connection",
+      "close"
+    )
+    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge
+    const isNode = request.source instanceof IncomingMessage
+    const text = yield* Effect.either(isNode ? readNodeBody(request.source as IncomingMessage) : request.text)
+    if (Either.isLeft(text)) return errorResponse(400, "The request body could not be read")
+    if (text.right === TOO_LARGE || Buffer.byteLength(text.right, "utf8") > MAX_BODY_BYTES) return tooLarge
+    try {
+      JSON.parse(text.right)
+    } catch (error) {
+      return errorResponse(
+        400,
+        `Malformed JSON in the request body: ${error instanceof Error ? error.message : "parse error"}`
+      )
+    }
+    if (!isNode) return request
+    // The Node stream is consumed: route a request backed by the text that was checked.
+    const checked = HttpServerRequest.fromWeb(
+      new Request(`http://waybill.internal${request.url}`, {
+        method: request.method,
+        headers: request.headers,
+        body: text.right
+      })
+    )
+    return Option.isSome(request.remoteAddress)
+      ? checked.modify({ remoteAddress: request.remoteAddress.value })
+      : checked
+  })
+
+/**
+ * Wraps the whole HTTP app: body checks (media type 415, size 413, well-formed JSON 400) run
+ * before routing, so no handler ever sees an unchecked body.
+ */
+export const checkBodies = <E, R>(
+  app: HttpApp.Default<E, R>
+): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Effect.flatMap(checkBody(request), (checked) =>
+      HttpServerResponse.isServerResponse(checked)
+        ? Effect.succeed(checked)
+        : checked === request
+          ? app
+          : Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked)
+    )
+  )
+
+/**
+ * Failures the API definition does not describe itself, turned into the contract's body: request
+ * decoding (400 with every issue), domain validation (400), unknown routes (404) and unexpected
+ * defects (500, logged, no internals). Runs inside the API, around the router.
+ */
+export const describeFailures = <E, R>(
+  app: HttpApp.Default<E, R>
+): HttpApp.Default<E | BadRequest, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.catchAllCause(
+    app,
+    (
+      cause
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E | BadRequest, HttpServerRequest.HttpServerRequest> => {
+      const failure = Cause.failureOption(cause)
+      if (Option.isSome(failure)) {
+        const error: unknown = failure.value
+        if (error instanceof HttpApiDecodeError) {
+          const invalid = fromIssues(
+            error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }))
+          )
+          return Effect.fail(new BadRequest({ message: invalid.message, issues: invalid.issues }))
+        }
+        if (error instanceof ValidationError) {
+          return Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
+        }
+        if (error instanceof HttpServerError.RequestError) {
+          return Effect.succeed(errorResponse(400, "The request body could not be read"))
+        }
+        if (error instanceof HttpServerError.RouteNotFound) {
+          return Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+            errorResponse(404, `No route for ${request.method} ${request.url.split("?")[0]}`)
+          )
+        }
+        return Effect.failCause(cause)
+      }
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      return Effect.as(
+        Effect.logError("Unexpected failure while handling a request", Cause.squash(cause)),
+        errorResponse(500, "Internal server error")
+      )
+    }
+  )

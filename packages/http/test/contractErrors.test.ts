@@ -1,0 +1,106 @@
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { BadRequest } from "../src/ApiError.js"
+import { checkBodies, describeFailures, MAX_BODY_BYTES } from "../src/internal/contractErrors.js"
+
+// A throw-away API exercising the generic failure handling, independent of any feature.
+const Payload = Schema.Struct({
+  name: Schema.String,
+  count: Schema.Int,
+  nested: Schema.Struct({ flag: Schema.Boolean })
+}).annotations({ parseOptions: { errors: "all" } })
+
+class TestApi extends HttpApi.make("test")
+  .add(
+    HttpApiGroup.make("things")
+      .add(
+        HttpApiEndpoint.post("create", "/things")
+          .setPayload(Payload)
+          .addSuccess(Schema.Struct({ ok: Schema.Boolean }))
+      )
+      .add(HttpApiEndpoint.get("explode", "/explode").addSuccess(Schema.String))
+  )
+  .addError(BadRequest) {}
+
+const ThingsLive = HttpApiBuilder.group(TestApi, "things", (handlers) =>
+  handlers
+    .handle("create", () => Effect.succeed({ ok: true }))
+    .handle("explode", () => Effect.die(new Error("database password hunter2 leaked in a stack")))
+)
+
+const { handler, dispose } = HttpApiBuilder.toWebHandler(
+  Layer.mergeAll(
+    HttpApiBuilder.api(TestApi).pipe(Layer.provide([ThingsLive, HttpApiBuilder.middleware(TestApi, describeFailures)])),
+    HttpServer.layerContext
+  ),
+  { middleware: checkBodies }
+)
+
+const call = (path: string, init: RequestInit = {}) =>
+  Effect.promise(async () => {
+    const response = await handler(new Request(`http://test${path}`, init))
+    const text = await response.text()
+    return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+  })
+
+const post = (body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
+  call("/things", { method: "POST", body, headers })
+
+describe("contract error bodies", () => {
+  it.effect("a schema violation lists every issue with its path", () =>
+    Effect.gen(function* () {
+      const { status, body } = yield* post(JSON.stringify({ name: 1, count: 1.5, nested: { flag: "x" } }))
+      assert.strictEqual(status, 400)
+      assert.strictEqual(body.code, "bad_request")
+      assert.deepStrictEqual(body.issues.map((issue: { path: string }) => issue.path).sort(), [
+        "count",
+        "name",
+        "nested.flag"
+      ])
+      assert.isString(body.message)
+    })
+  )
+
+  it.effect("malformed JSON is 400, a wrong media type 415, an oversized body 413", () =>
+    Effect.gen(function* () {
+      const malformed = yield* post('{"name":')
+      assert.strictEqual(malformed.status, 400)
+      assert.strictEqual(malformed.body.code, "bad_request")
+      assert.deepStrictEqual(malformed.body.issues, [])
+      const text = yield* post("{}", { "content-type": "text/plain" })
+      assert.deepStrictEqual([text.status, text.body.code], [415, "unsupported_media_type"])
+      const missing = yield* call("/things", { method: "POST", body: new Blob(["{}"]) })
+      assert.deepStrictEqual([missing.status, missing.body.code], [415, "unsupported_media_type"])
+      const charset = yield* post(JSON.stringify({ name: "a", count: 1, nested: { flag: true } }), {
+        "content-type": "application/json; charset=utf-8"
+      })
+      assert.strictEqual(charset.status, 200)
+      const large = yield* post(JSON.stringify({ name: "x".repeat(MAX_BODY_BYTES) }))
+      assert.deepStrictEqual([large.status, large.body.code], [413, "payload_too_large"])
+    })
+  )
+
+  it.effect("unknown routes are 404 with the contract body", () =>
+    Effect.gen(function* () {
+      const { status, body } = yield* call("/nowhere")
+      assert.strictEqual(status, 404)
+      assert.deepStrictEqual(body, { code: "not_found", message: "No route for GET /nowhere", issues: [] })
+      const wrongMethod = yield* call("/explode", { method: "DELETE" })
+      assert.strictEqual(wrongMethod.status, 404)
+    })
+  )
+
+  it.effect("an unexpected failure is 500 and reveals nothing", () =>
+    Effect.gen(function* () {
+      const { status, body } = yield* call("/explode")
+      assert.strictEqual(status, 500)
+      assert.deepStrictEqual(body, { code: "internal", message: "Internal server error", issues: [] })
+      yield* Effect.promise(dispose)
+    })
+  )
+})
