@@ -1,0 +1,226 @@
+/**
+ * The transport draft as stored and answered (contract §2), its statuses, actions and action
+ * records.
+ *
+ * @since 0.1.0
+ */
+import { RecurringSchedule } from "@waybill/recurring/Schedule"
+import * as Schema from "effect/Schema"
+
+/**
+ * Any JSON object (not an array, not null); how `transport` and `payload` are stored.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "JsonObject",
+  message: () => "must be a JSON object"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type JsonObject = typeof JsonObject.Type
+
+/**
+ * Where a draft came from: extracted from an inbox (`decode`), the hub composer (`hub`), or the
+ * composer / API (`manual`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Origin = Schema.Literal("decode", "hub", "manual").annotations({ identifier: "DraftOrigin" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Origin = typeof Origin.Type
+
+/**
+ * The six draft statuses.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const DraftStatus = Schema.Literal(
+  "draft",
+  "review-order",
+  "review-rfq",
+  "active-recurring",
+  "paused-recurring",
+  "ended-recurring"
+).annotations({ identifier: "DraftStatus" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type DraftStatus = typeof DraftStatus.Type
+
+/**
+ * Every status, in the order of the contract.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const statuses: ReadonlyArray<DraftStatus> = DraftStatus.literals
+
+/**
+ * The statuses only the status machine reaches; none of them can be set at creation.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const recurringStatuses: ReadonlyArray<DraftStatus> = ["active-recurring", "paused-recurring", "ended-recurring"]
+
+/**
+ * A transport draft, the response shape of contract §2. Absent optional values are `null`;
+ * timestamps are epoch seconds. A recurring master's schedule is stored as validated by
+ * `@waybill/recurring` (`vehicleClassAdjustmentStrategy` filled in).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Draft = Schema.Struct({
+  id: Schema.String,
+  origin: Origin,
+  status: DraftStatus,
+  isValid: Schema.NullOr(Schema.Boolean),
+  name: Schema.NullOr(Schema.String),
+  transport: Schema.NullOr(JsonObject),
+  transportShapeId: Schema.String,
+  inboxId: Schema.NullOr(Schema.String),
+  payload: Schema.NullOr(JsonObject),
+  templateDraftId: Schema.NullOr(Schema.String),
+  recurringSchedule: Schema.NullOr(RecurringSchedule),
+  createdAt: Schema.Int,
+  updatedAt: Schema.Int
+}).annotations({ identifier: "Draft" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Draft = typeof Draft.Type
+
+/**
+ * Whether a draft is a recurring master (it was created with a `recurringSchedule`).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isRecurringMaster = (draft: Draft): boolean => draft.recurringSchedule !== null
+
+/**
+ * The action verbs of `POST /drafts/{id}/actions`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ActionType = Schema.Literal(
+  "activate-recurring",
+  "pause-recurring",
+  "resume-recurring",
+  "end-recurring"
+).annotations({ identifier: "TransportDraftActionType" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ActionType = typeof ActionType.Type
+
+/**
+ * Every action verb.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const actionTypes: ReadonlyArray<ActionType> = ActionType.literals
+
+/**
+ * The body of `POST /drafts/{id}/actions`. A `null` reason counts as none.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ActionRequest = Schema.Struct({
+  type: ActionType,
+  reason: Schema.optionalWith(Schema.String, { nullable: true })
+}).annotations({ identifier: "TransportDraftActionRequest" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ActionRequest = typeof ActionRequest.Type
+
+/**
+ * Who performed an action: an API key (its id) or the system (the recurring generator).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Actor = Schema.Struct({
+  type: Schema.Literal("api-key", "system"),
+  id: Schema.String
+}).annotations({ identifier: "TransportDraftActor" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Actor = typeof Actor.Type
+
+/**
+ * The actor of the transitions the service makes by itself (the end of a validity window).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const systemActor: Actor = { type: "system", id: "system" }
+
+/**
+ * The action record (`TransportDraftAction`): what was done, by whom and when. `createdAt` is in
+ * seconds, `createdAtMilliseconds` in milliseconds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const TransportDraftAction = Schema.Struct({
+  id: Schema.String,
+  draftId: Schema.String,
+  payload: Schema.Struct({
+    type: ActionType,
+    reason: Schema.optional(Schema.String)
+  }),
+  actor: Actor,
+  createdAt: Schema.Int,
+  createdAtMilliseconds: Schema.Int
+}).annotations({ identifier: "TransportDraftAction" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type TransportDraftAction = typeof TransportDraftAction.Type
+
+/**
+ * The answer of `POST /drafts/{id}/actions`: the draft after the action and the action record.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ActionResult = Schema.Struct({
+  transportDraft: Draft,
+  action: TransportDraftAction
+}).annotations({ identifier: "TransportDraftActionResult" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ActionResult = typeof ActionResult.Type

@@ -1,0 +1,80 @@
+/**
+ * The events drafts raise (contract §2) and their payloads, ready for `EventOutbox.publish`.
+ *
+ * @since 0.1.0
+ */
+import type { NewEvent } from "@waybill/events/EventOutbox"
+import type { ActionType, Draft, TransportDraftAction } from "./Draft.js"
+
+/**
+ * The event types a draft change can raise.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const EventType = {
+  created: "transport-drafts-created",
+  deleted: "transport-drafts-deleted",
+  actionCreated: "transport-draft-action-created",
+  decodeJobResult: "decode-job-result",
+  recurringActivated: "transport-draft-recurring-activated",
+  recurringPaused: "transport-draft-recurring-paused",
+  recurringResumed: "transport-draft-recurring-resumed",
+  recurringEnded: "transport-draft-recurring-ended"
+} as const
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type EventType = (typeof EventType)[keyof typeof EventType]
+
+/**
+ * The lifecycle event each action raises beside `transport-draft-action-created`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const lifecycleEventOf: Readonly<Record<ActionType, EventType>> = {
+  "activate-recurring": EventType.recurringActivated,
+  "pause-recurring": EventType.recurringPaused,
+  "resume-recurring": EventType.recurringResumed,
+  "end-recurring": EventType.recurringEnded
+}
+
+/**
+ * What `POST /drafts` raises: `transport-drafts-created`, plus `decode-job-result` for a decode
+ * draft.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const created = (draft: Draft): ReadonlyArray<NewEvent> =>
+  draft.origin === "decode"
+    ? [
+        { type: EventType.created, payload: { transportDrafts: [draft] } },
+        { type: EventType.decodeJobResult, payload: { transportDraft: draft } }
+      ]
+    : [{ type: EventType.created, payload: { transportDrafts: [draft] } }]
+
+/**
+ * What `DELETE /drafts/{id}` raises.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const deleted = (draftId: string): ReadonlyArray<NewEvent> => [
+  { type: EventType.deleted, payload: { transportDraftIds: [draftId] } }
+]
+
+/**
+ * What an action raises: its lifecycle event (`transport-draft-recurring-*`) and
+ * `transport-draft-action-created`, in that order.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const acted = (draft: Draft, action: TransportDraftAction): ReadonlyArray<NewEvent> => [
+  { type: lifecycleEventOf[action.payload.type], payload: { transportDraft: draft } },
+  { type: EventType.actionCreated, payload: { transportDraft: draft, action } }
+]

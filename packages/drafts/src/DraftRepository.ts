@@ -1,0 +1,153 @@
+/**
+ * The storage port for drafts. Every method is scoped to a workspace: a draft of another
+ * workspace is never found, listed, changed or deleted. Storage failures are defects (the
+ * HTTP layer answers 500 without details).
+ *
+ * @since 0.1.0
+ */
+import * as Id from "@waybill/core/Id"
+import type { WorkspaceId } from "@waybill/core/Workspace"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { Draft, DraftStatus } from "./Draft.js"
+
+/**
+ * One page of `list`. Drafts are ordered newest first (by id, which sorts by creation time);
+ * `after` is the id of the last draft of the previous page (decoded from its cursor).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListQuery {
+  readonly status?: DraftStatus | undefined
+  readonly limit: number
+  readonly after?: string | undefined
+}
+
+/**
+ * A page of drafts and the cursor of the next page (`null` on the last page).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DraftPage {
+  readonly data: ReadonlyArray<Draft>
+  readonly nextCursor: string | null
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class DraftRepository extends Context.Tag("@waybill/drafts/DraftRepository")<
+  DraftRepository,
+  {
+    /** Stores a new draft (its id is fresh). */
+    readonly insert: (workspaceId: WorkspaceId, draft: Draft) => Effect.Effect<void>
+    readonly get: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<Draft>>
+    /**
+     * Reads a draft and locks it until the current transaction ends (`SELECT … FOR UPDATE`), so
+     * concurrent actions on one draft run one after the other. Only meaningful inside
+     * `Transactor.withTransaction`.
+     */
+    readonly getForUpdate: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<Draft>>
+    /** Replaces a stored draft (status and `updatedAt` are what actions change). */
+    readonly update: (workspaceId: WorkspaceId, draft: Draft) => Effect.Effect<void>
+    readonly delete: (workspaceId: WorkspaceId, id: string) => Effect.Effect<void>
+    /** Newest first, optionally filtered by status, `limit` drafts after `after`. */
+    readonly list: (workspaceId: WorkspaceId, query: ListQuery) => Effect.Effect<DraftPage>
+  }
+>() {}
+
+const toBase64Url = (text: string): string => btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
+
+/**
+ * The opaque cursor that points after a draft. Adapters build `nextCursor` with it.
+ *
+ * @since 0.1.0
+ * @category cursors
+ */
+export const encodeCursor = (draftId: string): string => toBase64Url(`drf:${draftId}`)
+
+/**
+ * The draft id a cursor points after, or none when the cursor is not one of ours.
+ *
+ * @since 0.1.0
+ * @category cursors
+ */
+export const decodeCursor = (cursor: string): Option.Option<string> => {
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return Option.none()
+  try {
+    const text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"))
+    const id = text.startsWith("drf:") ? text.slice(4) : ""
+    return Id.isId("drf", id) ? Option.some(id) : Option.none()
+  } catch {
+    return Option.none()
+  }
+}
+
+/**
+ * Builds a page from up to `limit + 1` rows in list order: the extra row only tells that a
+ * next page exists.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makePage = (rows: ReadonlyArray<Draft>, limit: number): DraftPage => {
+  const data = rows.slice(0, limit)
+  return {
+    data,
+    nextCursor: rows.length > limit && data.length > 0 ? encodeCursor(data[data.length - 1]!.id) : null
+  }
+}
+
+/**
+ * An in-memory repository. `getForUpdate` takes no lock of its own: the in-memory `Transactor`
+ * of `@waybill/core` runs one transaction at a time, which serialises actions.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (): DraftRepository["Type"] => {
+  const workspaces = new Map<string, Map<string, Draft>>()
+  const drafts = (workspaceId: WorkspaceId) => {
+    let map = workspaces.get(workspaceId)
+    if (map === undefined) {
+      map = new Map()
+      workspaces.set(workspaceId, map)
+    }
+    return map
+  }
+  const get = (workspaceId: WorkspaceId, id: string) =>
+    Effect.sync(() => Option.fromNullable(drafts(workspaceId).get(id)))
+  return DraftRepository.of({
+    insert: (workspaceId, draft) => Effect.sync(() => void drafts(workspaceId).set(draft.id, draft)),
+    get,
+    getForUpdate: get,
+    update: (workspaceId, draft) =>
+      Effect.sync(() => {
+        const map = drafts(workspaceId)
+        if (map.has(draft.id)) map.set(draft.id, draft)
+      }),
+    delete: (workspaceId, id) => Effect.sync(() => void drafts(workspaceId).delete(id)),
+    list: (workspaceId, query) =>
+      Effect.sync(() => {
+        const rows = Array.from(drafts(workspaceId).values())
+          .filter((draft) => query.status === undefined || draft.status === query.status)
+          .filter((draft) => query.after === undefined || draft.id < query.after)
+          .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+          .slice(0, query.limit + 1)
+        return makePage(rows, query.limit)
+      })
+  })
+}
+
+/**
+ * An in-memory layer, for tests and embedders without storage.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<DraftRepository> = Layer.sync(DraftRepository, makeMemory)

@@ -1,0 +1,286 @@
+/**
+ * The draft service: create, read, list, delete, act on drafts and evaluate products, over the
+ * ports `DraftRepository`, `ReferenceData`, `ProductEvaluator`, `EventOutbox`, `Transactor` and
+ * `Clock`. Every state change and the events it raises commit in one transaction; actions on
+ * one draft are serialised by `DraftRepository.getForUpdate`.
+ *
+ * @since 0.1.0
+ */
+import * as Id from "@waybill/core/Id"
+import * as Issue from "@waybill/core/Issue"
+import { Transactor } from "@waybill/core/Transactor"
+import * as ValidationError from "@waybill/core/ValidationError"
+import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
+import { EventOutbox } from "@waybill/events/EventOutbox"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { type CreateDraft, validateCreate } from "./CreateDraft.js"
+import { type ActionRequest, type ActionResult, type Actor, type Draft, DraftStatus, systemActor } from "./Draft.js"
+import type { PreconditionFailed } from "./DraftError.js"
+import { DraftConflict, DraftNotFound, type InvalidTransition, ProductNotFound } from "./DraftError.js"
+import * as DraftEvents from "./DraftEvents.js"
+import { type DraftPage, DraftRepository, decodeCursor } from "./DraftRepository.js"
+import { type ExecuteRequest, type ExecuteResult, ProductEvaluator } from "./ProductEvaluator.js"
+import { lookup, ReferenceData } from "./ReferenceData.js"
+import { transition } from "./Transition.js"
+import * as TransportForProducts from "./TransportForProducts.js"
+
+/**
+ * Default and largest page size of `list`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const pageSize = { default: 20, max: 100 } as const
+
+/**
+ * The query of `GET /drafts` as URL parameters (`?status=&limit=&cursor=`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ListParams = Schema.Struct({
+  status: Schema.optional(
+    DraftStatus.annotations({
+      message: () => ({ message: "must be one of the six draft statuses", override: true })
+    })
+  ),
+  limit: Schema.optional(
+    Schema.NumberFromString.annotations({ message: () => ({ message: "must be an integer", override: true }) })
+  ),
+  cursor: Schema.optional(Schema.String)
+}).annotations({ identifier: "ListDraftsParams" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ListParams = typeof ListParams.Type
+
+/**
+ * The service. Methods other than `endBySystem` act for the caller in `CurrentWorkspace`
+ * (actions are recorded with actor `{ type: "api-key", id: apiKeyId }`).
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class DraftService extends Context.Tag("@waybill/drafts/DraftService")<
+  DraftService,
+  {
+    /** `POST /drafts` → 201. Emits `transport-drafts-created` (+ `decode-job-result`). */
+    readonly create: (request: CreateDraft) => Effect.Effect<Draft, ValidationError.ValidationError, CurrentWorkspace>
+    /** `GET /drafts/{id}`. */
+    readonly get: (id: string) => Effect.Effect<Draft, DraftNotFound, CurrentWorkspace>
+    /** `GET /drafts?status=&limit=&cursor=`: newest first; `limit` 1–100 (default 20). */
+    readonly list: (params: ListParams) => Effect.Effect<DraftPage, ValidationError.ValidationError, CurrentWorkspace>
+    /** `DELETE /drafts/{id}` → 204. Emits `transport-drafts-deleted`; a running master → `DraftConflict`. */
+    readonly delete: (id: string) => Effect.Effect<void, DraftNotFound | DraftConflict, CurrentWorkspace>
+    /** `POST /drafts/{id}/actions` → 200. Emits the lifecycle event and `transport-draft-action-created`. */
+    readonly act: (
+      id: string,
+      request: ActionRequest
+    ) => Effect.Effect<
+      ActionResult,
+      DraftNotFound | InvalidTransition | ValidationError.ValidationError,
+      CurrentWorkspace
+    >
+    /** `POST /products/{productId}/execute` → 200, or 412 when the transport does not parse. */
+    readonly execute: (
+      productId: string,
+      request: ExecuteRequest
+    ) => Effect.Effect<ExecuteResult, ProductNotFound | DraftNotFound | PreconditionFailed, CurrentWorkspace>
+    /**
+     * Ends a master whose `endsAt` has passed, as the system (for the recurring generator's
+     * `RecurringMasters.end`), with the same events as `end-recurring`. Idempotent: an already
+     * ended master gives `Option.none()`. A master whose window has not ended, or a draft that
+     * is not an active or paused master, fails with `InvalidTransition`.
+     *
+     * It runs in its own transaction unless `joinTransaction` is set: then the caller's
+     * transaction must already be open (the generator's run), which also avoids nesting the
+     * in-memory `Transactor`, whose lock is not reentrant.
+     */
+    readonly endBySystem: (
+      workspaceId: WorkspaceId,
+      draftId: string,
+      options?: { readonly joinTransaction?: boolean }
+    ) => Effect.Effect<Option.Option<ActionResult>, DraftNotFound | InvalidTransition>
+  }
+>() {}
+
+const listIssues = (params: ListParams): Array<Issue.Issue> => {
+  const issues: Array<Issue.Issue> = []
+  if (
+    params.limit !== undefined &&
+    (!Number.isInteger(params.limit) || params.limit < 1 || params.limit > pageSize.max)
+  ) {
+    issues.push(Issue.make("limit", `must be an integer from 1 to ${pageSize.max}`))
+  }
+  if (params.cursor !== undefined && Option.isNone(decodeCursor(params.cursor))) {
+    issues.push(Issue.make("cursor", "is not a cursor returned by this list"))
+  }
+  return issues
+}
+
+/**
+ * Builds the service from its ports.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.gen(function* () {
+  const repository = yield* DraftRepository
+  const referenceData = yield* ReferenceData
+  const evaluator = yield* ProductEvaluator
+  const outbox = yield* EventOutbox
+  const transactor = yield* Transactor
+
+  const create = Effect.fn("DraftService.create")(function* (request: CreateDraft) {
+    const workspace = yield* CurrentWorkspace
+    const templateDraftId = request.templateDraftId ?? null
+    const template =
+      templateDraftId === null ? Option.none<Draft>() : yield* repository.get(workspace.id, templateDraftId)
+    const shapes = yield* referenceData.transportShapes(workspace.id)
+    const id = yield* Id.make("drf")
+    const now = yield* Clock.currentTimeMillis
+    const draft = yield* Either.match(validateCreate(request, { id, now, transportShape: lookup(shapes), template }), {
+      onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues)),
+      onRight: Effect.succeed
+    })
+    yield* transactor.withTransaction(
+      Effect.zipRight(repository.insert(workspace.id, draft), outbox.publish(workspace.id, DraftEvents.created(draft)))
+    )
+    return draft
+  })
+
+  const get = Effect.fn("DraftService.get")(function* (id: string) {
+    const workspace = yield* CurrentWorkspace
+    return yield* Effect.flatMap(repository.get(workspace.id, id), (found) =>
+      Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(DraftNotFound.of(id))
+    )
+  })
+
+  const list = Effect.fn("DraftService.list")(function* (params: ListParams) {
+    const workspace = yield* CurrentWorkspace
+    const issues = listIssues(params)
+    if (issues.length > 0) return yield* Effect.fail(ValidationError.fromIssues(issues, "query"))
+    return yield* repository.list(workspace.id, {
+      status: params.status,
+      limit: params.limit ?? pageSize.default,
+      after: params.cursor === undefined ? undefined : Option.getOrUndefined(decodeCursor(params.cursor))
+    })
+  })
+
+  const remove = Effect.fn("DraftService.delete")(function* (id: string) {
+    const workspace = yield* CurrentWorkspace
+    yield* transactor.withTransaction(
+      Effect.gen(function* () {
+        const draft = yield* Effect.flatMap(repository.getForUpdate(workspace.id, id), (found) =>
+          Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(DraftNotFound.of(id))
+        )
+        if (draft.status === "active-recurring" || draft.status === "paused-recurring") {
+          return yield* Effect.fail(
+            new DraftConflict({
+              draftId: id,
+              message: `Draft ${id} is a running recurring master (${draft.status}); end it first with end-recurring.`
+            })
+          )
+        }
+        yield* repository.delete(workspace.id, id)
+        yield* outbox.publish(workspace.id, DraftEvents.deleted(id))
+      })
+    )
+  })
+
+  // One action inside one transaction: lock, decide, write, publish.
+  const applyAction = (
+    workspaceId: WorkspaceId,
+    id: string,
+    request: ActionRequest,
+    actor: Actor,
+    joinTransaction = false
+  ) =>
+    Effect.gen(function* () {
+      const needsReferenceData = request.type === "activate-recurring"
+      // Reference data is read before the row lock so the transaction stays short.
+      const shapes = needsReferenceData ? yield* referenceData.transportShapes(workspaceId) : []
+      const vehicleClasses = needsReferenceData ? yield* referenceData.vehicleClasses(workspaceId) : []
+      const actionId = yield* Id.make("act")
+      const inTransaction = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+        joinTransaction ? self : transactor.withTransaction(self)
+      return yield* inTransaction(
+        Effect.gen(function* () {
+          const draft = yield* Effect.flatMap(repository.getForUpdate(workspaceId, id), (found) =>
+            Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(DraftNotFound.of(id))
+          )
+          const now = yield* Clock.currentTimeMillis
+          const result = yield* transition(draft, request, now, {
+            actionId,
+            actor,
+            transportShape: lookup(shapes),
+            vehicleClass: lookup(vehicleClasses)
+          })
+          yield* repository.update(workspaceId, result.draft)
+          yield* outbox.publish(workspaceId, result.events)
+          return { transportDraft: result.draft, action: result.action } satisfies ActionResult
+        })
+      )
+    })
+
+  const act = Effect.fn("DraftService.act")(function* (id: string, request: ActionRequest) {
+    const workspace = yield* CurrentWorkspace
+    return yield* applyAction(workspace.id, id, request, { type: "api-key", id: workspace.apiKeyId })
+  })
+
+  const execute = Effect.fn("DraftService.execute")(function* (productId: string, request: ExecuteRequest) {
+    const workspace = yield* CurrentWorkspace
+    const product = yield* Effect.flatMap(referenceData.product(workspace.id, productId), (found) =>
+      Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(ProductNotFound.of(productId))
+    )
+    const draft = yield* Effect.flatMap(repository.get(workspace.id, request.draftId), (found) =>
+      Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(DraftNotFound.of(request.draftId))
+    )
+    const transport = yield* Either.match(TransportForProducts.parse(draft.transport), {
+      onLeft: (issues) => Effect.fail(TransportForProducts.preconditionFailed(issues)),
+      onRight: Effect.succeed
+    })
+    const result = yield* evaluator.evaluate({ workspaceId: workspace.id, product, draft, transport })
+    return { productId, draftId: draft.id, productsMode: transport.productsMode, result } satisfies ExecuteResult
+  })
+
+  const endBySystem = (workspaceId: WorkspaceId, draftId: string, options?: { readonly joinTransaction?: boolean }) =>
+    applyAction(
+      workspaceId,
+      draftId,
+      { type: "end-recurring", reason: "endsAt has passed" },
+      systemActor,
+      options?.joinTransaction ?? false
+    ).pipe(
+      Effect.map(Option.some),
+      Effect.catchTags({
+        ValidationError: (error) => Effect.die(error),
+        InvalidTransition: (error) =>
+          error.status === "ended-recurring" ? Effect.succeed(Option.none()) : Effect.fail(error)
+      }),
+      Effect.withSpan("DraftService.endBySystem")
+    )
+
+  return DraftService.of({ create, get, list, delete: remove, act, execute, endBySystem })
+})
+
+/**
+ * The service over its ports (provide `DraftRepository`, `ReferenceData`, `ProductEvaluator`,
+ * `EventOutbox` and `Transactor`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<
+  DraftService,
+  never,
+  DraftRepository | ReferenceData | ProductEvaluator | EventOutbox | Transactor
+> = Layer.effect(DraftService, make)

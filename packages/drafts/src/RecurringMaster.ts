@@ -1,0 +1,91 @@
+/**
+ * Drafts seen by the recurring generator: `@waybill/recurring`'s `RecurringMaster` and
+ * `ClaimedMaster` built from a stored draft, for the adapters of its `RecurringMasters` port.
+ *
+ * @since 0.1.0
+ */
+import type { WorkspaceId } from "@waybill/core/Workspace"
+import type { RecurringMaster, Stop } from "@waybill/recurring/RecurringMaster"
+import type { ClaimedMaster } from "@waybill/recurring/RecurringMasters"
+import * as Option from "effect/Option"
+import type { Draft } from "./Draft.js"
+import { isObject, own } from "./internal/json.js"
+import { vehicleClassOf } from "./internal/rules.js"
+
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/
+
+const toStop = (stop: unknown): Option.Option<Stop> => {
+  const address = own(stop, "address")
+  const window = own(stop, "timeWindow")
+  const from = own(window, "from")
+  const to = own(window, "to")
+  if (!isObject(address) || typeof from !== "string" || typeof to !== "string" || !TIME.test(from) || !TIME.test(to)) {
+    return Option.none()
+  }
+  const dayOffset = own(stop, "dayOffset")
+  const loads = own(stop, "loads")
+  return Option.some({
+    address,
+    timeWindow: { from, to },
+    dayOffset: typeof dayOffset === "number" && Number.isInteger(dayOffset) && dayOffset >= 0 ? dayOffset : 0,
+    // Loads are stored leniently: a weight that is not a finite, non-negative number counts as none.
+    loads: (Array.isArray(loads) ? loads : []).map((load) => {
+      const weightKg = own(load, "weightKg")
+      return typeof weightKg === "number" && Number.isFinite(weightKg) && weightKg >= 0 ? { weightKg } : {}
+    })
+  })
+}
+
+/**
+ * The generator's view of a recurring master: schedule, name template, vehicle class and stops
+ * (`dayOffset` 0 when omitted). None when the draft is not a recurring master or its stored
+ * transport lacks what generation needs (a master passed these checks at create and at
+ * activation, so that only happens to data written around the service).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toRecurringMaster = (workspaceId: WorkspaceId, draft: Draft): Option.Option<RecurringMaster> => {
+  if (draft.recurringSchedule === null) return Option.none()
+  const schedule = draft.recurringSchedule
+  const stops = own(own(draft.transport, "multiStopData"), "stops")
+  if (!Array.isArray(stops)) return Option.none()
+  return Option.map(
+    Option.all({ vehicleClass: vehicleClassOf(draft.transport), stops: Option.all(stops.map(toStop)) }),
+    ({ stops, vehicleClass }) => ({ id: draft.id, workspaceId, name: draft.name, schedule, vehicleClass, stops })
+  )
+}
+
+/**
+ * The time (epoch seconds) since which an `active-recurring` master generates: its latest
+ * `activate-recurring` or `resume-recurring`. That is the draft's `updatedAt`, because those
+ * are the only ways into `active-recurring` and nothing else changes a stored draft while it is
+ * active (drafts have no update endpoint; pause and end leave the status).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const activeSince = (draft: Draft): number => draft.updatedAt
+
+/**
+ * The `ClaimedMaster` a `RecurringMasters.claim` adapter returns for a locked draft row and the
+ * generator's stored cursor. None when the draft is not an active or paused master.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toClaimedMaster = (
+  workspaceId: WorkspaceId,
+  draft: Draft,
+  cursor: number | null
+): Option.Option<ClaimedMaster> => {
+  const status =
+    draft.status === "active-recurring" ? "active" : draft.status === "paused-recurring" ? "paused" : undefined
+  if (status === undefined) return Option.none()
+  return Option.map(toRecurringMaster(workspaceId, draft), (master) => ({
+    master,
+    status,
+    cursor,
+    activeSince: activeSince(draft)
+  }))
+}

@@ -1,0 +1,526 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Issue from "@waybill/core/Issue"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { type CreateContext, CreateDraft, validateCreate } from "../src/CreateDraft.js"
+import type { Draft } from "../src/Draft.js"
+import { lookup } from "../src/ReferenceData.js"
+import {
+  decodeCreate,
+  draftOf,
+  manualBody,
+  masterBody,
+  masterTransport,
+  NOW,
+  NOW_SECONDS,
+  schedule,
+  shapes
+} from "./fixtures.js"
+
+const context = (template: Option.Option<Draft> = Option.none()): CreateContext => ({
+  id: "drf_0000000001bbbbbbbbbbbbbbbb",
+  now: NOW,
+  transportShape: lookup(shapes),
+  template
+})
+
+const run = (body: Record<string, unknown>, template?: Draft) =>
+  validateCreate(decodeCreate(body), context(template === undefined ? Option.none() : Option.some(template)))
+
+const issuesOf = (body: Record<string, unknown>, template?: Draft): ReadonlyArray<Issue.Issue> =>
+  Either.match(run(body, template), { onLeft: (issues) => issues, onRight: () => [] })
+
+const pathsOf = (body: Record<string, unknown>, template?: Draft): ReadonlyArray<string> =>
+  issuesOf(body, template).map((issue) => issue.path)
+
+const stop =
+  (index: number) =>
+  (body: Record<string, unknown>): Record<string, unknown> => {
+    const transport = body.transport as typeof masterTransport
+    return transport.multiStopData.stops[index] as unknown as Record<string, unknown>
+  }
+
+const withStop =
+  (index: number, change: (stop: Record<string, unknown>) => void) =>
+  (body: Record<string, unknown>): Record<string, unknown> => {
+    change(stop(index)(body))
+    return body
+  }
+
+const withSchedule =
+  (change: (schedule: Record<string, unknown>) => void) =>
+  (body: Record<string, unknown>): Record<string, unknown> => {
+    change(body.recurringSchedule as Record<string, unknown>)
+    return body
+  }
+
+describe("validateCreate: accepted requests", () => {
+  const accepted: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+    ["a manual draft", manualBody()],
+    ["a hub draft", { ...manualBody(), origin: "hub" }],
+    [
+      "a decode draft in review-order with payload and inbox",
+      { ...manualBody(), origin: "decode", status: "review-order", payload: { raw: 1 }, inboxId: "inb_1" }
+    ],
+    ["a decode draft in review-rfq", { ...manualBody(), origin: "decode", status: "review-rfq" }],
+    ["a draft without transport", { origin: "manual", status: "draft", transportShapeId: "shape_order" }],
+    ["a partial transport (stored leniently)", { ...manualBody(), transport: { order: { weird: [1, "x"] } } }],
+    ["null payload and inboxId on a manual draft", { ...manualBody(), payload: null, inboxId: null }],
+    ["the allowed placeholders on a one-off draft", { ...manualBody(), name: "{{weekday}} / {{  date  }}" }],
+    ["a recurring master", masterBody()],
+    ["a hub recurring master", { ...masterBody(), origin: "hub" }],
+    [
+      "a master whose vehicle class is unknown (checked at activation)",
+      (() => {
+        const body = masterBody()
+        ;(body.transport as { tour: { vehicleClass: string } }).tour.vehicleClass = "vc_unknown"
+        return body
+      })()
+    ],
+    [
+      "a master without startsAt/endsAt",
+      withSchedule((s) => {
+        delete s.startsAt
+        delete s.endsAt
+      })(masterBody())
+    ],
+    [
+      "a master starting exactly now",
+      withSchedule((s) => {
+        s.startsAt = NOW_SECONDS
+      })(masterBody())
+    ],
+    [
+      "a stop with dayOffset 0",
+      withStop(0, (s) => {
+        s.dayOffset = 0
+      })(masterBody())
+    ],
+    ["unclosed braces are literal text", { ...manualBody(), name: "Line {{ weekday" }]
+  ]
+  for (const [name, body] of accepted) {
+    it(name, () => {
+      const result = run(body)
+      assert.deepStrictEqual(Either.isRight(result) ? [] : result.left, [])
+    })
+  }
+
+  it("builds the draft of contract §2", () => {
+    const result = run(masterBody())
+    assert.isTrue(Either.isRight(result))
+    const draft = Either.getOrThrow(result)
+    assert.strictEqual(draft.id, "drf_0000000001bbbbbbbbbbbbbbbb")
+    assert.strictEqual(draft.status, "draft")
+    assert.strictEqual(draft.createdAt, NOW_SECONDS)
+    assert.strictEqual(draft.updatedAt, NOW_SECONDS)
+    assert.strictEqual(draft.isValid, null)
+    assert.strictEqual(draft.inboxId, null)
+    assert.strictEqual(draft.payload, null)
+    assert.strictEqual(draft.templateDraftId, null)
+    assert.deepStrictEqual(draft.transport, masterTransport)
+    assert.deepStrictEqual(draft.recurringSchedule, { ...schedule, vehicleClassAdjustmentStrategy: "preserve" })
+  })
+
+  it("fills in the default vehicle-class strategy", () => {
+    const draft = Either.getOrThrow(run(withSchedule((s) => delete s.vehicleClassAdjustmentStrategy)(masterBody())))
+    assert.strictEqual(draft.recurringSchedule?.vehicleClassAdjustmentStrategy, "recalculate")
+  })
+
+  it("stores isValid as given", () => {
+    assert.strictEqual(Either.getOrThrow(run({ ...manualBody(), isValid: false })).isValid, false)
+  })
+})
+
+describe("validateCreate: every rule refuses", () => {
+  const refused: ReadonlyArray<readonly [string, Record<string, unknown>, ReadonlyArray<string>, string]> = [
+    ["active-recurring at creation", { ...manualBody(), status: "active-recurring" }, ["status"], "at creation"],
+    ["paused-recurring at creation", { ...manualBody(), status: "paused-recurring" }, ["status"], "at creation"],
+    ["ended-recurring at creation", { ...manualBody(), status: "ended-recurring" }, ["status"], "at creation"],
+    ["a recurring status on a master", { ...masterBody(), status: "active-recurring" }, ["status"], "activate"],
+    ["review-order on a manual draft", { ...manualBody(), status: "review-order" }, ["status"], "must be draft"],
+    ["review-rfq on a hub draft", { ...manualBody(), origin: "hub", status: "review-rfq" }, ["status"], "hub"],
+    ["draft on a decode draft", { ...manualBody(), origin: "decode" }, ["status"], "review-order or review-rfq"],
+    ["a payload on a manual draft", { ...manualBody(), payload: { raw: 1 } }, ["payload"], "decode drafts"],
+    ["a payload on a hub draft", { ...manualBody(), origin: "hub", payload: {} }, ["payload"], "decode drafts"],
+    ["an inboxId on a manual draft", { ...manualBody(), inboxId: "inb_1" }, ["inboxId"], "decode drafts"],
+    ["an inboxId on a hub draft", { ...manualBody(), origin: "hub", inboxId: "inb_1" }, ["inboxId"], "decode"],
+    ["a missing transport shape", { origin: "manual", status: "draft" }, ["transportShapeId"], "is required"],
+    ["a null transport shape", { ...manualBody(), transportShapeId: null }, ["transportShapeId"], "is required"],
+    ["an unknown transport shape", { ...manualBody(), transportShapeId: "shape_x" }, ["transportShapeId"], "no"],
+    ["an unknown placeholder", { ...manualBody(), name: "Tour {{ customer }}" }, ["name"], "{{ customer }}"],
+    ["an empty placeholder", { ...manualBody(), name: "Tour {{}}" }, ["name"], "{{}}"],
+    ["a placeholder in the wrong case", { ...manualBody(), name: "{{ Weekday }}" }, ["name"], "Weekday"],
+    [
+      "each unknown placeholder",
+      { ...masterBody(), name: "{{ weekday }} {{ foo }} {{bar}}" },
+      ["name", "name"],
+      "only {{ weekday }} and {{ date }}"
+    ],
+    ["an unknown template draft", { ...manualBody(), templateDraftId: "drf_missing" }, ["templateDraftId"], "no"],
+    // Rule 1: origin manual or hub, status draft.
+    [
+      "a decode recurring master",
+      { ...masterBody(), origin: "decode", status: "review-order" },
+      ["origin"],
+      "manual or hub"
+    ],
+    ["a master in review-order", { ...masterBody(), status: "review-order" }, ["status"], "must be draft"],
+    // Rule 2: the shape is recurring-enabled and outputs tours.
+    [
+      "a master on a shape without recurring mode",
+      { ...masterBody(), transportShapeId: "shape_no_recurring" },
+      ["transportShapeId"],
+      "recurring mode"
+    ],
+    [
+      "a master on a shape without tour output",
+      { ...masterBody(), transportShapeId: "shape_no_tour" },
+      ["transportShapeId"],
+      "tours"
+    ],
+    [
+      "a master on a shape with neither",
+      { ...masterBody(), transportShapeId: "shape_order" },
+      ["transportShapeId", "transportShapeId"],
+      "shape_order"
+    ],
+    // Rule 3: at least 2 stops.
+    [
+      "a master with one stop",
+      {
+        ...masterBody(),
+        transport: { ...masterTransport, multiStopData: { stops: [masterTransport.multiStopData.stops[0]] } }
+      },
+      ["transport.multiStopData.stops"],
+      "at least 2 stops"
+    ],
+    [
+      "a master with no stops",
+      { ...masterBody(), transport: { tour: { vehicleClass: "vc_12t" } } },
+      ["transport.multiStopData.stops"],
+      "at least 2 stops"
+    ],
+    [
+      "a master whose stops are not an array",
+      { ...masterBody(), transport: { ...masterTransport, multiStopData: { stops: {} } } },
+      ["transport.multiStopData.stops"],
+      "array"
+    ],
+    // Rule 4: address and time window per stop.
+    [
+      "a stop that is not an object",
+      {
+        ...masterBody(),
+        transport: { ...masterTransport, multiStopData: { stops: [masterTransport.multiStopData.stops[0], "x"] } }
+      },
+      ["transport.multiStopData.stops.1"],
+      "must be an object"
+    ],
+    [
+      "a stop without address",
+      withStop(0, (s) => delete s.address)(masterBody()),
+      ["transport.multiStopData.stops.0.address"],
+      "non-empty address"
+    ],
+    [
+      "a stop with an empty address",
+      withStop(1, (s) => {
+        s.address = {}
+      })(masterBody()),
+      ["transport.multiStopData.stops.1.address"],
+      "non-empty address"
+    ],
+    [
+      "a stop with a string address",
+      withStop(1, (s) => {
+        s.address = "Hafenstraße 1"
+      })(masterBody()),
+      ["transport.multiStopData.stops.1.address"],
+      "non-empty address"
+    ],
+    [
+      "a stop without time window",
+      withStop(1, (s) => delete s.timeWindow)(masterBody()),
+      ["transport.multiStopData.stops.1.timeWindow"],
+      "HH:MM"
+    ],
+    [
+      "a window time without leading zero",
+      withStop(0, (s) => {
+        s.timeWindow = { from: "6:00", to: "08:00" }
+      })(masterBody()),
+      ["transport.multiStopData.stops.0.timeWindow.from"],
+      "24-hour"
+    ],
+    [
+      "a window ending at 24:00",
+      withStop(0, (s) => {
+        s.timeWindow = { from: "22:00", to: "24:00" }
+      })(masterBody()),
+      ["transport.multiStopData.stops.0.timeWindow.to"],
+      "24-hour"
+    ],
+    [
+      "a window with both times missing",
+      withStop(0, (s) => {
+        s.timeWindow = {}
+      })(masterBody()),
+      ["transport.multiStopData.stops.0.timeWindow.from", "transport.multiStopData.stops.0.timeWindow.to"],
+      "24-hour"
+    ],
+    [
+      "a window that ends before it starts",
+      withStop(0, (s) => {
+        s.timeWindow = { from: "10:00", to: "09:59" }
+      })(masterBody()),
+      ["transport.multiStopData.stops.0.timeWindow"],
+      "before"
+    ],
+    [
+      "an empty window",
+      withStop(0, (s) => {
+        s.timeWindow = { from: "10:00", to: "10:00" }
+      })(masterBody()),
+      ["transport.multiStopData.stops.0.timeWindow"],
+      "before"
+    ],
+    // Rule 5: dayOffset a non-negative integer.
+    ...[-1, 1.5, "1", null, true].map(
+      (value) =>
+        [
+          `dayOffset ${JSON.stringify(value)}`,
+          withStop(1, (s) => {
+            s.dayOffset = value
+          })(masterBody()),
+          ["transport.multiStopData.stops.1.dayOffset"],
+          "non-negative integer"
+        ] as const
+    ),
+    [
+      "dayOffset beyond a year",
+      withStop(1, (s) => {
+        s.dayOffset = 366
+      })(masterBody()),
+      ["transport.multiStopData.stops.1.dayOffset"],
+      "at most 365"
+    ],
+    // Rule 6: a vehicle class id.
+    ...[undefined, "", "  ", 12].map(
+      (value) =>
+        [
+          `vehicle class ${JSON.stringify(value)}`,
+          {
+            ...masterBody(),
+            transport: { ...masterTransport, tour: value === undefined ? {} : { vehicleClass: value } }
+          },
+          ["transport.tour.vehicleClass"],
+          "vehicle class id"
+        ] as const
+    ),
+    [
+      "a master without transport",
+      { ...masterBody(), transport: null },
+      ["transport.multiStopData.stops", "transport.tour.vehicleClass"],
+      "recurring master"
+    ],
+    // Rule 7: the schedule itself, startsAt not in the past, endsAt after start (or now).
+    [
+      "an invalid cron expression",
+      withSchedule((s) => {
+        s.cronExpressions = ["0 6 * *"]
+      })(masterBody()),
+      ["recurringSchedule.cronExpressions.0"],
+      "5 fields"
+    ],
+    [
+      "an invalid time zone",
+      withSchedule((s) => {
+        s.timezone = "Mars/Olympus"
+      })(masterBody()),
+      ["recurringSchedule.timezone"],
+      "IANA"
+    ],
+    [
+      "a missing lead time",
+      withSchedule((s) => delete s.leadTimeDays)(masterBody()),
+      ["recurringSchedule.leadTimeDays"],
+      "required"
+    ],
+    [
+      "startsAt in the past",
+      withSchedule((s) => {
+        s.startsAt = NOW_SECONDS - 1
+      })(masterBody()),
+      ["recurringSchedule.startsAt"],
+      "past"
+    ],
+    [
+      "endsAt before startsAt",
+      withSchedule((s) => {
+        s.endsAt = (s.startsAt as number) - 3600
+      })(masterBody()),
+      ["recurringSchedule.endsAt"],
+      "after startsAt"
+    ],
+    [
+      "endsAt equal to startsAt",
+      withSchedule((s) => {
+        s.endsAt = s.startsAt
+      })(masterBody()),
+      ["recurringSchedule.endsAt"],
+      "after startsAt"
+    ],
+    [
+      "endsAt in the past without startsAt",
+      withSchedule((s) => {
+        delete s.startsAt
+        s.endsAt = NOW_SECONDS - 60
+      })(masterBody()),
+      ["recurringSchedule.endsAt"],
+      "after now"
+    ],
+    [
+      "a schedule that is not an object",
+      { ...masterBody(), recurringSchedule: "weekly" },
+      ["recurringSchedule"],
+      "object"
+    ]
+  ]
+  for (const [name, body, paths, fragment] of refused) {
+    it(name, () => {
+      const issues = issuesOf(body)
+      assert.deepStrictEqual(
+        issues.map((issue) => issue.path),
+        paths,
+        JSON.stringify(issues)
+      )
+      for (const issue of issues) assert.include(issue.message, fragment)
+    })
+  }
+
+  it("reports every violated rule together", () => {
+    const body = {
+      origin: "decode",
+      status: "active-recurring",
+      name: "{{ customer }}",
+      transportShapeId: "shape_order",
+      payload: { raw: true },
+      transport: {
+        multiStopData: { stops: [{ address: {}, timeWindow: { from: "9", to: "08:00" }, dayOffset: -2 }] },
+        tour: {}
+      },
+      recurringSchedule: { cronExpressions: ["nope"], timezone: "UTC", leadTimeDays: 7, startsAt: NOW_SECONDS - 10 }
+    }
+    assert.deepStrictEqual(pathsOf(body), [
+      "status",
+      "origin",
+      "name",
+      "transportShapeId",
+      "transportShapeId",
+      "transport.multiStopData.stops",
+      "transport.multiStopData.stops.0.address",
+      "transport.multiStopData.stops.0.timeWindow.from",
+      "transport.multiStopData.stops.0.dayOffset",
+      "transport.tour.vehicleClass",
+      "recurringSchedule.cronExpressions.0",
+      "recurringSchedule.startsAt"
+    ])
+  })
+})
+
+describe("validateCreate: templates", () => {
+  const template = draftOf({
+    id: "drf_0000000000tttttttttttttttt",
+    origin: "decode",
+    status: "review-order",
+    inboxId: "inb_9",
+    payload: { raw: 1 },
+    isValid: true
+  })
+
+  it("copies name, transport, transport shape and schedule, never origin, status, inboxId, payload", () => {
+    const draft = Either.getOrThrow(run({ origin: "manual", status: "draft", templateDraftId: template.id }, template))
+    assert.strictEqual(draft.name, template.name)
+    assert.deepStrictEqual(draft.transport, template.transport)
+    assert.strictEqual(draft.transportShapeId, template.transportShapeId)
+    assert.deepStrictEqual(draft.recurringSchedule, template.recurringSchedule)
+    assert.strictEqual(draft.origin, "manual")
+    assert.strictEqual(draft.status, "draft")
+    assert.strictEqual(draft.inboxId, null)
+    assert.strictEqual(draft.payload, null)
+    assert.strictEqual(draft.isValid, null)
+    assert.strictEqual(draft.templateDraftId, template.id)
+  })
+
+  it("a field present in the request replaces the copied value whole", () => {
+    const transport = { multiStopData: masterTransport.multiStopData, tour: { vehicleClass: "vc_7t5" } }
+    const draft = Either.getOrThrow(
+      run({ origin: "hub", status: "draft", templateDraftId: template.id, name: "Other", transport }, template)
+    )
+    assert.strictEqual(draft.name, "Other")
+    assert.deepStrictEqual(draft.transport, transport)
+  })
+
+  it("an explicit null replaces the copied value", () => {
+    const draft = Either.getOrThrow(
+      run(
+        { origin: "manual", status: "draft", templateDraftId: template.id, name: null, recurringSchedule: null },
+        template
+      )
+    )
+    assert.strictEqual(draft.name, null)
+    assert.strictEqual(draft.recurringSchedule, null)
+  })
+
+  it("a copied schedule is validated again", () => {
+    const stale = draftOf({
+      id: "drf_0000000000ssssssssssssssss",
+      recurringSchedule: { ...schedule, vehicleClassAdjustmentStrategy: "preserve", startsAt: NOW_SECONDS - 86_400 }
+    })
+    assert.deepStrictEqual(pathsOf({ origin: "manual", status: "draft", templateDraftId: stale.id }, stale), [
+      "recurringSchedule.startsAt"
+    ])
+  })
+
+  it("the copied values face the recurring-master rules", () => {
+    assert.deepStrictEqual(
+      pathsOf({ origin: "manual", status: "draft", templateDraftId: template.id, transport: {} }, template),
+      ["transport.multiStopData.stops", "transport.tour.vehicleClass"]
+    )
+  })
+
+  it("ignores a resolved template when the request names none", () => {
+    const draft = Either.getOrThrow(run(manualBody(), template))
+    assert.strictEqual(draft.templateDraftId, null)
+    assert.strictEqual(draft.recurringSchedule, null)
+  })
+})
+
+describe("CreateDraft schema", () => {
+  it("refuses an unknown status or origin with one issue each", () => {
+    const result = Schema.decodeUnknownEither(CreateDraft, { errors: "all" })({ origin: "email", status: "open" })
+    assert.isTrue(Either.isLeft(result))
+    if (Either.isLeft(result)) {
+      assert.deepStrictEqual(Issue.fromParseError(result.left), [
+        { path: "origin", message: 'must be "decode", "hub" or "manual"' },
+        { path: "status", message: 'must be "draft", "review-order" or "review-rfq"' }
+      ])
+    }
+  })
+
+  it("refuses a transport or payload that is not an object", () => {
+    const result = Schema.decodeUnknownEither(CreateDraft, { errors: "all" })({
+      ...manualBody(),
+      transport: [1],
+      payload: "x"
+    })
+    assert.isTrue(Either.isLeft(result))
+    if (Either.isLeft(result)) {
+      assert.deepStrictEqual(
+        Issue.fromParseError(result.left).map((issue) => issue.path),
+        ["transport", "payload"]
+      )
+    }
+  })
+})
