@@ -1,0 +1,279 @@
+import { spawn } from "node:child_process"
+import { once } from "node:events"
+import { fileURLToPath } from "node:url"
+import { afterEach, assert, describe, it } from "@effect/vitest"
+import { Authorization, Hmac } from "@waybill/signing"
+import { Either, Redacted } from "effect"
+import { fromEnv, type ReceiverConfig } from "../src/Config.js"
+import { type ReceivedEvent, type RunningReceiver, type StartOptions, start } from "../src/Server.js"
+
+const secret = "whk-demo-secret-0123456789"
+const base: Omit<ReceiverConfig, "credentials"> = {
+  host: "127.0.0.1",
+  port: 0,
+  toleranceSeconds: 300,
+  maxBodyBytes: 64 * 1024,
+  dedupCapacity: 100
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+const envelope = (type = "tour-created") =>
+  JSON.stringify({
+    id: "evt_1q5pzf2a00k3m9v7x4c8d6b2ne",
+    type,
+    createdAt: nowSeconds(),
+    payload: { tour: { id: "tour_1q5pzf2a00p7w3r9t6y2h8j4kq", status: "planned", substatus: null, properties: {} } }
+  })
+
+const running: Array<RunningReceiver> = []
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((receiver) => receiver.close()))
+})
+
+const startWith = async (credentials: ReceiverConfig["credentials"], options: StartOptions = {}) => {
+  const lines: Array<string> = []
+  const events: Array<ReceivedEvent> = []
+  const receiver = await start(
+    { ...base, credentials },
+    {
+      log: (line) => lines.push(line),
+      onEvent: (event) => {
+        events.push(event)
+        return options.onEvent?.(event)
+      }
+    }
+  )
+  running.push(receiver)
+  return { receiver, lines, events }
+}
+
+const post = (url: string, body: string, headers: Record<string, string>) =>
+  fetch(`${url}/hooks`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body })
+
+const deliveryHeaders = (deliveryId: string, type = "tour-created") => ({
+  "x-delivery-id": deliveryId,
+  "x-event-id": "evt_1q5pzf2a00k3m9v7x4c8d6b2ne",
+  "x-event-type": type,
+  "x-delivery-attempt": "1"
+})
+
+describe("example receiver (HMAC)", () => {
+  it("verifies a delivery signed by the package, logs it once and drops the repeat", async () => {
+    const { receiver, lines, events } = await startWith({ type: "hmac", secret: Redacted.make(secret) })
+    assert.match(receiver.url, /^http:\/\/127\.0\.0\.1:\d+$/)
+    const body = envelope()
+    const signed = Hmac.signatureHeaders(secret, nowSeconds(), body)
+    const first = await post(receiver.url, body, { ...deliveryHeaders("dlv_a"), ...signed })
+    assert.strictEqual(first.status, 200)
+    assert.deepStrictEqual(await first.json(), { status: "received" })
+    // The service's retry: same body and X-Delivery-Id, fresh timestamp and signature.
+    const retry = await post(receiver.url, body, {
+      ...deliveryHeaders("dlv_a"),
+      "x-delivery-attempt": "2",
+      ...Hmac.signatureHeaders(secret, nowSeconds(), body)
+    })
+    assert.strictEqual(retry.status, 200)
+    assert.deepStrictEqual(await retry.json(), { status: "duplicate" })
+    assert.deepStrictEqual(lines, [
+      "event=tour-created delivery=dlv_a verified=hmac",
+      "event=tour-created delivery=dlv_a verified=hmac duplicate=true"
+    ])
+    assert.strictEqual(events.length, 1)
+    assert.deepInclude(events[0]!, { deliveryId: "dlv_a", attempt: 1, verifiedBy: "hmac", type: "tour-created" })
+    assert.isTrue(events[0]!.known)
+    assert.strictEqual(events[0]!.text, body)
+  })
+
+  it("refuses tampered, stale, unsigned and wrongly keyed deliveries without recording them", async () => {
+    const { receiver, lines, events } = await startWith({ type: "hmac", secret })
+    const body = envelope()
+    const signed = Hmac.signatureHeaders(secret, nowSeconds(), body)
+    const cases: Array<[string, string, Record<string, string>]> = [
+      ["SignatureMismatch", body.replace("planned", "started"), signed],
+      ["TimestampTooOld", body, Hmac.signatureHeaders(secret, nowSeconds() - 3600, body)],
+      ["TimestampTooNew", body, Hmac.signatureHeaders(secret, nowSeconds() + 3600, body)],
+      ["SignatureMismatch", body, Hmac.signatureHeaders("another-secret-0123456789", nowSeconds(), body)],
+      ["MissingHeader", body, {}],
+      ["UnsupportedAlgorithm", body, { ...signed, "X-Signature-Algorithm": "hmac-sha1" }]
+    ]
+    for (const [reason, sent, headers] of cases) {
+      const response = await post(receiver.url, sent, { ...deliveryHeaders("dlv_b"), ...headers })
+      assert.strictEqual(response.status, 401, reason)
+      assert.deepStrictEqual(await response.json(), { error: reason })
+    }
+    assert.strictEqual(events.length, 0)
+    assert.isTrue(lines.every((line) => line.startsWith("rejected status=401 reason=")))
+    assert.isTrue(lines.every((line) => !line.includes(secret)))
+    // The refused attempts did not reach the deduplicator: the genuine delivery still counts.
+    const genuine = await post(receiver.url, body, { ...deliveryHeaders("dlv_b"), ...signed })
+    assert.deepStrictEqual(await genuine.json(), { status: "received" })
+  })
+
+  it("answers 400 without X-Delivery-Id, 413 for an oversized body, 405 for other methods", async () => {
+    const { receiver, events } = await startWith({ type: "hmac", secret })
+    const body = envelope()
+    const signed = Hmac.signatureHeaders(secret, nowSeconds(), body)
+    assert.strictEqual((await post(receiver.url, body, signed)).status, 400)
+    const big = JSON.stringify({ filler: "x".repeat(70 * 1024) })
+    const tooLarge = await post(receiver.url, big, {
+      ...deliveryHeaders("dlv_c"),
+      ...Hmac.signatureHeaders(secret, nowSeconds(), big)
+    })
+    assert.strictEqual(tooLarge.status, 413)
+    assert.strictEqual((await fetch(`${receiver.url}/hooks`)).status, 405)
+    assert.strictEqual((await fetch(`${receiver.url}/health`)).status, 200)
+    assert.strictEqual(events.length, 0)
+  })
+
+  it("accepts an authentic event of a type it does not know, and says so", async () => {
+    const { receiver, lines, events } = await startWith({ type: "hmac", secret })
+    const body = envelope("tour-teleported")
+    const response = await post(receiver.url, body, {
+      ...deliveryHeaders("dlv_d", "tour-teleported"),
+      ...Hmac.signatureHeaders(secret, nowSeconds(), body)
+    })
+    assert.strictEqual(response.status, 200)
+    assert.deepStrictEqual(lines, ["event=tour-teleported delivery=dlv_d verified=hmac schema=unknown"])
+    assert.isFalse(events[0]!.known)
+  })
+
+  it("forgets a delivery whose processing failed, so the retry is processed", async () => {
+    let failures = 1
+    const { receiver, lines } = await startWith(
+      { type: "hmac", secret },
+      {
+        onEvent: () => {
+          if (failures-- > 0) throw new Error("database down")
+        }
+      }
+    )
+    const body = envelope()
+    const send = () =>
+      post(receiver.url, body, { ...deliveryHeaders("dlv_e"), ...Hmac.signatureHeaders(secret, nowSeconds(), body) })
+    assert.strictEqual((await send()).status, 500)
+    assert.strictEqual((await send()).status, 200)
+    assert.deepStrictEqual(lines, [
+      "failed event=tour-created delivery=dlv_e (database down)",
+      "event=tour-created delivery=dlv_e verified=hmac"
+    ])
+  })
+})
+
+describe("example receiver (Basic, Bearer)", () => {
+  it("verifies Basic credentials", async () => {
+    const { receiver, lines } = await startWith({ type: "basic", username: "ops", password: "pässwörd-€" })
+    const body = envelope()
+    const ok = await post(receiver.url, body, {
+      ...deliveryHeaders("dlv_f"),
+      authorization: Authorization.basicAuthorization("ops", "pässwörd-€")
+    })
+    assert.strictEqual(ok.status, 200)
+    const wrong = await post(receiver.url, body, {
+      ...deliveryHeaders("dlv_g"),
+      authorization: Authorization.basicAuthorization("ops", "password")
+    })
+    assert.strictEqual(wrong.status, 401)
+    assert.deepStrictEqual(lines, [
+      "event=tour-created delivery=dlv_f verified=basic",
+      "rejected status=401 reason=CredentialsMismatch (Basic credentials do not match the configured ones)"
+    ])
+  })
+
+  it("verifies a Bearer token", async () => {
+    const { receiver, lines } = await startWith({ type: "bearer", token: "tok_0123456789" })
+    const body = envelope()
+    const ok = await post(receiver.url, body, {
+      ...deliveryHeaders("dlv_h"),
+      authorization: Authorization.bearerAuthorization("tok_0123456789")
+    })
+    assert.strictEqual(ok.status, 200)
+    const none = await post(receiver.url, body, deliveryHeaders("dlv_i"))
+    assert.strictEqual(none.status, 401)
+    assert.deepStrictEqual(lines, [
+      "event=tour-created delivery=dlv_h verified=bearer",
+      "rejected status=401 reason=MissingHeader (Header Authorization is missing)"
+    ])
+  })
+})
+
+describe("example receiver configuration", () => {
+  it("reads defaults and every setting from the environment", () => {
+    const config = fromEnv({ RECEIVER_SECRET: secret })
+    assert.isTrue(Either.isRight(config))
+    if (Either.isRight(config)) {
+      assert.deepInclude(config.right, { host: "127.0.0.1", port: 3001, toleranceSeconds: 300, dedupCapacity: 10_000 })
+      assert.strictEqual(config.right.credentials.type, "hmac")
+      // Secrets are Redacted: printing the config does not show them.
+      assert.notInclude(JSON.stringify(config.right), secret)
+      assert.notInclude(String(config.right.credentials.type === "hmac" && config.right.credentials.secret), secret)
+    }
+    const bearer = fromEnv({ RECEIVER_AUTH: "bearer", RECEIVER_TOKEN: "tok", PORT: "0", HOST: "::1" })
+    assert.isTrue(Either.isRight(bearer) && bearer.right.port === 0 && bearer.right.host === "::1")
+  })
+
+  it("reports every missing or invalid variable at once, never a value", () => {
+    const config = fromEnv({ RECEIVER_AUTH: "basic", RECEIVER_PASSWORD: "", PORT: "http" })
+    assert.deepStrictEqual(
+      config,
+      Either.left(
+        'PORT: Expected an integer value but received "http"; RECEIVER_USERNAME: is required; RECEIVER_PASSWORD: must not be empty'
+      )
+    )
+    assert.deepStrictEqual(fromEnv({}), Either.left("RECEIVER_SECRET: is required"))
+  })
+})
+
+describe("example receiver as a process", () => {
+  it("starts from the environment, prints its address and one line per verified event", async () => {
+    const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
+    const child = spawn(process.execPath, ["--import", "tsx", main], {
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", RECEIVER_AUTH: "hmac", RECEIVER_SECRET: secret },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    let errors = ""
+    const waiting = new Set<() => void>()
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk
+      for (const check of waiting) check()
+    })
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      errors += chunk
+    })
+    const exited = once(child, "exit")
+    // Resolves (never rejects) on exit, so a race lost to a match leaves no unhandled rejection.
+    const died = exited.then(([code]) => new Error(`receiver exited with ${code}: ${output}${errors}`))
+    const lineMatching = async (pattern: RegExp): Promise<RegExpMatchArray> => {
+      const result = await Promise.race([
+        new Promise<RegExpMatchArray>((resolve) => {
+          const check = () => {
+            const match = output.match(pattern)
+            if (match) {
+              waiting.delete(check)
+              resolve(match)
+            }
+          }
+          waiting.add(check)
+          check()
+        }),
+        died
+      ])
+      if (result instanceof Error) throw result
+      return result
+    }
+    try {
+      const [, url] = await lineMatching(/receiver listening on (http:\/\/\S+) \(auth: hmac\)/)
+      const body = envelope()
+      const response = await post(url!, body, {
+        ...deliveryHeaders("dlv_process"),
+        ...Hmac.signatureHeaders(secret, nowSeconds(), body)
+      })
+      assert.strictEqual(response.status, 200)
+      await lineMatching(/event=tour-created delivery=dlv_process verified=hmac\n/)
+    } finally {
+      child.kill("SIGTERM")
+      await exited
+    }
+  })
+})
