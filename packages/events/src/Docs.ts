@@ -236,7 +236,7 @@ export const render = (): string => {
     "",
     "- `tourActionCreated` / `tourCommitEvents`: one `tour-action-created` per action; the commit's status snapshot (`oldStatus`, `newStatus`) only with its first action; carrier-integration internals redacted (`redactTourAction`).",
     "- `calloutActionCreated`: only the modified callouts, each enriched (`enrichCallout`: `currentBid`, `bidCount`, `isWinning`, `suggestedBid`; only `suggestedBid` for secret auctions); `action.payload.dispatchContext` removed; `action.createdAt` = `createdAtMilliseconds`; `tour` reduced to `id` and `properties`, absent for system cancellations.",
-    "- `taskEvents`: `task-created` when a task comes to exist, exactly one closing event when it closes, nothing for reassignments; `applyTemplate` sets `templateId` and `templateKey` only when the template has one; `toReference` keeps `orn`, `type`, `id`.",
+    "- `taskEvents`: `task-created` when a task comes to exist, exactly one closing event when it closes (a closed task never changes status again), nothing for reassignments; `applyTemplate` sets `templateId` and `templateKey` only when the template has one; `toReference` keeps `orn`, `type`, `id`.",
     "- `legActionCreated`, `legDeleted`, `returnLoad`, `writeOffLoad`, `disposeLoad` (never on a Lost load), `tourDeleted`, `shipmentDeleted`.",
     "- `redact(type, payload)`: the rules `POST /events` applies after validation (contract §5).",
     "",

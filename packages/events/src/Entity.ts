@@ -9,6 +9,7 @@
  */
 import * as Schema from "effect/Schema"
 import { EntityId, FieldTypeId } from "./internal/annotations.js"
+import { oneOf } from "./internal/schemas.js"
 
 const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
@@ -140,7 +141,7 @@ export const Tour = entity("tour", "Tour", "A tour.", {
   triggerDate: optional(CalendarDay),
   timezone: optional(Schema.String),
   vehicleClass: optional(Schema.NullOr(Schema.String)),
-  vehicleClassReason: optional(Schema.Literal("preserved", "recalculated", "no-class-fits")),
+  vehicleClassReason: optional(oneOf("preserved", "recalculated", "no-class-fits")),
   stops: optional(Schema.Array(OpenObject)),
   createdAt: optional(Timestamp)
 })
@@ -264,7 +265,7 @@ export const ShipperAddress = entity("shipperAddress", "ShipperAddress", "An add
  * @since 0.1.0
  * @category entities
  */
-export const MailboxStatus = Schema.Literal("active", "inactive").annotations({ identifier: "MailboxStatus" })
+export const MailboxStatus = oneOf("active", "inactive").annotations({ identifier: "MailboxStatus" })
 
 /**
  * @since 0.1.0
@@ -295,7 +296,7 @@ export const RecurringSchedule = Schema.Struct(
     startsAt: optional(Schema.NullOr(Timestamp)),
     endsAt: optional(Schema.NullOr(Timestamp)),
     weekdayTimeOffsets: optional(Schema.Record({ key: Schema.String, value: Schema.Number })),
-    vehicleClassAdjustmentStrategy: optional(Schema.Literal("preserve", "recalculate"))
+    vehicleClassAdjustmentStrategy: optional(oneOf("preserve", "recalculate"))
   },
   OpenFields
 ).annotations({ identifier: "RecurringSchedule", description: "The schedule of a recurring master." })
@@ -307,15 +308,8 @@ export const RecurringSchedule = Schema.Struct(
  * @category entities
  */
 export const TransportDraft = entity("transportDraft", "TransportDraft", "A transport draft (contract §2).", {
-  origin: Schema.Literal("decode", "hub", "manual"),
-  status: Schema.Literal(
-    "draft",
-    "review-order",
-    "review-rfq",
-    "active-recurring",
-    "paused-recurring",
-    "ended-recurring"
-  ),
+  origin: oneOf("decode", "hub", "manual"),
+  status: oneOf("draft", "review-order", "review-rfq", "active-recurring", "paused-recurring", "ended-recurring"),
   isValid: optional(Schema.NullOr(Schema.Boolean)),
   name: optional(Schema.NullOr(Schema.String)),
   transport: optional(Schema.NullOr(OpenObject)),
@@ -538,7 +532,7 @@ export const CommentReaction = entity("commentReaction", "CommentReaction", "A r
  * @since 0.1.0
  * @category entities
  */
-export const TaskStatus = Schema.Literal("open", "completed", "skipped", "cancelled").annotations({
+export const TaskStatus = oneOf("open", "completed", "skipped", "cancelled").annotations({
   identifier: "TaskStatus"
 })
 
@@ -740,13 +734,13 @@ export const TransportDraftAction = action("TransportDraftAction", "An action on
   draftId: optional(Schema.String),
   payload: Schema.Struct(
     {
-      type: Schema.Literal("activate-recurring", "pause-recurring", "resume-recurring", "end-recurring"),
+      type: oneOf("activate-recurring", "pause-recurring", "resume-recurring", "end-recurring"),
       reason: optional(Schema.String)
     },
     OpenFields
   ).annotations({ identifier: "TransportDraftActionPayload" }),
   actor: optional(
-    Schema.Struct({ type: Schema.Literal("api-key", "system"), id: Schema.String }, OpenFields).annotations({
+    Schema.Struct({ type: oneOf("api-key", "system"), id: Schema.String }, OpenFields).annotations({
       identifier: "Actor"
     })
   )

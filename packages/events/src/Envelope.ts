@@ -10,6 +10,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { Timestamp } from "./Entity.js"
 import { all, EventType, isEventType } from "./EventType.js"
+import { fromParseError } from "./internal/issues.js"
 import { pascal } from "./internal/names.js"
 import { decodePayload, type PayloadOf, parseOptions, schemas } from "./Payload.js"
 
@@ -102,7 +103,7 @@ export const decode = (input: unknown): Either.Either<AnyEnvelope, ReadonlyArray
     return Either.right({ ...shell.right, payload: payload.right } as AnyEnvelope)
   }
   const issues = [
-    ...(Either.isLeft(shell) ? IssueM.fromParseError(shell.left) : []),
+    ...(Either.isLeft(shell) ? fromParseError(shell.left) : []),
     ...(Either.isLeft(payload) ? IssueM.prefix(payload.left, "payload") : [])
   ]
   return Either.left(issues)

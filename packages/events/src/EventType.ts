@@ -83,7 +83,7 @@ export const all = [
 export const EventType = Schema.Literal(...all).annotations({
   identifier: "EventType",
   description: "A catalogue event type.",
-  message: () => "is not a catalogue event type"
+  message: () => ({ message: "is not a catalogue event type", override: true })
 })
 
 /**

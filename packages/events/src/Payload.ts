@@ -5,7 +5,6 @@
  * @since 0.1.0
  */
 import type { Issue } from "@waybill/core/Issue"
-import * as IssueM from "@waybill/core/Issue"
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -13,6 +12,7 @@ import type * as AST from "effect/SchemaAST"
 import * as Entity from "./Entity.js"
 import type { EventType } from "./EventType.js"
 import { GuardedId, NoPresenceId, NotFilterableId } from "./internal/annotations.js"
+import { fromParseError } from "./internal/issues.js"
 import { pascal } from "./internal/names.js"
 
 const payload = <Fields extends Schema.Struct.Fields>(type: EventType, description: string, fields: Fields) =>
@@ -304,5 +304,5 @@ export const decodePayload = <T extends EventType>(
   input: unknown
 ): Either.Either<PayloadOf<T>, ReadonlyArray<Issue>> =>
   Either.mapLeft(decoderFor(type)(input) as Either.Either<PayloadOf<T>, ParseResult.ParseError>, (error) =>
-    IssueM.fromParseError(error)
+    fromParseError(error)
   )

@@ -381,10 +381,22 @@ export const applyTemplate = (
 })
 
 /**
+ * A task change the rules refuse: a closed task (completed, skipped, cancelled) stays closed.
+ *
+ * @since 0.1.0
+ * @category task
+ */
+export class TaskTransitionError extends Schema.TaggedError<TaskTransitionError>("@waybill/events/TaskTransitionError")(
+  "TaskTransitionError",
+  { taskId: Schema.String, message: Schema.String }
+) {}
+
+/**
  * The task events one change of a task raises: `task-created` when it comes to exist, and
  * exactly one closing event (by its status: completed, skipped or cancelled) when it closes.
- * A task that was already closed raises nothing more; reassignments and edits raise nothing.
- * A completed task without a form carries an empty `outcome.formOutput`.
+ * Reassignments and edits raise nothing; a closed task may still be edited but never change its
+ * status again (refused), so no second closing event can ever be raised. A completed task
+ * without a form carries an empty `outcome.formOutput`.
  *
  * @since 0.1.0
  * @category task
@@ -393,12 +405,21 @@ export const taskEvents = (input: {
   readonly previous: Entity.Task | undefined
   readonly next: Entity.Task
   readonly referencedEntity: { readonly orn: string; readonly type: string; readonly id: string }
-}): ReadonlyArray<Event<TaskEventType>> => {
+}): Either.Either<ReadonlyArray<Event<TaskEventType>>, TaskTransitionError> => {
+  const wasClosed = closingStatus(input.previous)
+  const closed = closingStatus(input.next)
+  if (wasClosed !== undefined && closed !== wasClosed) {
+    return Either.left(
+      new TaskTransitionError({
+        taskId: input.next.id,
+        message: `The task is ${wasClosed} and stays closed (requested ${input.next.status ?? "open"})`
+      })
+    )
+  }
   const referencedEntity = toReference(input.referencedEntity)
   const events: Array<Event<TaskEventType>> = []
   if (input.previous === undefined) events.push(event("task-created", { task: input.next, referencedEntity }))
-  const closed = closingStatus(input.next)
-  if (closed !== undefined && closingStatus(input.previous) === undefined) {
+  if (closed !== undefined && wasClosed === undefined) {
     if (closed === "completed") {
       const outcome = input.next.outcome ?? {}
       events.push(
@@ -411,7 +432,7 @@ export const taskEvents = (input: {
       events.push(event(closingEventTypes[closed], { task: input.next, referencedEntity }))
     }
   }
-  return events
+  return Either.right(events)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { entityNames } from "./Entity.js"
+import { fromParseError } from "./internal/issues.js"
+import { oneOf } from "./internal/schemas.js"
 
 /**
  * Property types. Text, number, checkbox, select and date are filterable; multiselect, tags
@@ -22,16 +24,7 @@ import { entityNames } from "./Entity.js"
  * @since 0.1.0
  * @category models
  */
-export const PropertyType = Schema.Literal(
-  "text",
-  "number",
-  "checkbox",
-  "select",
-  "date",
-  "multiselect",
-  "tags",
-  "document"
-)
+export const PropertyType = oneOf("text", "number", "checkbox", "select", "date", "multiselect", "tags", "document")
 
 /**
  * @since 0.1.0
@@ -56,7 +49,7 @@ const hasOptions = (type: PropertyType) => type === "select" || type === "multis
  * @category models
  */
 export const PropertyDefinition = Schema.Struct({
-  entity: Schema.Literal(...entityNames),
+  entity: oneOf(...entityNames),
   id: PropertyId,
   type: PropertyType,
   name: Schema.String,
@@ -101,7 +94,7 @@ export const decodeAll = (input: unknown): Either.Either<ReadonlyArray<PropertyD
         errors: "all",
         onExcessProperty: "error"
       }),
-      (error): ReadonlyArray<Issue> => IssueM.fromParseError(error)
+      (error): ReadonlyArray<Issue> => fromParseError(error)
     ),
     (definitions) => {
       const seen = new Set<string>()

@@ -43,8 +43,9 @@ export const decisions: ReadonlyArray<string> = [
   "**Callout enrichment.** `callouts` keeps the cluster's order. Stat fields a stored callout already carried are " +
     "replaced by the computed stats; for secret auctions `currentBid`, `bidCount`, `isWinning` are removed and " +
     "only `suggestedBid` is set. The producer sets `action.createdAt` to `createdAtMilliseconds`.",
-  "**Task events.** Closing is read from the task's status; a task created already closed raises `task-created` " +
-    "and its closing event; a task that was closed before raises nothing more, whatever changes.",
+  "**Task events.** Closing is read from the task's status. Closed statuses are terminal: `taskEvents` refuses " +
+    "(`TaskTransitionError`) any status change of a closed task, so no second closing event can be raised; a task " +
+    "created already closed raises `task-created` and its closing event.",
   "**Envelope.** `id` must start with `evt_`, `createdAt` is non-negative integer epoch seconds, `type` a " +
     "catalogue type; `Envelope.decode` reports the envelope's and the payload's issues together " +
     "(`payload.tour.id`).",

@@ -1,0 +1,10 @@
+import * as Schema from "effect/Schema"
+
+/** A literal union that reports one issue per wrong value ("must be one of …"), not one per literal. */
+export const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
+  Schema.Literal(...values).annotations({
+    message: () => ({
+      message: `must be one of ${values.map((value) => JSON.stringify(value)).join(", ")}`,
+      override: true
+    })
+  })
