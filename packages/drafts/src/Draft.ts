@@ -148,7 +148,12 @@ export const actionTypes: ReadonlyArray<ActionType> = ActionType.literals
  * @category models
  */
 export const ActionRequest = Schema.Struct({
-  type: ActionType,
+  type: ActionType.annotations({
+    message: () => ({
+      message: 'must be "activate-recurring", "pause-recurring", "resume-recurring" or "end-recurring"',
+      override: true
+    })
+  }),
   reason: Schema.optionalWith(Schema.String, { nullable: true })
 }).annotations({ identifier: "TransportDraftActionRequest" })
 

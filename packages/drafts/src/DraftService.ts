@@ -24,9 +24,16 @@ import { type ActionRequest, type ActionResult, type Actor, type Draft, DraftSta
 import type { PreconditionFailed } from "./DraftError.js"
 import { DraftConflict, DraftNotFound, type InvalidTransition, ProductNotFound } from "./DraftError.js"
 import * as DraftEvents from "./DraftEvents.js"
-import { type DraftPage, DraftRepository, decodeCursor } from "./DraftRepository.js"
+import {
+  type DraftPage,
+  DraftRepository,
+  decodeCursor,
+  layerMemory as layerMemoryRepository
+} from "./DraftRepository.js"
+import * as ProductEvaluatorModule from "./ProductEvaluator.js"
 import { type ExecuteRequest, type ExecuteResult, ProductEvaluator } from "./ProductEvaluator.js"
-import { lookup, ReferenceData } from "./ReferenceData.js"
+import * as ReferenceDataModule from "./ReferenceData.js"
+import { lookup, ReferenceData, type ReferenceDataSet } from "./ReferenceData.js"
 import { transition } from "./Transition.js"
 import * as TransportForProducts from "./TransportForProducts.js"
 
@@ -284,3 +291,24 @@ export const layer: Layer.Layer<
   never,
   DraftRepository | ReferenceData | ProductEvaluator | EventOutbox | Transactor
 > = Layer.effect(DraftService, make)
+
+/**
+ * The service with the in-memory drafts ports and the reference product evaluator, for tests
+ * and embedders without storage; the outbox and the transactor come from outside, so they can
+ * be shared with the rest of the application.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (
+  data: ReferenceDataSet
+): Layer.Layer<DraftService | DraftRepository | ReferenceData | ProductEvaluator, never, EventOutbox | Transactor> =>
+  layer.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        layerMemoryRepository,
+        ReferenceDataModule.layerMemory(data),
+        ProductEvaluatorModule.layerReference
+      )
+    )
+  )

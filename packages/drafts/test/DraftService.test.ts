@@ -2,6 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Transactor from "@waybill/core/Transactor"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as EventOutbox from "@waybill/events/EventOutbox"
+import type { EventType } from "@waybill/events/EventType"
+import * as Payload from "@waybill/events/Payload"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -513,6 +515,36 @@ describe("DraftService.endBySystem", () => {
         assert.deepStrictEqual(types.slice(-2), ["transport-draft-recurring-ended", "transport-draft-action-created"])
         assert.strictEqual(types.filter((type) => type === "transport-draft-recurring-ended").length, 1)
         assert.strictEqual((yield* Effect.flip(service.endBySystem(wsB, draft.id)))._tag, "DraftNotFound")
+      })
+    )
+  )
+})
+
+describe("DraftService: the events it records", () => {
+  it.effect("match the event catalogue of @waybill/events, as delivered", () =>
+    test(
+      Effect.gen(function* () {
+        const service = yield* DraftService
+        yield* create({
+          ...manualBody(),
+          origin: "decode",
+          status: "review-order",
+          inboxId: "inb_1",
+          payload: { a: 1 }
+        })
+        const master = yield* create(masterBody())
+        yield* act(master.id, "activate-recurring", wsA, "start")
+        yield* act(master.id, "pause-recurring")
+        yield* act(master.id, "resume-recurring")
+        yield* act(master.id, "end-recurring")
+        yield* service.delete(master.id).pipe(as(wsA))
+        const recorded = yield* events
+        assert.strictEqual(recorded.length, 12)
+        for (const event of recorded) {
+          const delivered = JSON.parse(event.body) as { type: EventType; payload: unknown }
+          const decoded = Payload.decodePayload(delivered.type, delivered.payload)
+          assert.isTrue(Either.isRight(decoded), `${delivered.type}: ${JSON.stringify(decoded)}`)
+        }
       })
     )
   )

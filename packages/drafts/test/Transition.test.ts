@@ -1,7 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Issue from "@waybill/core/Issue"
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
-import { type ActionType, type Actor, actionTypes, type Draft, type DraftStatus, statuses } from "../src/Draft.js"
+import {
+  ActionRequest,
+  type ActionType,
+  type Actor,
+  actionTypes,
+  type Draft,
+  type DraftStatus,
+  statuses
+} from "../src/Draft.js"
 import { lookup } from "../src/ReferenceData.js"
 import { activationIssues, moves, type TransitionContext, transition } from "../src/Transition.js"
 import { draftOf, NOW, NOW_SECONDS, schedule, shapes, vehicleClasses } from "./fixtures.js"
@@ -301,5 +311,20 @@ describe("transition: properties", () => {
         return true
       })
     )
+  })
+})
+
+describe("ActionRequest schema", () => {
+  it("refuses an unknown action type with one issue", () => {
+    const result = Schema.decodeUnknownEither(ActionRequest, { errors: "all" })({ type: "submit", reason: null })
+    assert.isTrue(Either.isLeft(result))
+    if (Either.isLeft(result)) {
+      assert.deepStrictEqual(Issue.fromParseError(result.left), [
+        {
+          path: "type",
+          message: 'must be "activate-recurring", "pause-recurring", "resume-recurring" or "end-recurring"'
+        }
+      ])
+    }
   })
 })
