@@ -1,0 +1,317 @@
+/**
+ * Calendar days anchored at Europe/Berlin (spec "Filtering deliveries" rule 11, contract §6).
+ *
+ * A day is an integer: days since 1970-01-01 in the proleptic Gregorian calendar. The instants
+ * a Berlin day covers come from the time-zone database through `Intl`, once, when a day's
+ * bounds are taken (a day is 23 or 25 hours long at DST changes, never `start + 24 h`).
+ * Comparing a date-field value with such bounds (`compare`) is pure arithmetic: no `Intl`, no
+ * allocation, no dependence on the process time zone.
+ *
+ * Date-field values are epoch seconds, epoch milliseconds (≥ 10^12) or ISO-8601 strings.
+ *
+ * @since 0.1.0
+ */
+import * as Option from "effect/Option"
+
+const MS_PER_DAY = 86_400_000
+const MS_PER_HOUR = 3_600_000
+
+/** The ECMAScript time value range: instants beyond it are not dates. */
+const MAX_TIME = 8.64e15
+
+/**
+ * Epoch numbers at or above this are milliseconds, below it seconds (contract §6; the consumer
+ * rule of callout-action-created's `action.createdAt`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MILLISECONDS_THRESHOLD = 1e12
+
+/**
+ * The instants of one Berlin calendar day, `[start, end)` in epoch milliseconds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DayBounds {
+  /** Days since 1970-01-01. */
+  readonly day: number
+  /** The first instant of the day (epoch ms). */
+  readonly start: number
+  /** The first instant of the next day (epoch ms). */
+  readonly end: number
+}
+
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const fromCivil = (year: number, month: number, day: number): number => {
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yearOfEra = y - era * 400
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear
+  return era * 146_097 + dayOfEra - 719_468
+}
+
+/**
+ * The date of a day number (`civil_from_days`).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toCivil = (day: number): { readonly year: number; readonly month: number; readonly day: number } => {
+  const z = day + 719_468
+  const era = Math.floor(z / 146_097)
+  const dayOfEra = z - era * 146_097
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365
+  )
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100))
+  const mp = Math.floor((5 * dayOfYear + 2) / 153)
+  const month = mp < 10 ? mp + 3 : mp - 9
+  return {
+    year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0),
+    month,
+    day: dayOfYear - Math.floor((153 * mp + 2) / 5) + 1
+  }
+}
+
+const daysInMonth = (year: number, month: number): number =>
+  month === 2
+    ? (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+      ? 29
+      : 28
+    : month === 4 || month === 6 || month === 9 || month === 11
+      ? 30
+      : 31
+
+/** Reads `count` ASCII digits at `at`; -1 when any is not a digit. */
+const digits = (text: string, at: number, count: number): number => {
+  let value = 0
+  for (let i = at; i < at + count; i++) {
+    const code = text.charCodeAt(i) - 48
+    if (code < 0 || code > 9) return -1
+    value = value * 10 + code
+  }
+  return value
+}
+
+/** `YYYY-MM-DD` at the start of `text`, as a day number; NaN when malformed or not a real date. */
+const readDate = (text: string): number => {
+  if (text.length < 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return Number.NaN
+  const year = digits(text, 0, 4)
+  const month = digits(text, 5, 2)
+  const day = digits(text, 8, 2)
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return Number.NaN
+  return fromCivil(year, month, day)
+}
+
+/**
+ * Parses a calendar date `YYYY-MM-DD` (years 0000–9999, a real day of a real month) into a day
+ * number; the operand format of date conditions.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseDate = (text: string): Option.Option<number> => {
+  if (text.length !== 10) return Option.none()
+  const day = readDate(text)
+  return Number.isNaN(day) ? Option.none() : Option.some(day)
+}
+
+const pad = (value: number, width: number) => String(value).padStart(width, "0")
+
+/**
+ * Formats a day number as `YYYY-MM-DD`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const formatDate = (day: number): string => {
+  const civil = toCivil(day)
+  return `${pad(civil.year, 4)}-${pad(civil.month, 2)}-${pad(civil.day, 2)}`
+}
+
+let formatter: Intl.DateTimeFormat | undefined
+
+/** Berlin's UTC offset at an instant, in ms, from the time-zone database (`GMT+01:00`, `GMT+00:53:28`). */
+const offsetAt = (epochMillis: number): number => {
+  formatter ??= new Intl.DateTimeFormat("en-US", { timeZone: "Europe/Berlin", timeZoneName: "longOffset" })
+  const name = formatter.formatToParts(epochMillis).find((part) => part.type === "timeZoneName")?.value ?? ""
+  const match = /^GMT(?:([+-])(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(name)
+  if (match === null) throw new Error(`Unexpected time-zone offset ${JSON.stringify(name)}`)
+  if (match[1] === undefined) return 0
+  const magnitude = (Number(match[2]) * 3600 + Number(match[3]) * 60 + Number(match[4] ?? 0)) * 1000
+  return match[1] === "-" ? -magnitude : magnitude
+}
+
+/**
+ * The Berlin calendar day of an instant (uses `Intl`: for setup code, not per evaluation).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const dayOfInstant = (epochMillis: number): number =>
+  Math.floor((epochMillis + offsetAt(epochMillis)) / MS_PER_DAY)
+
+/**
+ * The first instant (epoch ms) of a Berlin calendar day: its midnight, or the first instant
+ * after it should midnight not exist.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const startOfDay = (day: number): number => {
+  const midnight = day * MS_PER_DAY
+  // Usual case: midnight minus the offset in force then, checked rather than assumed.
+  let candidate = midnight - offsetAt(midnight)
+  candidate = midnight - offsetAt(candidate)
+  if (dayOfInstant(candidate) >= day && dayOfInstant(candidate - 1) < day) return candidate
+  // Otherwise search: the first instant whose Berlin day is `day` or later (offsets are < 26 h).
+  let low = midnight - 26 * MS_PER_HOUR
+  let high = midnight + 26 * MS_PER_HOUR
+  while (high - low > 1) {
+    const middle = low + Math.floor((high - low) / 2)
+    if (dayOfInstant(middle) >= day) high = middle
+    else low = middle
+  }
+  return high
+}
+
+/**
+ * The instants of a Berlin calendar day. Resolve these once (they use `Intl`), then `compare`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const bounds = (day: number): DayBounds => ({ day, start: startOfDay(day), end: startOfDay(day + 1) })
+
+/** The position of an instant relative to the bounds: -1 before, 0 on, 1 after, NaN outside time. */
+const compareInstant = (instant: number, dayBounds: DayBounds): number =>
+  instant >= -MAX_TIME && instant <= MAX_TIME
+    ? instant < dayBounds.start
+      ? -1
+      : instant >= dayBounds.end
+        ? 1
+        : 0
+    : Number.NaN
+
+/** The position of a day number relative to the bounds' day. */
+const compareDay = (day: number, dayBounds: DayBounds): number =>
+  day < dayBounds.day ? -1 : day > dayBounds.day ? 1 : 0
+
+/** Whether the last `readIso` result is a Berlin wall-clock day rather than an instant. */
+let isoIsLocalDay = false
+
+/**
+ * Reads an ISO-8601 date or date-time without allocating: `YYYY-MM-DD`, or
+ * `YYYY-MM-DDThh:mm[:ss[.fff…]]` (`T`, `t` or a space; `.` or `,` before the fraction) with an
+ * optional offset `Z`, `±hh:mm`, `±hhmm` or `±hh`. A date-time with an offset is an instant
+ * (epoch ms, `isoIsLocalDay` false); a date, or a date-time without offset, is a Berlin
+ * wall-clock date whose day number is returned (`isoIsLocalDay` true). NaN when malformed.
+ */
+const readIso = (text: string): number => {
+  const day = readDate(text)
+  if (Number.isNaN(day)) return Number.NaN
+  isoIsLocalDay = true
+  const length = text.length
+  if (length === 10) return day
+  const separator = text.charCodeAt(10)
+  // "T", "t" or " ", then "hh:mm"
+  if ((separator !== 84 && separator !== 116 && separator !== 32) || length < 16 || text.charCodeAt(13) !== 58) {
+    return Number.NaN
+  }
+  const hour = digits(text, 11, 2)
+  const minute = digits(text, 14, 2)
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59) return Number.NaN
+  let at = 16
+  let second = 0
+  let millis = 0
+  if (at < length && text.charCodeAt(at) === 58) {
+    second = digits(text, at + 1, 2)
+    if (second < 0 || second > 59) return Number.NaN
+    at += 3
+    const mark = text.charCodeAt(at)
+    // "." or ","; digits past the milliseconds are checked but not added, so rounding can
+    // never carry an instant into the next second (or day).
+    if (mark === 46 || mark === 44) {
+      at++
+      const first = at
+      while (at < length) {
+        const code = text.charCodeAt(at) - 48
+        if (code < 0 || code > 9) break
+        if (at - first < 3) millis += code * (at === first ? 100 : at - first === 1 ? 10 : 1)
+        at++
+      }
+      if (at === first) return Number.NaN
+    }
+  }
+  if (at === length) return day
+  const local = day * MS_PER_DAY + hour * MS_PER_HOUR + minute * 60_000 + second * 1000 + millis
+  const sign = text.charCodeAt(at)
+  // "Z" or "z"
+  if (sign === 90 || sign === 122) {
+    if (at + 1 !== length) return Number.NaN
+    isoIsLocalDay = false
+    return local
+  }
+  // "+" or "-", then "hh", "hh:mm" or "hhmm"
+  if (sign !== 43 && sign !== 45) return Number.NaN
+  const offsetHour = digits(text, at + 1, 2)
+  let offsetMinute = 0
+  const rest = length - at - 3
+  if (rest === 3 && text.charCodeAt(at + 3) === 58) offsetMinute = digits(text, at + 4, 2)
+  else if (rest === 2) offsetMinute = digits(text, at + 3, 2)
+  else if (rest !== 0) return Number.NaN
+  if (offsetHour < 0 || offsetHour > 23 || offsetMinute < 0 || offsetMinute > 59) return Number.NaN
+  const offset = (offsetHour * 60 + offsetMinute) * 60_000
+  isoIsLocalDay = false
+  return sign === 45 ? local + offset : local - offset
+}
+
+/** The epoch milliseconds of an epoch number (seconds below 10^12, milliseconds from there). */
+const epochMillis = (value: number): number => (value >= MILLISECONDS_THRESHOLD ? value : value * 1000)
+
+/**
+ * Where a date-field value lies relative to a Berlin day: -1 before it, 0 on it, 1 after it,
+ * NaN when the value is not a date (another type, a malformed string, a non-finite number, an
+ * instant outside the ECMAScript time range). NaN makes every ordered comparison false, which
+ * is exactly "a value of the wrong type does not match". No allocation, no `Intl`.
+ *
+ * @since 0.1.0
+ * @category comparisons
+ */
+export const compare = (value: unknown, dayBounds: DayBounds): number => {
+  if (typeof value === "number") return compareInstant(epochMillis(value), dayBounds)
+  if (typeof value !== "string") return Number.NaN
+  const read = readIso(value)
+  if (Number.isNaN(read)) return Number.NaN
+  return isoIsLocalDay ? compareDay(read, dayBounds) : compareInstant(read, dayBounds)
+}
+
+/**
+ * The Berlin calendar day of a date-field value (epoch seconds, epoch ms, ISO-8601 string), or
+ * none when it is not a date. Uses `Intl` for instants: for setup code, not hot paths.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const dayOf = (value: unknown): Option.Option<number> => {
+  let instant: number
+  if (typeof value === "number") {
+    instant = epochMillis(value)
+  } else if (typeof value === "string") {
+    const read = readIso(value)
+    if (Number.isNaN(read)) return Option.none()
+    if (isoIsLocalDay) return Option.some(read)
+    instant = read
+  } else {
+    return Option.none()
+  }
+  return instant >= -MAX_TIME && instant <= MAX_TIME ? Option.some(dayOfInstant(instant)) : Option.none()
+}
