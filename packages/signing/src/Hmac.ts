@@ -13,7 +13,8 @@ import { createHmac, type Hmac as NodeHmac, timingSafeEqual } from "node:crypto"
 import * as Either from "effect/Either"
 import type * as Redacted from "effect/Redacted"
 import { keyOf } from "./internal/crypto.js"
-import { type HeadersInput, single } from "./internal/headers.js"
+import type * as Internal from "./internal/headers.js"
+import { single } from "./internal/headers.js"
 import {
   MalformedHeader,
   type SignatureError,
@@ -77,7 +78,7 @@ export type RawBody = string | Uint8Array
  * @since 0.1.0
  * @category models
  */
-export type Headers = HeadersInput
+export type HeadersInput = Internal.HeadersInput
 
 const checkTimestamp = (timestamp: number): void => {
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
@@ -107,14 +108,14 @@ export const sign = (secret: Secret, timestamp: number, rawBody: RawBody): strin
   return mac(keyOf(secret), String(timestamp), rawBody).digest("hex")
 }
 
+// A type literal rather than an interface, so it is assignable to `Record<string, string>`
+// (Fetch `HeadersInit`, Node's `OutgoingHttpHeaders`).
 /**
  * The headers an HMAC-authenticated delivery carries.
  *
  * @since 0.1.0
  * @category models
  */
-// A type literal rather than an interface, so it is assignable to `Record<string, string>`
-// (Fetch `HeadersInit`, Node's `OutgoingHttpHeaders`).
 export type SignatureHeaders = {
   readonly "X-Signature-Algorithm": typeof algorithm
   readonly "X-Signature-Timestamp": string
@@ -141,7 +142,7 @@ export const signatureHeaders = (secret: Secret, timestamp: number, rawBody: Raw
  */
 export interface VerifyOptions {
   readonly secret: Secret
-  readonly headers: Headers
+  readonly headers: HeadersInput
   /** The body exactly as received, before any JSON parsing. */
   readonly rawBody: RawBody
   /** The receiver's current time in epoch seconds. */

@@ -49,7 +49,7 @@ export type Verified = Hmac.Verified | Authorization.BasicVerified | Authorizati
  * @category models
  */
 export interface AuthenticateOptions {
-  readonly headers: Hmac.Headers
+  readonly headers: Hmac.HeadersInput
   readonly rawBody: Hmac.RawBody
   /** Epoch seconds; only HMAC uses it. */
   readonly now: number
@@ -163,7 +163,7 @@ const readWith = (
   }).pipe(Effect.flatMap((body) => (body instanceof BodyTooLarge ? Effect.fail(body) : Effect.succeed(body))))
 
 const receive = (
-  headers: Hmac.Headers,
+  headers: Hmac.HeadersInput,
   readBody: (maxBytes: number) => Promise<Uint8Array | BodyTooLarge>,
   credentials: Credentials,
   options: ReceiveOptions | undefined
@@ -171,17 +171,17 @@ const receive = (
   Effect.gen(function* () {
     const maxBytes = options?.maxBodyBytes ?? defaultMaxBodyBytes
     // Basic and Bearer do not depend on the body: refuse before reading it.
-    if (credentials.type !== "hmac") {
-      yield* authenticate(credentials, { headers, rawBody: "", now: 0 })
-    }
+    const early =
+      credentials.type === "hmac" ? undefined : yield* authenticate(credentials, { headers, rawBody: "", now: 0 })
     const rawBody = yield* readWith(readBody, maxBytes)
-    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    const verified = yield* authenticate(credentials, {
-      headers,
-      rawBody,
-      now,
-      toleranceSeconds: options?.toleranceSeconds
-    })
+    const verified =
+      early ??
+      (yield* authenticate(credentials, {
+        headers,
+        rawBody,
+        now: Math.floor((yield* Clock.currentTimeMillis) / 1000),
+        toleranceSeconds: options?.toleranceSeconds
+      }))
     return { verified, rawBody, text: decoder.decode(rawBody) }
   })
 

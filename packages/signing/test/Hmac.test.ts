@@ -71,7 +71,7 @@ describe("Hmac.sign", () => {
 })
 
 describe("Hmac.verify", () => {
-  const verifyAt = (headers: Hmac.Headers, now: number, raw: Hmac.RawBody = body, tolerance?: number) =>
+  const verifyAt = (headers: Hmac.HeadersInput, now: number, raw: Hmac.RawBody = body, tolerance?: number) =>
     Hmac.verify({ secret, headers, rawBody: raw, now, toleranceSeconds: tolerance })
 
   it("accepts what sign produced and reports the timestamp", () => {
