@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "@effect/vitest"
@@ -27,7 +27,13 @@ const envelope = (type = "tour-created") =>
   })
 
 const running: Array<RunningReceiver> = []
+// Child processes are killed here too, so a test that times out (and never reaches its own
+// clean-up) leaves no receiver behind.
+const children: Array<ChildProcess> = []
 afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+  }
   await Promise.all(running.splice(0).map((receiver) => receiver.close()))
 })
 
@@ -231,6 +237,7 @@ describe("example receiver as a process", () => {
       env: { ...process.env, PORT: "0", HOST: "127.0.0.1", RECEIVER_AUTH: "hmac", RECEIVER_SECRET: secret },
       stdio: ["ignore", "pipe", "pipe"]
     })
+    children.push(child)
     let output = ""
     let errors = ""
     const waiting = new Set<() => void>()
