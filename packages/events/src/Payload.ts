@@ -296,6 +296,10 @@ const decoderFor = (type: EventType) => {
  * Validates a payload against its event type's schema: the payload, or every issue found with
  * a dotted path relative to the payload (the HTTP layer prefixes `payload.`).
  *
+ * The payload schemas only check (they transform nothing), so a valid input is returned as it
+ * is: a `__proto__` key from `JSON.parse` stays an own data property instead of becoming a
+ * prototype, as it would in a rebuilt object.
+ *
  * @since 0.1.0
  * @category decoding
  */
@@ -303,6 +307,7 @@ export const decodePayload = <T extends EventType>(
   type: T,
   input: unknown
 ): Either.Either<PayloadOf<T>, ReadonlyArray<Issue>> =>
-  Either.mapLeft(decoderFor(type)(input) as Either.Either<PayloadOf<T>, ParseResult.ParseError>, (error) =>
-    fromParseError(error)
-  )
+  Either.match(decoderFor(type)(input), {
+    onLeft: (error) => Either.left(fromParseError(error)),
+    onRight: () => Either.right(input as PayloadOf<T>)
+  })

@@ -149,6 +149,15 @@ describe("the catalogue against the spec table", () => {
     )
   })
 
+  it("returns a valid payload as given: a __proto__ key stays data, never a prototype", () => {
+    const input = JSON.parse('{"tour":{"id":"t","status":"s","__proto__":{"polluted":1}}}') as unknown
+    const decoded = Either.getOrThrow(Payload.decodePayload("tour-created", input))
+    assert.strictEqual(decoded, input)
+    assert.isTrue(Object.hasOwn(decoded.tour, "__proto__"))
+    assert.strictEqual(Object.getPrototypeOf(decoded.tour), Object.prototype)
+    assert.include(JSON.stringify(decoded), "polluted")
+  })
+
   it("payloadSchema returns the schema of the type", () => {
     assert.strictEqual(Payload.payloadSchema("leg-deleted"), Payload.schemas["leg-deleted"] as unknown)
   })

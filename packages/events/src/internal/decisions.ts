@@ -8,6 +8,9 @@ export const decisions: ReadonlyArray<string> = [
   "**Exact top-level keys.** A payload has exactly its event's keys: an unknown top-level key is an issue " +
     "(`is unexpected`). `referencedEntity` is closed too (`orn`, `type`, `id`), so a task event can never embed " +
     "the referenced entity.",
+  "**Decoded payloads are the input.** The payload schemas only check, so `decodePayload` returns a valid input " +
+    "unchanged (same object). A `__proto__` key from `JSON.parse` therefore stays an own data property and is " +
+    "delivered as sent; redaction builds its copies with own data properties too, never through a prototype.",
   "**Status snapshot.** `oldStatus` and `newStatus` of `tour-action-created` come together or not at all.",
   "**Leg loads.** A leg carries `loads[]`; a load has `id`, `status` (open string; `Returned` and `Perished` " +
     "are the terminal values the spec names), `returnShipmentId?` and `writeOff?`. `writeOff` is present exactly " +
