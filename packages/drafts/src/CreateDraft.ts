@@ -130,12 +130,9 @@ export const validateCreate = (
   if (isMaster) {
     if (Option.isSome(shape)) issues.push(...rules.recurringShapeIssues(shape.value))
     issues.push(...rules.masterTransportIssues(transport))
-    Either.match(Schedule.validateSchedule(schedule, Math.floor(context.now / 1000), { phase: "create" }), {
-      onLeft: (scheduleIssues) => issues.push(...Issue.prefix(scheduleIssues, "recurringSchedule")),
-      onRight: (valid) => {
-        recurringSchedule = valid
-      }
-    })
+    const validated = Schedule.validateSchedule(schedule, Math.floor(context.now / 1000), { phase: "create" })
+    if (Either.isLeft(validated)) issues.push(...Issue.prefix(validated.left, "recurringSchedule"))
+    else recurringSchedule = validated.right
   }
   if (issues.length > 0) return Either.left(rules.dedupe(issues))
 

@@ -133,6 +133,10 @@ const listIssues = (params: ListParams): Array<Issue.Issue> => {
   return issues
 }
 
+// The value of a lookup, or the not-found error.
+const orFail = <A, E>(lookup: Effect.Effect<Option.Option<A>>, notFound: () => E): Effect.Effect<A, E> =>
+  Effect.flatMap(lookup, (found) => (Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(notFound())))
+
 /**
  * Builds the service from its ports.
  *
@@ -166,9 +170,7 @@ export const make = Effect.gen(function* () {
 
   const get = Effect.fn("DraftService.get")(function* (id: string) {
     const workspace = yield* CurrentWorkspace
-    return yield* Effect.flatMap(repository.get(workspace.id, id), (found) =>
-      Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(DraftNotFound.of(id))
-    )
+    return yield* orFail(repository.get(workspace.id, id), () => DraftNotFound.of(id))
   })
 
   const list = Effect.fn("DraftService.list")(function* (params: ListParams) {
@@ -186,9 +188,7 @@ export const make = Effect.gen(function* () {
     const workspace = yield* CurrentWorkspace
     yield* transactor.withTransaction(
       Effect.gen(function* () {
-        const draft = yield* Effect.flatMap(repository.getForUpdate(workspace.id, id), (found) =>
-          Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(DraftNotFound.of(id))
-        )
+        const draft = yield* orFail(repository.getForUpdate(workspace.id, id), () => DraftNotFound.of(id))
         if (draft.status === "active-recurring" || draft.status === "paused-recurring") {
           return yield* Effect.fail(
             new DraftConflict({
@@ -221,9 +221,7 @@ export const make = Effect.gen(function* () {
         joinTransaction ? self : transactor.withTransaction(self)
       return yield* inTransaction(
         Effect.gen(function* () {
-          const draft = yield* Effect.flatMap(repository.getForUpdate(workspaceId, id), (found) =>
-            Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(DraftNotFound.of(id))
-          )
+          const draft = yield* orFail(repository.getForUpdate(workspaceId, id), () => DraftNotFound.of(id))
           const now = yield* Clock.currentTimeMillis
           const result = yield* transition(draft, request, now, {
             actionId,
@@ -245,12 +243,8 @@ export const make = Effect.gen(function* () {
 
   const execute = Effect.fn("DraftService.execute")(function* (productId: string, request: ExecuteRequest) {
     const workspace = yield* CurrentWorkspace
-    const product = yield* Effect.flatMap(referenceData.product(workspace.id, productId), (found) =>
-      Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(ProductNotFound.of(productId))
-    )
-    const draft = yield* Effect.flatMap(repository.get(workspace.id, request.draftId), (found) =>
-      Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(DraftNotFound.of(request.draftId))
-    )
+    const product = yield* orFail(referenceData.product(workspace.id, productId), () => ProductNotFound.of(productId))
+    const draft = yield* orFail(repository.get(workspace.id, request.draftId), () => DraftNotFound.of(request.draftId))
     const transport = yield* Either.match(TransportForProducts.parse(draft.transport), {
       onLeft: (issues) => Effect.fail(TransportForProducts.preconditionFailed(issues)),
       onRight: Effect.succeed
