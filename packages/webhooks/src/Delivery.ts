@@ -1,0 +1,91 @@
+/**
+ * Deliveries (contract §5): one per event × subscribed webhook whose filter matches, made at
+ * fan-out with its `dlv_…` id (the `X-Delivery-Id` of every attempt). A delivery is `pending`
+ * until an attempt succeeds (`succeeded`) or the retry fails too (`failed`).
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DeliveryStatus = Schema.Literal("pending", "succeeded", "failed")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/**
+ * Why an attempt failed: no HTTP response (`timeout`, `connect`, `dns`, `tls`, `ssrf`: the
+ * target address is refused) or a response that is not 2xx, redirects included (`http`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ErrorClass = Schema.Literal("timeout", "connect", "dns", "tls", "http", "ssrf")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ErrorClass = typeof ErrorClass.Type
+
+/**
+ * One attempt as the delivery log shows it: when (epoch seconds), the status code (`null` when
+ * no response came), how long it took, and the error class (`null` on success).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Attempt = Schema.Struct({
+  at: Schema.Int,
+  statusCode: Schema.NullOr(Schema.Int),
+  durationMs: Schema.NonNegative,
+  error: Schema.NullOr(ErrorClass)
+}).annotations({ identifier: "DeliveryAttempt" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Attempt = typeof Attempt.Type
+
+/**
+ * A delivery as `GET /webhooks/{id}/deliveries` lists it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DeliveryLog = Schema.Struct({
+  id: Schema.String,
+  eventId: Schema.String,
+  eventType: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Array(Attempt)
+}).annotations({ identifier: "Delivery" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type DeliveryLog = typeof DeliveryLog.Type
+
+/**
+ * Attempts per delivery: the first and exactly one retry.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxAttempts = 2
+
+/**
+ * Whether a status code is a success (any 2xx; redirects are failures, never followed).
+ *
+ * @since 0.1.0
+ * @category classifying
+ */
+export const isSuccess = (statusCode: number): boolean => statusCode >= 200 && statusCode <= 299

@@ -1,0 +1,255 @@
+/**
+ * The storage port for deliveries and their attempts.
+ *
+ * - Fan-out `insert`s deliveries in the transaction that marks their events fanned out.
+ * - Dispatchers `claimDue` deliveries with a lease (on PostgreSQL one `UPDATE … WHERE id IN
+ *   (SELECT … FOR UPDATE SKIP LOCKED) RETURNING …`), so several dispatchers never claim one
+ *   delivery at once; a lease that expires (a crashed dispatcher) makes it claimable again.
+ * - A dispatcher `complete`s what it claimed: the attempt is recorded and the delivery becomes
+ *   `succeeded`, `failed`, or stays `pending` with its retry time, all only if its lease token
+ *   still holds (a dispatcher whose lease was taken over records nothing).
+ *
+ * Times given to the store (`now`, `dueAt`, `leaseUntil`, `retryAt`) are epoch milliseconds from
+ * the dispatcher's `Clock`; stores compare them, never the database clock, so `TestClock` and
+ * several processes agree. Storage failures are defects.
+ *
+ * @since 0.1.0
+ */
+import type { WorkspaceId } from "@waybill/core/Workspace"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { Attempt, DeliveryLog, DeliveryStatus } from "./Delivery.js"
+import * as Page from "./Page.js"
+import type { Target } from "./Webhook.js"
+
+/**
+ * A delivery made at fan-out. `body` and `target` come along so that a store may keep them
+ * with the row; a relational store may instead join them from the events and webhooks tables.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface NewDelivery {
+  readonly id: string
+  readonly workspaceId: WorkspaceId
+  readonly webhookId: string
+  readonly eventId: string
+  readonly eventType: string
+  /** Epoch seconds. */
+  readonly createdAt: number
+  /** Epoch milliseconds: due at once. */
+  readonly dueAt: number
+  readonly body: string
+  readonly target: Target
+}
+
+/**
+ * What `claimDue` takes: pending deliveries with `dueAt <= now` whose lease is absent or expired
+ * (`leaseUntil <= now`), oldest `dueAt` first (then id), at most `limit` in all and at most
+ * `maxPerWebhook` of any one webhook, none of a webhook in `excludeWebhooks` (the dispatcher's
+ * busy receivers). Each claimed delivery gets `leaseUntil` and `leaseToken`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClaimRequest {
+  readonly now: number
+  readonly limit: number
+  readonly maxPerWebhook: number
+  readonly excludeWebhooks: ReadonlyArray<string>
+  readonly leaseUntil: number
+  readonly leaseToken: string
+}
+
+/**
+ * A claimed delivery: everything one attempt needs. `attempts` counts the attempts recorded so
+ * far (0 or 1); the next one is `attempts + 1`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClaimedDelivery {
+  readonly id: string
+  readonly workspaceId: WorkspaceId
+  readonly webhookId: string
+  readonly eventId: string
+  readonly eventType: string
+  readonly body: string
+  readonly attempts: number
+  readonly leaseToken: string
+  readonly target: Target
+}
+
+/**
+ * The result of one attempt: record `attempt`, then set `status` (`pending` with `retryAt` for
+ * the one retry). Applies only while the delivery still holds `leaseToken`; the lease is
+ * released.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Completion {
+  readonly deliveryId: string
+  readonly leaseToken: string
+  readonly attempt: Attempt
+  readonly status: DeliveryStatus
+  /** Epoch milliseconds, when `status` is `pending`; else `null`. */
+  readonly retryAt: number | null
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore")<
+  DeliveryStore,
+  {
+    readonly insert: (deliveries: ReadonlyArray<NewDelivery>) => Effect.Effect<void>
+    readonly claimDue: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+    /** Applies completions (one transaction); answers the ids whose lease still held. */
+    readonly complete: (completions: ReadonlyArray<Completion>) => Effect.Effect<ReadonlyArray<string>>
+    /** A webhook's deliveries with their attempts (oldest attempt first), newest delivery first. */
+    readonly list: (
+      workspaceId: WorkspaceId,
+      webhookId: string,
+      query: Page.Query
+    ) => Effect.Effect<Page.Page<DeliveryLog>>
+    /** Removes a webhook's deliveries and attempts (the webhook is being deleted). */
+    readonly deleteForWebhook: (workspaceId: WorkspaceId, webhookId: string) => Effect.Effect<void>
+  }
+>() {}
+
+interface Row {
+  readonly delivery: NewDelivery
+  status: DeliveryStatus
+  dueAt: number
+  attempts: Array<Attempt>
+  leaseUntil: number | null
+  leaseToken: string | null
+}
+
+/**
+ * An in-memory store. `claimDue` and `complete` run synchronously, so they are atomic with
+ * respect to every other fiber, as the row locks make them on PostgreSQL.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (): DeliveryStore["Type"] => {
+  const rows = new Map<string, Row>()
+  const pending = new Set<string>()
+  const logOf = (row: Row): DeliveryLog => ({
+    id: row.delivery.id,
+    eventId: row.delivery.eventId,
+    eventType: row.delivery.eventType,
+    status: row.status,
+    attempts: [...row.attempts]
+  })
+  return DeliveryStore.of({
+    insert: (deliveries) =>
+      Effect.sync(() => {
+        for (const delivery of deliveries) {
+          rows.set(delivery.id, {
+            delivery,
+            status: "pending",
+            dueAt: delivery.dueAt,
+            attempts: [],
+            leaseUntil: null,
+            leaseToken: null
+          })
+          pending.add(delivery.id)
+        }
+      }),
+    claimDue: (request) =>
+      Effect.sync(() => {
+        const excluded = new Set(request.excludeWebhooks)
+        const due = Array.from(pending, (id) => rows.get(id)!)
+          .filter(
+            (row) =>
+              row.dueAt <= request.now &&
+              (row.leaseUntil === null || row.leaseUntil <= request.now) &&
+              !excluded.has(row.delivery.webhookId)
+          )
+          .sort((a, b) =>
+            a.dueAt !== b.dueAt
+              ? a.dueAt - b.dueAt
+              : a.delivery.id < b.delivery.id
+                ? -1
+                : a.delivery.id > b.delivery.id
+                  ? 1
+                  : 0
+          )
+        const perWebhook = new Map<string, number>()
+        const claimed: Array<ClaimedDelivery> = []
+        for (const row of due) {
+          if (claimed.length >= request.limit) break
+          const taken = perWebhook.get(row.delivery.webhookId) ?? 0
+          if (taken >= request.maxPerWebhook) continue
+          perWebhook.set(row.delivery.webhookId, taken + 1)
+          row.leaseUntil = request.leaseUntil
+          row.leaseToken = request.leaseToken
+          const { delivery } = row
+          claimed.push({
+            id: delivery.id,
+            workspaceId: delivery.workspaceId,
+            webhookId: delivery.webhookId,
+            eventId: delivery.eventId,
+            eventType: delivery.eventType,
+            body: delivery.body,
+            attempts: row.attempts.length,
+            leaseToken: request.leaseToken,
+            target: delivery.target
+          })
+        }
+        return claimed
+      }),
+    complete: (completions) =>
+      Effect.sync(() => {
+        const applied: Array<string> = []
+        for (const completion of completions) {
+          const row = rows.get(completion.deliveryId)
+          if (row === undefined || row.status !== "pending" || row.leaseToken !== completion.leaseToken) continue
+          row.attempts.push(completion.attempt)
+          row.status = completion.status
+          row.leaseUntil = null
+          row.leaseToken = null
+          if (completion.status === "pending") row.dueAt = completion.retryAt ?? row.dueAt
+          else pending.delete(row.delivery.id)
+          applied.push(completion.deliveryId)
+        }
+        return applied
+      }),
+    list: (workspaceId, webhookId, query) =>
+      Effect.sync(() => {
+        const found = Array.from(rows.values())
+          .filter(
+            (row) =>
+              row.delivery.workspaceId === workspaceId &&
+              row.delivery.webhookId === webhookId &&
+              (query.after === undefined || row.delivery.id < query.after)
+          )
+          .sort((a, b) => (a.delivery.id < b.delivery.id ? 1 : a.delivery.id > b.delivery.id ? -1 : 0))
+          .slice(0, query.limit + 1)
+          .map(logOf)
+        return Page.make("dlv", found, query.limit, (log) => log.id)
+      }),
+    deleteForWebhook: (workspaceId, webhookId) =>
+      Effect.sync(() => {
+        for (const [id, row] of rows) {
+          if (row.delivery.workspaceId === workspaceId && row.delivery.webhookId === webhookId) {
+            rows.delete(id)
+            pending.delete(id)
+          }
+        }
+      })
+  })
+}
+
+/**
+ * An in-memory layer, for tests and embedders without storage.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<DeliveryStore> = Layer.sync(DeliveryStore, makeMemory)

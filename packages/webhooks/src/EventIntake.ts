@@ -1,0 +1,87 @@
+/**
+ * `POST /events` (contract §5), the embedding seam: `{ type, payload }` is checked against the
+ * catalogue (every issue, at `type` or `payload.<path>`), the catalogue's redaction rules are
+ * applied, and the event is recorded through the outbox like any event the service raises.
+ *
+ * @since 0.1.0
+ */
+import * as Issue from "@waybill/core/Issue"
+import { Transactor } from "@waybill/core/Transactor"
+import * as ValidationError from "@waybill/core/ValidationError"
+import { CurrentWorkspace } from "@waybill/core/Workspace"
+import { EventOutbox, type NewEvent, type RecordedEvent } from "@waybill/events/EventOutbox"
+import { isEventType } from "@waybill/events/EventType"
+import { decodePayload } from "@waybill/events/Payload"
+import { redact } from "@waybill/events/Producer"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+
+/**
+ * The body of `POST /events`, for documentation; `decodeEvent` is what checks it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PublishEvent = Schema.Struct({
+  type: Schema.String.annotations({ description: "A catalogue event type" }),
+  payload: Schema.Unknown.annotations({ description: "The payload of that event type (see the webhooks section)" })
+}).annotations({ identifier: "PublishEvent" })
+
+/**
+ * The answer of `POST /events` (202).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Published = Schema.Struct({ id: Schema.String }).annotations({ identifier: "PublishedEvent" })
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Checks a `POST /events` body: every issue, or the event to record with its payload redacted.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArray<Issue.Issue>> => {
+  if (!isRecord(input)) return Either.left([Issue.make("", "must be a JSON object")])
+  const issues: Array<Issue.Issue> = []
+  for (const key of Object.keys(input)) {
+    if (key !== "type" && key !== "payload") issues.push(Issue.make(key, "is not a known field"))
+  }
+  const type = Object.hasOwn(input, "type") ? input.type : undefined
+  const payload = Object.hasOwn(input, "payload") ? input.payload : undefined
+  if (type === undefined) issues.push(Issue.make("type", "is required"))
+  else if (!isEventType(type)) issues.push(Issue.make("type", "is not a catalogue event type"))
+  if (payload === undefined) issues.push(Issue.make("payload", "is required"))
+  if (!isEventType(type) || payload === undefined) return Either.left(issues)
+  return Either.match(decodePayload(type, payload), {
+    onLeft: (found) => Either.left([...issues, ...Issue.prefix(found, "payload")]),
+    onRight: (decoded) =>
+      issues.length > 0 ? Either.left(issues) : Either.right({ type, payload: redact(type, decoded) })
+  })
+}
+
+/**
+ * Records a `POST /events` body in the caller's workspace, in its own transaction.
+ *
+ * @since 0.1.0
+ * @category publishing
+ */
+export const publish = (
+  input: unknown
+): Effect.Effect<RecordedEvent, ValidationError.ValidationError, EventOutbox | Transactor | CurrentWorkspace> =>
+  Effect.gen(function* () {
+    const workspace = yield* CurrentWorkspace
+    const event = yield* Either.match(decodeEvent(input), {
+      onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "event")),
+      onRight: Effect.succeed
+    })
+    const outbox = yield* EventOutbox
+    const recorded = yield* Transactor.pipe(
+      Effect.flatMap((transactor) => transactor.withTransaction(outbox.publish(workspace.id, [event])))
+    )
+    return recorded[0]!
+  }).pipe(Effect.withSpan("EventIntake.publish"))

@@ -1,0 +1,48 @@
+/**
+ * The name-resolution port used at registration: the addresses a webhook URL's host name
+ * resolves to, so that a name pointing at a refused address is refused up front. A name that
+ * does not resolve (or a resolver that fails) is accepted; the HTTP sender checks the address
+ * again when it connects. The Node implementation lives in `@waybill/http` (`WebhookSender`).
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class HostResolver extends Context.Tag("@waybill/webhooks/HostResolver")<
+  HostResolver,
+  {
+    /** Every address (IPv4 and IPv6) of a host name; empty when it does not resolve. */
+    readonly resolve: (host: string) => Effect.Effect<ReadonlyArray<string>>
+  }
+>() {}
+
+/**
+ * A resolver over a fixed table of names (matched case-insensitively, trailing dot ignored);
+ * other names do not resolve.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerStatic = (table: Readonly<Record<string, ReadonlyArray<string>>>): Layer.Layer<HostResolver> => {
+  const normalise = (name: string) => (name.endsWith(".") ? name.slice(0, -1) : name).toLowerCase()
+  const entries = new Map(Object.entries(table).map(([name, addresses]) => [normalise(name), addresses]))
+  return Layer.succeed(
+    HostResolver,
+    HostResolver.of({ resolve: (host) => Effect.succeed(entries.get(normalise(host)) ?? []) })
+  )
+}
+
+/**
+ * A resolver that resolves nothing: every name is accepted at registration and left to the
+ * connect-time check.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerNone: Layer.Layer<HostResolver> = layerStatic({})

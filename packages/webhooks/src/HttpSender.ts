@@ -1,0 +1,108 @@
+/**
+ * The port that makes one delivery attempt: one HTTP POST, answered by a status code or a
+ * classified failure. The Node implementation (`@waybill/http` `WebhookSender`) enforces the
+ * one deadline (DNS, connect, request and response headers), follows no redirect, reads at most
+ * 4 KiB of the response body, and checks the connected address against the SSRF rules.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { ErrorClass } from "./Delivery.js"
+
+/**
+ * One attempt. `headers` carry the authentication (a secret): never log a request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SendRequest {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  /** The stored body text, sent as UTF-8 bytes unchanged. */
+  readonly body: string
+  /** The whole attempt's deadline: DNS, connect, request and response headers. */
+  readonly timeoutMs: number
+}
+
+/**
+ * The receiver answered. Any status: the dispatcher decides what counts as success.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SendResponse {
+  readonly statusCode: number
+}
+
+/**
+ * No HTTP response: `timeout`, `connect`, `dns`, `tls` or `ssrf`; `http` for a response that
+ * could not be read as HTTP. `message` describes the failure without headers or body.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SendError extends Schema.TaggedError<SendError>("@waybill/webhooks/SendError")("SendError", {
+  reason: ErrorClass,
+  message: Schema.String
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class HttpSender extends Context.Tag("@waybill/webhooks/HttpSender")<
+  HttpSender,
+  { readonly send: (request: SendRequest) => Effect.Effect<SendResponse, SendError> }
+>() {}
+
+/**
+ * A request the scripted sender received, and when (epoch milliseconds, `Clock`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Received {
+  readonly request: SendRequest
+  readonly at: number
+}
+
+/**
+ * What the scripted sender has received, in order.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class SentRequests extends Context.Tag("@waybill/webhooks/SentRequests")<
+  SentRequests,
+  { readonly all: Effect.Effect<ReadonlyArray<Received>> }
+>() {}
+
+/**
+ * An in-memory sender for tests and simulations: every request is recorded, then answered by
+ * `respond` (given the request and how many came before it). `respond` may sleep to play a
+ * slow receiver; the dispatcher's own deadline still applies.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerScripted = (
+  respond: (request: SendRequest, index: number) => Effect.Effect<SendResponse, SendError>
+): Layer.Layer<HttpSender | SentRequests> =>
+  Layer.effectContext(
+    Effect.sync(() => {
+      const received: Array<Received> = []
+      const sender = HttpSender.of({
+        send: (request) =>
+          Effect.flatMap(Clock.currentTimeMillis, (at) => {
+            const index = received.length
+            received.push({ request, at })
+            return respond(request, index)
+          })
+      })
+      return Context.make(HttpSender, sender).pipe(Context.add(SentRequests, { all: Effect.sync(() => [...received]) }))
+    })
+  )

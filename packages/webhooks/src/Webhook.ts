@@ -1,0 +1,279 @@
+/**
+ * Webhooks (spec "Webhook registration", contract §5): the registration request, the stored
+ * webhook (secrets sealed by the `SecretBox`), and the response, in which every secret reads
+ * `"********"`.
+ *
+ * @since 0.1.0
+ */
+import { WorkspaceId } from "@waybill/core/Workspace"
+import { EventType } from "@waybill/events/EventType"
+import { FilterGroup } from "@waybill/filters/Filter"
+import type * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+
+/**
+ * What every secret reads in a response, whatever the secret.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MASK = "********" as const
+
+/**
+ * Secret lengths, in characters: HMAC secrets 16–512, passwords and tokens 1–512.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const secretLength = {
+  hmac: { min: 16, max: 512 },
+  password: { min: 1, max: 512 },
+  token: { min: 1, max: 512 }
+} as const
+
+/**
+ * Other limits of a registration: URL length, username length, description length.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const limits = { url: 2048, username: 512, description: 1000 } as const
+
+const WriteOnly = (min: number, max: number, what: string) =>
+  Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max)).annotations({
+    description: `${what}; write-only: stored encrypted, returned as "${MASK}"`
+  })
+
+/**
+ * The `auth` of a registration request: Basic, Bearer or HMAC.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AuthRequest = Schema.Union(
+  Schema.Struct({
+    type: Schema.Literal("basic"),
+    username: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(limits.username)).annotations({
+      description: "Sent as Authorization: Basic base64(username:password); no colon"
+    }),
+    password: WriteOnly(secretLength.password.min, secretLength.password.max, "The Basic password")
+  }).annotations({ identifier: "BasicAuthRequest" }),
+  Schema.Struct({
+    type: Schema.Literal("bearer"),
+    token: WriteOnly(secretLength.token.min, secretLength.token.max, "Sent as Authorization: Bearer <token>")
+  }).annotations({ identifier: "BearerAuthRequest" }),
+  Schema.Struct({
+    type: Schema.Literal("hmac"),
+    secret: WriteOnly(secretLength.hmac.min, secretLength.hmac.max, "The HMAC-SHA256 shared secret")
+  }).annotations({ identifier: "HmacAuthRequest" })
+).annotations({ identifier: "WebhookAuthRequest" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AuthRequest = typeof AuthRequest.Type
+
+/**
+ * The per-event filters: each key one of the subscribed events, each value a filter group.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Filters = Schema.Record({ key: Schema.String, value: FilterGroup }).annotations({
+  identifier: "WebhookFilters",
+  description: "Per subscribed event type, a filter group (contract §6)"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Filters = typeof Filters.Type
+
+/**
+ * The body of `POST /webhooks`, for documentation and typed clients. `validateRegistration`
+ * is what checks a request: it reports every problem and never echoes a secret.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RegisterWebhook = Schema.Struct({
+  url: Schema.String.annotations({ description: "Absolute https:// URL of a globally reachable host" }),
+  events: Schema.Array(EventType).pipe(Schema.minItems(1)).annotations({ description: "Unique catalogue types" }),
+  filters: Schema.optional(Filters),
+  auth: AuthRequest,
+  description: Schema.optional(Schema.String.pipe(Schema.maxLength(limits.description)))
+}).annotations({ identifier: "RegisterWebhook" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type RegisterWebhook = typeof RegisterWebhook.Encoded
+
+/**
+ * A secret as the `SecretBox` sealed it: safe to store, useless without the key.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SealedSecret = Schema.String.pipe(Schema.brand("@waybill/webhooks/SealedSecret")).annotations({
+  identifier: "SealedSecret"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type SealedSecret = typeof SealedSecret.Type
+
+/**
+ * Stored authentication: the secret part sealed.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SealedAuth = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: SealedSecret }),
+  Schema.Struct({ type: Schema.Literal("bearer"), token: SealedSecret }),
+  Schema.Struct({ type: Schema.Literal("hmac"), secret: SealedSecret })
+).annotations({ identifier: "SealedAuth" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type SealedAuth = typeof SealedAuth.Type
+
+/**
+ * Authentication with its secret opened, for one delivery attempt. The secret stays `Redacted`
+ * so that printing, logging or serialising the value never shows it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type OpenAuth =
+  | { readonly type: "basic"; readonly username: string; readonly password: Redacted.Redacted<string> }
+  | { readonly type: "bearer"; readonly token: Redacted.Redacted<string> }
+  | { readonly type: "hmac"; readonly secret: Redacted.Redacted<string> }
+
+/**
+ * A stored webhook. There is no update: a webhook never changes after registration, so
+ * anything derived from it (compiled filters) may be cached by id.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Webhook = Schema.Struct({
+  id: Schema.String,
+  workspaceId: WorkspaceId,
+  url: Schema.String,
+  events: Schema.Array(EventType),
+  filters: Filters,
+  auth: SealedAuth,
+  description: Schema.NullOr(Schema.String),
+  createdAt: Schema.Int
+}).annotations({ identifier: "StoredWebhook" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Webhook = typeof Webhook.Type
+
+/**
+ * Authentication as responses show it: every secret masked.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const MaskedAuth = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: Schema.Literal(MASK) }),
+  Schema.Struct({ type: Schema.Literal("bearer"), token: Schema.Literal(MASK) }),
+  Schema.Struct({ type: Schema.Literal("hmac"), secret: Schema.Literal(MASK) })
+).annotations({ identifier: "WebhookAuth" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type MaskedAuth = typeof MaskedAuth.Type
+
+/**
+ * A webhook as `POST /webhooks`, `GET /webhooks` and `GET /webhooks/{id}` answer it. `filters`
+ * is `{}` when none were registered; `description` is `null` when none was given.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const WebhookResponse = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(EventType),
+  filters: Filters,
+  auth: MaskedAuth,
+  description: Schema.NullOr(Schema.String),
+  createdAt: Schema.Int
+}).annotations({ identifier: "Webhook" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type WebhookResponse = typeof WebhookResponse.Type
+
+/**
+ * Masks every secret of an authentication setting.
+ *
+ * @since 0.1.0
+ * @category masking
+ */
+export const maskAuth = (auth: SealedAuth | OpenAuth | AuthRequest): MaskedAuth => {
+  switch (auth.type) {
+    case "basic":
+      return { type: "basic", username: auth.username, password: MASK }
+    case "bearer":
+      return { type: "bearer", token: MASK }
+    case "hmac":
+      return { type: "hmac", secret: MASK }
+  }
+}
+
+/**
+ * The response form of a stored webhook.
+ *
+ * @since 0.1.0
+ * @category masking
+ */
+export const toResponse = (webhook: Webhook): WebhookResponse => ({
+  id: webhook.id,
+  url: webhook.url,
+  events: webhook.events,
+  filters: webhook.filters,
+  auth: maskAuth(webhook.auth),
+  description: webhook.description,
+  createdAt: webhook.createdAt
+})
+
+/**
+ * The part of a webhook the dispatcher needs to send: where, and with what authentication.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Target {
+  readonly webhookId: string
+  readonly url: string
+  readonly auth: SealedAuth
+}
+
+/**
+ * Where a sealed secret of a webhook belongs, bound into its encryption (associated data) so a
+ * sealed value copied to another webhook or field does not open.
+ *
+ * @since 0.1.0
+ * @category secrets
+ */
+export const secretContext = (webhookId: string, type: SealedAuth["type"]): string =>
+  `${webhookId}/auth.${type === "basic" ? "password" : type === "bearer" ? "token" : "secret"}`

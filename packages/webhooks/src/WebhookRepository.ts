@@ -1,0 +1,82 @@
+/**
+ * The storage port for webhooks. Every method is scoped to a workspace: a webhook of another
+ * workspace is never found, listed, deleted or subscribed. Storage failures are defects (the
+ * HTTP layer answers 500 without details).
+ *
+ * @since 0.1.0
+ */
+import type { WorkspaceId } from "@waybill/core/Workspace"
+import type { EventType } from "@waybill/events/EventType"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Page from "./Page.js"
+import type { Webhook } from "./Webhook.js"
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRepository")<
+  WebhookRepository,
+  {
+    /** Stores a new webhook (fresh id; its secret already sealed). */
+    readonly insert: (webhook: Webhook) => Effect.Effect<void>
+    readonly get: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<Webhook>>
+    /** Newest first (by id), `limit` after the id `after`; pages built with `Page.make("whk", …)`. */
+    readonly list: (workspaceId: WorkspaceId, query: Page.Query) => Effect.Effect<Page.Page<Webhook>>
+    /** Removes a webhook; `false` when there was none with this id in the workspace. */
+    readonly delete: (workspaceId: WorkspaceId, id: string) => Effect.Effect<boolean>
+    /**
+     * The webhooks of a workspace subscribed to an event type, in id order. Fan-out calls it
+     * inside its transaction, once per (workspace, event type) of a batch.
+     */
+    readonly subscribed: (workspaceId: WorkspaceId, eventType: EventType) => Effect.Effect<ReadonlyArray<Webhook>>
+  }
+>() {}
+
+/**
+ * An in-memory repository.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (): WebhookRepository["Type"] => {
+  const workspaces = new Map<string, Map<string, Webhook>>()
+  const webhooks = (workspaceId: WorkspaceId) => {
+    let map = workspaces.get(workspaceId)
+    if (map === undefined) {
+      map = new Map()
+      workspaces.set(workspaceId, map)
+    }
+    return map
+  }
+  return WebhookRepository.of({
+    insert: (webhook) => Effect.sync(() => void webhooks(webhook.workspaceId).set(webhook.id, webhook)),
+    get: (workspaceId, id) => Effect.sync(() => Option.fromNullable(webhooks(workspaceId).get(id))),
+    list: (workspaceId, query) =>
+      Effect.sync(() => {
+        const rows = Array.from(webhooks(workspaceId).values())
+          .filter((webhook) => query.after === undefined || webhook.id < query.after)
+          .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+          .slice(0, query.limit + 1)
+        return Page.make("whk", rows, query.limit, (webhook) => webhook.id)
+      }),
+    delete: (workspaceId, id) => Effect.sync(() => webhooks(workspaceId).delete(id)),
+    subscribed: (workspaceId, eventType) =>
+      Effect.sync(() =>
+        Array.from(webhooks(workspaceId).values())
+          .filter((webhook) => webhook.events.includes(eventType))
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      )
+  })
+}
+
+/**
+ * An in-memory layer, for tests and embedders without storage.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<WebhookRepository> = Layer.sync(WebhookRepository, makeMemory)

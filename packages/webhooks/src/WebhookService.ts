@@ -1,0 +1,305 @@
+/**
+ * The webhook service behind `POST/GET/DELETE /webhooks`, `GET /webhooks/filter-fields`,
+ * `GET /webhooks/{id}/deliveries` and `GET /alerts` (contract §5), over the ports
+ * `WebhookRepository`, `DeliveryStore`, `FailureAlerts`, `SecretBox`, `HostResolver`,
+ * `PropertyDefinitions` and `Transactor`. Every method acts in the caller's `CurrentWorkspace`;
+ * another workspace's webhook is not found. Responses mask every secret.
+ *
+ * @since 0.1.0
+ */
+import * as Id from "@waybill/core/Id"
+import * as Issue from "@waybill/core/Issue"
+import { Transactor } from "@waybill/core/Transactor"
+import * as ValidationError from "@waybill/core/ValidationError"
+import { CurrentWorkspace } from "@waybill/core/Workspace"
+import { isEventType } from "@waybill/events/EventType"
+import { filterFields as catalogueFields } from "@waybill/events/FilterFields"
+import { PropertyDefinitions } from "@waybill/events/PropertyDefinition"
+import type { FilterField } from "@waybill/filters/FilterField"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type { DeliveryLog } from "./Delivery.js"
+import { DeliveryStore } from "./DeliveryStore.js"
+import { type FailureAlert, FailureAlerts } from "./FailureAlerts.js"
+import { HostResolver } from "./HostResolver.js"
+import * as Page from "./Page.js"
+import { hostToResolve, validateRegistration } from "./Registration.js"
+import { SecretBox } from "./SecretBox.js"
+import {
+  type OpenAuth,
+  type SealedAuth,
+  secretContext,
+  toResponse,
+  type Webhook,
+  type WebhookResponse
+} from "./Webhook.js"
+import { WebhookRepository } from "./WebhookRepository.js"
+
+/**
+ * No webhook with this id in the caller's workspace (404; another workspace's webhook looks the
+ * same).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>("@waybill/webhooks/WebhookNotFound")(
+  "WebhookNotFound",
+  { webhookId: Schema.String, message: Schema.String }
+) {
+  /**
+   * @since 0.1.0
+   */
+  static of(webhookId: string): WebhookNotFound {
+    return new WebhookNotFound({ webhookId, message: `No webhook with id ${JSON.stringify(webhookId)} exists.` })
+  }
+}
+
+const Limit = Schema.NumberFromString.annotations({
+  message: () => ({ message: "must be an integer", override: true })
+})
+
+/**
+ * The query of `GET /webhooks` and `GET /webhooks/{id}/deliveries` (`?limit=&cursor=`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ListParams = Schema.Struct({
+  limit: Schema.optional(Limit),
+  cursor: Schema.optional(Schema.String)
+}).annotations({ identifier: "ListParams" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ListParams = typeof ListParams.Type
+
+/**
+ * The query of `GET /alerts` (`?webhookId=&limit=&cursor=`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const AlertListParams = Schema.Struct({
+  webhookId: Schema.optional(Schema.String),
+  limit: Schema.optional(Limit),
+  cursor: Schema.optional(Schema.String)
+}).annotations({ identifier: "AlertListParams" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AlertListParams = typeof AlertListParams.Type
+
+/**
+ * The query of `GET /webhooks/filter-fields` (`?event=`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const FilterFieldsParams = Schema.Struct({ event: Schema.optional(Schema.String) }).annotations({
+  identifier: "FilterFieldsParams"
+})
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookService")<
+  WebhookService,
+  {
+    /** `POST /webhooks` → 201 with the masked webhook; every problem in one `ValidationError`. */
+    readonly register: (
+      input: unknown
+    ) => Effect.Effect<WebhookResponse, ValidationError.ValidationError, CurrentWorkspace>
+    /** `GET /webhooks`: newest first; `limit` 1–100 (default 20). */
+    readonly list: (
+      params: Page.Params
+    ) => Effect.Effect<Page.Page<WebhookResponse>, ValidationError.ValidationError, CurrentWorkspace>
+    /** `GET /webhooks/{id}`. */
+    readonly get: (id: string) => Effect.Effect<WebhookResponse, WebhookNotFound, CurrentWorkspace>
+    /** `DELETE /webhooks/{id}` → 204; its pending deliveries go with it. */
+    readonly delete: (id: string) => Effect.Effect<void, WebhookNotFound, CurrentWorkspace>
+    /** `GET /webhooks/filter-fields?event=`: a missing or unknown type fails at `event`. */
+    readonly filterFields: (
+      event: string | undefined
+    ) => Effect.Effect<ReadonlyArray<FilterField>, ValidationError.ValidationError, CurrentWorkspace>
+    /** `GET /webhooks/{id}/deliveries`: the delivery log with attempts, newest first. */
+    readonly deliveries: (
+      id: string,
+      params: Page.Params
+    ) => Effect.Effect<Page.Page<DeliveryLog>, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
+    /** `GET /alerts`: an unknown or foreign `webhookId` gives an empty page. */
+    readonly alerts: (
+      params: Page.Params & { readonly webhookId?: string | undefined }
+    ) => Effect.Effect<Page.Page<FailureAlert>, ValidationError.ValidationError, CurrentWorkspace>
+  }
+>() {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Allows `http://` and non-global targets (contract §7 `WAYBILL_ALLOW_PRIVATE_TARGETS`). */
+  readonly allowPrivateTargets: boolean
+  /** How long registration waits for the resolver before accepting the name; 5 s by default. */
+  readonly resolveTimeoutMs?: number | undefined
+}
+
+/**
+ * Builds the service from its ports.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options) =>
+  Effect.gen(function* () {
+    const repository = yield* WebhookRepository
+    const deliveryStore = yield* DeliveryStore
+    const failureAlerts = yield* FailureAlerts
+    const secretBox = yield* SecretBox
+    const resolver = yield* HostResolver
+    const propertyDefinitions = yield* PropertyDefinitions
+    const transactor = yield* Transactor
+    const resolveTimeout = options.resolveTimeoutMs ?? 5_000
+
+    const resolveHost = (input: unknown): Effect.Effect<ReadonlyArray<string>> => {
+      const host = hostToResolve(input)
+      if (options.allowPrivateTargets || Option.isNone(host)) return Effect.succeed([])
+      // A resolver that is slow or fails leaves the name to the connect-time check.
+      return resolver
+        .resolve(host.value)
+        .pipe(Effect.timeoutOption(resolveTimeout), Effect.map(Option.getOrElse((): ReadonlyArray<string> => [])))
+    }
+
+    const seal = (id: string, auth: OpenAuth): Effect.Effect<SealedAuth> => {
+      const context = secretContext(id, auth.type)
+      switch (auth.type) {
+        case "basic":
+          return Effect.map(secretBox.seal(auth.password, context), (password) => ({
+            type: "basic" as const,
+            username: auth.username,
+            password
+          }))
+        case "bearer":
+          return Effect.map(secretBox.seal(auth.token, context), (token) => ({ type: "bearer" as const, token }))
+        case "hmac":
+          return Effect.map(secretBox.seal(auth.secret, context), (secret) => ({ type: "hmac" as const, secret }))
+      }
+    }
+
+    const register = Effect.fn("WebhookService.register")(function* (input: unknown) {
+      const workspace = yield* CurrentWorkspace
+      const definitions = yield* propertyDefinitions.forWorkspace(workspace.id)
+      const resolvedAddresses = yield* resolveHost(input)
+      const registration = yield* Either.match(
+        validateRegistration(input, {
+          propertyDefinitions: definitions,
+          allowPrivateTargets: options.allowPrivateTargets,
+          resolvedAddresses
+        }),
+        {
+          onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "webhook")),
+          onRight: Effect.succeed
+        }
+      )
+      const id = yield* Id.make("whk")
+      const createdAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const webhook: Webhook = {
+        id,
+        workspaceId: workspace.id,
+        url: registration.url,
+        events: registration.events,
+        filters: registration.filters,
+        auth: yield* seal(id, registration.auth),
+        description: registration.description,
+        createdAt
+      }
+      yield* repository.insert(webhook)
+      return toResponse(webhook)
+    })
+
+    const pageQuery = (prefix: Id.Prefix, params: Page.Params) => {
+      const { issues, query } = Page.query(prefix, params)
+      return issues.length > 0 ? Effect.fail(ValidationError.fromIssues(issues, "query")) : Effect.succeed(query)
+    }
+
+    const list = Effect.fn("WebhookService.list")(function* (params: Page.Params) {
+      const workspace = yield* CurrentWorkspace
+      const query = yield* pageQuery("whk", params)
+      const page = yield* repository.list(workspace.id, query)
+      return { data: page.data.map(toResponse), nextCursor: page.nextCursor }
+    })
+
+    const find = (id: string) =>
+      Effect.flatMap(CurrentWorkspace, (workspace) =>
+        Effect.flatMap(repository.get(workspace.id, id), (found) =>
+          Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(WebhookNotFound.of(id))
+        )
+      )
+
+    const get = Effect.fn("WebhookService.get")(function* (id: string) {
+      return toResponse(yield* find(id))
+    })
+
+    const remove = Effect.fn("WebhookService.delete")(function* (id: string) {
+      const workspace = yield* CurrentWorkspace
+      const removed = yield* transactor.withTransaction(
+        Effect.flatMap(repository.delete(workspace.id, id), (removed) =>
+          removed ? Effect.as(deliveryStore.deleteForWebhook(workspace.id, id), true) : Effect.succeed(false)
+        )
+      )
+      if (!removed) return yield* Effect.fail(WebhookNotFound.of(id))
+    })
+
+    const filterFields = Effect.fn("WebhookService.filterFields")(function* (event: string | undefined) {
+      const workspace = yield* CurrentWorkspace
+      if (event === undefined || event === "") {
+        return yield* Effect.fail(ValidationError.fromIssues([Issue.make("event", "is required")], "query"))
+      }
+      if (!isEventType(event)) {
+        return yield* Effect.fail(
+          ValidationError.fromIssues([Issue.make("event", "is not a catalogue event type")], "query")
+        )
+      }
+      return catalogueFields(event, yield* propertyDefinitions.forWorkspace(workspace.id))
+    })
+
+    const deliveries = Effect.fn("WebhookService.deliveries")(function* (id: string, params: Page.Params) {
+      const webhook = yield* find(id)
+      const query = yield* pageQuery("dlv", params)
+      return yield* deliveryStore.list(webhook.workspaceId, webhook.id, query)
+    })
+
+    const alerts = Effect.fn("WebhookService.alerts")(function* (
+      params: Page.Params & { readonly webhookId?: string | undefined }
+    ) {
+      const workspace = yield* CurrentWorkspace
+      const query = yield* pageQuery("alr", params)
+      return yield* failureAlerts.list(workspace.id, { ...query, webhookId: params.webhookId })
+    })
+
+    return WebhookService.of({ register, list, get, delete: remove, filterFields, deliveries, alerts })
+  })
+
+/**
+ * The service over its ports.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<
+  WebhookService,
+  never,
+  WebhookRepository | DeliveryStore | FailureAlerts | SecretBox | HostResolver | PropertyDefinitions | Transactor
+> => Layer.effect(WebhookService, make(options))
