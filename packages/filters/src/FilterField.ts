@@ -115,6 +115,12 @@ export const SelectOption = Schema.Struct({ id: Schema.String, label: Schema.Str
 })
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export type SelectOption = typeof SelectOption.Type
+
+/**
  * One entry of the filter-field catalogue, as served by `GET /webhooks/filter-fields`.
  *
  * @since 0.1.0
