@@ -8,6 +8,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Effect from "effect/Effect"
 import workspacesAndApiKeys from "./migrations/0001_workspaces_and_api_keys.js"
+import draftsAndEvents from "./migrations/0002_drafts_and_events.js"
 
 /**
  * Every migration, keyed `NNNN_name` as the migrator expects.
@@ -16,7 +17,8 @@ import workspacesAndApiKeys from "./migrations/0001_workspaces_and_api_keys.js"
  * @category migrations
  */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "0001_workspaces_and_api_keys": workspacesAndApiKeys
+  "0001_workspaces_and_api_keys": workspacesAndApiKeys,
+  "0002_drafts_and_events": draftsAndEvents
 }
 
 /**

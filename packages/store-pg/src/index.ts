@@ -17,6 +17,20 @@ export * as ApiKeyStore from "./ApiKeyStore.js"
 export * as Database from "./Database.js"
 
 /**
+ * The `DraftRepository` port on PostgreSQL.
+ *
+ * @since 0.1.0
+ */
+export * as DraftRepository from "./DraftRepository.js"
+
+/**
+ * The `EventOutbox` port on PostgreSQL.
+ *
+ * @since 0.1.0
+ */
+export * as EventOutbox from "./EventOutbox.js"
+
+/**
  * The schema as an ordered list of migrations.
  *
  * @since 0.1.0

@@ -1,0 +1,49 @@
+/**
+ * The `EventOutbox` port of `@waybill/events` on PostgreSQL: events are rows of the `events`
+ * table, written with the caller's transaction (run `publish` inside `Transactor.withTransaction`
+ * together with the change that raised them), their delivery body fixed as text.
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { EventOutbox, record } from "@waybill/events/EventOutbox"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+/**
+ * The channel `pg_notify` signals after events are written, so dispatchers wake up early.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const channel = "waybill_events"
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer.effect(
+  EventOutbox,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return EventOutbox.of({
+      publish: (workspaceId, events) =>
+        Effect.gen(function* () {
+          if (events.length === 0) return []
+          const recorded = yield* Effect.forEach(events, (event) => record(workspaceId, event))
+          yield* sql`INSERT INTO events ${sql.insert(
+            recorded.map((event) => ({
+              id: event.id,
+              workspace_id: event.workspaceId,
+              type: event.type,
+              created_at: event.createdAt,
+              body: event.body
+            }))
+          )}`
+          // Delivered on commit only (PostgreSQL semantics); harmless where nobody listens.
+          yield* sql`SELECT pg_notify(${channel}, '')`
+          return recorded
+        }).pipe(Effect.orDie)
+    })
+  })
+)

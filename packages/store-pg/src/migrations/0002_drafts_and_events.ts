@@ -1,0 +1,38 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+
+// Drafts keep their whole response document as `json` (not `jsonb`: the lenient transport keeps
+// its key order and form exactly as sent). Columns that queries filter or lock on are split out.
+// Events are the outbox: written in the transaction of the change that raised them, with the
+// delivery body fixed as text; `fanned_out_at` marks the ones the dispatcher has fanned out.
+export default Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE drafts (
+      workspace_id text NOT NULL,
+      id text NOT NULL,
+      status text NOT NULL,
+      document json NOT NULL,
+      recurring boolean NOT NULL,
+      ends_at bigint,
+      generated_until bigint,
+      created_at bigint NOT NULL,
+      updated_at bigint NOT NULL,
+      PRIMARY KEY (workspace_id, id)
+    )`
+  yield* sql`CREATE INDEX drafts_status_idx ON drafts (workspace_id, status, id)`
+  yield* sql`
+    CREATE INDEX drafts_running_masters_idx ON drafts (status, ends_at)
+    WHERE status IN ('active-recurring', 'paused-recurring')`
+  yield* sql`
+    CREATE TABLE events (
+      id text PRIMARY KEY,
+      workspace_id text NOT NULL,
+      type text NOT NULL,
+      created_at bigint NOT NULL,
+      body text NOT NULL,
+      fanned_out_at bigint
+    )`
+  yield* sql`CREATE INDEX events_pending_idx ON events (id) WHERE fanned_out_at IS NULL`
+  yield* sql`CREATE INDEX events_workspace_idx ON events (workspace_id, id)`
+})

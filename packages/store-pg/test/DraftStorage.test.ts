@@ -1,0 +1,178 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert } from "@effect/vitest"
+import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
+import * as CreateDraft from "@waybill/drafts/CreateDraft"
+import { DraftService, layer as DraftServiceLayer } from "@waybill/drafts/DraftService"
+import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
+import * as ReferenceData from "@waybill/drafts/ReferenceData"
+import { Effect, Either, Exit, Layer, Schema, TestClock } from "effect"
+import * as DraftRepository from "../src/DraftRepository.js"
+import * as EventOutbox from "../src/EventOutbox.js"
+import { forEachBackend } from "./harness.js"
+
+const NOW = 1_798_000_000_000
+const wsA = Schema.decodeSync(WorkspaceId)("ws-a")
+const wsB = Schema.decodeSync(WorkspaceId)("ws-b")
+
+const referenceData: ReferenceData.ReferenceDataSet = {
+  transportShapes: [
+    { id: "shape_line", name: "Line", outputs: ["tour"], recurring: { enabled: true }, requiredFields: [] },
+    { id: "shape_order", name: "Order", outputs: ["order"], recurring: { enabled: false }, requiredFields: [] }
+  ],
+  vehicleClasses: [{ id: "vc_12t", name: "12 t", maxWeightKg: 5000, rank: 1 }],
+  products: [{ id: "prod_ftl", name: "FTL" }]
+}
+
+const master = () =>
+  Schema.decodeUnknownSync(CreateDraft.CreateDraft)({
+    origin: "manual",
+    status: "draft",
+    name: "Line {{ weekday }}",
+    transportShapeId: "shape_line",
+    transport: {
+      multiStopData: {
+        stops: [
+          { address: { city: "Hamburg" }, timeWindow: { from: "06:00", to: "08:00" } },
+          { address: { city: "München" }, timeWindow: { from: "12:00", to: "14:00" }, dayOffset: 1 }
+        ]
+      },
+      tour: { vehicleClass: "vc_12t" },
+      keptInOrder: { z: 1, a: 2 }
+    },
+    recurringSchedule: {
+      cronExpressions: ["0 6 * * 1-5"],
+      timezone: "Europe/Berlin",
+      leadTimeDays: 7,
+      startsAt: 1_798_761_600,
+      endsAt: 1_830_297_600
+    }
+  })
+
+const oneOff = () =>
+  Schema.decodeUnknownSync(CreateDraft.CreateDraft)({
+    origin: "manual",
+    status: "draft",
+    transportShapeId: "shape_order"
+  })
+
+const as = (workspaceId: WorkspaceId) => Effect.provideService(CurrentWorkspace, { id: workspaceId, apiKeyId: "env-1" })
+
+const events = (draftId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ type: string; body: string; workspace_id: string }>`
+      SELECT type, body, workspace_id FROM events WHERE body LIKE ${`%${draftId}%`} ORDER BY id`
+  )
+
+forEachBackend(
+  "Drafts storage",
+  (database) =>
+    DraftServiceLayer.pipe(
+      Layer.provideMerge(
+        Layer.mergeAll(
+          DraftRepository.layer,
+          EventOutbox.layer,
+          ReferenceData.layerMemory(referenceData),
+          ProductEvaluator.layerReference
+        )
+      ),
+      Layer.provideMerge(database)
+    ),
+  (it) => {
+    it.effect("creates, reads, lists, deletes, with the events in the outbox", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const drafts = yield* DraftService
+        const created = yield* drafts.create(master()).pipe(as(wsA))
+        assert.isTrue(created.id.startsWith("drf_"))
+        const read = yield* drafts.get(created.id).pipe(as(wsA))
+        assert.deepStrictEqual(read, created)
+        assert.deepStrictEqual(Object.keys((read.transport as { keptInOrder: object }).keptInOrder), ["z", "a"])
+        const stored = yield* events(created.id)
+        assert.deepStrictEqual(
+          stored.map((row) => row.type),
+          ["transport-drafts-created"]
+        )
+        const body = JSON.parse(stored[0]!.body)
+        assert.deepStrictEqual(Object.keys(body), ["id", "type", "createdAt", "payload"])
+        assert.strictEqual(body.payload.transportDrafts[0].id, created.id)
+        assert.strictEqual(stored[0]!.workspace_id, "ws-a")
+
+        yield* drafts.delete(created.id).pipe(as(wsA))
+        assert.isTrue(Exit.isFailure(yield* Effect.exit(drafts.get(created.id).pipe(as(wsA)))))
+        assert.deepStrictEqual(
+          (yield* events(created.id)).map((row) => row.type),
+          ["transport-drafts-created", "transport-drafts-deleted"]
+        )
+      })
+    )
+
+    it.effect("keeps workspaces apart", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const drafts = yield* DraftService
+        const created = yield* drafts.create(oneOff()).pipe(as(wsA))
+        const foreign = yield* Effect.either(drafts.get(created.id).pipe(as(wsB)))
+        assert.isTrue(Either.isLeft(foreign) && foreign.left._tag === "DraftNotFound")
+        const listB = yield* drafts.list({}).pipe(as(wsB))
+        assert.isFalse(listB.data.some((draft) => draft.id === created.id))
+        const deleteB = yield* Effect.either(drafts.delete(created.id).pipe(as(wsB)))
+        assert.isTrue(Either.isLeft(deleteB))
+        assert.deepStrictEqual((yield* drafts.get(created.id).pipe(as(wsA))).id, created.id)
+      })
+    )
+
+    it.effect("pages newest first with a status filter", () =>
+      Effect.gen(function* () {
+        const drafts = yield* DraftService
+        const workspace = Schema.decodeSync(WorkspaceId)("ws-paging")
+        const ids: Array<string> = []
+        for (let i = 0; i < 5; i++) {
+          yield* TestClock.setTime(NOW + i * 1000)
+          ids.push((yield* drafts.create(i % 2 === 0 ? oneOff() : master()).pipe(as(workspace))).id)
+        }
+        const first = yield* drafts.list({ limit: 2 }).pipe(as(workspace))
+        assert.deepStrictEqual(
+          first.data.map((d) => d.id),
+          [ids[4], ids[3]]
+        )
+        assert.isNotNull(first.nextCursor)
+        const second = yield* drafts.list({ limit: 2, cursor: first.nextCursor! }).pipe(as(workspace))
+        assert.deepStrictEqual(
+          second.data.map((d) => d.id),
+          [ids[2], ids[1]]
+        )
+        const last = yield* drafts.list({ limit: 2, cursor: second.nextCursor! }).pipe(as(workspace))
+        assert.deepStrictEqual(
+          last.data.map((d) => d.id),
+          [ids[0]]
+        )
+        assert.isNull(last.nextCursor)
+        const masters = yield* drafts.list({ status: "draft", limit: 100 }).pipe(as(workspace))
+        assert.strictEqual(masters.data.length, 5)
+      })
+    )
+
+    it.effect("two simultaneous activations: one succeeds, one is refused, one set of events", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const drafts = yield* DraftService
+        const created = yield* drafts.create(master()).pipe(as(wsA))
+        const results = yield* Effect.all(
+          [1, 2].map(() => Effect.either(drafts.act(created.id, { type: "activate-recurring" }).pipe(as(wsA)))),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(results.filter(Either.isRight).length, 1)
+        const refused = results.find(Either.isLeft)
+        assert.strictEqual(refused?._tag === "Left" ? refused.left._tag : undefined, "InvalidTransition")
+        const types = (yield* events(created.id)).map((row) => row.type)
+        assert.deepStrictEqual(types.filter((type) => type === "transport-draft-recurring-activated").length, 1)
+        assert.deepStrictEqual(types.filter((type) => type === "transport-draft-action-created").length, 1)
+        assert.strictEqual((yield* drafts.get(created.id).pipe(as(wsA))).status, "active-recurring")
+        const running = yield* Effect.either(drafts.delete(created.id).pipe(as(wsA)))
+        assert.isTrue(Either.isLeft(running) && running.left._tag === "DraftConflict")
+      })
+    )
+  }
+)
