@@ -1,0 +1,716 @@
+import { assert, describe, it, vi } from "@effect/vitest"
+import type { WorkspaceId } from "@waybill/core/Workspace"
+import * as Authorization from "@waybill/signing/Authorization"
+import * as Hmac from "@waybill/signing/Hmac"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import type { Attempt } from "../src/Delivery.js"
+import { DeliveryStore } from "../src/DeliveryStore.js"
+import { Dispatcher, make as makeDispatcher } from "../src/Dispatcher.js"
+import { FailureAlerts } from "../src/FailureAlerts.js"
+import { SendError, type SendRequest, SentRequests } from "../src/HttpSender.js"
+import { WebhookRepository } from "../src/WebhookRepository.js"
+import { WebhookService } from "../src/WebhookService.js"
+import {
+  basicAuth,
+  bearerAuth,
+  captureLogs,
+  hmacAuth,
+  inWorkspace,
+  LogLines,
+  leakedSecrets,
+  makeLayer,
+  NOW,
+  ok,
+  publish,
+  register,
+  registration,
+  renderings,
+  secrets,
+  tour,
+  wsA,
+  wsB
+} from "./fixtures.js"
+
+const dispatcher = Dispatcher
+
+const settle = Effect.flatMap(dispatcher, (d) => Effect.zipRight(d.fanOutAll, d.deliverDue))
+
+const requests = Effect.flatMap(SentRequests, (sent) => sent.all)
+
+const deliveriesOf = (webhookId: string, workspaceId: WorkspaceId = wsA) =>
+  Effect.flatMap(WebhookService, (service) => service.deliveries(webhookId, { limit: 100 })).pipe(
+    inWorkspace(workspaceId),
+    Effect.map((page) => page.data)
+  )
+
+const alertsOf = (workspaceId: WorkspaceId = wsA) =>
+  Effect.flatMap(WebhookService, (service) => service.alerts({ limit: 100 })).pipe(
+    inWorkspace(workspaceId),
+    Effect.map((page) => page.data)
+  )
+
+const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, what: string) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 500; i++) {
+      if (yield* check) return
+      yield* Effect.yieldNow()
+    }
+    assert.fail(`never happened: ${what}`)
+  })
+
+const headerNames = (request: SendRequest) => Object.keys(request.headers).sort()
+
+const verified = (request: SendRequest, secret: string) =>
+  Hmac.verify({
+    secret,
+    headers: request.headers,
+    rawBody: request.body,
+    now: Number(request.headers["X-Signature-Timestamp"])
+  })
+
+const scripted = (statuses: ReadonlyArray<number>) => (_: SendRequest, index: number) =>
+  ok(statuses[Math.min(index, statuses.length - 1)]!)
+
+describe("Dispatcher", () => {
+  it.effect("delivers the stored body unchanged with the contract's headers and a valid HMAC signature", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      const event = yield* publish("tour-created", { tour: tour({ prop_region: "opt_north" }) })
+      const fanned = yield* Effect.flatMap(dispatcher, (d) => d.fanOutAll)
+      assert.deepStrictEqual(fanned, { events: 1, deliveries: 1 })
+      const summary = yield* Effect.flatMap(dispatcher, (d) => d.deliverDue)
+      assert.deepStrictEqual(summary, { attempts: 1, succeeded: 1, retried: 0, failed: 0 })
+
+      const [sent] = yield* requests
+      const request = sent!.request
+      assert.strictEqual(request.url, "https://hooks.example.org/waybill")
+      assert.strictEqual(request.body, event.body)
+      assert.deepStrictEqual(JSON.parse(request.body), {
+        id: event.id,
+        type: "tour-created",
+        createdAt: NOW / 1000,
+        payload: { tour: tour({ prop_region: "opt_north" }) }
+      })
+      assert.deepStrictEqual(headerNames(request), [
+        "Content-Type",
+        "X-Delivery-Attempt",
+        "X-Delivery-Id",
+        "X-Event-Id",
+        "X-Event-Type",
+        "X-Signature",
+        "X-Signature-Algorithm",
+        "X-Signature-Timestamp"
+      ])
+      const [delivery] = yield* deliveriesOf(webhook.id)
+      assert.strictEqual(request.headers["Content-Type"], "application/json")
+      assert.strictEqual(request.headers["X-Delivery-Id"], delivery!.id)
+      assert.match(delivery!.id, /^dlv_[0-9a-z]{26}$/)
+      assert.strictEqual(request.headers["X-Event-Id"], event.id)
+      assert.strictEqual(request.headers["X-Event-Type"], "tour-created")
+      assert.strictEqual(request.headers["X-Delivery-Attempt"], "1")
+      assert.strictEqual(request.headers["X-Signature-Algorithm"], "hmac-sha256")
+      assert.strictEqual(request.headers["X-Signature-Timestamp"], String(NOW / 1000))
+      assert.strictEqual(request.headers["X-Signature"], Hmac.sign(secrets.hmac, NOW / 1000, event.body))
+      assert.isTrue(Either.isRight(verified(request, secrets.hmac)))
+      assert.strictEqual(request.timeoutMs, 20_000)
+
+      assert.deepStrictEqual(delivery, {
+        id: delivery!.id,
+        eventId: event.id,
+        eventType: "tour-created",
+        status: "succeeded",
+        attempts: [{ at: NOW / 1000, statusCode: 204, durationMs: 0, error: null }]
+      })
+      assert.deepStrictEqual(yield* alertsOf(), [])
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok(204) })))
+  )
+
+  it.effect("sends Basic and Bearer credentials exactly", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const basic = yield* register(registration({ url: "https://basic.example.org/", auth: basicAuth }))
+      const bearer = yield* register(registration({ url: "https://bearer.example.org/", auth: bearerAuth }))
+      yield* publish("tour-created", { tour: tour() })
+      yield* settle
+      const sent = (yield* requests).map((received) => received.request)
+      const byUrl = (url: string) => sent.find((request) => request.url === url)!
+      const basicRequest = byUrl("https://basic.example.org/")
+      assert.strictEqual(
+        basicRequest.headers.Authorization,
+        `Basic ${Buffer.from(`ops:${secrets.password}`, "utf8").toString("base64")}`
+      )
+      assert.isTrue(Either.isRight(Authorization.verifyBasic(basicRequest.headers, basicAuth)))
+      assert.deepStrictEqual(headerNames(basicRequest), [
+        "Authorization",
+        "Content-Type",
+        "X-Delivery-Attempt",
+        "X-Delivery-Id",
+        "X-Event-Id",
+        "X-Event-Type"
+      ])
+      const bearerRequest = byUrl("https://bearer.example.org/")
+      assert.strictEqual(bearerRequest.headers.Authorization, `Bearer ${secrets.token}`)
+      // One event, two webhooks: the same event id, different delivery ids.
+      assert.strictEqual(basicRequest.headers["X-Event-Id"], bearerRequest.headers["X-Event-Id"])
+      assert.notStrictEqual(basicRequest.headers["X-Delivery-Id"], bearerRequest.headers["X-Delivery-Id"])
+      assert.strictEqual((yield* deliveriesOf(basic.id))[0]!.status, "succeeded")
+      assert.strictEqual((yield* deliveriesOf(bearer.id))[0]!.status, "succeeded")
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
+  it.effect("500 then 200: two requests, same delivery id, both signed afresh, retry not before the delay", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      yield* publish("tour-created", { tour: tour() })
+      assert.deepStrictEqual(yield* settle, { attempts: 1, succeeded: 0, retried: 1, failed: 0 })
+      assert.strictEqual((yield* requests).length, 1)
+
+      yield* TestClock.adjust(9_999)
+      assert.deepStrictEqual(yield* settle, { attempts: 0, succeeded: 0, retried: 0, failed: 0 })
+      assert.strictEqual((yield* requests).length, 1)
+
+      yield* TestClock.adjust(2_001)
+      assert.deepStrictEqual(yield* settle, { attempts: 1, succeeded: 1, retried: 0, failed: 0 })
+      const [first, second] = yield* requests
+      assert.strictEqual(first!.request.headers["X-Delivery-Id"], second!.request.headers["X-Delivery-Id"])
+      assert.strictEqual(first!.request.headers["X-Delivery-Attempt"], "1")
+      assert.strictEqual(second!.request.headers["X-Delivery-Attempt"], "2")
+      assert.strictEqual(first!.request.body, second!.request.body)
+      assert.isTrue(second!.at - first!.at >= 10_000 && second!.at - first!.at <= 12_000)
+      assert.isTrue(Either.isRight(verified(first!.request, secrets.hmac)))
+      assert.isTrue(Either.isRight(verified(second!.request, secrets.hmac)))
+      assert.notStrictEqual(
+        first!.request.headers["X-Signature-Timestamp"],
+        second!.request.headers["X-Signature-Timestamp"]
+      )
+      const [delivery] = yield* deliveriesOf(webhook.id)
+      assert.strictEqual(delivery!.status, "succeeded")
+      assert.deepStrictEqual(
+        delivery!.attempts.map((attempt: Attempt) => [attempt.statusCode, attempt.error]),
+        [
+          [500, "http"],
+          [200, null]
+        ]
+      )
+      assert.deepStrictEqual(yield* alertsOf(), [])
+    }).pipe(Effect.provide(makeLayer({ respond: scripted([500, 200]) })))
+  )
+
+  it.effect("500 twice: two requests, the delivery fails and one alert is raised and logged", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      const event = yield* publish("tour-created", { tour: tour() })
+      yield* settle
+      yield* TestClock.adjust("12 seconds")
+      assert.deepStrictEqual(yield* settle, { attempts: 1, succeeded: 0, retried: 0, failed: 1 })
+      yield* TestClock.adjust("1 minute")
+      assert.deepStrictEqual(yield* settle, { attempts: 0, succeeded: 0, retried: 0, failed: 0 })
+      assert.strictEqual((yield* requests).length, 2)
+      const [delivery] = yield* deliveriesOf(webhook.id)
+      assert.strictEqual(delivery!.status, "failed")
+      assert.strictEqual(delivery!.attempts.length, 2)
+      const alerts = yield* alertsOf()
+      assert.strictEqual(alerts.length, 1)
+      assert.deepStrictEqual(alerts[0], {
+        id: alerts[0]!.id,
+        webhookId: webhook.id,
+        deliveryId: delivery!.id,
+        eventId: event.id,
+        eventType: "tour-created",
+        reason: "2 attempts failed; last: HTTP 500",
+        createdAt: alerts[0]!.createdAt
+      })
+      assert.match(alerts[0]!.id, /^alr_/)
+      const lines = yield* LogLines
+      const failed = lines.filter((line) => line.includes('message="Webhook delivery failed"'))
+      assert.strictEqual(failed.length, 1)
+      assert.include(failed[0]!, `deliveryId=${delivery!.id}`)
+      assert.include(failed[0]!, "level=ERROR")
+      assert.strictEqual(lines.filter((line) => line.includes("Webhook delivery attempt failed")).length, 2)
+    }).pipe(Effect.provide(Layer.merge(makeLayer({ respond: () => ok(500) }), captureLogs)))
+  )
+
+  it.effect("a receiver slower than the timeout fails the attempt with error class timeout", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      yield* publish("tour-created", { tour: tour() })
+      yield* Effect.flatMap(dispatcher, (d) => d.fanOutAll)
+      const first = yield* Effect.fork(Effect.flatMap(dispatcher, (d) => d.deliverDue))
+      yield* TestClock.adjust(2_999)
+      assert.isTrue(Option.isNone(yield* Fiber.poll(first)))
+      yield* TestClock.adjust(1)
+      assert.deepStrictEqual(yield* Fiber.join(first), { attempts: 1, succeeded: 0, retried: 1, failed: 0 })
+      yield* TestClock.adjust("1 minute")
+      const second = yield* Effect.fork(Effect.flatMap(dispatcher, (d) => d.deliverDue))
+      yield* TestClock.adjust(3_000)
+      assert.deepStrictEqual(yield* Fiber.join(second), { attempts: 1, succeeded: 0, retried: 0, failed: 1 })
+      const [delivery] = yield* deliveriesOf(webhook.id)
+      assert.deepStrictEqual(delivery!.attempts, [
+        { at: NOW / 1000, statusCode: null, durationMs: 3_000, error: "timeout" },
+        { at: NOW / 1000 + 63, statusCode: null, durationMs: 3_000, error: "timeout" }
+      ])
+      const [alert] = yield* alertsOf()
+      assert.strictEqual(alert!.reason, "2 attempts failed; last: timeout: No response within 3000 ms")
+    }).pipe(Effect.provide(makeLayer({ respond: () => Effect.never, dispatcher: { timeoutMs: 3_000 } })))
+  )
+
+  it.effect("a redirect is a failure of class http, never followed; sender errors keep their class", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const redirected = yield* register(registration({ url: "https://redirect.example.org/" }))
+      const refused = yield* register(registration({ url: "https://refused.example.org/" }))
+      yield* publish("tour-created", { tour: tour() })
+      yield* settle
+      const sent = yield* requests
+      assert.strictEqual(sent.length, 2)
+      assert.deepStrictEqual(
+        (yield* deliveriesOf(redirected.id))[0]!.attempts.map((attempt) => [attempt.statusCode, attempt.error]),
+        [[302, "http"]]
+      )
+      assert.deepStrictEqual(
+        (yield* deliveriesOf(refused.id))[0]!.attempts.map((attempt) => [attempt.statusCode, attempt.error]),
+        [[null, "connect"]]
+      )
+    }).pipe(
+      Effect.provide(
+        makeLayer({
+          respond: (request) =>
+            request.url.startsWith("https://redirect.")
+              ? ok(302)
+              : Effect.fail(new SendError({ reason: "connect", message: "connect ECONNREFUSED 203.0.113.1:443" }))
+        })
+      )
+    )
+  )
+
+  describe("filters", () => {
+    it.effect("decide exactly which webhooks receive which events; a filtered-out event leaves nothing", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const north = yield* register(
+          registration({
+            url: "https://north.example.org/",
+            filters: {
+              "tour-created": {
+                conditions: [{ field: "tour.properties.prop_region", operator: "is", value: "opt_north" }]
+              }
+            }
+          })
+        )
+        const notFragile = yield* register(
+          registration({
+            url: "https://careful.example.org/",
+            filters: {
+              "tour-created": {
+                conditions: [{ field: "tour.properties.prop_note", operator: "not_contains", value: "fragile" }]
+              }
+            }
+          })
+        )
+        const newYear = yield* register(
+          registration({
+            url: "https://newyear.example.org/",
+            filters: {
+              "tour-created": {
+                conditions: [{ field: "tour.properties.prop_due", operator: "on", value: "2027-01-01" }]
+              }
+            }
+          })
+        )
+        const everything = yield* register(registration({ url: "https://all.example.org/" }))
+        const seconds = (iso: string) => Date.parse(iso) / 1000
+        const events = [
+          // Berlin: 2027-01-01 00:30 (CET), although still 2026-12-31 in UTC.
+          { prop_region: "opt_north", prop_due: seconds("2026-12-31T23:30:00Z") },
+          // Berlin: 2027-01-02 00:30; note contains "fragile".
+          { prop_region: "opt_south", prop_note: "fragile glass", prop_due: seconds("2027-01-01T23:30:00Z") },
+          // Berlin: 2026-12-31 23:59; note present without "fragile".
+          { prop_note: "sturdy", prop_due: seconds("2026-12-31T22:59:00Z") },
+          // Berlin 2027-01-01 as an ISO string; note contains "fragile".
+          { prop_region: "opt_north", prop_note: "very fragile", prop_due: "2027-01-01T12:00:00+01:00" }
+        ]
+        const published: Array<string> = []
+        for (const properties of events) {
+          published.push((yield* publish("tour-created", { tour: tour(properties) })).id)
+        }
+        assert.deepStrictEqual(yield* Effect.flatMap(dispatcher, (d) => d.fanOutAll), { events: 4, deliveries: 10 })
+        yield* Effect.flatMap(dispatcher, (d) => d.deliverDue)
+        const received = (webhookId: string) =>
+          Effect.map(deliveriesOf(webhookId), (deliveries) =>
+            deliveries.map((delivery) => published.indexOf(delivery.eventId)).sort()
+          )
+        assert.deepStrictEqual(yield* received(north.id), [0, 3])
+        // The negated text condition matches where the note is missing.
+        assert.deepStrictEqual(yield* received(notFragile.id), [0, 2])
+        assert.deepStrictEqual(yield* received(newYear.id), [0, 3])
+        assert.deepStrictEqual(yield* received(everything.id), [0, 1, 2, 3])
+        const sent = yield* requests
+        assert.strictEqual(sent.length, 10)
+        assert.strictEqual(sent.filter((received) => received.request.url === "https://north.example.org/").length, 2)
+        assert.deepStrictEqual(yield* alertsOf(), [])
+      }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+    )
+
+    it.effect("on callout-action-created without a tour, tour conditions are false, negated ones too", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const webhook = yield* register(
+          registration({
+            events: ["callout-action-created"],
+            filters: {
+              "callout-action-created": {
+                conditions: [{ field: "tour.properties.prop_region", operator: "is_not", value: "opt_south" }]
+              }
+            }
+          })
+        )
+        const action = {
+          id: "act_1",
+          payload: { type: "bid" },
+          createdAt: 1_798_000_000_123,
+          createdAtMilliseconds: 1_798_000_000_123
+        }
+        yield* publish("callout-action-created", { callouts: [], action })
+        const withTour = yield* publish("callout-action-created", {
+          callouts: [],
+          action,
+          tour: { id: "tour_1", properties: { prop_region: "opt_north" } }
+        })
+        yield* settle
+        assert.deepStrictEqual(
+          (yield* deliveriesOf(webhook.id)).map((delivery) => delivery.eventId),
+          [withTour.id]
+        )
+      }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+    )
+
+    it.effect("parses each event's payload once, however many filtered webhooks it reaches", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        for (const region of ["opt_north", "opt_south", "opt_north"]) {
+          yield* register(
+            registration({
+              filters: {
+                "tour-created": {
+                  conditions: [{ field: "tour.properties.prop_region", operator: "is", value: region }]
+                }
+              }
+            })
+          )
+        }
+        yield* publish("tour-created", { tour: tour({ prop_region: "opt_north" }) })
+        const parse = vi.spyOn(JSON, "parse")
+        let calls = -1
+        const fanned = yield* Effect.flatMap(dispatcher, (d) => d.fanOutAll).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              calls = parse.mock.calls.length
+              parse.mockRestore()
+            })
+          )
+        )
+        assert.strictEqual(calls, 1)
+        assert.deepStrictEqual(fanned, { events: 1, deliveries: 2 })
+      }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+    )
+  })
+
+  it.effect("one slow receiver cannot stall the others", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const slow = yield* register(registration({ url: "https://slow.example.org/" }))
+      const fast = yield* register(registration({ url: "https://fast.example.org/" }))
+      for (let i = 0; i < 10; i++) yield* publish("tour-created", { tour: tour() })
+      yield* Effect.flatMap(dispatcher, (d) => d.fanOutAll)
+      const fiber = yield* Effect.fork(Effect.flatMap(dispatcher, (d) => d.deliverDue))
+      // The clock does not move: every slow attempt is still waiting for its answer.
+      yield* eventually(
+        Effect.map(deliveriesOf(fast.id), (deliveries) =>
+          deliveries.every((delivery) => delivery.status === "succeeded")
+        ),
+        "the fast receiver got all its deliveries"
+      )
+      const sent = yield* requests
+      assert.strictEqual(sent.filter((received) => received.request.url === "https://fast.example.org/").length, 10)
+      assert.strictEqual(sent.filter((received) => received.request.url === "https://slow.example.org/").length, 2)
+      assert.isTrue((yield* deliveriesOf(slow.id)).every((delivery) => delivery.attempts.length === 0))
+      yield* Fiber.interrupt(fiber)
+    }).pipe(
+      Effect.provide(
+        makeLayer({
+          respond: (request) => (request.url.startsWith("https://slow.") ? Effect.never : ok()),
+          dispatcher: { concurrency: 4, perWebhookConcurrency: 2 }
+        })
+      )
+    )
+  )
+
+  it.effect("keeps at most `concurrency` attempts in flight", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      yield* register(registration())
+      for (let i = 0; i < 10; i++) yield* publish("tour-created", { tour: tour() })
+      yield* Effect.flatMap(dispatcher, (d) => d.fanOutAll)
+      const fiber = yield* Effect.fork(Effect.flatMap(dispatcher, (d) => d.deliverDue))
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 3),
+        "three requests"
+      )
+      for (let i = 0; i < 50; i++) yield* Effect.yieldNow()
+      assert.strictEqual((yield* requests).length, 3)
+      yield* TestClock.adjust("20 seconds")
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 6),
+        "three more requests"
+      )
+      yield* Fiber.interrupt(fiber)
+    }).pipe(
+      Effect.provide(
+        makeLayer({ respond: () => Effect.never, dispatcher: { concurrency: 3, perWebhookConcurrency: 3 } })
+      )
+    )
+  )
+
+  it.effect("isolates workspaces: events reach only their workspace's webhooks", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const inA = yield* register(registration({ url: "https://a.example.org/" }))
+      const inB = yield* register(registration({ url: "https://b.example.org/" }), wsB)
+      const fromA = yield* publish("tour-created", { tour: tour() })
+      const fromB = yield* publish("tour-created", { tour: tour() }, wsB)
+      yield* settle
+      assert.deepStrictEqual(
+        (yield* deliveriesOf(inA.id)).map((delivery) => delivery.eventId),
+        [fromA.id]
+      )
+      assert.deepStrictEqual(
+        (yield* deliveriesOf(inB.id, wsB)).map((delivery) => delivery.eventId),
+        [fromB.id]
+      )
+      const sent = yield* requests
+      assert.deepStrictEqual(
+        sent.map((received) => [received.request.url, received.request.headers["X-Event-Id"]]).sort(),
+        [
+          ["https://a.example.org/", fromA.id],
+          ["https://b.example.org/", fromB.id]
+        ]
+      )
+      assert.deepStrictEqual(yield* alertsOf(wsA), [])
+      assert.deepStrictEqual(yield* alertsOf(wsB), [])
+      yield* TestClock.adjust("1 minute")
+      yield* settle
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
+  it.effect("deleting a webhook removes its pending deliveries", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      yield* publish("tour-created", { tour: tour() })
+      yield* Effect.flatMap(dispatcher, (d) => d.fanOutAll)
+      yield* Effect.flatMap(WebhookService, (service) => service.delete(webhook.id)).pipe(inWorkspace(wsA))
+      assert.deepStrictEqual(yield* Effect.flatMap(dispatcher, (d) => d.deliverDue), {
+        attempts: 0,
+        succeeded: 0,
+        retried: 0,
+        failed: 0
+      })
+      assert.strictEqual((yield* requests).length, 0)
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
+  it.effect("two dispatchers on one store deliver each delivery once", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      yield* register(registration({ url: "https://one.example.org/" }))
+      yield* register(registration({ url: "https://two.example.org/" }))
+      for (let i = 0; i < 20; i++) yield* publish("tour-created", { tour: tour() })
+      const first = yield* makeDispatcher({ concurrency: 4 })
+      const second = yield* makeDispatcher({ concurrency: 4 })
+      const fanned = yield* Effect.all([first.fanOutAll, second.fanOutAll], { concurrency: 2 })
+      assert.strictEqual(fanned[0].deliveries + fanned[1].deliveries, 40)
+      const [a, b] = yield* Effect.all([first.deliverDue, second.deliverDue], { concurrency: 2 })
+      assert.strictEqual(a.succeeded + b.succeeded, 40)
+      assert.isTrue(a.succeeded > 0 && b.succeeded > 0)
+      const ids = (yield* requests).map((received) => received.request.headers["X-Delivery-Id"])
+      assert.strictEqual(ids.length, 40)
+      assert.strictEqual(new Set(ids).size, 40)
+    }).pipe(Effect.provide(makeLayer({ respond: () => Effect.zipRight(Effect.yieldNow(), ok()) })))
+  )
+
+  it.effect("a crashed dispatcher's lease expires and the delivery is sent again with the same id", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      yield* publish("tour-created", { tour: tour() })
+      const crashing = yield* makeDispatcher({ timeoutMs: 20_000, leaseMs: 30_000 })
+      const survivor = yield* makeDispatcher({ timeoutMs: 20_000, leaseMs: 30_000 })
+      yield* crashing.fanOutAll
+      const fiber = yield* Effect.fork(crashing.deliverDue)
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 1),
+        "the first request"
+      )
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual((yield* survivor.deliverDue).attempts, 0)
+      yield* TestClock.adjust(29_999)
+      assert.deepStrictEqual((yield* survivor.deliverDue).attempts, 0)
+      yield* TestClock.adjust(1)
+      assert.deepStrictEqual(yield* survivor.deliverDue, { attempts: 1, succeeded: 1, retried: 0, failed: 0 })
+      const [lost, again] = yield* requests
+      assert.strictEqual(lost!.request.headers["X-Delivery-Id"], again!.request.headers["X-Delivery-Id"])
+      assert.strictEqual(again!.request.headers["X-Delivery-Attempt"], "1")
+      const [delivery] = yield* deliveriesOf(webhook.id)
+      assert.deepStrictEqual(delivery!.status, "succeeded")
+      assert.strictEqual(delivery!.attempts.length, 1)
+    }).pipe(Effect.provide(makeLayer({ respond: (_, index) => (index === 0 ? Effect.never : ok()) })))
+  )
+
+  it.effect("a store ignores the completion of a dispatcher whose lease was taken over", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      yield* register(registration())
+      yield* publish("tour-created", { tour: tour() })
+      yield* Effect.flatMap(dispatcher, (d) => d.fanOutAll)
+      const store = yield* DeliveryStore
+      const claim = (now: number, leaseToken: string) =>
+        store.claimDue({ now, limit: 10, maxPerWebhook: 10, excludeWebhooks: [], leaseUntil: now + 1_000, leaseToken })
+      const [first] = yield* claim(NOW, "token-1")
+      assert.strictEqual((yield* claim(NOW + 999, "token-x")).length, 0)
+      const [second] = yield* claim(NOW + 1_000, "token-2")
+      assert.strictEqual(second!.id, first!.id)
+      const attempt = { at: NOW / 1000, statusCode: 200, durationMs: 5, error: null }
+      const completion = (leaseToken: string) => ({
+        deliveryId: first!.id,
+        leaseToken,
+        attempt,
+        status: "succeeded" as const,
+        retryAt: null
+      })
+      assert.deepStrictEqual(yield* store.complete([completion("token-1")]), [])
+      assert.deepStrictEqual(yield* store.complete([completion("token-2")]), [first!.id])
+      assert.deepStrictEqual(yield* store.complete([completion("token-2")]), [])
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
+  it.effect("a secret that does not open sends nothing, records nothing and is logged", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const created = yield* register(registration())
+      const repository = yield* WebhookRepository
+      const stored = Option.getOrThrow(yield* repository.get(wsA, created.id))
+      // The same sealed secret moved to another webhook id does not open there.
+      yield* repository.delete(wsA, created.id)
+      yield* repository.insert({ ...stored, id: "whk_00000000000000000000000000" })
+      yield* publish("tour-created", { tour: tour() })
+      assert.deepStrictEqual(yield* settle, { attempts: 0, succeeded: 0, retried: 0, failed: 0 })
+      assert.strictEqual((yield* requests).length, 0)
+      const [delivery] = yield* deliveriesOf("whk_00000000000000000000000000")
+      assert.deepStrictEqual([delivery!.status, delivery!.attempts], ["pending", []])
+      const lines = yield* LogLines
+      assert.isTrue(lines.some((line) => line.includes("A webhook secret does not open")))
+    }).pipe(Effect.provide(Layer.merge(makeLayer({ respond: () => ok() }), captureLogs)))
+  )
+
+  it.effect("run: wakes on publish, retries at the retry time, stops when interrupted", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      const d = yield* dispatcher
+      const fiber = yield* Effect.fork(d.run)
+      yield* publish("tour-created", { tour: tour() })
+      yield* d.wake
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 1),
+        "the first attempt"
+      )
+      yield* TestClock.adjust(12_000)
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 2),
+        "the retry"
+      )
+      yield* eventually(
+        Effect.map(deliveriesOf(webhook.id), (deliveries) => deliveries[0]?.status === "succeeded"),
+        "the delivery succeeded"
+      )
+      yield* Fiber.interrupt(fiber)
+      const [first, second] = yield* requests
+      assert.isTrue(second!.at - first!.at >= 10_000)
+    }).pipe(Effect.provide(makeLayer({ respond: scripted([503, 200]), dispatcher: { pollIntervalMs: 60_000 } })))
+  )
+
+  it.effect("no secret appears in any response, error, stored value or log line", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const texts: Array<string> = []
+      const keep = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+        Effect.tap(
+          Effect.tapError(self, (error) => Effect.sync(() => texts.push(...renderings(error)))),
+          (value) => Effect.sync(() => texts.push(...renderings(value)))
+        )
+      const service = yield* WebhookService
+      const created = [
+        yield* keep(register(registration({ auth: hmacAuth }))),
+        yield* keep(register(registration({ auth: basicAuth }))),
+        yield* keep(register(registration({ auth: bearerAuth })))
+      ]
+      // Invalid registrations that carry the secrets in the wrong places.
+      yield* Effect.either(
+        keep(
+          register(
+            registration({
+              url: `https://user:${secrets.password}@hooks.example.org/`,
+              auth: { type: "basic", username: `a:${secrets.password}`, password: `${secrets.password}\n` }
+            })
+          )
+        )
+      )
+      yield* Effect.either(keep(register(registration({ auth: { type: "hmac", secret: secrets.token, x: 1 } }))))
+      yield* Effect.either(keep(register(registration({ auth: { type: "bearer", token: ` ${secrets.token}` } }))))
+      yield* keep(service.list({}).pipe(inWorkspace(wsA)))
+      for (const webhook of created) yield* keep(service.get(webhook.id).pipe(inWorkspace(wsA)))
+      yield* publish("tour-created", { tour: tour() })
+      yield* settle
+      yield* TestClock.adjust("15 seconds")
+      yield* settle
+      for (const webhook of created) yield* keep(service.deliveries(webhook.id, {}).pipe(inWorkspace(wsA)))
+      const alerts = yield* keep(service.alerts({}).pipe(inWorkspace(wsA)))
+      assert.strictEqual(alerts.data.length, 3)
+      const repository = yield* WebhookRepository
+      yield* keep(repository.list(wsA, { limit: 100, after: undefined }))
+      yield* keep(
+        Effect.flatMap(FailureAlerts, (store) =>
+          store.list(wsA, { limit: 100, after: undefined, webhookId: undefined })
+        )
+      )
+      const lines = yield* LogLines
+      assert.isTrue(lines.length > 0)
+      assert.isTrue(texts.length > 0)
+      assert.deepStrictEqual(leakedSecrets([...texts, ...lines]), [])
+      // The scan does find a secret where one is: the Bearer token travels in clear to the receiver.
+      const sent = (yield* requests).map((received) => JSON.stringify(received.request.headers))
+      assert.deepStrictEqual(leakedSecrets(sent), [secrets.token])
+    }).pipe(
+      Effect.provide(
+        Layer.merge(
+          makeLayer({
+            respond: (_, index) =>
+              index % 2 === 0
+                ? ok(500)
+                : Effect.fail(new SendError({ reason: "tls", message: "self-signed certificate" }))
+          }),
+          captureLogs
+        )
+      )
+    )
+  )
+})
