@@ -35,12 +35,12 @@ export interface MasterRef {
 export type Status = "active" | "paused"
 
 /**
- * A master as claimed for one generator run.
+ * A master with its generation state, as listed (possibly stale) or claimed (fresh, locked).
  *
  * @since 0.1.0
  * @category models
  */
-export interface ClaimedMaster {
+export interface MasterState {
   readonly master: RecurringMaster
   readonly status: Status
   /**
@@ -64,15 +64,18 @@ export class RecurringMasters extends Context.Tag("@waybill/recurring/RecurringM
   {
     /**
      * The masters a run should look at: every active one, and every paused one whose `endsAt`
-     * is at or before `now` (it must end). Read outside any transaction; may be stale.
+     * is at or before `now` (it must end). Read outside any transaction without locks, so it
+     * may be stale; the generator only uses it to skip, without a transaction, masters with
+     * nothing due (a stale cursor or `activeSince` is never ahead of the real one, so the skip
+     * is safe), and claims the others.
      */
-    readonly list: (now: number) => Effect.Effect<ReadonlyArray<MasterRef>>
+    readonly list: (now: number) => Effect.Effect<ReadonlyArray<MasterState>>
     /**
      * Inside the run's transaction: locks the master and reads it fresh. `None` when it is
      * locked by another process (PostgreSQL: `FOR UPDATE SKIP LOCKED`) or no longer active or
      * paused (ended, deleted).
      */
-    readonly claim: (ref: MasterRef) => Effect.Effect<Option.Option<ClaimedMaster>>
+    readonly claim: (ref: MasterRef) => Effect.Effect<Option.Option<MasterState>>
     /** Moves the cursor forward (never back: `GREATEST(cursor, $1)`). Called after storing. */
     readonly advance: (ref: MasterRef, cursor: number) => Effect.Effect<void>
     /**
@@ -117,6 +120,13 @@ export class MemoryMasters extends Context.Tag("@waybill/recurring/MemoryMasters
 
 const keyOf = (ref: MasterRef): string => `${ref.workspaceId}\u0000${ref.id}`
 
+const toState = (entry: MemoryMaster): MasterState => ({
+  master: entry.master,
+  status: entry.status === "paused" ? "paused" : "active",
+  cursor: entry.cursor,
+  activeSince: entry.activeSince
+})
+
 /**
  * An in-memory store of masters. It does not lock: with `Transactor.layerMemory` runs are
  * serialised anyway, and without it the tour key still prevents duplicates.
@@ -142,18 +152,12 @@ export const layerMemory: Layer.Layer<RecurringMasters | MemoryMasters> = Layer.
                 entry.master.schedule.endsAt !== undefined &&
                 entry.master.schedule.endsAt <= now)
           )
-          .map((entry) => ({ workspaceId: entry.master.workspaceId, id: entry.master.id }))
+          .map(toState)
       ),
     claim: (ref) =>
       Effect.sync(() => {
         const entry = masters.get(keyOf(ref))
-        if (entry === undefined || entry.status === "ended") return Option.none()
-        return Option.some({
-          master: entry.master,
-          status: entry.status,
-          cursor: entry.cursor,
-          activeSince: entry.activeSince
-        })
+        return entry === undefined || entry.status === "ended" ? Option.none() : Option.some(toState(entry))
       }),
     advance: (ref, cursor) =>
       update(ref, (entry) => ({ ...entry, cursor: entry.cursor === null ? cursor : Math.max(entry.cursor, cursor) })),

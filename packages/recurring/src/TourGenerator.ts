@@ -22,7 +22,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Occurrence from "./Occurrence.js"
-import type { MasterRef } from "./RecurringMasters.js"
+import type { MasterRef, MasterState } from "./RecurringMasters.js"
 import { RecurringMasters } from "./RecurringMasters.js"
 import * as Tour from "./Tour.js"
 import { TourRepository } from "./TourRepository.js"
@@ -154,23 +154,48 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
         return { ref, status: created.length > 0 ? "generated" : "idle", created } satisfies MasterOutcome
       })
 
-    const runMaster = (ref: MasterRef): Effect.Effect<MasterOutcome> =>
-      transactor.withTransaction(processClaimed(ref)).pipe(
-        Effect.provide(context),
-        Effect.catchAllCause((cause) =>
-          Effect.as(
-            Effect.logWarning("Tour generation failed for a recurring master; it is retried next run").pipe(
-              Effect.annotateLogs({ workspaceId: ref.workspaceId, draftId: ref.id, cause: Cause.pretty(cause) })
-            ),
-            { ref, status: "failed", created: [] } satisfies MasterOutcome
+    const processOne = (ref: MasterRef) =>
+      transactor
+        .withTransaction(processClaimed(ref))
+        .pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.as(
+              Effect.logWarning("Tour generation failed for a recurring master; it is retried next run").pipe(
+                Effect.annotateLogs({ workspaceId: ref.workspaceId, draftId: ref.id, cause: Cause.pretty(cause) })
+              ),
+              { ref, status: "failed", created: [] } satisfies MasterOutcome
+            )
           )
         )
-      )
+
+    // The context is provided once per call, not once per master: providing costs microseconds.
+    const runMaster = (ref: MasterRef): Effect.Effect<MasterOutcome> => Effect.provide(processOne(ref), context)
+
+    // From the listed (maybe stale) state: an active master with no trigger due before its
+    // horizon and a window still open needs no transaction this run. Its cursor stays put, so
+    // the next run looks at a slightly wider slice; storage sees no write for idle masters.
+    const nothingDue = (state: MasterState, now: number): boolean => {
+      const { activeSince, cursor, master, status } = state
+      const schedule = master.schedule
+      if (status !== "active" || (schedule.endsAt !== undefined && now >= schedule.endsAt)) return false
+      const from = Math.max(cursor ?? activeSince, activeSince)
+      const until = Occurrence.horizon(now, schedule.leadTimeDays, schedule.timezone)
+      return Occurrence.triggerInstants(master, from, until, 1).length === 0
+    }
 
     const run: Effect.Effect<RunSummary> = Effect.gen(function* () {
       const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const refs = yield* masters.list(now)
-      const outcomes = yield* Effect.forEach(refs, runMaster, { concurrency: options?.concurrency ?? 1 })
+      const listed = yield* masters.list(now)
+      const outcomes = yield* Effect.forEach(
+        listed,
+        (state) => {
+          const ref = { workspaceId: state.master.workspaceId, id: state.master.id }
+          return nothingDue(state, now)
+            ? Effect.succeed<MasterOutcome>({ ref, status: "idle", created: [] })
+            : processOne(ref)
+        },
+        { concurrency: options?.concurrency ?? 1 }
+      )
       const count = (status: MasterOutcome["status"]) => outcomes.filter((o) => o.status === status).length
       return {
         masters: outcomes.length,
@@ -179,7 +204,7 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
         ended: count("ended"),
         failed: count("failed")
       }
-    })
+    }).pipe(Effect.provide(context))
 
     return TourGenerator.of({ run, runMaster })
   })

@@ -2,8 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { CronExpressionParser } from "cron-parser"
 import { Schema } from "effect"
 import * as fc from "fast-check"
+import * as Occurrence from "../src/Occurrence.js"
 import * as Schedule from "../src/Schedule.js"
 import * as WallClock from "../src/WallClock.js"
+import { master } from "./fixtures.js"
 
 const ZONES = [
   "UTC",
@@ -92,7 +94,7 @@ describe("properties", () => {
     )
   })
 
-  it("every trigger lies in the window, is unique, and any split of a range gives the same set", () => {
+  it("every trigger lies in the window, is unique, any split of a range gives the same set, and a bounded search its prefix", () => {
     fc.assert(
       fc.property(
         fc.array(expression, { minLength: 1, maxLength: 3 }),
@@ -103,7 +105,8 @@ describe("properties", () => {
         fc.option(
           fc.tuple(fc.integer({ min: -20 * 86_400, max: 20 * 86_400 }), fc.integer({ min: 1, max: 40 * 86_400 }))
         ),
-        (cronExpressions, timezone, from, length, cuts, window) => {
+        fc.integer({ min: 1, max: 6 }),
+        (cronExpressions, timezone, from, length, cuts, window, limit) => {
           const to = from + length
           const schedule = decode({
             cronExpressions,
@@ -121,6 +124,9 @@ describe("properties", () => {
           const points = [from, ...cuts.map((cut) => from + Math.floor(cut * length)).sort((a, b) => a - b), to]
           const pieces = points.slice(1).flatMap((end, i) => Schedule.triggers(schedule, points[i]!, end))
           assert.deepStrictEqual(pieces, whole)
+          // The bounded search (slice by slice) finds exactly the first ones.
+          const m = master({ schedule: { ...schedule } })
+          assert.deepStrictEqual(Occurrence.triggerInstants(m, from, to, limit), whole.slice(0, limit))
         }
       ),
       { numRuns: 300 }

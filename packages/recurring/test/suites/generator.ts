@@ -103,6 +103,33 @@ const interleaving: Layer.Layer<RecurringMasters.RecurringMasters | RecurringMas
 
 const noLocks = Layer.succeed(Transactor.Transactor, { withTransaction: (self) => self })
 
+/** Counts the calls that need a transaction (claims) and the writes (advances). */
+const calls = { claims: 0, advances: 0 }
+const counting: Layer.Layer<RecurringMasters.RecurringMasters | RecurringMasters.MemoryMasters> = Layer.effectContext(
+  Effect.gen(function* () {
+    const inner = yield* RecurringMasters.RecurringMasters
+    const control = yield* RecurringMasters.MemoryMasters
+    calls.claims = 0
+    calls.advances = 0
+    const port = RecurringMasters.RecurringMasters.of({
+      ...inner,
+      claim: (ref) =>
+        Effect.zipRight(
+          Effect.sync(() => calls.claims++),
+          inner.claim(ref)
+        ),
+      advance: (ref, cursor) =>
+        Effect.zipRight(
+          Effect.sync(() => calls.advances++),
+          inner.advance(ref, cursor)
+        )
+    })
+    return Context.make(RecurringMasters.RecurringMasters, port).pipe(
+      Context.add(RecurringMasters.MemoryMasters, control)
+    )
+  })
+).pipe(Layer.provide(RecurringMasters.layerMemory))
+
 /** The generator scenarios, driven by `TestClock`. */
 export const generatorSuite = () => {
   describe("TourGenerator", () => {
@@ -230,6 +257,29 @@ export const generatorSuite = () => {
           after.tours.map((tour) => tour.id).sort()
         )
       }).pipe(Effect.provide(ports({ masters: interleaving, transactor: noLocks })))
+    )
+
+    it.effect("a master with nothing due costs no transaction and no write", () =>
+      Effect.gen(function* () {
+        yield* setNow("2027-01-04T00:00:00Z")
+        const control = yield* RecurringMasters.MemoryMasters
+        const generator = yield* TourGenerator.TourGenerator
+        const m = dailyUtc()
+        yield* control.activate(m, at("2027-01-04T00:00:00Z"))
+        yield* generator.run // Jan 4 06:00, cursor Jan 5 00:00
+        assert.deepStrictEqual(calls, { claims: 1, advances: 1 })
+        for (const time of ["2027-01-04T00:01:00Z", "2027-01-04T03:00:00Z", "2027-01-04T06:00:00Z"]) {
+          yield* setNow(time)
+          const idle = yield* generator.run
+          assert.deepStrictEqual(idle, { masters: 1, toursCreated: 0, skipped: 0, ended: 0, failed: 0 })
+        }
+        assert.deepStrictEqual(calls, { claims: 1, advances: 1 })
+        // The cursor stayed at Jan 5 00:00; Jan 5 06:00 enters the one-day horizon just after Jan 4 06:00.
+        yield* setNow("2027-01-04T06:00:01Z")
+        assert.strictEqual((yield* generator.run).toursCreated, 1)
+        assert.deepStrictEqual(calls, { claims: 2, advances: 2 })
+        assert.deepStrictEqual(dates((yield* state).tours), ["2027-01-04T06:00:00.000Z", "2027-01-05T06:00:00.000Z"])
+      }).pipe(Effect.provide(withGenerator(ports({ masters: counting }))))
     )
 
     it.effect("never generates triggers before the activation", () =>
