@@ -1,0 +1,274 @@
+/**
+ * The Node adapters of the webhook ports that touch the network: the `HttpSender` that makes
+ * one delivery attempt with `node:http`/`node:https`, and the `HostResolver` used at
+ * registration (the system resolver, as the sender uses it).
+ *
+ * One attempt: one deadline covering DNS, connect, TLS, request and response headers; no
+ * redirect followed (a 3xx is returned as it is, and the dispatcher counts it a failure); at
+ * most 4 KiB of the response body read, then the connection is dropped. Unless private targets
+ * are allowed, the address is checked against the SSRF rules (`@waybill/webhooks` `Ssrf`)
+ * before connecting: IP literals directly, names through a `lookup` that vets every address the
+ * resolver returns, so a name that re-resolves to a private address (DNS rebinding) is refused
+ * at connect time. Connections are kept alive and reused per target.
+ *
+ * @since 0.1.0
+ */
+import * as dns from "node:dns"
+import * as http from "node:http"
+import * as https from "node:https"
+import type { LookupFunction } from "node:net"
+import * as tls from "node:tls"
+import type { ErrorClass } from "@waybill/webhooks/Delivery"
+import { HostResolver } from "@waybill/webhooks/HostResolver"
+import { HttpSender, SendError, type SendRequest, type SendResponse } from "@waybill/webhooks/HttpSender"
+import * as Ssrf from "@waybill/webhooks/Ssrf"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Allows non-global targets (`WAYBILL_ALLOW_PRIVATE_TARGETS`); the SSRF check is skipped. */
+  readonly allowPrivateTargets: boolean
+  /** Response body bytes read at most before the connection is dropped. Default 4096. */
+  readonly maxResponseBytes?: number | undefined
+  /** Open connections per target host and port. Default 64. */
+  readonly maxSocketsPerHost?: number | undefined
+  /** Extra certificate authorities trusted for https targets (the system's are kept). */
+  readonly ca?: string | Buffer | ReadonlyArray<string | Buffer> | undefined
+  /** Replaces the system resolver (tests, custom DNS). */
+  readonly lookup?: typeof dns.lookup | undefined
+}
+
+const dnsCodes = new Set([
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_FAIL",
+  "EAI_NODATA",
+  "EAI_NONAME",
+  "EAI_ADDRFAMILY",
+  "ENODATA",
+  "ESERVFAIL",
+  "ENOTIMP",
+  "EREFUSED",
+  "EBADNAME",
+  "EBADRESP",
+  "ECONNREFUSED_DNS"
+])
+
+const tlsCodes = new Set([
+  "EPROTO",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "CERT_SIGNATURE_FAILURE",
+  "HOSTNAME_MISMATCH",
+  "INVALID_CA",
+  "PATH_LENGTH_EXCEEDED"
+])
+
+// Marks the error our lookup raises for a refused address.
+const SSRF_CODE = "ERR_WAYBILL_SSRF_REFUSED"
+
+interface CodedError extends Error {
+  code?: string
+  syscall?: string
+  errors?: ReadonlyArray<CodedError>
+}
+
+const codeOf = (error: CodedError): string | undefined => error.code ?? error.errors?.[0]?.code
+
+/**
+ * The error class of a Node request error.
+ *
+ * @since 0.1.0
+ * @category classifying
+ */
+export const classify = (error: CodedError): ErrorClass => {
+  const code = codeOf(error)
+  if (code === SSRF_CODE) return "ssrf"
+  if (code === undefined) return "connect"
+  if (dnsCodes.has(code) || error.syscall === "getaddrinfo" || error.syscall === "queryA") return "dns"
+  if (tlsCodes.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.startsWith("CERT_")) {
+    return "tls"
+  }
+  if (code.startsWith("HPE_")) return "http"
+  return "connect"
+}
+
+const refusedError = (host: string, address: string, category: Ssrf.AddressCategory): CodedError => {
+  const error: CodedError = new Error(
+    `${host} resolves to ${Ssrf.describe(category)} (${address}); private targets are not allowed`
+  )
+  error.code = SSRF_CODE
+  return error
+}
+
+// Resolves every address, refuses the name if any of them is refused, then answers in the form
+// the caller asked for (`net` asks for all addresses when it races IPv4 and IPv6).
+const guardedLookup =
+  (resolve: typeof dns.lookup): LookupFunction =>
+  (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error !== null) return callback(error, "", 0)
+      for (const entry of addresses) {
+        const category = Ssrf.refusal(entry.address)
+        if (Option.isSome(category)) return callback(refusedError(hostname, entry.address, category.value), "", 0)
+      }
+      if (addresses.length === 0) {
+        const empty: CodedError = new Error(`getaddrinfo ENOTFOUND ${hostname}`)
+        empty.code = "ENOTFOUND"
+        return callback(empty, "", 0)
+      }
+      if (options.all === true) return callback(null, addresses)
+      return callback(null, addresses[0]!.address, addresses[0]!.family)
+    })
+  }
+
+const fail = (reason: ErrorClass, message: string) =>
+  Effect.fail(new SendError({ reason, message: message.slice(0, 300) }))
+
+/**
+ * Builds the sender; its connection pools close with the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options) =>
+  Effect.gen(function* () {
+    const maxBytes = options.maxResponseBytes ?? 4096
+    const maxSockets = options.maxSocketsPerHost ?? 64
+    const agentOptions = { keepAlive: true, maxSockets, scheduling: "lifo" as const }
+    const httpAgent = new http.Agent(agentOptions)
+    // Node's `ca` replaces the bundled roots: keep them and add the extra authorities.
+    const ca = options.ca === undefined ? undefined : [...tls.rootCertificates, ...[options.ca].flat()]
+    const httpsAgent = new https.Agent({ ...agentOptions, ...(ca === undefined ? {} : { ca }) })
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        httpAgent.destroy()
+        httpsAgent.destroy()
+      })
+    )
+    const lookup = options.allowPrivateTargets ? options.lookup : guardedLookup(options.lookup ?? dns.lookup)
+
+    const send = (request: SendRequest): Effect.Effect<SendResponse, SendError> => {
+      let url: URL
+      try {
+        url = new URL(request.url)
+      } catch {
+        return fail("connect", "The target URL does not parse")
+      }
+      const secure = url.protocol === "https:"
+      if (!secure && url.protocol !== "http:") return fail("connect", `Unsupported protocol ${url.protocol}`)
+      const host = Ssrf.hostOf(url)
+      if (!options.allowPrivateTargets) {
+        // Sockets connect to IP literals without a lookup: check them here.
+        const literal = Ssrf.parseAddress(host)
+        if (Option.isSome(literal)) {
+          const category = Ssrf.classify(literal.value)
+          if (Option.isSome(category)) {
+            return fail("ssrf", `${host} is ${Ssrf.describe(category.value)}; private targets are not allowed`)
+          }
+        }
+      }
+      const body = Buffer.from(request.body, "utf8")
+      return Effect.async<SendResponse, SendError>((resume) => {
+        let settled = false
+        let statusCode: number | undefined
+        let outgoing: http.ClientRequest | undefined
+        const finish = (result: Effect.Effect<SendResponse, SendError>) => {
+          if (settled) return
+          settled = true
+          clearTimeout(timer)
+          resume(result)
+        }
+        const timer = setTimeout(() => {
+          // The deadline covers everything up to the response headers; a slow body after them
+          // does not turn an answer into a timeout.
+          if (statusCode !== undefined) finish(Effect.succeed({ statusCode }))
+          else finish(fail("timeout", `No response within ${request.timeoutMs} ms`))
+          outgoing?.destroy()
+        }, request.timeoutMs)
+        try {
+          outgoing = (secure ? https : http).request({
+            protocol: url.protocol,
+            hostname: host,
+            port: url.port === "" ? undefined : Number(url.port),
+            path: `${url.pathname}${url.search}`,
+            method: "POST",
+            headers: { ...request.headers, "Content-Length": String(body.length) },
+            agent: secure ? httpsAgent : httpAgent,
+            ...(lookup === undefined ? {} : { lookup }),
+            // SNI needs a name, never an IP literal.
+            ...(secure && !Ssrf.isIpLiteral(host) ? { servername: host } : {})
+          })
+        } catch (error) {
+          finish(fail("http", `The request could not be built: ${(error as Error).message}`))
+          return
+        }
+        outgoing.on("response", (response) => {
+          statusCode = response.statusCode ?? 0
+          const answer = Effect.succeed({ statusCode })
+          let read = 0
+          response.on("data", (chunk: Buffer) => {
+            read += chunk.length
+            if (read >= maxBytes) {
+              // Enough: drop the connection rather than read a large body.
+              response.destroy()
+              finish(answer)
+            }
+          })
+          response.on("end", () => finish(answer))
+          response.on("close", () => finish(answer))
+          response.on("error", () => finish(answer))
+        })
+        outgoing.on("error", (error: CodedError) => {
+          if (statusCode !== undefined) finish(Effect.succeed({ statusCode }))
+          else finish(fail(classify(error), error.message))
+        })
+        outgoing.end(body)
+        return Effect.sync(() => {
+          settled = true
+          clearTimeout(timer)
+          outgoing?.destroy()
+        })
+      })
+    }
+
+    return HttpSender.of({ send })
+  })
+
+/**
+ * The Node sender as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<HttpSender> => Layer.scoped(HttpSender, make(options))
+
+/**
+ * The system resolver (`getaddrinfo`, as the sender uses it): every address of a name; none
+ * when it does not resolve.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerResolver: Layer.Layer<HostResolver> = Layer.succeed(
+  HostResolver,
+  HostResolver.of({
+    resolve: (host) =>
+      Effect.tryPromise(() => dns.promises.lookup(host, { all: true, verbatim: true })).pipe(
+        Effect.map((addresses): ReadonlyArray<string> => addresses.map((entry) => entry.address)),
+        Effect.orElseSucceed((): ReadonlyArray<string> => [])
+      )
+  })
+)
