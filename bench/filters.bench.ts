@@ -241,6 +241,20 @@ const pairedRatio = (ours: string, other: (round: number) => number): number =>
 
 console.log(`median of ${ROUNDS} interleaved slices of ${SECONDS} s per contender`)
 report("filter evaluations", rows, "hand-written JS", "evals/s")
+// Compiling is done once per stored filter; for scale, how long it takes.
+const compileRate = measure("compileFilter", () => Filter.compileFilter(filter), 0.5).opsPerSecond
+const dated: Filter.FilterGroup = {
+  match: "all",
+  conditions: [
+    ...filter.conditions,
+    { field: "tour.properties.prop_due", operator: "on_or_after", value: "2027-03-28" }
+  ]
+}
+const datedRate = measure("compileFilter with a date", () => Filter.compileFilter(dated), 0.5).opsPerSecond
+console.log(
+  `\ncompileFilter: ${(1e6 / compileRate).toFixed(0)} µs per filter (${(1e6 / datedRate).toFixed(0)} µs with a date condition)`
+)
+
 console.log("\nTargets (median of per-round ratios, contenders measured back to back):")
 const fastestPeer = (round: number) => Math.max(...PEERS.map((peer) => rates.get(peer)![round]!))
 const results = [

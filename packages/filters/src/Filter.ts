@@ -184,7 +184,10 @@ const Group: Schema.Schema<FilterGroup, FilterGroupEncoded> = Schema.Struct({
       Schema.suspend((): Schema.Schema<FilterGroup, FilterGroupEncoded> => Group)
     )
   ).pipe(Schema.minItems(1))
-}).annotations({ identifier: "FilterGroupNode" })
+}).annotations({
+  identifier: "FilterGroupNode",
+  description: "A group of conditions and nested groups; match is all (AND, the default) or any (OR)"
+})
 
 const depthOf = (group: FilterGroup): number =>
   1 + Math.max(0, ...group.conditions.map((item) => ("conditions" in item ? depthOf(item) : 0)))
@@ -208,7 +211,10 @@ export const FilterGroup: Schema.Schema<FilterGroup, FilterGroupEncoded> = Group
         ? `a filter holds at most ${MAX_CONDITIONS} conditions`
         : undefined
   )
-).annotations({ identifier: "FilterGroup" })
+).annotations({
+  identifier: "FilterGroup",
+  description: `A delivery filter: groups nest at most ${MAX_DEPTH} levels (the top group is level 1), at most ${MAX_CONDITIONS} conditions in all`
+})
 
 /**
  * Validates a filter against the filter fields of its event: unknown or unselectable fields,

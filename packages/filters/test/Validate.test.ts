@@ -85,7 +85,7 @@ describe("validateFilter", () => {
     assert.deepStrictEqual(issues, [
       { path: "match", message: 'must be "all" or "any"' },
       { path: "conditions.0.field", message: 'unknown field "tour.colour" for this event' },
-      { path: "conditions.1.conditions.0.value", message: "must be a finite number, not string" },
+      { path: "conditions.1.conditions.0.value", message: "must be a finite number, not a string" },
       {
         path: "conditions.1.conditions.1.value",
         message: '"opt_west" is not an option of "tour.properties.prop_region"; options: opt_north, opt_south'
@@ -105,7 +105,7 @@ describe("validateFilter", () => {
       { path: "conditions.6.value", message: "must be omitted: is_checked takes no value" },
       {
         path: "conditions.7",
-        message: "must be a condition { field, operator, value } or a group { match, conditions }, not string"
+        message: "must be a condition { field, operator, value } or a group { match, conditions }, not a string"
       }
     ])
     // The HTTP layer places them under the event's filter.
@@ -259,13 +259,13 @@ describe("validateFilter", () => {
     const cases: ReadonlyArray<readonly [string, string, unknown, string | undefined]> = [
       ["tour.status", "equals", "completed", undefined],
       ["tour.status", "equals", "", "must be a non-empty string"],
-      ["tour.status", "equals", 5, "must be a non-empty string, not number"],
+      ["tour.status", "equals", 5, "must be a non-empty string, not a number"],
       ["tour.status", "begins_with", undefined, "is required"],
       ["tour.status", "not_contains", ["a"], "must be a non-empty string, not an array"],
       ["tour.status", "ends_with", " ", undefined],
       ["tour.properties.prop_weight", "equals", 0, undefined],
       ["tour.properties.prop_weight", "lte", -12.5, undefined],
-      ["tour.properties.prop_weight", "equals", "15", "must be a finite number, not string"],
+      ["tour.properties.prop_weight", "equals", "15", "must be a finite number, not a string"],
       ["tour.properties.prop_weight", "gt", Number.NaN, "must be a finite number, not NaN"],
       ["tour.properties.prop_weight", "lt", Number.POSITIVE_INFINITY, "must be a finite number, not Infinity"],
       ["tour.properties.prop_weight", "gte", null, "must be a finite number, not null"],
@@ -279,7 +279,7 @@ describe("validateFilter", () => {
         "North",
         '"North" is not an option of "tour.properties.prop_region"; options: opt_north, opt_south'
       ],
-      ["tour.properties.prop_region", "is", 1, "must be an option id (a string), not number"],
+      ["tour.properties.prop_region", "is", 1, "must be an option id (a string), not a number"],
       [
         "tour.properties.prop_empty_select",
         "is",

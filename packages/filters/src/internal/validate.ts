@@ -19,8 +19,14 @@ const list = (names: ReadonlyArray<string>, limit = 20): string =>
 
 const quote = (text: string) => JSON.stringify(text)
 
-const describe = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : typeof value
+/** What a value is, for messages: "a string", "an array", "null", "NaN". */
+const describe = (value: unknown): string => {
+  if (value === null) return "null"
+  if (Array.isArray(value)) return "an array"
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value)
+  const type = typeof value
+  return type === "undefined" ? "undefined" : type === "object" ? "an object" : `a ${type}`
+}
 
 /** What is wrong with an operand of the given kind, or undefined. */
 const checkOperand = (
@@ -41,7 +47,7 @@ const checkOperand = (
       if (!present) return "is required"
       return typeof value === "number" && Number.isFinite(value)
         ? undefined
-        : `must be a finite number, not ${typeof value === "number" ? String(value) : describe(value)}`
+        : `must be a finite number, not ${describe(value)}`
     case "text-or-number":
       if (!present) return "is required"
       if (typeof value === "string") return value === "" ? "must be a non-empty string" : undefined
