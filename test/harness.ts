@@ -3,7 +3,8 @@
  * `DATABASE_URL` is set) on a fresh PostgreSQL database, talked to over real HTTP.
  */
 import type * as HttpServer from "@effect/platform/HttpServer"
-import { describe, it, layer } from "@effect/vitest"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { describe, it, layer, type Vitest } from "@effect/vitest"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import type { ServerConfig } from "@waybill/example-server/Config"
 import * as ReferenceDataFile from "@waybill/example-server/ReferenceDataFile"
@@ -48,11 +49,14 @@ export const serverLayer = (
 /** Runs a suite against a server per back end; says loudly when PostgreSQL is not tested. */
 export const forEachServer = (
   name: string,
-  suite: Parameters<ReturnType<typeof layer<HttpServer.HttpServer, unknown>>>[1],
+  suite: (it: Vitest.MethodsNonLive<HttpServer.HttpServer | SqlClient.SqlClient, true>) => void,
   overrides: Partial<ServerConfig> = {}
 ) => {
   for (const backend of Testing.backends()) {
-    layer(serverLayer(backend, overrides), { timeout: "120 seconds" })(`${name} [${backend.name}]`, suite)
+    layer(serverLayer(backend, overrides), { timeout: "120 seconds", excludeTestServices: true })(
+      `${name} [${backend.name}]`,
+      suite
+    )
   }
   if (!process.env.DATABASE_URL) {
     describe(`${name} [postgres]`, () => {

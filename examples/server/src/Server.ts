@@ -11,11 +11,15 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
+import * as DraftService from "@waybill/drafts/DraftService"
+import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
 import * as ReferenceData from "@waybill/drafts/ReferenceData"
 import * as PropertyDefinitions from "@waybill/events/PropertyDefinition"
 import * as Http from "@waybill/http/Http"
 import * as ApiKeyStore from "@waybill/store-pg/ApiKeyStore"
 import * as Database from "@waybill/store-pg/Database"
+import * as DraftRepository from "@waybill/store-pg/DraftRepository"
+import * as EventOutbox from "@waybill/store-pg/EventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -79,15 +83,24 @@ const developmentKey = (config: ServerConfig) =>
  */
 export const layerPorts = (config: ServerConfig, referenceData: ReferenceDataFile) => {
   const keys = ApiKeys.layer(Option.getOrElse(config.apiKeys, () => [])).pipe(Layer.provide(ApiKeyStore.layer))
-  return Layer.mergeAll(
-    keys,
-    ReferenceData.layerMemory(referenceData),
-    PropertyDefinitions.layerFixed(referenceData.propertyDefinitions)
-  ).pipe(Layer.provideMerge(Database.layer(databaseConfig(config))))
+  const drafts = DraftService.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(DraftRepository.layer, ProductEvaluator.layerReference))
+  )
+  return Layer.mergeAll(keys, drafts).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        EventOutbox.layer,
+        ReferenceData.layerMemory(referenceData),
+        PropertyDefinitions.layerFixed(referenceData.propertyDefinitions)
+      )
+    ),
+    Layer.provideMerge(Database.layer(databaseConfig(config)))
+  )
 }
 
 /**
- * The whole server. It exposes the `HttpServer` so callers can read the bound address.
+ * The whole server. It exposes the `HttpServer` (to read the bound address) and its ports
+ * (for tests that inspect storage).
  *
  * @since 0.1.0
  * @category layers
@@ -96,7 +109,7 @@ export const layer = (config: ServerConfig, referenceData: ReferenceDataFile) =>
   const ports = layerPorts(config, referenceData)
   return Layer.mergeAll(Http.layerServer, developmentKey(config)).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),
-    Layer.provide(ports)
+    Layer.provideMerge(ports)
   )
 }
 

@@ -6,6 +6,7 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { BadRequest } from "./ApiError.js"
+import { DraftsApi, ProductsApi } from "./DraftsApi.js"
 import { ReferenceDataApi } from "./ReferenceDataApi.js"
 import { SystemApi } from "./SystemApi.js"
 
@@ -16,6 +17,8 @@ import { SystemApi } from "./SystemApi.js"
 export class WaybillApi extends HttpApi.make("waybill")
   .add(SystemApi)
   .add(ReferenceDataApi)
+  .add(DraftsApi)
+  .add(ProductsApi)
   .addError(BadRequest)
   .annotate(OpenApi.Title, "Waybill")
   .annotate(OpenApi.Version, "0.1.0")

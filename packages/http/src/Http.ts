@@ -12,11 +12,13 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type { ApiKeys } from "@waybill/core/ApiKeys"
+import type { DraftService } from "@waybill/drafts/DraftService"
 import type { ReferenceData } from "@waybill/drafts/ReferenceData"
 import * as Layer from "effect/Layer"
 import { WaybillApi } from "./Api.js"
 import * as Authentication from "./Authentication.js"
 import { checkBodies, describeFailures } from "./internal/contractErrors.js"
+import { DraftsLive, ProductsLive } from "./internal/draftsHttp.js"
 import { ReferenceDataLive } from "./internal/referenceDataHttp.js"
 import { SystemLive } from "./internal/systemHttp.js"
 
@@ -28,7 +30,7 @@ const DescribeFailuresLive = HttpApiBuilder.middleware(WaybillApi, describeFailu
  * @since 0.1.0
  * @category models
  */
-export type Requirements = ApiKeys | ReferenceData
+export type Requirements = ApiKeys | ReferenceData | DraftService
 
 /**
  * The API with every handler, over its ports.
@@ -37,7 +39,7 @@ export type Requirements = ApiKeys | ReferenceData
  * @category layers
  */
 export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = HttpApiBuilder.api(WaybillApi).pipe(
-  Layer.provide([SystemLive, ReferenceDataLive, DescribeFailuresLive]),
+  Layer.provide([SystemLive, ReferenceDataLive, DraftsLive, ProductsLive, DescribeFailuresLive]),
   Layer.provide(Authentication.layer)
 )
 

@@ -24,6 +24,13 @@ export * as ApiError from "./ApiError.js"
 export * as Authentication from "./Authentication.js"
 
 /**
+ * Drafts, actions and product evaluation endpoints.
+ *
+ * @since 0.1.0
+ */
+export * as DraftsApi from "./DraftsApi.js"
+
+/**
  * Handlers, server layer and web handler.
  *
  * @since 0.1.0

@@ -62,7 +62,7 @@ const events = (draftId: string) =>
     SqlClient.SqlClient,
     (sql) =>
       sql<{ type: string; body: string; workspace_id: string }>`
-      SELECT type, body, workspace_id FROM events WHERE body LIKE ${`%${draftId}%`} ORDER BY id`
+      SELECT type, body, workspace_id FROM events WHERE body LIKE ${`%${draftId}%`} ORDER BY seq`
   )
 
 forEachBackend(

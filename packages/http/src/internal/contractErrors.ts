@@ -1,6 +1,7 @@
 import { IncomingMessage } from "node:http"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -22,6 +23,11 @@ export const errorResponse = (status: number, message: string, issues: ReadonlyA
   HttpServerResponse.unsafeJson({ code: codeForStatus(status), message, issues }, { status })
 
 const TOO_LARGE = Symbol("TooLarge")
+
+const isBodyTooLarge = (cause: unknown): boolean =>
+  cause instanceof HttpServerError.RequestError &&
+  cause.cause instanceof Error &&
+  cause.cause.message === "maxBytes exceeded"
 
 /**
  * Reads a Node request body up to the limit. Past it, the rest is drained unread and the
@@ -62,20 +68,20 @@ const readNodeBody = (source: IncomingMessage) =>
 
 /**
  * Checks a request body before routing: JSON media type (415), size (413), well-formed JSON
- * (400). Returns the response to send instead, or the request (with the checked body) to route.
+ * (400). Returns the response to send instead, or nothing when the request may be routed.
  */
 const checkBody = (
   request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<HttpServerResponse.HttpServerResponse | HttpServerRequest.HttpServerRequest> =>
+): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined> =>
   Effect.gen(function* () {
-    if (!BODY_METHODS.has(request.method)) return request
+    if (!BODY_METHODS.has(request.method)) return undefined
     const length = request.headers["content-length"]
     // A Fetch Request built in process (the web handler) carries no length header.
     const hasBody =
       request.source instanceof Request
         ? request.source.body !== null
         : request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
-    if (!hasBody) return request
+    if (!hasBody) return undefined
     const contentType = request.headers["content-type"]
     if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType.trim())) {
       return errorResponse(
@@ -91,9 +97,16 @@ const checkBody = (
       "close"
     )
     if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge
-    const isNode = request.source instanceof IncomingMessage
-    const text = yield* Effect.either(isNode ? readNodeBody(request.source as IncomingMessage) : request.text)
-    if (Either.isLeft(text)) return errorResponse(400, "The request body could not be read")
+    // Node requests are read here, within the limit, so that an oversized chunked body still gets
+    // its 413; the text is then seeded into the request's body cache, which the API reads.
+    const seedable = request.source instanceof IncomingMessage && Object.hasOwn(request, "textEffect")
+    const text = yield* Effect.either(
+      seedable
+        ? readNodeBody(request.source as IncomingMessage)
+        : HttpIncomingMessage.withMaxBodySize(request.text, Option.some(MAX_BODY_BYTES))
+    )
+    if (Either.isLeft(text))
+      return isBodyTooLarge(text.left) ? tooLarge : errorResponse(400, "The request body could not be read")
     if (text.right === TOO_LARGE || Buffer.byteLength(text.right, "utf8") > MAX_BODY_BYTES) return tooLarge
     try {
       JSON.parse(text.right)
@@ -103,18 +116,8 @@ const checkBody = (
         `Malformed JSON in the request body: ${error instanceof Error ? error.message : "parse error"}`
       )
     }
-    if (!isNode) return request
-    // The Node stream is consumed: route a request backed by the text that was checked.
-    const checked = HttpServerRequest.fromWeb(
-      new Request(`http://waybill.internal${request.url}`, {
-        method: request.method,
-        headers: request.headers,
-        body: text.right
-      })
-    )
-    return Option.isSome(request.remoteAddress)
-      ? checked.modify({ remoteAddress: request.remoteAddress.value })
-      : checked
+    if (seedable) Object.assign(request, { textEffect: Effect.succeed(text.right) })
+    return undefined
   })
 
 /**
@@ -125,13 +128,7 @@ export const checkBodies = <E, R>(
   app: HttpApp.Default<E, R>
 ): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.flatMap(checkBody(request), (checked) =>
-      HttpServerResponse.isServerResponse(checked)
-        ? Effect.succeed(checked)
-        : checked === request
-          ? app
-          : Effect.provideService(app, HttpServerRequest.HttpServerRequest, checked)
-    )
+    Effect.flatMap(checkBody(request), (refused) => (refused === undefined ? app : Effect.succeed(refused)))
   )
 
 /**

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 // Drafts keep their whole response document as `json` (not `jsonb`: the lenient transport keeps
 // its key order and form exactly as sent). Columns that queries filter or lock on are split out.
 // Events are the outbox: written in the transaction of the change that raised them, with the
-// delivery body fixed as text; `fanned_out_at` marks the ones the dispatcher has fanned out.
+// delivery body fixed as text, in commit order by `seq` (ids sort by millisecond only); `fanned_out_at` marks the ones the dispatcher has fanned out.
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
@@ -26,13 +26,14 @@ export default Effect.gen(function* () {
     WHERE status IN ('active-recurring', 'paused-recurring')`
   yield* sql`
     CREATE TABLE events (
-      id text PRIMARY KEY,
+      seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      id text NOT NULL UNIQUE,
       workspace_id text NOT NULL,
       type text NOT NULL,
       created_at bigint NOT NULL,
       body text NOT NULL,
       fanned_out_at bigint
     )`
-  yield* sql`CREATE INDEX events_pending_idx ON events (id) WHERE fanned_out_at IS NULL`
-  yield* sql`CREATE INDEX events_workspace_idx ON events (workspace_id, id)`
+  yield* sql`CREATE INDEX events_pending_idx ON events (seq) WHERE fanned_out_at IS NULL`
+  yield* sql`CREATE INDEX events_workspace_idx ON events (workspace_id, seq)`
 })

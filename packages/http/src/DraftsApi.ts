@@ -1,0 +1,88 @@
+/**
+ * Transport drafts and their actions (contract §2), and product evaluation (§4).
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { CreateDraft } from "@waybill/drafts/CreateDraft"
+import { ActionRequest, ActionResult, Draft } from "@waybill/drafts/Draft"
+import { ListParams } from "@waybill/drafts/DraftService"
+import { ExecuteRequest, ExecuteResult } from "@waybill/drafts/ProductEvaluator"
+import * as Schema from "effect/Schema"
+import { Conflict, NotFound, PreconditionFailed } from "./ApiError.js"
+import { Authentication } from "./Authentication.js"
+
+/** Every request body reports all of its problems, not the first. */
+const allErrors = { parseOptions: { errors: "all" as const } }
+
+const draftId = HttpApiSchema.param("id", Schema.String)
+const productId = HttpApiSchema.param("productId", Schema.String)
+
+/**
+ * A page of drafts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const DraftPage = Schema.Struct({
+  data: Schema.Array(Draft),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "DraftPage" })
+
+/**
+ * @since 0.1.0
+ * @category groups
+ */
+export class DraftsApi extends HttpApiGroup.make("drafts")
+  .add(
+    HttpApiEndpoint.post("create", "/drafts")
+      .setPayload(CreateDraft.annotations(allErrors))
+      .addSuccess(Draft, { status: 201 })
+      .annotate(OpenApi.Summary, "Create a transport draft or a recurring master")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/drafts")
+      .setUrlParams(ListParams.annotations(allErrors))
+      .addSuccess(DraftPage)
+      .annotate(OpenApi.Summary, "List drafts, newest first")
+  )
+  .add(HttpApiEndpoint.get("get")`/drafts/${draftId}`.addSuccess(Draft).addError(NotFound))
+  .add(
+    HttpApiEndpoint.del("delete")`/drafts/${draftId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Description, "A running (active or paused) master must be ended first: 409 conflict.")
+  )
+  .add(
+    HttpApiEndpoint.post("act")`/drafts/${draftId}/actions`
+      .setPayload(ActionRequest.annotations(allErrors))
+      .addSuccess(ActionResult)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Activate, pause, resume or end a recurring master")
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Transport drafts and recurring masters") {}
+
+/**
+ * @since 0.1.0
+ * @category groups
+ */
+export class ProductsApi extends HttpApiGroup.make("products")
+  .add(
+    HttpApiEndpoint.post("execute")`/products/${productId}/execute`
+      .setPayload(ExecuteRequest.annotations(allErrors))
+      .addSuccess(ExecuteResult)
+      .addError(NotFound)
+      .addError(PreconditionFailed)
+      .annotate(
+        OpenApi.Description,
+        "Evaluates a product against a draft. 412 when the draft's transport does not parse against TransportForProducts."
+      )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Product evaluation") {}
