@@ -48,6 +48,16 @@ describe("compileFilter", () => {
         assert.isTrue(equals({ tour: { name: operand } }), JSON.stringify(operand))
         assert.isFalse(equals({ tour: { name: "x" } }), JSON.stringify(operand))
       }
+      // Segments that would collide if paths were joined with a separator stay distinct.
+      const split = compile({
+        match: "all",
+        conditions: [
+          { field: "a\u0000b.c", operator: "equals", value: 1 },
+          { field: "a.b.c", operator: "equals", value: 2 }
+        ]
+      })
+      assert.isTrue(split({ "a\u0000b": { c: 1 }, a: { b: { c: 2 } } }))
+      assert.isFalse(split({ "a\u0000b": { c: 2 }, a: { b: { c: 2 } } }))
       const key = 'a"]; return true; //'
       const weird = condition(`tour.properties.${key}`, "is_set")
       assert.isFalse(weird({ tour: { properties: {} } }))

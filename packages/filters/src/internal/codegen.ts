@@ -98,10 +98,10 @@ export const generate = (root: Node): { readonly source: string; readonly consta
   const constants: Array<unknown> = []
   // Every object a field is read from (and every guarded root) gets a variable, resolved once
   // per evaluation, parents first; the payload itself is `p`.
-  const variables = new Map<string, string>([["", "p"]])
+  const variables = new Map<string, string>([["[]", "p"]])
   const declarations: Array<string> = []
   const variable = (segments: ReadonlyArray<string>): string => {
-    const id = segments.join("\u0000")
+    const id = JSON.stringify(segments)
     const known = variables.get(id)
     if (known !== undefined) return known
     const parent = variable(segments.slice(0, -1))
