@@ -29,13 +29,14 @@ let added = 0
 for (const [location, entry] of Object.entries(packages)) {
   for (const [name, range] of Object.entries(entry.optionalDependencies ?? {})) {
     const parent = location === "" ? "" : `${location}/`
-    if (packages[`${parent}node_modules/${name}`] !== undefined || packages[`node_modules/${name}`] !== undefined) continue
+    if (packages[`${parent}node_modules/${name}`] !== undefined || packages[`node_modules/${name}`] !== undefined)
+      continue
     const version = /^\d+\.\d+\.\d+$/.test(range) ? range : undefined
     if (version === undefined) continue
     const versions = [].concat(view(name, "versions") ?? [])
     const probe = versions.includes(version) ? version : versions.at(-1)
     const platform = probe === undefined ? {} : (view(`${name}@${probe}`, "os cpu libc --json") ?? {})
-    const fields = Array.isArray(platform) ? platform[0] ?? {} : platform
+    const fields = Array.isArray(platform) ? (platform[0] ?? {}) : platform
     packages[`node_modules/${name}`] = {
       version,
       ...(fields.cpu ? { cpu: [].concat(fields.cpu) } : {}),
