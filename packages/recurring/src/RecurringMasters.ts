@@ -56,6 +56,32 @@ export interface MasterState {
 }
 
 /**
+ * The same as `MasterState` (the name under which claims were first published).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ClaimedMaster = MasterState
+
+/**
+ * An entry of `list`: just the ref (the generator claims it), or the master's state (the
+ * generator first checks whether anything is due and skips it without a transaction if not).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Listed = MasterRef | MasterState
+
+/**
+ * The ref of a listed entry.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const refOf = (listed: Listed): MasterRef =>
+  "master" in listed ? { workspaceId: listed.master.workspaceId, id: listed.master.id } : listed
+
+/**
  * @since 0.1.0
  * @category tags
  */
@@ -64,12 +90,13 @@ export class RecurringMasters extends Context.Tag("@waybill/recurring/RecurringM
   {
     /**
      * The masters a run should look at: every active one, and every paused one whose `endsAt`
-     * is at or before `now` (it must end). Read outside any transaction without locks, so it
-     * may be stale; the generator only uses it to skip, without a transaction, masters with
-     * nothing due (a stale cursor or `activeSince` is never ahead of the real one, so the skip
-     * is safe), and claims the others.
+     * is at or before `now` (it must end). Read outside any transaction, without locks.
+     * Entries may be bare refs (each is claimed) or states: with a state the generator skips,
+     * without a transaction or a write, an active master with nothing due before its horizon.
+     * A stale state is safe for that (a cursor or `activeSince` only ever grows, so a stale one
+     * covers at least the real slice); the claim re-reads everything fresh.
      */
-    readonly list: (now: number) => Effect.Effect<ReadonlyArray<MasterState>>
+    readonly list: (now: number) => Effect.Effect<ReadonlyArray<Listed>>
     /**
      * Inside the run's transaction: locks the master and reads it fresh. `None` when it is
      * locked by another process (PostgreSQL: `FOR UPDATE SKIP LOCKED`) or no longer active or

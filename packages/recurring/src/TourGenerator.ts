@@ -23,7 +23,7 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Occurrence from "./Occurrence.js"
 import type { MasterRef, MasterState } from "./RecurringMasters.js"
-import { RecurringMasters } from "./RecurringMasters.js"
+import { RecurringMasters, refOf } from "./RecurringMasters.js"
 import * as Tour from "./Tour.js"
 import { TourRepository } from "./TourRepository.js"
 import type { VehicleClassPolicy } from "./VehicleClass.js"
@@ -188,9 +188,9 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
       const listed = yield* masters.list(now)
       const outcomes = yield* Effect.forEach(
         listed,
-        (state) => {
-          const ref = { workspaceId: state.master.workspaceId, id: state.master.id }
-          return nothingDue(state, now)
+        (listed) => {
+          const ref = refOf(listed)
+          return "master" in listed && nothingDue(listed, now)
             ? Effect.succeed<MasterOutcome>({ ref, status: "idle", created: [] })
             : processOne(ref)
         },

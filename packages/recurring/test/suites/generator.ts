@@ -104,15 +104,18 @@ const interleaving: Layer.Layer<RecurringMasters.RecurringMasters | RecurringMas
 const noLocks = Layer.succeed(Transactor.Transactor, { withTransaction: (self) => self })
 
 /** Counts the calls that need a transaction (claims) and the writes (advances). */
-const calls = { claims: 0, advances: 0 }
+const calls = { claims: 0, advances: 0, refsOnly: false }
 const counting: Layer.Layer<RecurringMasters.RecurringMasters | RecurringMasters.MemoryMasters> = Layer.effectContext(
   Effect.gen(function* () {
     const inner = yield* RecurringMasters.RecurringMasters
     const control = yield* RecurringMasters.MemoryMasters
     calls.claims = 0
     calls.advances = 0
+    calls.refsOnly = false
     const port = RecurringMasters.RecurringMasters.of({
       ...inner,
+      list: (now) =>
+        calls.refsOnly ? Effect.map(inner.list(now), (all) => all.map(RecurringMasters.refOf)) : inner.list(now),
       claim: (ref) =>
         Effect.zipRight(
           Effect.sync(() => calls.claims++),
@@ -267,18 +270,33 @@ export const generatorSuite = () => {
         const m = dailyUtc()
         yield* control.activate(m, at("2027-01-04T00:00:00Z"))
         yield* generator.run // Jan 4 06:00, cursor Jan 5 00:00
-        assert.deepStrictEqual(calls, { claims: 1, advances: 1 })
+        assert.deepStrictEqual(calls, { claims: 1, advances: 1, refsOnly: false })
         for (const time of ["2027-01-04T00:01:00Z", "2027-01-04T03:00:00Z", "2027-01-04T06:00:00Z"]) {
           yield* setNow(time)
           const idle = yield* generator.run
           assert.deepStrictEqual(idle, { masters: 1, toursCreated: 0, skipped: 0, ended: 0, failed: 0 })
         }
-        assert.deepStrictEqual(calls, { claims: 1, advances: 1 })
+        assert.deepStrictEqual(calls, { claims: 1, advances: 1, refsOnly: false })
         // The cursor stayed at Jan 5 00:00; Jan 5 06:00 enters the one-day horizon just after Jan 4 06:00.
         yield* setNow("2027-01-04T06:00:01Z")
         assert.strictEqual((yield* generator.run).toursCreated, 1)
-        assert.deepStrictEqual(calls, { claims: 2, advances: 2 })
+        assert.deepStrictEqual(calls, { claims: 2, advances: 2, refsOnly: false })
         assert.deepStrictEqual(dates((yield* state).tours), ["2027-01-04T06:00:00.000Z", "2027-01-05T06:00:00.000Z"])
+      }).pipe(Effect.provide(withGenerator(ports({ masters: counting }))))
+    )
+
+    it.effect("a port that lists bare refs gets every master claimed each run", () =>
+      Effect.gen(function* () {
+        yield* setNow("2027-01-04T00:00:00Z")
+        calls.refsOnly = true
+        const control = yield* RecurringMasters.MemoryMasters
+        const generator = yield* TourGenerator.TourGenerator
+        yield* control.activate(dailyUtc(), at("2027-01-04T00:00:00Z"))
+        yield* generator.run
+        yield* setNow("2027-01-04T00:01:00Z")
+        assert.strictEqual((yield* generator.run).toursCreated, 0)
+        assert.deepStrictEqual(calls, { claims: 2, advances: 2, refsOnly: true })
+        assert.strictEqual((yield* state).tours.length, 1)
       }).pipe(Effect.provide(withGenerator(ports({ masters: counting }))))
     )
 
