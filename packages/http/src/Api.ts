@@ -5,8 +5,10 @@
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as EventsOpenApi from "@waybill/events/OpenApi"
 import { BadRequest } from "./ApiError.js"
 import { DraftsApi, ProductsApi } from "./DraftsApi.js"
+import { withoutSyntheticIds } from "./internal/openApi.js"
 import { ReferenceDataApi } from "./ReferenceDataApi.js"
 import { SystemApi } from "./SystemApi.js"
 
@@ -20,6 +22,8 @@ export class WaybillApi extends HttpApi.make("waybill")
   .add(DraftsApi)
   .add(ProductsApi)
   .addError(BadRequest)
+  // The webhooks section comes from the event catalogue, its single source of truth.
+  .annotate(OpenApi.Transform, (document) => withoutSyntheticIds(EventsOpenApi.addTo(document)))
   .annotate(OpenApi.Title, "Waybill")
   .annotate(OpenApi.Version, "0.1.0")
   .annotate(
