@@ -178,9 +178,14 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
       const { activeSince, cursor, master, status } = state
       const schedule = master.schedule
       if (status !== "active" || (schedule.endsAt !== undefined && now >= schedule.endsAt)) return false
-      const from = Math.max(cursor ?? activeSince, activeSince)
-      const until = Occurrence.horizon(now, schedule.leadTimeDays, schedule.timezone)
-      return Occurrence.triggerInstants(master, from, until, 1).length === 0
+      try {
+        const from = Math.max(cursor ?? activeSince, activeSince)
+        const until = Occurrence.horizon(now, schedule.leadTimeDays, schedule.timezone)
+        return Occurrence.triggerInstants(master, from, until, 1).length === 0
+      } catch {
+        // Data that does not expand (written around validation): let the transaction fail and log it.
+        return false
+      }
     }
 
     const run: Effect.Effect<RunSummary> = Effect.gen(function* () {
@@ -188,9 +193,9 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
       const listed = yield* masters.list(now)
       const outcomes = yield* Effect.forEach(
         listed,
-        (listed) => {
-          const ref = refOf(listed)
-          return "master" in listed && nothingDue(listed, now)
+        (entry) => {
+          const ref = refOf(entry)
+          return "master" in entry && nothingDue(entry, now)
             ? Effect.succeed<MasterOutcome>({ ref, status: "idle", created: [] })
             : processOne(ref)
         },

@@ -46,7 +46,8 @@ export const between = (
 
 /**
  * At most `limit` first trigger instants in `[from, to)`, found slice by slice so that a far
- * `to` costs only what is needed (slices of 8 days, doubling up to 64 days).
+ * `to` costs only what is needed (slices of one hour, doubling up to 64 days: a minutely
+ * schedule finds its first trigger as cheaply as a yearly one).
  */
 export const first = (
   expressions: ReadonlyArray<cron.Compiled>,
@@ -57,7 +58,7 @@ export const first = (
 ): Array<number> => {
   const out: Array<number> = []
   let start = from
-  let span = 8 * zone.DAY
+  let span = 3600
   while (start < to && out.length < limit) {
     const end = Math.min(to, start + span)
     for (const instant of between(expressions, timeZone, start, end)) out.push(instant)

@@ -399,6 +399,22 @@ export const generatorSuite = () => {
       }).pipe(Effect.provide(withGenerator(ports(), { maxToursPerMaster: 4 })))
     )
 
+    it.effect("a master stored around validation (an expression that does not parse) fails alone", () =>
+      Effect.gen(function* () {
+        yield* setNow("2027-01-04T00:00:00Z")
+        const control = yield* RecurringMasters.MemoryMasters
+        const generator = yield* TourGenerator.TourGenerator
+        const good = dailyUtc({}, "drf_good")
+        yield* control.activate(
+          { ...good, id: "drf_corrupt", schedule: { ...good.schedule, cronExpressions: ["99 * * * *"] } },
+          at("2027-01-04T00:00:00Z")
+        )
+        yield* control.activate(good, at("2027-01-04T00:00:00Z"))
+        const summary = yield* generator.run.pipe(quiet)
+        assert.deepStrictEqual(summary, { masters: 2, toursCreated: 1, skipped: 0, ended: 0, failed: 1 })
+      }).pipe(Effect.provide(withGenerator(ports())))
+    )
+
     it.effect("a master that fails is rolled back and logged; the others go on", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
