@@ -24,6 +24,13 @@ export * as ApiError from "./ApiError.js"
 export * as Authentication from "./Authentication.js"
 
 /**
+ * A typed client for the API: base URL and API key in, one method per endpoint out.
+ *
+ * @since 0.1.0
+ */
+export * as Client from "./Client.js"
+
+/**
  * Drafts, actions and product evaluation endpoints.
  *
  * @since 0.1.0

@@ -1,0 +1,78 @@
+/**
+ * A typed client for TypeScript consumers, derived from the same `HttpApi` definition the server
+ * serves: one method per endpoint (`client.<group>.<endpoint>(request)`), request payloads
+ * encoded and responses decoded with the contract's schemas, and the contract's error bodies
+ * returned as typed failures (`BadRequest`, `Unauthorized`, `NotFound`, ...).
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as Effect from "effect/Effect"
+import type * as Redacted from "effect/Redacted"
+import { WaybillApi } from "./Api.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * Where the API is served, including any mount prefix (`https://tms.example.org/waybill`).
+   */
+  readonly baseUrl: string | URL
+  /** Sent as `Authorization: Bearer <apiKey>` on every request. */
+  readonly apiKey: string | Redacted.Redacted<string>
+  /** Further changes to the underlying `HttpClient` (retries, timeouts, tracing headers...). */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+}
+
+/**
+ * Builds a client for `WaybillApi` over the `HttpClient` in context (`FetchHttpClient.layer` in
+ * browsers, Deno, Bun and Node 18+; `NodeHttpClient.layer` from `@effect/platform-node` also
+ * fits). Requests to endpoints that need no key (`/health`) carry it all the same, harmlessly.
+ *
+ * @example
+ * ```ts
+ * import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+ * import * as ApiError from "@waybill/http/ApiError"
+ * import * as Client from "@waybill/http/Client"
+ * import * as Effect from "effect/Effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const waybill = yield* Client.make({ baseUrl: "http://127.0.0.1:3000", apiKey: process.env.WAYBILL_API_KEY! })
+ *   const shapes = yield* waybill.referenceData.transportShapes()
+ *   const draft = yield* waybill.drafts.create({
+ *     payload: { origin: "manual", status: "draft", transportShapeId: shapes.data[0]!.id }
+ *   })
+ *   return draft.id
+ * }).pipe(
+ *   // The contract's error bodies are typed failures: instances of the `ApiError` classes.
+ *   Effect.catchIf(
+ *     (error) => error instanceof ApiError.Unauthorized,
+ *     (error) => Effect.die(`check WAYBILL_API_KEY: ${error.message}`)
+ *   ),
+ *   Effect.provide(FetchHttpClient.layer)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options) =>
+  HttpApiClient.make(WaybillApi, {
+    baseUrl: options.baseUrl,
+    transformClient: (client) => {
+      const authenticated = HttpClient.mapRequest(client, HttpClientRequest.bearerToken(options.apiKey))
+      return options.transformClient === undefined ? authenticated : options.transformClient(authenticated)
+    }
+  })
+
+/**
+ * The client's type: `client.<group>.<endpoint>(request)` for every endpoint of `WaybillApi`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Client = Effect.Effect.Success<ReturnType<typeof make>>

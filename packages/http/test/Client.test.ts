@@ -1,0 +1,200 @@
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as Transactor from "@waybill/core/Transactor"
+import { WorkspaceId } from "@waybill/core/Workspace"
+import * as DraftService from "@waybill/drafts/DraftService"
+import type { ReferenceDataSet } from "@waybill/drafts/ReferenceData"
+import * as EventOutbox from "@waybill/events/EventOutbox"
+import { Effect, Either, Layer, ParseResult, Redacted, Schema } from "effect"
+import * as ApiError from "../src/ApiError.js"
+import * as Client from "../src/Client.js"
+import * as Http from "../src/Http.js"
+
+const referenceData: ReferenceDataSet = {
+  transportShapes: [
+    {
+      id: "shape_line",
+      name: "Line haul",
+      outputs: ["tour"],
+      recurring: { enabled: true },
+      requiredFields: ["transport.tour.vehicleClass"]
+    }
+  ],
+  vehicleClasses: [{ id: "vc_12t", name: "12 t rigid", maxWeightKg: 5000, rank: 1 }],
+  products: [{ id: "prod_ftl", name: "FTL booking" }]
+}
+
+const keyA = "client-test-key-workspace-a"
+const keyB = "client-test-key-workspace-b"
+
+// The API over in-memory ports, served in-process by the web handler.
+const ports = Layer.mergeAll(
+  ApiKeys.layer([
+    { workspaceId: Schema.decodeSync(WorkspaceId)("ws-a"), key: Redacted.make(keyA) },
+    { workspaceId: Schema.decodeSync(WorkspaceId)("ws-b"), key: Redacted.make(keyB) }
+  ]).pipe(Layer.provide(ApiKeys.layerStoreMemory)),
+  DraftService.layerMemory(referenceData)
+).pipe(Layer.provide(Layer.mergeAll(EventOutbox.layerMemory, Transactor.layerMemory)))
+
+const web = Http.toWebHandler(ports)
+afterAll(() => web.dispose())
+
+interface Seen {
+  readonly url: string
+  readonly authorization: string | null
+}
+
+/**
+ * An HttpClient whose fetch goes to the web handler (mounted under `prefix`, which is stripped as
+ * a host framework would), remembering what was sent.
+ */
+const httpClient = (seen: Array<Seen>, prefix = "") =>
+  FetchHttpClient.layer.pipe(
+    Layer.provide(
+      Layer.succeed(FetchHttpClient.Fetch, (input, init) => {
+        const request = new Request(input, init)
+        seen.push({ url: request.url, authorization: request.headers.get("authorization") })
+        const url = new URL(request.url)
+        if (!url.pathname.startsWith(`${prefix}/`)) return Promise.resolve(new Response(null, { status: 502 }))
+        url.pathname = url.pathname.slice(prefix.length)
+        return web.handler(new Request(url, request))
+      })
+    )
+  )
+
+const withClient = <A, E>(
+  options: Client.Options & { readonly prefix?: string },
+  body: (client: Client.Client, seen: ReadonlyArray<Seen>) => Effect.Effect<A, E>
+) => {
+  const seen: Array<Seen> = []
+  return Effect.flatMap(Client.make(options), (client) => body(client, seen)).pipe(
+    Effect.provide(httpClient(seen, options.prefix))
+  )
+}
+
+const master = {
+  origin: "manual",
+  status: "draft",
+  name: "Line {{ weekday }}",
+  transportShapeId: "shape_line",
+  transport: {
+    multiStopData: {
+      stops: [
+        { address: { city: "Hamburg" }, timeWindow: { from: "06:00", to: "08:00" } },
+        { address: { city: "Berlin" }, timeWindow: { from: "13:00", to: "15:00" } }
+      ]
+    },
+    tour: { vehicleClass: "vc_12t" }
+  },
+  recurringSchedule: { cronExpressions: ["0 6 * * 1-5"], timezone: "Europe/Berlin", leadTimeDays: 7 }
+} as const
+
+describe("Client", () => {
+  it.live("sends Authorization: Bearer <key> to the base URL and decodes typed responses", () =>
+    withClient({ baseUrl: "http://waybill.test", apiKey: Redacted.make(keyA) }, (client, seen) =>
+      Effect.gen(function* () {
+        assert.deepStrictEqual(yield* client.system.health(), { status: "ok" })
+        const shapes = yield* client.referenceData.transportShapes()
+        assert.deepStrictEqual(
+          shapes.data.map((shape) => shape.id),
+          ["shape_line"]
+        )
+        const draft = yield* client.drafts.create({ payload: master })
+        assert.match(draft.id, /^drf_/)
+        assert.strictEqual(draft.status, "draft")
+        assert.isNotNull(draft.recurringSchedule)
+        const read = yield* client.drafts.get({ path: { id: draft.id } })
+        assert.deepStrictEqual(read, draft)
+        const page = yield* client.drafts.list({ urlParams: {} })
+        assert.deepStrictEqual(
+          page.data.map((item) => item.id),
+          [draft.id]
+        )
+        const acted = yield* client.drafts.act({ path: { id: draft.id }, payload: { type: "activate-recurring" } })
+        assert.strictEqual(acted.transportDraft.status, "active-recurring")
+        assert.strictEqual(acted.action.payload.type, "activate-recurring")
+        assert.isAbove(seen.length, 5)
+        for (const request of seen) {
+          assert.strictEqual(request.authorization, `Bearer ${keyA}`)
+          assert.isTrue(request.url.startsWith("http://waybill.test/"), request.url)
+        }
+      })
+    )
+  )
+
+  it.live("keeps a mount prefix of the base URL", () =>
+    withClient({ baseUrl: "http://waybill.test/api/waybill", apiKey: keyA, prefix: "/api/waybill" }, (client, seen) =>
+      Effect.gen(function* () {
+        assert.deepStrictEqual(yield* client.system.health(), { status: "ok" })
+        const products = yield* client.referenceData.products()
+        assert.deepStrictEqual(
+          products.data.map((product) => product.id),
+          ["prod_ftl"]
+        )
+        assert.deepStrictEqual(
+          seen.map((request) => request.url),
+          ["http://waybill.test/api/waybill/health", "http://waybill.test/api/waybill/products"]
+        )
+      })
+    )
+  )
+
+  it.live("returns the contract's error bodies as typed failures", () =>
+    Effect.gen(function* () {
+      const unauthorized = yield* withClient({ baseUrl: "http://waybill.test", apiKey: "not-a-key" }, (client) =>
+        Effect.flip(client.referenceData.products())
+      )
+      assert.instanceOf(unauthorized, ApiError.Unauthorized)
+      assert.strictEqual((unauthorized as ApiError.Unauthorized).code, "unauthorized")
+
+      yield* withClient({ baseUrl: "http://waybill.test", apiKey: keyA }, (client) =>
+        Effect.gen(function* () {
+          const missing = yield* Effect.flip(client.drafts.get({ path: { id: "drf_missing" } }))
+          assert.instanceOf(missing, ApiError.NotFound)
+
+          // The payload is valid for the schema, so it reaches the server, whose rules refuse it
+          // with every issue.
+          const oneStop = {
+            ...master,
+            transport: { ...master.transport, multiStopData: { stops: [master.transport.multiStopData.stops[0]] } }
+          }
+          const refused = yield* Effect.flip(client.drafts.create({ payload: oneStop }))
+          assert.instanceOf(refused, ApiError.BadRequest)
+          assert.include(
+            (refused as ApiError.BadRequest).issues.map((issue) => issue.path),
+            "transport.multiStopData.stops"
+          )
+
+          const plain = yield* client.drafts.create({
+            payload: { origin: "manual", status: "draft", transportShapeId: "shape_line" }
+          })
+          const conflict = yield* Effect.flip(
+            client.drafts.act({ path: { id: plain.id }, payload: { type: "pause-recurring" } })
+          )
+          assert.instanceOf(conflict, ApiError.Conflict)
+          assert.strictEqual((conflict as ApiError.Conflict).code, "invalid_transition")
+
+          // Another workspace's key does not see the draft.
+          const foreign = yield* withClient({ baseUrl: "http://waybill.test", apiKey: keyB }, (other) =>
+            Effect.either(other.drafts.get({ path: { id: plain.id } }))
+          )
+          assert.isTrue(Either.isLeft(foreign) && foreign.left instanceof ApiError.NotFound)
+        })
+      )
+    })
+  )
+
+  it.live("refuses a payload its schema rejects before sending anything", () =>
+    withClient({ baseUrl: "http://waybill.test", apiKey: keyA }, (client, seen) =>
+      Effect.gen(function* () {
+        const payload = { origin: "fax", status: "draft", transportShapeId: "shape_line" } as unknown as Parameters<
+          typeof client.drafts.create
+        >[0]["payload"]
+        const error = yield* Effect.flip(client.drafts.create({ payload }))
+        assert.isTrue(ParseResult.isParseError(error))
+        assert.strictEqual(seen.length, 0)
+      })
+    )
+  )
+})
