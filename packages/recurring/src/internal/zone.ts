@@ -77,11 +77,17 @@ export const parseTime = (time: string): number | undefined => {
 // An IANA name: letters, digits and `_+-/`; this refuses the bare offsets (`+01:00`) newer ICU accepts.
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/
 
+// Bounded: ICU accepts every case variant of a name ("EUROPE/berlin"), so keys are not a fixed set.
+const MAX_ZONES = 1000
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
 const formatter = (zone: string): Intl.DateTimeFormat => {
   let format = formatters.get(zone)
   if (format === undefined) {
+    if (formatters.size >= MAX_ZONES) {
+      formatters.clear()
+      hourStarts.clear()
+    }
     format = new Intl.DateTimeFormat("en-US", {
       timeZone: zone,
       hourCycle: "h23",
