@@ -1,0 +1,63 @@
+/**
+ * docs/openapi.json is committed for readers and client generators; it must be exactly what the
+ * server serves. Regenerate with `npm run docs:openapi` (scripts/generate-openapi.ts).
+ */
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { assert, describe, it } from "@effect/vitest"
+import { WaybillApi } from "@waybill/http/Api"
+import { Effect } from "effect"
+import { call, forEachServer } from "./harness.js"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const committedPath = join(root, "docs/openapi.json")
+const committed = readFileSync(committedPath, "utf8")
+const stale = "docs/openapi.json is stale: run npm run docs:openapi (npx tsx scripts/generate-openapi.ts)"
+
+const script = (...args: Array<string>) =>
+  execFileSync(process.execPath, ["--import", "tsx", join(root, "scripts/generate-openapi.ts"), ...args], {
+    cwd: root,
+    encoding: "utf8",
+    stdio: "pipe"
+  })
+
+describe("docs/openapi.json", () => {
+  it("is the document of WaybillApi, formatted as the script writes it", () => {
+    assert.strictEqual(committed, `${JSON.stringify(OpenApi.fromApi(WaybillApi), null, 2)}\n`, stale)
+  })
+
+  it("is what scripts/generate-openapi.ts writes, and its --check tells stale from fresh", () => {
+    const dir = mkdtempSync(join(tmpdir(), "waybill-openapi-"))
+    try {
+      const out = join(dir, "openapi.json")
+      script("--out", out)
+      assert.strictEqual(readFileSync(out, "utf8"), committed, stale)
+      script("--check")
+      const failed = (() => {
+        try {
+          script("--check", "--out", join(dir, "missing.json"))
+          return false
+        } catch {
+          return true
+        }
+      })()
+      assert.isTrue(failed, "--check must fail for a missing or different file")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+forEachServer("docs/openapi.json against the server", (it) => {
+  it.effect("equals GET /openapi.json of the running server", () =>
+    Effect.gen(function* () {
+      const reply = yield* call("/openapi.json")
+      assert.strictEqual(reply.status, 200)
+      assert.deepStrictEqual(reply.body, JSON.parse(committed), stale)
+    })
+  )
+})
