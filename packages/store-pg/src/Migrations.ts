@@ -9,6 +9,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Effect from "effect/Effect"
 import workspacesAndApiKeys from "./migrations/0001_workspaces_and_api_keys.js"
 import draftsAndEvents from "./migrations/0002_drafts_and_events.js"
+import webhooks from "./migrations/0004_webhooks.js"
 
 /**
  * Every migration, keyed `NNNN_name` as the migrator expects.
@@ -18,7 +19,8 @@ import draftsAndEvents from "./migrations/0002_drafts_and_events.js"
  */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_workspaces_and_api_keys": workspacesAndApiKeys,
-  "0002_drafts_and_events": draftsAndEvents
+  "0002_drafts_and_events": draftsAndEvents,
+  "0004_webhooks": webhooks
 }
 
 /**

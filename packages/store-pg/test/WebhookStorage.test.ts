@@ -1,0 +1,264 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert } from "@effect/vitest"
+import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
+import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
+import * as Hmac from "@waybill/signing/Hmac"
+import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
+import * as EventIntake from "@waybill/webhooks/EventIntake"
+import * as HostResolver from "@waybill/webhooks/HostResolver"
+import * as HttpSender from "@waybill/webhooks/HttpSender"
+import * as SecretBox from "@waybill/webhooks/SecretBox"
+import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
+import { Effect, Layer, Ref, Schema, TestClock } from "effect"
+import * as DeliveryStore from "../src/DeliveryStore.js"
+import * as EventOutbox from "../src/EventOutbox.js"
+import * as FailureAlerts from "../src/FailureAlerts.js"
+import * as OutboxReader from "../src/OutboxReader.js"
+import * as WebhookRepository from "../src/WebhookRepository.js"
+import { forEachBackend } from "./harness.js"
+
+const NOW = 1_798_000_000_000
+const wsA = Schema.decodeSync(WorkspaceId)("hooks-a")
+const wsB = Schema.decodeSync(WorkspaceId)("hooks-b")
+const secret = "an-hmac-secret-of-some-length"
+
+// Each test scripts the receiver through this reference: the status code per delivery attempt.
+const script = Ref.unsafeMake<ReadonlyArray<number>>([200])
+
+const as = (workspaceId: WorkspaceId) => Effect.provideService(CurrentWorkspace, { id: workspaceId, apiKeyId: "k" })
+
+const register = (input: unknown, workspaceId = wsA) =>
+  Effect.flatMap(WebhookService, (service) => service.register(input)).pipe(as(workspaceId))
+
+const tourCreated = (id: string, status = "planned") =>
+  EventIntake.publish({ type: "tour-created", payload: { tour: { id, status, substatus: null, properties: {} } } })
+
+const settle = Effect.flatMap(Dispatcher, (dispatcher) => Effect.zipRight(dispatcher.fanOutAll, dispatcher.deliverDue))
+
+const requestsFor = (eventId: string) =>
+  Effect.flatMap(HttpSender.SentRequests, (sent) => sent.all).pipe(
+    Effect.map((all) => all.filter((received) => received.request.headers["X-Event-Id"] === eventId))
+  )
+
+forEachBackend(
+  "Webhooks storage and dispatch",
+  (database) =>
+    Layer.mergeAll(
+      WebhookServiceLayer({ allowPrivateTargets: false }),
+      DispatcherLayer({ retryDelayMs: 10_000, timeoutMs: 1_000 })
+    ).pipe(
+      Layer.provideMerge(
+        Layer.mergeAll(
+          WebhookRepository.layer,
+          DeliveryStore.layer,
+          FailureAlerts.layer,
+          OutboxReader.layer,
+          EventOutbox.layer,
+          SecretBox.layerMemory,
+          HostResolver.layerStatic({ "hooks.example.org": ["93.184.215.14"] }),
+          PropertyDefinition.layerFixed([]),
+          HttpSender.layerScripted((request) =>
+            Effect.map(Ref.get(script), (codes) => {
+              const attempt = Number(request.headers["X-Delivery-Attempt"])
+              return { statusCode: codes[Math.min(attempt - 1, codes.length - 1)]! }
+            })
+          )
+        )
+      ),
+      Layer.provideMerge(database)
+    ),
+  (it) => {
+    it.effect("delivers the stored body once, signed, and logs the attempt", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        yield* Ref.set(script, [200])
+        const webhook = yield* register({
+          url: "https://hooks.example.org/a",
+          events: ["tour-created"],
+          auth: { type: "hmac", secret }
+        })
+        const stored = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ document: string }>`SELECT document::text AS document FROM webhooks WHERE id = ${webhook.id}`
+        )
+        assert.isFalse(stored[0]!.document.includes(secret), "the secret is sealed at rest")
+        const event = yield* tourCreated("tour_a1").pipe(as(wsA))
+        yield* settle
+        const sent = yield* requestsFor(event.id)
+        assert.strictEqual(sent.length, 1)
+        const request = sent[0]!.request
+        assert.strictEqual(request.body, event.body)
+        assert.strictEqual(request.headers["X-Delivery-Attempt"], "1")
+        assert.isTrue(
+          Hmac.verify({ secret, headers: request.headers, rawBody: request.body, now: NOW / 1000 })._tag === "Right"
+        )
+        const log = yield* Effect.flatMap(WebhookService, (service) => service.deliveries(webhook.id, {})).pipe(as(wsA))
+        assert.strictEqual(log.data.length, 1)
+        assert.strictEqual(log.data[0]!.status, "succeeded")
+        assert.deepStrictEqual(
+          log.data[0]!.attempts.map((attempt) => attempt.statusCode),
+          [200]
+        )
+        yield* settle
+        assert.strictEqual((yield* requestsFor(event.id)).length, 1, "never sent twice")
+      })
+    )
+
+    it.effect("500 then 200: retried once after the delay with the same delivery id", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        yield* Ref.set(script, [500, 200])
+        const webhook = yield* register(
+          {
+            url: "https://hooks.example.org/b",
+            events: ["tour-created"],
+            auth: { type: "bearer", token: "tok" }
+          },
+          wsB
+        )
+        const event = yield* tourCreated("tour_b1").pipe(as(wsB))
+        yield* settle
+        assert.strictEqual((yield* requestsFor(event.id)).length, 1)
+        yield* TestClock.adjust("9 seconds")
+        yield* settle
+        assert.strictEqual((yield* requestsFor(event.id)).length, 1, "not before the delay")
+        yield* TestClock.adjust("4 seconds")
+        yield* settle
+        const sent = yield* requestsFor(event.id)
+        assert.strictEqual(sent.length, 2)
+        assert.strictEqual(sent[0]!.request.headers["X-Delivery-Id"], sent[1]!.request.headers["X-Delivery-Id"])
+        assert.deepStrictEqual(
+          sent.map((s) => s.request.headers["X-Delivery-Attempt"]),
+          ["1", "2"]
+        )
+        const log = yield* Effect.flatMap(WebhookService, (service) => service.deliveries(webhook.id, {})).pipe(as(wsB))
+        assert.strictEqual(log.data[0]!.status, "succeeded")
+        assert.deepStrictEqual(
+          log.data[0]!.attempts.map((attempt) => attempt.statusCode),
+          [500, 200]
+        )
+        const alerts = yield* Effect.flatMap(WebhookService, (service) => service.alerts({})).pipe(as(wsB))
+        assert.strictEqual(alerts.data.length, 0)
+      })
+    )
+
+    it.effect("500 twice: failed, and one alert raised and listed", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        yield* Ref.set(script, [500])
+        const workspace = Schema.decodeSync(WorkspaceId)("hooks-c")
+        const webhook = yield* register(
+          {
+            url: "https://hooks.example.org/c",
+            events: ["tour-created"],
+            auth: { type: "basic", username: "ops", password: "pw" }
+          },
+          workspace
+        )
+        const event = yield* tourCreated("tour_c1").pipe(as(workspace))
+        yield* settle
+        yield* TestClock.adjust("13 seconds")
+        yield* settle
+        assert.strictEqual((yield* requestsFor(event.id)).length, 2)
+        const log = yield* Effect.flatMap(WebhookService, (service) => service.deliveries(webhook.id, {})).pipe(
+          as(workspace)
+        )
+        assert.strictEqual(log.data[0]!.status, "failed")
+        const alerts = yield* Effect.flatMap(WebhookService, (service) =>
+          service.alerts({ webhookId: webhook.id })
+        ).pipe(as(workspace))
+        assert.strictEqual(alerts.data.length, 1)
+        assert.deepStrictEqual(
+          [alerts.data[0]!.eventId, alerts.data[0]!.deliveryId, alerts.data[0]!.eventType],
+          [event.id, log.data[0]!.id, "tour-created"]
+        )
+        yield* TestClock.adjust("1 hour")
+        yield* settle
+        assert.strictEqual((yield* requestsFor(event.id)).length, 2, "no third attempt")
+      })
+    )
+
+    it.effect("a filter that does not match leaves no delivery; another workspace's events never arrive", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        yield* Ref.set(script, [200])
+        const workspace = Schema.decodeSync(WorkspaceId)("hooks-d")
+        const webhook = yield* register(
+          {
+            url: "https://hooks.example.org/d",
+            events: ["tour-created"],
+            filters: {
+              "tour-created": { conditions: [{ field: "tour.status", operator: "equals", value: "completed" }] }
+            },
+            auth: { type: "hmac", secret }
+          },
+          workspace
+        )
+        const skipped = yield* tourCreated("tour_d1", "planned").pipe(as(workspace))
+        const passed = yield* tourCreated("tour_d2", "completed").pipe(as(workspace))
+        const foreign = yield* tourCreated("tour_d3", "completed").pipe(as(wsA))
+        yield* settle
+        assert.strictEqual((yield* requestsFor(skipped.id)).length, 0)
+        assert.strictEqual((yield* requestsFor(passed.id)).length, 1)
+        const toD = (yield* requestsFor(foreign.id)).filter((s) => s.request.url.endsWith("/d"))
+        assert.strictEqual(toD.length, 0)
+        const rows = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ event_id: string }>`SELECT event_id FROM deliveries WHERE webhook_id = ${webhook.id}`
+        )
+        assert.deepStrictEqual(
+          rows.map((row) => row.event_id),
+          [passed.id]
+        )
+      })
+    )
+
+    it.effect("two dispatchers on one database send each delivery once", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        yield* Ref.set(script, [200])
+        const workspace = Schema.decodeSync(WorkspaceId)("hooks-e")
+        yield* register(
+          { url: "https://hooks.example.org/e", events: ["tour-created"], auth: { type: "hmac", secret } },
+          workspace
+        )
+        const events = yield* Effect.forEach(
+          Array.from({ length: 30 }, (_, i) => i),
+          (i) => tourCreated(`tour_e${i}`).pipe(as(workspace))
+        )
+        const second = yield* Layer.build(DispatcherLayer({ retryDelayMs: 10_000, timeoutMs: 1_000 })).pipe(
+          Effect.map((context) => context.unsafeMap.get(Dispatcher.key) as Dispatcher["Type"])
+        )
+        const first = yield* Dispatcher
+        yield* Effect.all(
+          [Effect.zipRight(first.fanOutAll, first.deliverDue), Effect.zipRight(second.fanOutAll, second.deliverDue)],
+          { concurrency: "unbounded" }
+        )
+        yield* settle
+        for (const event of events) assert.strictEqual((yield* requestsFor(event.id)).length, 1)
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("deleting a webhook removes it and its deliveries", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        yield* Ref.set(script, [500])
+        const workspace = Schema.decodeSync(WorkspaceId)("hooks-f")
+        const webhook = yield* register(
+          { url: "https://hooks.example.org/f", events: ["tour-created"], auth: { type: "hmac", secret } },
+          workspace
+        )
+        yield* tourCreated("tour_f1").pipe(as(workspace))
+        yield* settle
+        yield* Effect.flatMap(WebhookService, (service) => service.delete(webhook.id)).pipe(as(workspace))
+        const rows = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM deliveries WHERE webhook_id = ${webhook.id}`
+        )
+        assert.strictEqual(rows[0]!.n, 0)
+        const listed = yield* Effect.flatMap(WebhookService, (service) => service.list({})).pipe(as(workspace))
+        assert.strictEqual(listed.data.length, 0)
+      })
+    )
+  }
+)
