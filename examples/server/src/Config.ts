@@ -32,6 +32,8 @@ export interface ServerConfig {
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
   readonly retryDelayMs: number
   readonly deliveryTimeoutMs: number
+  /** How long a dispatcher holds a claimed delivery; a crashed one's claims expire after it. */
+  readonly deliveryLeaseMs?: number | undefined
   readonly generatorIntervalMs: number
   readonly referenceDataPath: string
 }
@@ -105,6 +107,11 @@ export const config: Config.Config<ServerConfig> = Config.all({
   ),
   retryDelayMs: positiveInt("WAYBILL_RETRY_DELAY_MS", 10_000),
   deliveryTimeoutMs: positiveInt("WAYBILL_DELIVERY_TIMEOUT_MS", 20_000),
+  deliveryLeaseMs: Config.option(
+    Config.integer("WAYBILL_DELIVERY_LEASE_MS").pipe(
+      Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })
+    )
+  ).pipe(Config.map(Option.getOrUndefined)),
   generatorIntervalMs: positiveInt("WAYBILL_GENERATOR_INTERVAL_MS", 60_000),
   referenceDataPath: Config.string("WAYBILL_REFERENCE_DATA").pipe(Config.withDefault(defaultPath))
 }).pipe(

@@ -10,13 +10,11 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { config } from "./Config.js"
 import { load } from "./ReferenceDataFile.js"
-import * as SecretKey from "./SecretKey.js"
 import * as Server from "./Server.js"
 
 const program = Effect.gen(function* () {
   const settings = yield* config
   const referenceData = yield* load(settings.referenceDataPath)
-  yield* SecretKey.resolve(settings)
   yield* Effect.logInfo(
     `Waybill starting on ${Database.describe(
       Server.databaseConfig(settings),

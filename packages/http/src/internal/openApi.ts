@@ -1,3 +1,6 @@
+import * as JSONSchema from "effect/JSONSchema"
+import * as Schema from "effect/Schema"
+
 /**
  * Effect's JSON Schema generator stamps schemas of `unknown`, `{}` and `object` with synthetic
  * ids (`"$id": "/schemas/unknown"`), once per use; OpenAPI 3.1 (JSON Schema 2020-12) requires
@@ -14,4 +17,37 @@ export const withoutSyntheticIds = <A>(value: A): A => {
     if (!isSyntheticId(key, child)) result[key] = withoutSyntheticIds(child)
   }
   return result as A
+}
+
+/**
+ * Component schemas that request bodies documented by `documentedUnknown` refer to; merged into
+ * the document by the API's OpenAPI transform.
+ */
+export const extraComponents: Record<string, unknown> = {}
+
+/**
+ * A request body accepted as any JSON value (a domain validator then reports every problem,
+ * with its own messages and without echoing secrets), documented in OpenAPI and typed for
+ * clients as `schema`.
+ */
+export const documentedUnknown = <A, I>(schema: Schema.Schema<A, I>, identifier: string): Schema.Schema<I> => {
+  const jsonSchema = JSONSchema.fromAST(schema.ast, {
+    definitions: extraComponents as Record<string, JSONSchema.JsonSchema7>,
+    definitionPath: "#/components/schemas/",
+    target: "openApi3.1"
+  })
+  return Schema.Unknown.annotations({ identifier, jsonSchema }) as unknown as Schema.Schema<I>
+}
+
+/** Adds `extraComponents` to a document, refusing to replace a different schema of the same name. */
+export const withExtraComponents = <D extends { readonly components?: unknown }>(document: D): D => {
+  const components = (document.components ?? {}) as { readonly schemas?: Record<string, unknown> }
+  const schemas = { ...components.schemas }
+  for (const [name, value] of Object.entries(extraComponents)) {
+    if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(value)) {
+      throw new Error(`OpenAPI component schema ${name} is already defined differently`)
+    }
+    schemas[name] = value
+  }
+  return { ...document, components: { ...components, schemas } }
 }

@@ -1,0 +1,126 @@
+/**
+ * Benchmark support: a reference server in its own process on a fresh PostgreSQL database (so
+ * the load generator never shares its event loop), and autocannon runs against it.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+import autocannon from "autocannon"
+import pg from "pg"
+
+export const databaseServerUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** Creates a throw-away database; returns its URL and a function that drops it. */
+export const freshDatabase = async () => {
+  const name = `waybill_bench_${Date.now().toString(36)}`
+  const admin = new pg.Client({ connectionString: databaseServerUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(databaseServerUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: databaseServerUrl })
+      await client.connect()
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await client.end()
+    }
+  }
+}
+
+export const apiKey = "bench-key-0000000001"
+
+/** Starts `examples/server` on the database; resolves when `/health` answers. */
+export const startServer = async (databaseUrl: string, env: Record<string, string> = {}) => {
+  const port = await freePort()
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "examples/server/src/main.ts"], {
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    stdio: ["ignore", "ignore", "inherit"],
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      WAYBILL_SECRET_KEY: "cd".repeat(32),
+      WAYBILL_API_KEYS: `bench:${apiKey}`,
+      WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
+      ...env
+    }
+  })
+  const base = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 600; i++) {
+    if (
+      await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false
+      )
+    )
+      return { base, stop: () => child.kill("SIGTERM") }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  child.kill("SIGKILL")
+  throw new Error("the server did not start")
+}
+
+export interface LoadResult {
+  readonly name: string
+  readonly requestsPerSecond: number
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+}
+
+/** One autocannon run; `requests` describes the request(s) to send in turn. */
+export const load = async (
+  name: string,
+  options: {
+    url: string
+    method?: "GET" | "POST"
+    body?: string
+    headers?: Record<string, string>
+    seconds?: number
+    connections?: number
+  }
+): Promise<LoadResult> => {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? "GET",
+    ...(options.body === undefined ? {} : { body: options.body }),
+    headers: options.headers ?? {},
+    connections: options.connections ?? 16,
+    duration: options.seconds ?? 8
+  })
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx
+  }
+}
+
+/** Prints load results with their ratio to a ceiling row. */
+export const reportLoad = (title: string, rows: ReadonlyArray<LoadResult>, ceiling: string) => {
+  const base = rows.find((row) => row.name === ceiling)?.requestsPerSecond ?? Number.NaN
+  console.log(`\n${title}`)
+  for (const row of rows) {
+    console.log(
+      `  ${row.name.padEnd(34)} ${row.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(row.p50).padStart(4)} ms   p99 ${String(
+        row.p99
+      ).padStart(
+        4
+      )} ms   ${(row.requestsPerSecond / base).toFixed(2)} × ${ceiling}${row.non2xx > 0 ? `   non-2xx: ${row.non2xx}` : ""}`
+    )
+  }
+}

@@ -1,0 +1,48 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type { ValidationError } from "@waybill/core/ValidationError"
+import { Dispatcher } from "@waybill/webhooks/Dispatcher"
+import * as EventIntake from "@waybill/webhooks/EventIntake"
+import { type WebhookNotFound, WebhookService } from "@waybill/webhooks/WebhookService"
+import * as Effect from "effect/Effect"
+import { WaybillApi } from "../Api.js"
+import { BadRequest, NotFound } from "../ApiError.js"
+
+const badRequest = (error: ValidationError) =>
+  Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
+const notFound = (error: WebhookNotFound) => Effect.fail(new NotFound({ message: error.message, issues: [] }))
+
+export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handlers) =>
+  Effect.gen(function* () {
+    const webhooks = yield* WebhookService
+    const dispatcher = yield* Dispatcher
+    return handlers
+      .handle("register", ({ payload }) =>
+        webhooks.register(payload).pipe(Effect.catchTag("ValidationError", badRequest))
+      )
+      .handle("list", ({ urlParams }) => webhooks.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)))
+      .handle("filterFields", ({ urlParams }) =>
+        webhooks.filterFields(urlParams.event).pipe(
+          Effect.map((data) => ({ data })),
+          Effect.catchTag("ValidationError", badRequest)
+        )
+      )
+      .handle("get", ({ path }) => webhooks.get(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)))
+      .handle("delete", ({ path }) => webhooks.delete(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)))
+      .handle("deliveries", ({ path, urlParams }) =>
+        webhooks
+          .deliveries(path.id, urlParams)
+          .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest }))
+      )
+      .handle("alerts", ({ urlParams }) =>
+        webhooks.alerts(urlParams).pipe(Effect.catchTag("ValidationError", badRequest))
+      )
+      .handle("publish", ({ payload }) =>
+        EventIntake.publish(payload).pipe(
+          // Committed: hurry the dispatcher instead of waiting for its next poll.
+          Effect.tap(() => dispatcher.wake),
+          Effect.map((event) => ({ id: event.id })),
+          Effect.catchTag("ValidationError", badRequest)
+        )
+      )
+  })
+)

@@ -1,0 +1,148 @@
+/**
+ * Dispatchers as separate server processes sharing one PostgreSQL: a SIGKILL mid-flight loses
+ * nothing (the restarted process takes over expired leases; duplicates keep their delivery id),
+ * and two processes running at once deliver each delivery once.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+import { assert, describe, it } from "@effect/vitest"
+import * as Testing from "@waybill/store-pg/Testing"
+import { Effect } from "effect"
+import { eventually, receiver } from "./receivers.js"
+
+const url = process.env.DATABASE_URL
+const root = fileURLToPath(new URL("..", import.meta.url))
+const key = "process-test-key-0001"
+
+const freePort = Effect.async<number>((resume) => {
+  const probe = createServer()
+  probe.listen(0, "127.0.0.1", () => {
+    const { port } = probe.address() as { port: number }
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+/** A reference server process on a fresh port; killed with SIGKILL when the scope closes. */
+const serverProcess = (databaseUrl: string) =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawn(process.execPath, ["--import", "tsx", "examples/server/src/main.ts"], {
+          cwd: root,
+          stdio: ["ignore", "ignore", "inherit"],
+          env: {
+            ...process.env,
+            DATABASE_URL: databaseUrl,
+            PORT: String(port),
+            HOST: "127.0.0.1",
+            WAYBILL_SECRET_KEY: "ab".repeat(32),
+            WAYBILL_API_KEYS: `ws-proc:${key}`,
+            WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
+            WAYBILL_DELIVERY_TIMEOUT_MS: "3000",
+            WAYBILL_DELIVERY_LEASE_MS: "4000",
+            WAYBILL_RETRY_DELAY_MS: "300"
+          }
+        })
+      ),
+      (child: ChildProcess) => Effect.sync(() => child.kill("SIGKILL"))
+    )
+    const base = `http://127.0.0.1:${port}`
+    yield* eventually(
+      Effect.promise(() =>
+        fetch(`${base}/health`).then(
+          (r) => r.ok,
+          () => false
+        )
+      ),
+      "the server process to start",
+      90_000
+    )
+    return { base, child }
+  })
+
+const post = (base: string, path: string, body: unknown) =>
+  Effect.promise(() =>
+    fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(body)
+    }).then(async (response) => ({ status: response.status, body: await response.json() }))
+  )
+
+const publishTours = (base: string, count: number, prefix: string) =>
+  Effect.forEach(
+    Array.from({ length: count }, (_, i) => i),
+    (i) =>
+      Effect.map(
+        post(base, "/events", {
+          type: "tour-created",
+          payload: { tour: { id: `${prefix}_${i}`, status: "planned", substatus: null, properties: {} } }
+        }),
+        (reply) => reply.body.id as string
+      )
+  )
+
+describe.skipIf(url === undefined || url === "")("dispatcher processes on one PostgreSQL", () => {
+  it.live(
+    "SIGKILL mid-flight, then restart: every event arrives, duplicates keep their delivery id",
+    () =>
+      Effect.gen(function* () {
+        const databaseUrl = yield* Testing.freshPostgresDatabase(url!)
+        const target = yield* receiver(() => ({ status: 200, delayMs: 700 }))
+        const first = yield* serverProcess(databaseUrl)
+        const registered = yield* post(first.base, "/webhooks", {
+          url: target.url,
+          events: ["tour-created"],
+          auth: { type: "hmac", secret: "process-test-hmac-secret" }
+        })
+        assert.strictEqual(registered.status, 201)
+        const events = yield* publishTours(first.base, 20, "crash")
+        yield* eventually(
+          Effect.sync(() => target.received.length >= 3),
+          "deliveries in flight"
+        )
+        first.child.kill("SIGKILL")
+        yield* serverProcess(databaseUrl)
+        yield* eventually(
+          Effect.sync(() => events.every((id) => target.for(id).length >= 1)),
+          "every event after the restart",
+          60_000
+        )
+        for (const id of events) {
+          const deliveryIds = new Set(target.for(id).map((request) => request.headers["x-delivery-id"]))
+          assert.strictEqual(deliveryIds.size, 1, `event ${id} arrived under one delivery id`)
+        }
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "two server processes at once deliver each delivery once",
+    () =>
+      Effect.gen(function* () {
+        const databaseUrl = yield* Testing.freshPostgresDatabase(url!)
+        const target = yield* receiver(() => ({ status: 200, delayMs: 20 }))
+        const [a, b] = yield* Effect.all([serverProcess(databaseUrl), serverProcess(databaseUrl)], { concurrency: 2 })
+        yield* post(a.base, "/webhooks", {
+          url: target.url,
+          events: ["tour-created"],
+          auth: { type: "hmac", secret: "process-test-hmac-secret" }
+        })
+        const events = [...(yield* publishTours(a.base, 25, "pair_a")), ...(yield* publishTours(b.base, 25, "pair_b"))]
+        yield* eventually(
+          Effect.sync(() => events.every((id) => target.for(id).length >= 1)),
+          "every event",
+          60_000
+        )
+        yield* Effect.sleep("1 second")
+        for (const id of events) assert.strictEqual(target.for(id).length, 1, `event ${id} delivered once`)
+      }).pipe(Effect.scoped),
+    180_000
+  )
+})
+
+describe.skipIf(url !== undefined && url !== "")("dispatcher processes on one PostgreSQL", () => {
+  it.skip("NOT RUN: DATABASE_URL is not set (these tests need a PostgreSQL shared by processes)", () => {})
+})
