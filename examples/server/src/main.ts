@@ -9,11 +9,14 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { config } from "./Config.js"
+import * as DataDirLock from "./DataDirLock.js"
 import { load } from "./ReferenceDataFile.js"
 import * as Server from "./Server.js"
 
 const program = Effect.gen(function* () {
   const settings = yield* config
+  // One process per embedded data directory (the keys tool takes the same lock).
+  yield* DataDirLock.acquire(settings.database)
   const referenceData = yield* load(settings.referenceDataPath)
   yield* Effect.logInfo(
     `Waybill starting on ${Database.describe(
@@ -22,12 +25,13 @@ const program = Effect.gen(function* () {
     )}`
   )
   return yield* Layer.launch(Server.layer(settings, referenceData))
-})
+}).pipe(Effect.scoped)
 
 program.pipe(
   Effect.catchTags({
     ConfigError: (error) => Effect.logError(`Configuration error: ${error}`).pipe(Effect.zipRight(Effect.fail(1))),
     ReferenceDataError: (error) => Effect.logError(error.message).pipe(Effect.zipRight(Effect.fail(1))),
+    DataDirLockError: (error) => Effect.logError(error.message).pipe(Effect.zipRight(Effect.fail(1))),
     SecretKeyError: (error) => Effect.logError(error.message).pipe(Effect.zipRight(Effect.fail(1)))
   }),
   NodeRuntime.runMain({ disableErrorReporting: false })
