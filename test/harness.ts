@@ -2,11 +2,10 @@
  * End-to-end harness: the reference server on an ephemeral loopback port, on PGlite and (when
  * `DATABASE_URL` is set) on a fresh PostgreSQL database, talked to over real HTTP.
  */
-import type * as HttpServer from "@effect/platform/HttpServer"
-import type * as SqlClient from "@effect/sql/SqlClient"
 import { describe, it, layer, type Vitest } from "@effect/vitest"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import type { ServerConfig } from "@waybill/example-server/Config"
+import type * as Generation from "@waybill/example-server/Generation"
 import * as ReferenceDataFile from "@waybill/example-server/ReferenceDataFile"
 import * as Server from "@waybill/example-server/Server"
 import type { DatabaseConfig } from "@waybill/store-pg/Database"
@@ -36,24 +35,29 @@ export const testConfig = (database: DatabaseConfig, overrides: Partial<ServerCo
 
 export const serverLayer = (
   backend: ReturnType<typeof Testing.backends>[number],
-  overrides: Partial<ServerConfig> = {}
+  overrides: Partial<ServerConfig> = {},
+  options: Generation.Options = {}
 ) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const database = yield* backend.config
       const referenceData = yield* ReferenceDataFile.load(ReferenceDataFile.defaultPath)
-      return Server.layer(testConfig(database, overrides), referenceData)
+      return Server.layer(testConfig(database, overrides), referenceData, options)
     })
   )
+
+/** What a running server offers a test: its address, its ports, its tour generator. */
+export type ServerServices = Layer.Layer.Success<ReturnType<typeof Server.layer>>
 
 /** Runs a suite against a server per back end; says loudly when PostgreSQL is not tested. */
 export const forEachServer = (
   name: string,
-  suite: (it: Vitest.MethodsNonLive<HttpServer.HttpServer | SqlClient.SqlClient, true>) => void,
-  overrides: Partial<ServerConfig> = {}
+  suite: (it: Vitest.MethodsNonLive<ServerServices, true>) => void,
+  overrides: Partial<ServerConfig> = {},
+  options: Generation.Options = {}
 ) => {
   for (const backend of Testing.backends()) {
-    layer(serverLayer(backend, overrides), { timeout: "120 seconds", excludeTestServices: true })(
+    layer(serverLayer(backend, overrides, options), { timeout: "120 seconds", excludeTestServices: true })(
       `${name} [${backend.name}]`,
       suite
     )

@@ -26,6 +26,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { ServerConfig } from "./Config.js"
+import * as Generation from "./Generation.js"
 import type { ReferenceDataFile } from "./ReferenceDataFile.js"
 
 /**
@@ -81,9 +82,14 @@ const developmentKey = (config: ServerConfig) =>
  * @since 0.1.0
  * @category layers
  */
-export const layerPorts = (config: ServerConfig, referenceData: ReferenceDataFile) => {
+export const layerPorts = (
+  config: ServerConfig,
+  referenceData: ReferenceDataFile,
+  options: Generation.Options = {}
+) => {
   const keys = ApiKeys.layer(Option.getOrElse(config.apiKeys, () => [])).pipe(Layer.provide(ApiKeyStore.layer))
-  const drafts = DraftService.layer.pipe(
+  // Drafts with tour generation: an activated master gets its tours right away.
+  const drafts = Generation.withTours(DraftService.layer, options).pipe(
     Layer.provideMerge(Layer.mergeAll(DraftRepository.layer, ProductEvaluator.layerReference))
   )
   return Layer.mergeAll(keys, drafts).pipe(
@@ -100,17 +106,23 @@ export const layerPorts = (config: ServerConfig, referenceData: ReferenceDataFil
 
 /**
  * The whole server. It exposes the `HttpServer` (to read the bound address) and its ports
- * (for tests that inspect storage).
+ * (for tests that inspect storage or run the tour generator). `options.clock`, when given, is
+ * the clock of the whole server (tests move time with `AdjustableClock`).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (config: ServerConfig, referenceData: ReferenceDataFile) => {
-  const ports = layerPorts(config, referenceData)
-  return Layer.mergeAll(Http.layerServer, developmentKey(config)).pipe(
+export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, options: Generation.Options = {}) => {
+  const ports = layerPorts(config, referenceData, options)
+  const server = Layer.mergeAll(
+    Http.layerServer,
+    developmentKey(config),
+    Generation.layerLoop(config.generatorIntervalMs)
+  ).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),
     Layer.provideMerge(ports)
   )
+  return options.clock === undefined ? server : Layer.provide(server, Layer.setClock(options.clock))
 }
 
 /**

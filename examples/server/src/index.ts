@@ -3,7 +3,9 @@
  *
  * @since 0.1.0
  */
+export * as AdjustableClock from "./AdjustableClock.js"
 export * as Config from "./Config.js"
+export * as Generation from "./Generation.js"
 export * as ReferenceDataFile from "./ReferenceDataFile.js"
 export * as SecretKey from "./SecretKey.js"
 export * as Server from "./Server.js"

@@ -11,6 +11,7 @@ import { DraftsApi, ProductsApi } from "./DraftsApi.js"
 import { withoutSyntheticIds } from "./internal/openApi.js"
 import { ReferenceDataApi } from "./ReferenceDataApi.js"
 import { SystemApi } from "./SystemApi.js"
+import { ToursApi } from "./ToursApi.js"
 
 /**
  * @since 0.1.0
@@ -21,6 +22,7 @@ export class WaybillApi extends HttpApi.make("waybill")
   .add(ReferenceDataApi)
   .add(DraftsApi)
   .add(ProductsApi)
+  .add(ToursApi)
   .addError(BadRequest)
   // The webhooks section comes from the event catalogue, its single source of truth.
   .annotate(OpenApi.Transform, (document) => withoutSyntheticIds(EventsOpenApi.addTo(document)))

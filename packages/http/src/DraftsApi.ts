@@ -11,6 +11,7 @@ import { CreateDraft } from "@waybill/drafts/CreateDraft"
 import { ActionRequest, ActionResult, Draft } from "@waybill/drafts/Draft"
 import { ListParams } from "@waybill/drafts/DraftService"
 import { ExecuteRequest, ExecuteResult } from "@waybill/drafts/ProductEvaluator"
+import { Preview } from "@waybill/recurring/Occurrence"
 import * as Schema from "effect/Schema"
 import { Conflict, NotFound, PreconditionFailed } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
@@ -31,6 +32,43 @@ export const DraftPage = Schema.Struct({
   data: Schema.Array(Draft),
   nextCursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "DraftPage" })
+
+/**
+ * The window of the occurrences dry run, in calendar days (contract §2).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const occurrenceDays = { default: 14, min: 1, max: 366 } as const
+
+/**
+ * The query of `GET /drafts/{id}/occurrences`: `days`, an integer from 1 to 366 (default 14).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const OccurrencesParams = Schema.Struct({
+  days: Schema.optionalWith(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.between(occurrenceDays.min, occurrenceDays.max)).annotations({
+      message: () => ({
+        message: `must be an integer from ${occurrenceDays.min} to ${occurrenceDays.max}`,
+        override: true
+      })
+    }),
+    // Exact: a present but bad value gets one issue, not a second "expected undefined".
+    { exact: true }
+  )
+}).annotations({ identifier: "OccurrencesParams" })
+
+/**
+ * The dry run's answer: the tours a master would generate, nothing stored.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const OccurrencesPage = Schema.Struct({ data: Schema.Array(Preview) }).annotations({
+  identifier: "OccurrencesPage"
+})
 
 /**
  * @since 0.1.0
@@ -64,6 +102,17 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
       .addError(NotFound)
       .addError(Conflict)
       .annotate(OpenApi.Summary, "Activate, pause, resume or end a recurring master")
+  )
+  .add(
+    HttpApiEndpoint.get("occurrences")`/drafts/${draftId}/occurrences`
+      .setUrlParams(OccurrencesParams.annotations(allErrors))
+      .addSuccess(OccurrencesPage)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Dry run: the tours a recurring master would generate in the next N days")
+      .annotate(
+        OpenApi.Description,
+        "Triggers in [now, now + days calendar days) in the schedule's zone, inside the validity window, whatever the master's status and lead time; nothing is stored. 400 for a draft that is not a recurring master."
+      )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Transport drafts and recurring masters") {}

@@ -14,6 +14,8 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type { ApiKeys } from "@waybill/core/ApiKeys"
 import type { DraftService } from "@waybill/drafts/DraftService"
 import type { ReferenceData } from "@waybill/drafts/ReferenceData"
+import type { TourQuery } from "@waybill/recurring/TourQuery"
+import type { VehicleClassPolicy } from "@waybill/recurring/VehicleClass"
 import * as Layer from "effect/Layer"
 import { WaybillApi } from "./Api.js"
 import * as Authentication from "./Authentication.js"
@@ -21,6 +23,7 @@ import { checkBodies, describeFailures } from "./internal/contractErrors.js"
 import { DraftsLive, ProductsLive } from "./internal/draftsHttp.js"
 import { ReferenceDataLive } from "./internal/referenceDataHttp.js"
 import { SystemLive } from "./internal/systemHttp.js"
+import { ToursLive } from "./internal/toursHttp.js"
 
 const DescribeFailuresLive = HttpApiBuilder.middleware(WaybillApi, describeFailures)
 
@@ -30,7 +33,7 @@ const DescribeFailuresLive = HttpApiBuilder.middleware(WaybillApi, describeFailu
  * @since 0.1.0
  * @category models
  */
-export type Requirements = ApiKeys | ReferenceData | DraftService
+export type Requirements = ApiKeys | ReferenceData | DraftService | TourQuery | VehicleClassPolicy
 
 /**
  * The API with every handler, over its ports.
@@ -39,7 +42,7 @@ export type Requirements = ApiKeys | ReferenceData | DraftService
  * @category layers
  */
 export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = HttpApiBuilder.api(WaybillApi).pipe(
-  Layer.provide([SystemLive, ReferenceDataLive, DraftsLive, ProductsLive, DescribeFailuresLive]),
+  Layer.provide([SystemLive, ReferenceDataLive, DraftsLive, ProductsLive, ToursLive, DescribeFailuresLive]),
   Layer.provide(Authentication.layer)
 )
 

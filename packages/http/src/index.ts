@@ -57,3 +57,10 @@ export * as ReferenceDataApi from "./ReferenceDataApi.js"
  * @since 0.1.0
  */
 export * as SystemApi from "./SystemApi.js"
+
+/**
+ * Tours endpoints.
+ *
+ * @since 0.1.0
+ */
+export * as ToursApi from "./ToursApi.js"

@@ -6,6 +6,9 @@ import { WorkspaceId } from "@waybill/core/Workspace"
 import * as DraftService from "@waybill/drafts/DraftService"
 import type { ReferenceDataSet } from "@waybill/drafts/ReferenceData"
 import * as EventOutbox from "@waybill/events/EventOutbox"
+import * as TourQuery from "@waybill/recurring/TourQuery"
+import * as TourRepository from "@waybill/recurring/TourRepository"
+import * as VehicleClass from "@waybill/recurring/VehicleClass"
 import { Effect, Either, Layer, ParseResult, Redacted, Schema } from "effect"
 import * as ApiError from "../src/ApiError.js"
 import * as Client from "../src/Client.js"
@@ -34,7 +37,9 @@ const ports = Layer.mergeAll(
     { workspaceId: Schema.decodeSync(WorkspaceId)("ws-a"), key: Redacted.make(keyA) },
     { workspaceId: Schema.decodeSync(WorkspaceId)("ws-b"), key: Redacted.make(keyB) }
   ]).pipe(Layer.provide(ApiKeys.layerStoreMemory)),
-  DraftService.layerMemory(referenceData)
+  DraftService.layerMemory(referenceData),
+  TourQuery.layerMemory.pipe(Layer.provide(TourRepository.layerMemory)),
+  VehicleClass.layerFromList(referenceData.vehicleClasses)
 ).pipe(Layer.provide(Layer.mergeAll(EventOutbox.layerMemory, Transactor.layerMemory)))
 
 const web = Http.toWebHandler(ports)

@@ -52,6 +52,13 @@ export * as Tour from "./Tour.js"
 export * as TourGenerator from "./TourGenerator.js"
 
 /**
+ * The read port for generated tours (get, list in trigger order) and its in-memory layer.
+ *
+ * @since 0.1.0
+ */
+export * as TourQuery from "./TourQuery.js"
+
+/**
  * The storage port for generated tours and its in-memory layer.
  *
  * @since 0.1.0

@@ -9,6 +9,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Effect from "effect/Effect"
 import workspacesAndApiKeys from "./migrations/0001_workspaces_and_api_keys.js"
 import draftsAndEvents from "./migrations/0002_drafts_and_events.js"
+import tours from "./migrations/0003_tours.js"
 import webhooks from "./migrations/0004_webhooks.js"
 
 /**
@@ -20,6 +21,7 @@ import webhooks from "./migrations/0004_webhooks.js"
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_workspaces_and_api_keys": workspacesAndApiKeys,
   "0002_drafts_and_events": draftsAndEvents,
+  "0003_tours": tours,
   "0004_webhooks": webhooks
 }
 

@@ -52,12 +52,24 @@ export * as Migrations from "./Migrations.js"
  */
 export * as OutboxReader from "./OutboxReader.js"
 /**
+ * The `RecurringMasters` port on PostgreSQL: masters claimed with `SKIP LOCKED`.
+ *
+ * @since 0.1.0
+ */
+export * as RecurringMasters from "./RecurringMasters.js"
+/**
  * Throw-away databases for storage tests.
  *
  * @since 0.1.0
  */
 export * as Testing from "./Testing.js"
 
+/**
+ * The `TourRepository` and `TourQuery` ports on PostgreSQL.
+ *
+ * @since 0.1.0
+ */
+export * as TourRepository from "./TourRepository.js"
 
 /**
  * The `WebhookRepository` port on PostgreSQL.

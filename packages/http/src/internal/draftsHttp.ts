@@ -1,5 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Issue from "@waybill/core/Issue"
 import type { ValidationError } from "@waybill/core/ValidationError"
+import { CurrentWorkspace } from "@waybill/core/Workspace"
 import type {
   DraftConflict,
   DraftNotFound,
@@ -8,9 +10,15 @@ import type {
   ProductNotFound
 } from "@waybill/drafts/DraftError"
 import { DraftService } from "@waybill/drafts/DraftService"
+import { toRecurringMaster } from "@waybill/drafts/RecurringMaster"
+import * as Occurrence from "@waybill/recurring/Occurrence"
+import { VehicleClassPolicy } from "@waybill/recurring/VehicleClass"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { WaybillApi } from "../Api.js"
 import { BadRequest, Conflict, NotFound, PreconditionFailed } from "../ApiError.js"
+import { occurrenceDays } from "../DraftsApi.js"
 
 // Domain errors → the contract's error bodies.
 const notFound = (error: DraftNotFound | ProductNotFound) =>
@@ -24,9 +32,32 @@ const conflict = (error: DraftConflict) =>
 const preconditionFailed = (error: DraftPreconditionFailed) =>
   Effect.fail(new PreconditionFailed({ message: error.message, issues: error.issues }))
 
+// The dry run of contract §2: nothing is stored, whatever the master's status and lead time.
+const occurrences = (drafts: DraftService["Type"], policy: VehicleClassPolicy["Type"], id: string, days: number) =>
+  Effect.gen(function* () {
+    const workspace = yield* CurrentWorkspace
+    const draft = yield* drafts.get(id)
+    const master = toRecurringMaster(workspace.id, draft)
+    if (Option.isNone(master)) {
+      const reason =
+        draft.recurringSchedule === null
+          ? "is not a recurring master (it has no recurringSchedule)"
+          : "is a recurring master whose transport lacks the stops or vehicle class generation needs"
+      return yield* Effect.fail(
+        new BadRequest({ message: `Draft ${id} ${reason}.`, issues: [Issue.make("id", reason)] })
+      )
+    }
+    const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const data = yield* Occurrence.occurrences(master.value, now, days).pipe(
+      Effect.provideService(VehicleClassPolicy, policy)
+    )
+    return { data }
+  })
+
 export const DraftsLive = HttpApiBuilder.group(WaybillApi, "drafts", (handlers) =>
   Effect.gen(function* () {
     const drafts = yield* DraftService
+    const policy = yield* VehicleClassPolicy
     return handlers
       .handle("create", ({ payload }) => drafts.create(payload).pipe(Effect.catchTag("ValidationError", badRequest)))
       .handle("list", ({ urlParams }) => drafts.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)))
@@ -41,6 +72,11 @@ export const DraftsLive = HttpApiBuilder.group(WaybillApi, "drafts", (handlers) 
             InvalidTransition: invalidTransition,
             ValidationError: badRequest
           })
+        )
+      )
+      .handle("occurrences", ({ path, urlParams }) =>
+        occurrences(drafts, policy, path.id, urlParams.days ?? occurrenceDays.default).pipe(
+          Effect.catchTag("DraftNotFound", notFound)
         )
       )
   })

@@ -1,0 +1,51 @@
+/**
+ * A clock whose time can be set and moved forward while it keeps running, for driving the
+ * whole reference server through time in tests (generation windows, pauses, `endsAt`). Unlike
+ * `TestClock`, sleeps take real time, so the server's loops, timeouts and retries behave as in
+ * production; only the time they read is shifted.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface AdjustableClock extends Clock.Clock {
+  /** From now on the clock reads `epochMillis`, then runs on from there. */
+  readonly setTime: (epochMillis: number) => Effect.Effect<void>
+  /** Moves the clock forward (or back, with a negative duration) by `duration`. */
+  readonly adjust: (duration: Duration.DurationInput) => Effect.Effect<void>
+}
+
+/**
+ * A clock reading the system time until it is set or adjusted.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (): AdjustableClock => {
+  const system = Clock.make()
+  let offsetMillis = 0
+  const millis = () => system.unsafeCurrentTimeMillis() + offsetMillis
+  const nanos = () => system.unsafeCurrentTimeNanos() + BigInt(offsetMillis) * 1_000_000n
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: millis,
+    currentTimeMillis: Effect.sync(millis),
+    unsafeCurrentTimeNanos: nanos,
+    currentTimeNanos: Effect.sync(nanos),
+    sleep: (duration) => system.sleep(duration),
+    setTime: (epochMillis) =>
+      Effect.sync(() => {
+        offsetMillis = epochMillis - system.unsafeCurrentTimeMillis()
+      }),
+    adjust: (duration) =>
+      Effect.sync(() => {
+        offsetMillis += Duration.toMillis(duration)
+      })
+  }
+}

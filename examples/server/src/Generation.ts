@@ -1,0 +1,162 @@
+/**
+ * Tour generation in the reference server (contract §2, §3): the generator over the PostgreSQL
+ * ports, a run every `WAYBILL_GENERATOR_INTERVAL_MS`, and an immediate run for a master as soon
+ * as its `activate-recurring` or `resume-recurring` has committed.
+ *
+ * Several server processes may share one database: each runs its own loop, a master is claimed
+ * with `FOR UPDATE SKIP LOCKED` for the length of its transaction (another process skips it),
+ * and the unique key on `(draft_id, trigger_at)` stores a tour once whatever happens. A process
+ * that dies mid-run rolls its open transaction back; the next run (its own after a restart, or
+ * another process's) generates the same slice again.
+ *
+ * @since 0.1.0
+ */
+import { CurrentWorkspace } from "@waybill/core/Workspace"
+import type { ActionType } from "@waybill/drafts/Draft"
+import { DraftService } from "@waybill/drafts/DraftService"
+import { ReferenceData } from "@waybill/drafts/ReferenceData"
+import type { MasterRef } from "@waybill/recurring/RecurringMasters"
+import * as TourGenerator from "@waybill/recurring/TourGenerator"
+import * as VehicleClass from "@waybill/recurring/VehicleClass"
+import * as RecurringMasters from "@waybill/store-pg/RecurringMasters"
+import * as TourRepository from "@waybill/store-pg/TourRepository"
+import type * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+
+/**
+ * What a server may tune about generation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * The clock of the whole server (tests move time forward with an `AdjustableClock`); the
+   * system clock when omitted.
+   */
+  readonly clock?: Clock.Clock | undefined
+  /** Generator tuning, e.g. `maxToursPerMaster` (the batch a master gets per run). */
+  readonly generator?: TourGenerator.Options | undefined
+}
+
+/**
+ * How long `POST /drafts/{id}/actions` waits for the immediate run before answering anyway; the
+ * run goes on in the background.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const immediateRunWait = Duration.seconds(5)
+
+const startsGeneration: ReadonlySet<ActionType> = new Set(["activate-recurring", "resume-recurring"])
+
+/**
+ * The reference vehicle-class policy over the reference data's classes (contract §2).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerVehicleClassPolicy: Layer.Layer<VehicleClass.VehicleClassPolicy, never, ReferenceData> = Layer.effect(
+  VehicleClass.VehicleClassPolicy,
+  Effect.map(ReferenceData, (data) => VehicleClass.makeReference(data.vehicleClasses))
+)
+
+/**
+ * The generator. With a clock, every run reads that clock whoever calls it (a test fiber, the
+ * loop, an HTTP request).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerGenerator = (
+  options: Options = {}
+): Layer.Layer<TourGenerator.TourGenerator, never, TourGenerator.Requirements> =>
+  Layer.effect(
+    TourGenerator.TourGenerator,
+    Effect.map(TourGenerator.make(options.generator), (generator) => {
+      const clock = options.clock
+      return clock === undefined
+        ? generator
+        : TourGenerator.TourGenerator.of({
+            run: Effect.withClock(generator.run, clock),
+            runMaster: (ref) => Effect.withClock(generator.runMaster(ref), clock)
+          })
+    })
+  )
+
+/**
+ * Wraps the draft service: after an action that (re)starts generation has committed, the
+ * master is run at once, in the layer's scope so a client hanging up does not cancel it. The
+ * answer waits for the run up to `immediateRunWait`, so a client reading `GET /tours` right
+ * after the 200 sees the tours, but never depends on it: whether the run fails, dies or is
+ * slow, the action's result is returned as is (the generator logs failures; the loop retries).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerImmediateRuns: Layer.Layer<DraftService, never, DraftService | TourGenerator.TourGenerator> =
+  Layer.scoped(
+    DraftService,
+    Effect.gen(function* () {
+      const drafts = yield* DraftService
+      const generator = yield* TourGenerator.TourGenerator
+      const scope = yield* Effect.scope
+      const runNow = (ref: MasterRef) =>
+        Effect.flatMap(Effect.forkIn(generator.runMaster(ref), scope), (run) =>
+          Effect.ignore(Effect.timeout(Fiber.await(run), immediateRunWait))
+        )
+      return DraftService.of({
+        ...drafts,
+        act: (id, request) =>
+          Effect.tap(drafts.act(id, request), (result) =>
+            startsGeneration.has(request.type)
+              ? Effect.flatMap(CurrentWorkspace, (workspace) =>
+                  runNow({ workspaceId: workspace.id, id: result.transportDraft.id })
+                )
+              : Effect.void
+          )
+      })
+    })
+  )
+
+/**
+ * Adds generation to a draft service: the PostgreSQL `RecurringMasters` and `TourRepository`
+ * ports (`TourQuery` too, for the tours endpoints), the vehicle-class policy, the generator,
+ * and the draft service again, now running a master right after its activation or resumption.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const withTours = <E, R>(drafts: Layer.Layer<DraftService, E, R>, options: Options = {}) => {
+  const generator = layerGenerator(options).pipe(
+    Layer.provideMerge(Layer.mergeAll(RecurringMasters.layer, TourRepository.layer, layerVehicleClassPolicy))
+  )
+  return layerImmediateRuns.pipe(Layer.provideMerge(generator), Layer.provide(drafts))
+}
+
+/**
+ * The loop: a run at start-up (catching up after a restart), then one every `interval`. A run
+ * that fails as a whole (the database is unreachable) is logged and the loop goes on.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerLoop = (interval: Duration.DurationInput): Layer.Layer<never, never, TourGenerator.TourGenerator> =>
+  Layer.scopedDiscard(
+    Effect.flatMap(TourGenerator.TourGenerator, (generator) =>
+      generator.run.pipe(
+        Effect.tap((summary) =>
+          summary.toursCreated + summary.ended + summary.failed > 0
+            ? Effect.logInfo("Tour generation run").pipe(Effect.annotateLogs({ ...summary }))
+            : Effect.void
+        ),
+        Effect.catchAllCause((cause) => Effect.logError("Tour generation run failed; retried next interval", cause)),
+        Effect.repeat(Schedule.spaced(interval)),
+        Effect.forkScoped
+      )
+    )
+  )

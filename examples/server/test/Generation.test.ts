@@ -1,0 +1,139 @@
+/**
+ * The immediate run after `activate-recurring` / `resume-recurring`, over in-memory ports: the
+ * tours exist when the action answers, and the answer never depends on the run.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Transactor from "@waybill/core/Transactor"
+import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
+import * as CreateDraft from "@waybill/drafts/CreateDraft"
+import * as DraftRepository from "@waybill/drafts/DraftRepository"
+import * as DraftService from "@waybill/drafts/DraftService"
+import { toClaimedMaster } from "@waybill/drafts/RecurringMaster"
+import type * as ReferenceData from "@waybill/drafts/ReferenceData"
+import * as EventOutbox from "@waybill/events/EventOutbox"
+import * as RecurringMasters from "@waybill/recurring/RecurringMasters"
+import * as TourGenerator from "@waybill/recurring/TourGenerator"
+import * as TourRepository from "@waybill/recurring/TourRepository"
+import { Chunk, Effect, Fiber, Layer, Option, Schema, TestClock } from "effect"
+import * as Generation from "../src/Generation.js"
+
+const workspace = Schema.decodeSync(WorkspaceId)("ws-a")
+const referenceData: ReferenceData.ReferenceDataSet = {
+  transportShapes: [
+    { id: "shape_line", name: "Line", outputs: ["tour"], recurring: { enabled: true }, requiredFields: [] }
+  ],
+  vehicleClasses: [{ id: "vc_12t", name: "12 t", maxWeightKg: 5000, rank: 1 }],
+  products: []
+}
+
+const master = Schema.decodeUnknownSync(CreateDraft.CreateDraft)({
+  origin: "manual",
+  status: "draft",
+  name: "Daily {{ date }}",
+  transportShapeId: "shape_line",
+  transport: {
+    multiStopData: {
+      stops: [
+        { address: { city: "Hamburg" }, timeWindow: { from: "06:00", to: "08:00" } },
+        { address: { city: "Berlin" }, timeWindow: { from: "12:00", to: "14:00" } }
+      ]
+    },
+    tour: { vehicleClass: "vc_12t" }
+  },
+  recurringSchedule: { cronExpressions: ["0 6 * * *"], timezone: "UTC", leadTimeDays: 3 }
+})
+
+const as = Effect.provideService(CurrentWorkspace, { id: workspace, apiKeyId: "env-1" })
+
+// The drafts side of the in-memory ports: the generator sees the repository's drafts as masters.
+const masters = Layer.effect(
+  RecurringMasters.RecurringMasters,
+  Effect.gen(function* () {
+    const repository = yield* DraftRepository.DraftRepository
+    const drafts = yield* DraftService.DraftService
+    const cursors = new Map<string, number>()
+    const claim = (ref: RecurringMasters.MasterRef) =>
+      Effect.map(repository.get(ref.workspaceId, ref.id), (draft) =>
+        Option.flatMap(draft, (d) => toClaimedMaster(ref.workspaceId, d, cursors.get(ref.id) ?? null))
+      )
+    return RecurringMasters.RecurringMasters.of({
+      list: () => Effect.succeed([]),
+      claim,
+      advance: (ref, cursor) => Effect.sync(() => void cursors.set(ref.id, Math.max(cursors.get(ref.id) ?? 0, cursor))),
+      end: (ref) => Effect.asVoid(Effect.orDie(drafts.endBySystem(ref.workspaceId, ref.id, { joinTransaction: true })))
+    })
+  })
+)
+
+const app = (generator: Layer.Layer<TourGenerator.TourGenerator, never, TourGenerator.Requirements>) =>
+  Generation.layerImmediateRuns.pipe(
+    Layer.provideMerge(generator),
+    Layer.provideMerge(Layer.mergeAll(masters, Generation.layerVehicleClassPolicy)),
+    // The wrapped service outlives the inner one in the merged context (later wins).
+    Layer.provideMerge(DraftService.layerMemory(referenceData)),
+    Layer.provideMerge(Layer.mergeAll(Transactor.layerMemory, EventOutbox.layerMemory, TourRepository.layerMemory))
+  )
+
+const fake = (runMaster: TourGenerator.TourGenerator["Type"]["runMaster"]) =>
+  Layer.succeed(TourGenerator.TourGenerator, { run: Effect.die("not used"), runMaster })
+
+const createAndActivate = Effect.gen(function* () {
+  yield* TestClock.setTime(Date.parse("2027-01-04T00:00:00Z"))
+  const service = yield* DraftService.DraftService
+  const draft = yield* service.create(master).pipe(as)
+  return yield* service.act(draft.id, { type: "activate-recurring" }).pipe(as)
+})
+
+describe("immediate runs", () => {
+  it.effect("the tours exist when activate-recurring and resume-recurring answer; pause runs nothing", () =>
+    Effect.gen(function* () {
+      const result = yield* createAndActivate
+      const stored = yield* (yield* TourRepository.MemoryTours).all
+      assert.deepStrictEqual(
+        stored.map((entry) => entry.tour.triggerDate),
+        ["2027-01-04", "2027-01-05", "2027-01-06"]
+      )
+      assert.isTrue(stored.every((entry) => entry.workspaceId === workspace))
+      const service = yield* DraftService.DraftService
+      const id = result.transportDraft.id
+      yield* service.act(id, { type: "pause-recurring" }).pipe(as)
+      yield* TestClock.setTime(Date.parse("2027-01-10T00:00:00Z"))
+      assert.strictEqual((yield* (yield* TourRepository.MemoryTours).all).length, 3)
+      yield* service.act(id, { type: "resume-recurring" }).pipe(as)
+      assert.deepStrictEqual(
+        (yield* (yield* TourRepository.MemoryTours).all).map((entry) => entry.tour.triggerDate),
+        ["2027-01-04", "2027-01-05", "2027-01-06", "2027-01-10", "2027-01-11", "2027-01-12"]
+      )
+    }).pipe(Effect.provide(app(Generation.layerGenerator())))
+  )
+
+  it.effect("a run that dies does not change the action's answer", () =>
+    Effect.gen(function* () {
+      const result = yield* createAndActivate
+      assert.strictEqual(result.transportDraft.status, "active-recurring")
+      assert.strictEqual(result.action.payload.type, "activate-recurring")
+    }).pipe(Effect.provide(app(fake(() => Effect.die(new Error("generator exploded"))))))
+  )
+
+  it.effect("a slow run: the answer comes after the wait, the run goes on in the background", () => {
+    const seen = { started: 0, finished: 0 }
+    const slow = fake((ref) =>
+      Effect.sync(() => seen.started++).pipe(
+        Effect.zipRight(Effect.sleep("1 hour")),
+        Effect.zipRight(Effect.sync(() => seen.finished++)),
+        Effect.as({ ref, status: "idle" as const, created: [] })
+      )
+    )
+    return Effect.gen(function* () {
+      const answer = yield* Effect.fork(createAndActivate)
+      // Both are waiting: the run (its hour) and the answer (its wait for the run).
+      while (Chunk.size(yield* TestClock.sleeps()) < 2) yield* Effect.yieldNow()
+      yield* TestClock.adjust(Generation.immediateRunWait)
+      const result = yield* Fiber.join(answer)
+      assert.strictEqual(result.transportDraft.status, "active-recurring")
+      assert.deepStrictEqual(seen, { started: 1, finished: 0 })
+      yield* TestClock.adjust("1 hour")
+      assert.deepStrictEqual(seen, { started: 1, finished: 1 })
+    }).pipe(Effect.provide(app(slow)))
+  })
+})
