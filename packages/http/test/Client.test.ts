@@ -5,10 +5,19 @@ import * as Transactor from "@waybill/core/Transactor"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as DraftService from "@waybill/drafts/DraftService"
 import type { ReferenceDataSet } from "@waybill/drafts/ReferenceData"
-import * as EventOutbox from "@waybill/events/EventOutbox"
+import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
 import * as TourQuery from "@waybill/recurring/TourQuery"
 import * as TourRepository from "@waybill/recurring/TourRepository"
 import * as VehicleClass from "@waybill/recurring/VehicleClass"
+import * as DeliveryStore from "@waybill/webhooks/DeliveryStore"
+import * as Dispatcher from "@waybill/webhooks/Dispatcher"
+import * as FailureAlerts from "@waybill/webhooks/FailureAlerts"
+import * as HostResolver from "@waybill/webhooks/HostResolver"
+import * as HttpSender from "@waybill/webhooks/HttpSender"
+import * as OutboxReader from "@waybill/webhooks/OutboxReader"
+import * as SecretBox from "@waybill/webhooks/SecretBox"
+import * as WebhookRepository from "@waybill/webhooks/WebhookRepository"
+import * as WebhookService from "@waybill/webhooks/WebhookService"
 import { Effect, Either, Layer, ParseResult, Redacted, Schema } from "effect"
 import * as ApiError from "../src/ApiError.js"
 import * as Client from "../src/Client.js"
@@ -31,7 +40,8 @@ const referenceData: ReferenceDataSet = {
 const keyA = "client-test-key-workspace-a"
 const keyB = "client-test-key-workspace-b"
 
-// The API over in-memory ports, served in-process by the web handler.
+// The API over in-memory ports, served in-process by the web handler. One outbox and one
+// transactor are shared by drafts and webhooks.
 const ports = Layer.mergeAll(
   ApiKeys.layer([
     { workspaceId: Schema.decodeSync(WorkspaceId)("ws-a"), key: Redacted.make(keyA) },
@@ -39,8 +49,21 @@ const ports = Layer.mergeAll(
   ]).pipe(Layer.provide(ApiKeys.layerStoreMemory)),
   DraftService.layerMemory(referenceData),
   TourQuery.layerMemory.pipe(Layer.provide(TourRepository.layerMemory)),
-  VehicleClass.layerFromList(referenceData.vehicleClasses)
-).pipe(Layer.provide(Layer.mergeAll(EventOutbox.layerMemory, Transactor.layerMemory)))
+  VehicleClass.layerFromList(referenceData.vehicleClasses),
+  Layer.mergeAll(WebhookService.layer({ allowPrivateTargets: false }), Dispatcher.layer()).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        WebhookRepository.layerMemory,
+        DeliveryStore.layerMemory,
+        FailureAlerts.layerMemory,
+        SecretBox.layerMemory,
+        HostResolver.layerNone,
+        PropertyDefinition.layerFixed([]),
+        HttpSender.layerScripted(() => Effect.succeed({ statusCode: 200 }))
+      )
+    )
+  )
+).pipe(Layer.provideMerge(Layer.mergeAll(OutboxReader.layerMemory, Transactor.layerMemory)))
 
 const web = Http.toWebHandler(ports)
 afterAll(() => web.dispose())
