@@ -1,0 +1,46 @@
+/**
+ * Runs an example when its file is executed directly (`npx tsx examples/embed/src/express.ts`)
+ * rather than imported by a test: starts it on `PORT` (default 3001), prints where, and closes
+ * it on Ctrl-C or SIGTERM.
+ *
+ * @since 0.1.0
+ */
+import { pathToFileURL } from "node:url"
+
+/**
+ * What every example's `start` returns.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Running {
+  /** The application's base URL; Waybill is mounted under `${url}/waybill`. */
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category utils
+ */
+export const runIfMain = (moduleUrl: string, start: (port: number) => Promise<Running>): void => {
+  const script = process.argv[1]
+  if (script === undefined || pathToFileURL(script).href !== moduleUrl) return
+  start(Number(process.env.PORT ?? 3001)).then(
+    (running) => {
+      console.log(`Listening on ${running.url}; Waybill at ${running.url}/waybill (try ${running.url}/waybill/health)`)
+      const stop = () => {
+        running.close().then(
+          () => process.exit(0),
+          () => process.exit(1)
+        )
+      }
+      process.once("SIGINT", stop)
+      process.once("SIGTERM", stop)
+    },
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : error)
+      process.exit(1)
+    }
+  )
+}

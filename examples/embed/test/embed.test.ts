@@ -1,0 +1,83 @@
+/**
+ * Each embedding example started on an ephemeral port, called over real HTTP: the host
+ * application's own route, Waybill's `/health`, authenticated endpoints through the typed
+ * client, a request body streamed through the mount, and the contract's error bodies.
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Client from "@waybill/http/Client"
+import { Effect } from "effect"
+import * as Express from "../src/express.js"
+import * as Hono from "../src/hono.js"
+import type { Running } from "../src/Main.js"
+import * as NodeHttp from "../src/node-http.js"
+
+const key = "embed-test-key-0001"
+const env = { WAYBILL_API_KEYS: `acme:${key}`, WAYBILL_DATA_DIR: "memory://" }
+
+const examples = [
+  { name: "node:http", start: NodeHttp.start },
+  { name: "Express 5", start: Express.start },
+  { name: "Hono", start: Hono.start }
+] as const
+
+for (const example of examples) {
+  describe(`examples/embed: ${example.name}`, () => {
+    let running: Running
+    beforeAll(async () => {
+      running = await example.start(0, env)
+    }, 120_000)
+    afterAll(() => running?.close())
+
+    it("serves the application's own routes and Waybill's /health beside each other", async () => {
+      const own = await fetch(`${running.url}/`)
+      assert.deepStrictEqual(await own.json(), { app: "my backend" })
+      const health = await fetch(`${running.url}/waybill/health`)
+      assert.strictEqual(health.status, 200)
+      assert.deepStrictEqual(await health.json(), { status: "ok" })
+      const spec = await fetch(`${running.url}/waybill/openapi.json`)
+      assert.strictEqual(((await spec.json()) as { openapi: string }).openapi, "3.1.0")
+    })
+
+    it.live("answers authenticated endpoints through the typed client", () =>
+      Effect.gen(function* () {
+        const waybill = yield* Client.make({ baseUrl: `${running.url}/waybill`, apiKey: key })
+        const shapes = yield* waybill.referenceData.transportShapes()
+        assert.isTrue(shapes.data.some((shape) => shape.id === "shape_line"))
+        const draft = yield* waybill.drafts.create({
+          payload: { origin: "manual", status: "draft", name: "from the embed test", transportShapeId: "shape_line" }
+        })
+        const read = yield* waybill.drafts.get({ path: { id: draft.id } })
+        assert.strictEqual(read.name, "from the embed test")
+      }).pipe(Effect.provide(FetchHttpClient.layer))
+    )
+
+    it("answers the contract's errors: 401 without a key, 400 with every issue, 413 over 1 MiB", async () => {
+      const anonymous = await fetch(`${running.url}/waybill/transport-shapes`)
+      assert.strictEqual(anonymous.status, 401)
+      assert.strictEqual(((await anonymous.json()) as { code: string }).code, "unauthorized")
+
+      const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+      const invalid = await fetch(`${running.url}/waybill/drafts`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ origin: "fax", status: "open", transportShapeId: "shape_line" })
+      })
+      assert.strictEqual(invalid.status, 400)
+      const body = (await invalid.json()) as { code: string; issues: Array<{ path: string }> }
+      assert.strictEqual(body.code, "bad_request")
+      assert.includeMembers(
+        body.issues.map((issue) => issue.path),
+        ["origin", "status"]
+      )
+
+      const large = await fetch(`${running.url}/waybill/drafts`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ blob: "x".repeat(1024 * 1024) })
+      })
+      assert.strictEqual(large.status, 413)
+      assert.strictEqual(((await large.json()) as { code: string }).code, "payload_too_large")
+    })
+  })
+}
