@@ -48,10 +48,10 @@ describe("domain packages alone", () => {
     assert.isTrue(Filters.north)
     assert.isFalse(Filters.south)
     assert.isTrue(Either.isLeft(Filters.refused))
-    assert.deepStrictEqual(
-      Either.isLeft(Filters.refused) ? Filters.refused.left.map((issue) => issue.path) : [],
-      ["conditions.0.operator", "conditions.1.field"]
-    )
+    assert.deepStrictEqual(Either.isLeft(Filters.refused) ? Filters.refused.left.map((issue) => issue.path) : [], [
+      "conditions.0.operator",
+      "conditions.1.field"
+    ])
     assert.isFalse(Filters.matches({ tour: { status: "planned" } }))
   })
 
