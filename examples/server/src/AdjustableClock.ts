@@ -22,14 +22,15 @@ export interface AdjustableClock extends Clock.Clock {
 }
 
 /**
- * A clock reading the system time until it is set or adjusted.
+ * A clock reading the system time (or `startMillis` from now on, when given) until it is set
+ * or adjusted.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (): AdjustableClock => {
+export const make = (startMillis?: number): AdjustableClock => {
   const system = Clock.make()
-  let offsetMillis = 0
+  let offsetMillis = startMillis === undefined ? 0 : startMillis - system.unsafeCurrentTimeMillis()
   const millis = () => system.unsafeCurrentTimeMillis() + offsetMillis
   const nanos = () => system.unsafeCurrentTimeNanos() + BigInt(offsetMillis) * 1_000_000n
   return {

@@ -36,6 +36,11 @@ export interface ServerConfig {
   readonly deliveryLeaseMs?: number | undefined
   readonly generatorIntervalMs: number
   readonly referenceDataPath: string
+  /**
+   * Development only (`WAYBILL_CLOCK_START`): the server's clock starts at this instant (epoch
+   * milliseconds) and runs on from there, e.g. to see a master that starts next month generate.
+   */
+  readonly clockStart?: number | undefined
 }
 
 const decodeWorkspace = Schema.decodeUnknownEither(WorkspaceId)
@@ -113,7 +118,19 @@ export const config: Config.Config<ServerConfig> = Config.all({
     )
   ).pipe(Config.map(Option.getOrUndefined)),
   generatorIntervalMs: positiveInt("WAYBILL_GENERATOR_INTERVAL_MS", 60_000),
-  referenceDataPath: Config.string("WAYBILL_REFERENCE_DATA").pipe(Config.withDefault(defaultPath))
+  referenceDataPath: Config.string("WAYBILL_REFERENCE_DATA").pipe(Config.withDefault(defaultPath)),
+  clockStart: Config.option(
+    Config.string("WAYBILL_CLOCK_START").pipe(
+      Config.mapOrFail((value) => {
+        const millis = /(Z|[+-]\d{2}:\d{2})$/.test(value) ? Date.parse(value) : Number.NaN
+        return Number.isNaN(millis)
+          ? Either.left(
+              ConfigError.InvalidData([], "must be an ISO 8601 instant with Z or an offset, e.g. 2026-12-31T12:00:00Z")
+            )
+          : Either.right(millis)
+      })
+    )
+  ).pipe(Config.map(Option.getOrUndefined))
 }).pipe(
   Config.map(
     ({ dataDir, ...rest }): ServerConfig => ({

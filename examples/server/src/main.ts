@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as AdjustableClock from "./AdjustableClock.js"
 import { config } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
 import { load } from "./ReferenceDataFile.js"
@@ -24,7 +25,13 @@ const program = Effect.gen(function* () {
       Option.getOrUndefined(Option.map(settings.databaseUrl, Redacted.value))
     )}`
   )
-  return yield* Layer.launch(Server.layer(settings, referenceData))
+  if (settings.clockStart !== undefined) {
+    yield* Effect.logWarning(
+      `WAYBILL_CLOCK_START: the server's clock starts at ${new Date(settings.clockStart).toISOString()} (development only)`
+    )
+  }
+  const options = settings.clockStart === undefined ? {} : { clock: AdjustableClock.make(settings.clockStart) }
+  return yield* Layer.launch(Server.layer(settings, referenceData, options))
 }).pipe(Effect.scoped)
 
 program.pipe(

@@ -49,12 +49,20 @@ export const occurrenceDays = { default: 14, min: 1, max: 366 } as const
  */
 export const OccurrencesParams = Schema.Struct({
   days: Schema.optionalWith(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.between(occurrenceDays.min, occurrenceDays.max)).annotations({
-      message: () => ({
-        message: `must be an integer from ${occurrenceDays.min} to ${occurrenceDays.max}`,
-        override: true
-      })
-    }),
+    // The description sits on the encoded side, where OpenAPI reads a query parameter.
+    Schema.compose(
+      Schema.String.annotations({
+        description: `Calendar days in the schedule's zone: an integer from ${occurrenceDays.min} to ${occurrenceDays.max} (default ${occurrenceDays.default})`
+      }),
+      Schema.NumberFromString
+    )
+      .pipe(Schema.int(), Schema.between(occurrenceDays.min, occurrenceDays.max))
+      .annotations({
+        message: () => ({
+          message: `must be an integer from ${occurrenceDays.min} to ${occurrenceDays.max}`,
+          override: true
+        })
+      }),
     // Exact: a present but bad value gets one issue, not a second "expected undefined".
     { exact: true }
   )

@@ -33,13 +33,20 @@ export const pageSize = { default: 20, max: 100 } as const
  * @category models
  */
 export const ListParams = Schema.Struct({
-  draftId: Schema.optionalWith(Schema.String, { exact: true }),
+  draftId: Schema.optionalWith(Schema.String.annotations({ description: "Only the tours of this recurring master" }), {
+    exact: true
+  }),
   // Exact: a present but bad value gets one issue, not a second "expected undefined".
   limit: Schema.optionalWith(
-    Schema.NumberFromString.annotations({ message: () => ({ message: "must be an integer", override: true }) }),
+    Schema.NumberFromString.annotations({
+      description: `Page size: an integer from 1 to ${pageSize.max} (default ${pageSize.default})`,
+      message: () => ({ message: "must be an integer", override: true })
+    }),
     { exact: true }
   ),
-  cursor: Schema.optionalWith(Schema.String, { exact: true })
+  cursor: Schema.optionalWith(Schema.String.annotations({ description: "The nextCursor of the previous page" }), {
+    exact: true
+  })
 }).annotations({ identifier: "ListToursParams" })
 
 /**
