@@ -9,6 +9,7 @@ import { createServer } from "node:http"
 import { join } from "node:path"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as DraftService from "@waybill/drafts/DraftService"
@@ -16,18 +17,28 @@ import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
 import * as ReferenceData from "@waybill/drafts/ReferenceData"
 import * as PropertyDefinitions from "@waybill/events/PropertyDefinition"
 import * as Http from "@waybill/http/Http"
+import * as WebhookSender from "@waybill/http/WebhookSender"
 import * as ApiKeyStore from "@waybill/store-pg/ApiKeyStore"
 import * as Database from "@waybill/store-pg/Database"
+import * as DeliveryStore from "@waybill/store-pg/DeliveryStore"
 import * as DraftRepository from "@waybill/store-pg/DraftRepository"
 import * as EventOutbox from "@waybill/store-pg/EventOutbox"
+import * as FailureAlerts from "@waybill/store-pg/FailureAlerts"
+import * as OutboxReader from "@waybill/store-pg/OutboxReader"
+import * as WebhookRepository from "@waybill/store-pg/WebhookRepository"
+import * as Dispatcher from "@waybill/webhooks/Dispatcher"
+import * as SecretBox from "@waybill/webhooks/SecretBox"
+import * as WebhookService from "@waybill/webhooks/WebhookService"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import type { ServerConfig } from "./Config.js"
 import * as Generation from "./Generation.js"
 import type { ReferenceDataFile } from "./ReferenceDataFile.js"
+import * as SecretKey from "./SecretKey.js"
 
 /**
  * The workspace of the development key issued when no key is configured.
@@ -92,7 +103,27 @@ export const layerPorts = (
   const drafts = Generation.withTours(DraftService.layer, options).pipe(
     Layer.provideMerge(Layer.mergeAll(DraftRepository.layer, ProductEvaluator.layerReference))
   )
-  return Layer.mergeAll(keys, drafts).pipe(
+  const webhooks = Layer.mergeAll(
+    WebhookService.layer({ allowPrivateTargets: config.allowPrivateTargets }),
+    Dispatcher.layer({
+      timeoutMs: config.deliveryTimeoutMs,
+      retryDelayMs: config.retryDelayMs,
+      leaseMs: config.deliveryLeaseMs
+    })
+  ).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        WebhookRepository.layer,
+        DeliveryStore.layer,
+        OutboxReader.layer,
+        FailureAlerts.layer,
+        WebhookSender.layer({ allowPrivateTargets: config.allowPrivateTargets }),
+        WebhookSender.layerResolver,
+        Layer.unwrapEffect(Effect.map(SecretKey.resolve(config), SecretBox.layerAesGcm))
+      )
+    )
+  )
+  return Layer.mergeAll(keys, drafts, webhooks).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         EventOutbox.layer,
@@ -103,6 +134,25 @@ export const layerPorts = (
     Layer.provideMerge(Database.layer(databaseConfig(config)))
   )
 }
+
+// The dispatcher fans out and delivers in the background for as long as the server runs. On
+// PostgreSQL, a notification on the events channel wakes it at once (any process may have
+// written the event); PGlite has no LISTEN, so there it polls (and in-process publishers wake it).
+const dispatching = (config: ServerConfig) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const dispatcher = yield* Dispatcher.Dispatcher
+      yield* Effect.forkScoped(dispatcher.run)
+      if (config.database._tag === "Postgres") {
+        const pg = yield* PgClient.PgClient
+        yield* pg.listen(EventOutbox.channel).pipe(
+          Stream.runForEach(() => dispatcher.wake),
+          Effect.catchAllCause((cause) => Effect.logWarning("Event notifications stopped; polling only", cause)),
+          Effect.forkScoped
+        )
+      }
+    })
+  )
 
 /**
  * The whole server. It exposes the `HttpServer` (to read the bound address) and its ports
@@ -117,6 +167,7 @@ export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, op
   const server = Layer.mergeAll(
     Http.layerServer,
     developmentKey(config),
+    dispatching(config),
     Generation.layerLoop(config.generatorIntervalMs)
   ).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),

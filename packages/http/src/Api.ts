@@ -8,10 +8,11 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as EventsOpenApi from "@waybill/events/OpenApi"
 import { BadRequest } from "./ApiError.js"
 import { DraftsApi, ProductsApi } from "./DraftsApi.js"
-import { withoutSyntheticIds } from "./internal/openApi.js"
+import { withExtraComponents, withoutSyntheticIds } from "./internal/openApi.js"
 import { ReferenceDataApi } from "./ReferenceDataApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { ToursApi } from "./ToursApi.js"
+import { WebhooksApi } from "./WebhooksApi.js"
 
 /**
  * @since 0.1.0
@@ -23,9 +24,10 @@ export class WaybillApi extends HttpApi.make("waybill")
   .add(DraftsApi)
   .add(ProductsApi)
   .add(ToursApi)
+  .add(WebhooksApi)
   .addError(BadRequest)
   // The webhooks section comes from the event catalogue, its single source of truth.
-  .annotate(OpenApi.Transform, (document) => withoutSyntheticIds(EventsOpenApi.addTo(document)))
+  .annotate(OpenApi.Transform, (document) => withoutSyntheticIds(withExtraComponents(EventsOpenApi.addTo(document))))
   .annotate(OpenApi.Title, "Waybill")
   .annotate(OpenApi.Version, "0.1.0")
   .annotate(

@@ -12,10 +12,14 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type { ApiKeys } from "@waybill/core/ApiKeys"
+import type { Transactor } from "@waybill/core/Transactor"
 import type { DraftService } from "@waybill/drafts/DraftService"
 import type { ReferenceData } from "@waybill/drafts/ReferenceData"
+import type { EventOutbox } from "@waybill/events/EventOutbox"
 import type { TourQuery } from "@waybill/recurring/TourQuery"
 import type { VehicleClassPolicy } from "@waybill/recurring/VehicleClass"
+import type { Dispatcher } from "@waybill/webhooks/Dispatcher"
+import type { WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Layer from "effect/Layer"
 import { WaybillApi } from "./Api.js"
 import * as Authentication from "./Authentication.js"
@@ -24,6 +28,7 @@ import { DraftsLive, ProductsLive } from "./internal/draftsHttp.js"
 import { ReferenceDataLive } from "./internal/referenceDataHttp.js"
 import { SystemLive } from "./internal/systemHttp.js"
 import { ToursLive } from "./internal/toursHttp.js"
+import { WebhooksLive } from "./internal/webhooksHttp.js"
 
 const DescribeFailuresLive = HttpApiBuilder.middleware(WaybillApi, describeFailures)
 
@@ -33,7 +38,16 @@ const DescribeFailuresLive = HttpApiBuilder.middleware(WaybillApi, describeFailu
  * @since 0.1.0
  * @category models
  */
-export type Requirements = ApiKeys | ReferenceData | DraftService | TourQuery | VehicleClassPolicy
+export type Requirements =
+  | ApiKeys
+  | ReferenceData
+  | DraftService
+  | TourQuery
+  | VehicleClassPolicy
+  | WebhookService
+  | Dispatcher
+  | EventOutbox
+  | Transactor
 
 /**
  * The API with every handler, over its ports.
@@ -42,7 +56,15 @@ export type Requirements = ApiKeys | ReferenceData | DraftService | TourQuery | 
  * @category layers
  */
 export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = HttpApiBuilder.api(WaybillApi).pipe(
-  Layer.provide([SystemLive, ReferenceDataLive, DraftsLive, ProductsLive, ToursLive, DescribeFailuresLive]),
+  Layer.provide([
+    SystemLive,
+    ReferenceDataLive,
+    DraftsLive,
+    ProductsLive,
+    ToursLive,
+    WebhooksLive,
+    DescribeFailuresLive
+  ]),
   Layer.provide(Authentication.layer)
 )
 

@@ -64,3 +64,10 @@ export * as SystemApi from "./SystemApi.js"
  * @since 0.1.0
  */
 export * as ToursApi from "./ToursApi.js"
+
+/**
+ * Webhooks, deliveries, alerts and event publishing endpoints.
+ *
+ * @since 0.1.0
+ */
+export * as WebhooksApi from "./WebhooksApi.js"
