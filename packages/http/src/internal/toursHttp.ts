@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { WaybillApi } from "../Api.js"
-import { BadRequest, NotFound } from "../ApiError.js"
+import { badRequest, NotFound } from "../ApiError.js"
 
 export const ToursLive = HttpApiBuilder.group(WaybillApi, "tours", (handlers) =>
   Effect.gen(function* () {
@@ -29,10 +29,7 @@ export const ToursLive = HttpApiBuilder.group(WaybillApi, "tours", (handlers) =>
         Effect.gen(function* () {
           const workspace = yield* CurrentWorkspace
           const query = toListQuery(urlParams)
-          if (Either.isLeft(query)) {
-            const invalid = fromIssues(query.left, "query")
-            return yield* Effect.fail(new BadRequest({ message: invalid.message, issues: invalid.issues }))
-          }
+          if (Either.isLeft(query)) return yield* Effect.fail(badRequest(fromIssues(query.left, "query")))
           return yield* tours.list(workspace.id, query.right)
         })
       )
