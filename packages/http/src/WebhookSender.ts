@@ -160,15 +160,26 @@ export const make = (options: Options) =>
     )
     const lookup = options.allowPrivateTargets ? options.lookup : guardedLookup(options.lookup ?? dns.lookup)
 
-    const send = (request: SendRequest): Effect.Effect<SendResponse, SendError> => {
+    // What a URL means for a request, worked out once per URL (a webhook's URL never changes).
+    type Target =
+      | { readonly _tag: "Refused"; readonly reason: ErrorClass; readonly message: string }
+      | {
+          readonly _tag: "Target"
+          readonly secure: boolean
+          readonly options: https.RequestOptions
+        }
+    const targets = new Map<string, Target>()
+    const targetOf = (text: string): Target => {
       let url: URL
       try {
-        url = new URL(request.url)
+        url = new URL(text)
       } catch {
-        return fail("connect", "The target URL does not parse")
+        return { _tag: "Refused", reason: "connect", message: "The target URL does not parse" }
       }
       const secure = url.protocol === "https:"
-      if (!secure && url.protocol !== "http:") return fail("connect", `Unsupported protocol ${url.protocol}`)
+      if (!secure && url.protocol !== "http:") {
+        return { _tag: "Refused", reason: "connect", message: `Unsupported protocol ${url.protocol}` }
+      }
       const host = Ssrf.hostOf(url)
       if (!options.allowPrivateTargets) {
         // Sockets connect to IP literals without a lookup: check them here.
@@ -176,11 +187,41 @@ export const make = (options: Options) =>
         if (Option.isSome(literal)) {
           const category = Ssrf.classify(literal.value)
           if (Option.isSome(category)) {
-            return fail("ssrf", `${host} is ${Ssrf.describe(category.value)}; private targets are not allowed`)
+            return {
+              _tag: "Refused",
+              reason: "ssrf",
+              message: `${host} is ${Ssrf.describe(category.value)}; private targets are not allowed`
+            }
           }
         }
       }
-      const body = Buffer.from(request.body, "utf8")
+      return {
+        _tag: "Target",
+        secure,
+        options: {
+          protocol: url.protocol,
+          hostname: host,
+          port: url.port === "" ? undefined : Number(url.port),
+          path: `${url.pathname}${url.search}`,
+          method: "POST",
+          agent: secure ? httpsAgent : httpAgent,
+          ...(lookup === undefined ? {} : { lookup }),
+          // SNI needs a name, never an IP literal.
+          ...(secure && !Ssrf.isIpLiteral(host) ? { servername: host } : {})
+        }
+      }
+    }
+
+    const send = (request: SendRequest): Effect.Effect<SendResponse, SendError> => {
+      let target = targets.get(request.url)
+      if (target === undefined) {
+        target = targetOf(request.url)
+        if (targets.size >= 10_000) targets.clear()
+        targets.set(request.url, target)
+      }
+      if (target._tag === "Refused") return fail(target.reason, target.message)
+      const { secure, options: requestOptions } = target
+      const length = String(Buffer.byteLength(request.body, "utf8"))
       return Effect.async<SendResponse, SendError>((resume) => {
         let settled = false
         let statusCode: number | undefined
@@ -200,16 +241,8 @@ export const make = (options: Options) =>
         }, request.timeoutMs)
         try {
           outgoing = (secure ? https : http).request({
-            protocol: url.protocol,
-            hostname: host,
-            port: url.port === "" ? undefined : Number(url.port),
-            path: `${url.pathname}${url.search}`,
-            method: "POST",
-            headers: { ...request.headers, "Content-Length": String(body.length) },
-            agent: secure ? httpsAgent : httpAgent,
-            ...(lookup === undefined ? {} : { lookup }),
-            // SNI needs a name, never an IP literal.
-            ...(secure && !Ssrf.isIpLiteral(host) ? { servername: host } : {})
+            ...requestOptions,
+            headers: { ...request.headers, "Content-Length": length }
           })
         } catch (error) {
           finish(fail("http", `The request could not be built: ${(error as Error).message}`))
@@ -235,7 +268,7 @@ export const make = (options: Options) =>
           if (statusCode !== undefined) finish(Effect.succeed({ statusCode }))
           else finish(fail(classify(error), error.message))
         })
-        outgoing.end(body)
+        outgoing.end(request.body, "utf8")
         return Effect.sync(() => {
           settled = true
           clearTimeout(timer)

@@ -138,7 +138,9 @@ interface Row {
  */
 export const makeMemory = (): DeliveryStore["Type"] => {
   const rows = new Map<string, Row>()
-  const pending = new Set<string>()
+  // Per webhook, its rows in insertion order (the order they became due in, except for
+  // retries) from the first one still pending: claims scan from there, without sorting.
+  const lanes = new Map<string, { rows: Array<Row>; head: number }>()
   const logOf = (row: Row): DeliveryLog => ({
     id: row.delivery.id,
     eventId: row.delivery.eventId,
@@ -150,57 +152,66 @@ export const makeMemory = (): DeliveryStore["Type"] => {
     insert: (deliveries) =>
       Effect.sync(() => {
         for (const delivery of deliveries) {
-          rows.set(delivery.id, {
+          const row: Row = {
             delivery,
             status: "pending",
             dueAt: delivery.dueAt,
             attempts: [],
             leaseUntil: null,
             leaseToken: null
-          })
-          pending.add(delivery.id)
+          }
+          rows.set(delivery.id, row)
+          let lane = lanes.get(delivery.webhookId)
+          if (lane === undefined) {
+            lane = { rows: [], head: 0 }
+            lanes.set(delivery.webhookId, lane)
+          }
+          lane.rows.push(row)
         }
       }),
     claimDue: (request) =>
       Effect.sync(() => {
         const excluded = new Set(request.excludeWebhooks)
-        const due = Array.from(pending, (id) => rows.get(id)!)
-          .filter(
-            (row) =>
-              row.dueAt <= request.now &&
-              (row.leaseUntil === null || row.leaseUntil <= request.now) &&
-              !excluded.has(row.delivery.webhookId)
-          )
-          .sort((a, b) =>
-            a.dueAt !== b.dueAt
-              ? a.dueAt - b.dueAt
-              : a.delivery.id < b.delivery.id
-                ? -1
-                : a.delivery.id > b.delivery.id
-                  ? 1
-                  : 0
-          )
-        const perWebhook = new Map<string, number>()
         const claimed: Array<ClaimedDelivery> = []
-        for (const row of due) {
+        for (const [webhookId, lane] of lanes) {
           if (claimed.length >= request.limit) break
-          const taken = perWebhook.get(row.delivery.webhookId) ?? 0
-          if (taken >= request.maxPerWebhook) continue
-          perWebhook.set(row.delivery.webhookId, taken + 1)
-          row.leaseUntil = request.leaseUntil
-          row.leaseToken = request.leaseToken
-          const { delivery } = row
-          claimed.push({
-            id: delivery.id,
-            workspaceId: delivery.workspaceId,
-            webhookId: delivery.webhookId,
-            eventId: delivery.eventId,
-            eventType: delivery.eventType,
-            body: delivery.body,
-            attempts: row.attempts.length,
-            leaseToken: request.leaseToken,
-            target: delivery.target
-          })
+          if (excluded.has(webhookId)) continue
+          while (lane.head < lane.rows.length && lane.rows[lane.head]!.status !== "pending") lane.head++
+          if (lane.head === lane.rows.length) {
+            lanes.delete(webhookId)
+            continue
+          }
+          if (lane.head > 1024 && lane.head * 2 > lane.rows.length) {
+            lane.rows = lane.rows.slice(lane.head)
+            lane.head = 0
+          }
+          let taken = 0
+          for (let i = lane.head; i < lane.rows.length; i++) {
+            if (claimed.length >= request.limit || taken >= request.maxPerWebhook) break
+            const row = lane.rows[i]!
+            if (
+              row.status !== "pending" ||
+              row.dueAt > request.now ||
+              (row.leaseUntil !== null && row.leaseUntil > request.now)
+            ) {
+              continue
+            }
+            taken++
+            row.leaseUntil = request.leaseUntil
+            row.leaseToken = request.leaseToken
+            const { delivery } = row
+            claimed.push({
+              id: delivery.id,
+              workspaceId: delivery.workspaceId,
+              webhookId,
+              eventId: delivery.eventId,
+              eventType: delivery.eventType,
+              body: delivery.body,
+              attempts: row.attempts.length,
+              leaseToken: request.leaseToken,
+              target: delivery.target
+            })
+          }
         }
         return claimed
       }),
@@ -215,7 +226,6 @@ export const makeMemory = (): DeliveryStore["Type"] => {
           row.leaseUntil = null
           row.leaseToken = null
           if (completion.status === "pending") row.dueAt = completion.retryAt ?? row.dueAt
-          else pending.delete(row.delivery.id)
           applied.push(completion.deliveryId)
         }
         return applied
@@ -239,8 +249,12 @@ export const makeMemory = (): DeliveryStore["Type"] => {
         for (const [id, row] of rows) {
           if (row.delivery.workspaceId === workspaceId && row.delivery.webhookId === webhookId) {
             rows.delete(id)
-            pending.delete(id)
           }
+        }
+        const lane = lanes.get(webhookId)
+        if (lane !== undefined) {
+          lane.rows = lane.rows.filter((row) => row.delivery.workspaceId !== workspaceId)
+          lane.head = 0
         }
       })
   })

@@ -26,23 +26,23 @@ import { compileFilterEither, type Predicate } from "@waybill/filters/Filter"
 import { basicAuthorization, bearerAuthorization } from "@waybill/signing/Authorization"
 import { signatureHeaders } from "@waybill/signing/Hmac"
 import * as Cause from "effect/Cause"
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
+import * as LogLevel from "effect/LogLevel"
 import * as Random from "effect/Random"
-import type * as Scope from "effect/Scope"
 import { type Attempt, type ErrorClass, isSuccess, maxAttempts } from "./Delivery.js"
 import { type ClaimedDelivery, type Completion, DeliveryStore, type NewDelivery } from "./DeliveryStore.js"
 import { type FailureAlert, FailureAlerts } from "./FailureAlerts.js"
-import { HttpSender, SendError } from "./HttpSender.js"
+import { HttpSender, type SendError, type SendResponse } from "./HttpSender.js"
+import * as Random_ from "./internal/random.js"
+import * as Signal from "./internal/signal.js"
 import { type OutboxEvent, OutboxReader } from "./OutboxReader.js"
 import { SecretBox, type SecretBoxError } from "./SecretBox.js"
-import { type OpenAuth, type SealedAuth, secretContext, type Webhook } from "./Webhook.js"
+import { type OpenAuth, type SealedAuth, secretContext, type Target, type Webhook } from "./Webhook.js"
 import { WebhookRepository } from "./WebhookRepository.js"
 
 /**
@@ -152,20 +152,23 @@ const failClosed: Predicate = () => false
 const NOT_PARSED: unique symbol = Symbol("not parsed")
 const UNPARSABLE: unique symbol = Symbol("unparsable")
 
-const randomToken = (): string => {
-  const bytes = crypto.getRandomValues(new Uint8Array(16))
-  let hex = ""
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0")
-  return hex
-}
-
-// A completed attempt waiting to be written, and the fiber waiting for that.
-interface Finished {
+// A completed attempt, waiting to be written.
+interface Outcome {
   readonly claimed: ClaimedDelivery
   readonly completion: Completion
   readonly detail: string
-  readonly written: Deferred.Deferred<void>
 }
+
+const sameSealed = (a: SealedAuth, b: SealedAuth): boolean =>
+  a.type === "basic"
+    ? b.type === "basic" && a.username === b.username && a.password === b.password
+    : a.type === "bearer"
+      ? b.type === "bearer" && a.token === b.token
+      : b.type === "hmac" && a.secret === b.secret
+
+const debugEnabled = Effect.map(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
+  LogLevel.lessThanEqual(minimum, LogLevel.Debug)
+)
 
 interface Tally {
   attempts: number
@@ -194,9 +197,12 @@ export const make = (options: Options = {}) =>
     const sender = yield* HttpSender
     const transactor = yield* Transactor
 
-    const fanOutWake = yield* Queue.sliding<void>(1)
-    const deliverWake = yield* Queue.sliding<void>(1)
-    const wake = Effect.zipRight(Queue.offer(fanOutWake, undefined), Queue.offer(deliverWake, undefined))
+    const fanOutWake = Signal.make()
+    const deliverWake = Signal.make()
+    const wake = Effect.sync(() => {
+      fanOutWake.notify()
+      deliverWake.notify()
+    })
 
     // ---------------------------------------------------------------------------------------
     // Fan-out
@@ -205,11 +211,14 @@ export const make = (options: Options = {}) =>
     // webhook id → event type → predicate. Webhooks never change, so entries never go stale;
     // the map is cleared when it grows past a bound, as deleted webhooks leave entries behind.
     const compiled = new Map<string, Map<string, Predicate>>()
-    const predicateFor = (webhook: Webhook, eventType: EventType): Effect.Effect<Predicate | undefined> => {
+    // What fan-out found worth a log line; logged after the batch, outside the hot loop.
+    type Problem = { readonly message: string; readonly annotations: Record<string, string> }
+
+    const predicateFor = (webhook: Webhook, eventType: EventType, problems: Array<Problem>): Predicate | undefined => {
       const filter = webhook.filters[eventType]
-      if (filter === undefined) return Effect.succeed(undefined)
+      if (filter === undefined) return undefined
       const cached = compiled.get(webhook.id)?.get(eventType)
-      if (cached !== undefined) return Effect.succeed(cached)
+      if (cached !== undefined) return cached
       const result = compileFilterEither(filter, { guardedRoots: guardedRoots(eventType) })
       const predicate = Either.getOrElse(result, () => failClosed)
       if (compiled.size >= 10_000) compiled.clear()
@@ -219,72 +228,75 @@ export const make = (options: Options = {}) =>
         compiled.set(webhook.id, byType)
       }
       byType.set(eventType, predicate)
-      return Either.isLeft(result)
-        ? Effect.as(
-            Effect.logWarning("A stored webhook filter cannot be evaluated; it matches nothing").pipe(
-              Effect.annotateLogs({
-                webhookId: webhook.id,
-                eventType,
-                issues: result.left.map((issue) => `${issue.path}: ${issue.message}`).join("; ")
-              })
-            ),
-            predicate
-          )
-        : Effect.succeed(predicate)
+      if (Either.isLeft(result)) {
+        problems.push({
+          message: "A stored webhook filter cannot be evaluated; it matches nothing",
+          annotations: {
+            webhookId: webhook.id,
+            eventType,
+            issues: result.left.map((issue) => `${issue.path}: ${issue.message}`).join("; ")
+          }
+        })
+      }
+      return predicate
+    }
+
+    const payloadOf = (event: OutboxEvent): unknown => {
+      try {
+        const envelope: unknown = JSON.parse(event.body)
+        return typeof envelope === "object" && envelope !== null && "payload" in envelope
+          ? envelope.payload
+          : UNPARSABLE
+      } catch {
+        return UNPARSABLE
+      }
     }
 
     const deliveriesFor = (
       event: OutboxEvent,
       eventType: EventType,
       webhooks: ReadonlyArray<Webhook>,
-      now: number
-    ): Effect.Effect<ReadonlyArray<NewDelivery>> =>
-      Effect.gen(function* () {
-        let payload: unknown = NOT_PARSED
-        const out: Array<NewDelivery> = []
-        for (const webhook of webhooks) {
-          const predicate = yield* predicateFor(webhook, eventType)
-          if (predicate !== undefined) {
-            if (payload === NOT_PARSED) {
-              try {
-                const envelope: unknown = JSON.parse(event.body)
-                payload =
-                  typeof envelope === "object" && envelope !== null && "payload" in envelope
-                    ? envelope.payload
-                    : UNPARSABLE
-              } catch {
-                payload = UNPARSABLE
-              }
-              if (payload === UNPARSABLE) {
-                yield* Effect.logError("An outbox event body is not a delivery envelope; filters match nothing").pipe(
-                  Effect.annotateLogs({ eventId: event.id, eventType })
-                )
-              }
+      now: number,
+      out: Array<NewDelivery>,
+      problems: Array<Problem>
+    ): void => {
+      // Parsed at most once per event, and only if some webhook filters it.
+      let payload: unknown = NOT_PARSED
+      for (const webhook of webhooks) {
+        const predicate = predicateFor(webhook, eventType, problems)
+        if (predicate !== undefined) {
+          if (payload === NOT_PARSED) {
+            payload = payloadOf(event)
+            if (payload === UNPARSABLE) {
+              problems.push({
+                message: "An outbox event body is not a delivery envelope; filters match nothing",
+                annotations: { eventId: event.id, eventType }
+              })
             }
-            let matches = false
-            if (payload !== UNPARSABLE) {
-              try {
-                matches = predicate(payload)
-              } catch {
-                matches = false
-              }
-            }
-            if (!matches) continue
           }
-          out.push({
-            id: Id.format("dlv", now, crypto.getRandomValues(new Uint8Array(10))),
-            workspaceId: event.workspaceId,
-            webhookId: webhook.id,
-            eventId: event.id,
-            eventType,
-            createdAt: Math.floor(now / 1000),
-            dueAt: now,
-            body: event.body,
-            target: { webhookId: webhook.id, url: webhook.url, auth: webhook.auth }
-          })
+          let matches = false
+          if (payload !== UNPARSABLE) {
+            try {
+              matches = predicate(payload)
+            } catch {
+              matches = false
+            }
+          }
+          if (!matches) continue
         }
-        return out
-      })
+        out.push({
+          id: Id.format("dlv", now, Random_.bytes(10)),
+          workspaceId: event.workspaceId,
+          webhookId: webhook.id,
+          eventId: event.id,
+          eventType,
+          createdAt: Math.floor(now / 1000),
+          dueAt: now,
+          body: event.body,
+          target: { webhookId: webhook.id, url: webhook.url, auth: webhook.auth }
+        })
+      }
+    }
 
     const fanOut: Effect.Effect<FanOutSummary> = Effect.gen(function* () {
       const result = yield* transactor.withTransaction(
@@ -294,12 +306,14 @@ export const make = (options: Options = {}) =>
           const now = yield* Clock.currentTimeMillis
           const subscribers = new Map<string, ReadonlyArray<Webhook>>()
           const deliveries: Array<NewDelivery> = []
+          const problems: Array<Problem> = []
           for (const event of events) {
             const eventType = event.type
             if (!isEventType(eventType)) {
-              yield* Effect.logError("An outbox event has a type outside the catalogue; nobody receives it").pipe(
-                Effect.annotateLogs({ eventId: event.id, eventType })
-              )
+              problems.push({
+                message: "An outbox event has a type outside the catalogue; nobody receives it",
+                annotations: { eventId: event.id, eventType }
+              })
               continue
             }
             const key = `${event.workspaceId}\u0000${eventType}`
@@ -308,7 +322,10 @@ export const make = (options: Options = {}) =>
               webhooks = yield* repository.subscribed(event.workspaceId, eventType)
               subscribers.set(key, webhooks)
             }
-            if (webhooks.length > 0) deliveries.push(...(yield* deliveriesFor(event, eventType, webhooks, now)))
+            if (webhooks.length > 0) deliveriesFor(event, eventType, webhooks, now, deliveries, problems)
+          }
+          for (const problem of problems) {
+            yield* Effect.logError(problem.message).pipe(Effect.annotateLogs(problem.annotations))
           }
           if (deliveries.length > 0) yield* store.insert(deliveries)
           yield* outbox.markFannedOut(
@@ -318,7 +335,7 @@ export const make = (options: Options = {}) =>
           return { events: events.length, deliveries: deliveries.length }
         })
       )
-      if (result.deliveries > 0) yield* Queue.offer(deliverWake, undefined)
+      if (result.deliveries > 0) deliverWake.notify()
       return result
     }).pipe(Effect.withSpan("Dispatcher.fanOut"))
 
@@ -337,20 +354,34 @@ export const make = (options: Options = {}) =>
     // Delivery
     // ---------------------------------------------------------------------------------------
 
-    const openAuth = (target: { readonly webhookId: string; readonly auth: SealedAuth }) => {
+    // Opened secrets by webhook id. Webhooks never change, and every attempt needs the secret
+    // in clear anyway; opening it once saves a cipher setup per attempt. Bounded like `compiled`.
+    const opened = new Map<string, { readonly sealed: SealedAuth; readonly auth: OpenAuth }>()
+
+    const cachedAuth = (target: Target): OpenAuth | undefined => {
+      const cached = opened.get(target.webhookId)
+      return cached !== undefined && sameSealed(cached.sealed, target.auth) ? cached.auth : undefined
+    }
+
+    const openAuth = (target: Target): Effect.Effect<OpenAuth, SecretBoxError> => {
       const auth = target.auth
       const context = secretContext(target.webhookId, auth.type)
-      switch (auth.type) {
-        case "basic":
-          return Effect.map(
-            secretBox.open(auth.password, context),
-            (password): OpenAuth => ({ type: "basic", username: auth.username, password })
-          )
-        case "bearer":
-          return Effect.map(secretBox.open(auth.token, context), (token): OpenAuth => ({ type: "bearer", token }))
-        case "hmac":
-          return Effect.map(secretBox.open(auth.secret, context), (secret): OpenAuth => ({ type: "hmac", secret }))
-      }
+      const open: Effect.Effect<OpenAuth, SecretBoxError> =
+        auth.type === "basic"
+          ? Effect.map(secretBox.open(auth.password, context), (password) => ({
+              type: "basic",
+              username: auth.username,
+              password
+            }))
+          : auth.type === "bearer"
+            ? Effect.map(secretBox.open(auth.token, context), (token) => ({ type: "bearer", token }))
+            : Effect.map(secretBox.open(auth.secret, context), (secret) => ({ type: "hmac", secret }))
+      return Effect.tap(open, (openedAuth) =>
+        Effect.sync(() => {
+          if (opened.size >= 10_000) opened.clear()
+          opened.set(target.webhookId, { sealed: auth, auth: openedAuth })
+        })
+      )
     }
 
     const headersFor = (
@@ -380,109 +411,117 @@ export const make = (options: Options = {}) =>
       return headers
     }
 
+    // What an attempt ended with, as the delivery log records it.
+    const outcomeOf = (
+      claimed: ClaimedDelivery,
+      start: number,
+      end: number,
+      result: Either.Either<SendResponse, SendError>,
+      retryDraw: number
+    ): Outcome => {
+      const attempt = claimed.attempts + 1
+      const statusCode = Either.isRight(result) ? result.right.statusCode : null
+      const succeeded = statusCode !== null && isSuccess(statusCode)
+      const error: ErrorClass | null = succeeded ? null : Either.isLeft(result) ? result.left.reason : "http"
+      const record: Attempt = { at: Math.floor(start / 1000), statusCode, durationMs: Math.max(0, end - start), error }
+      const base = { deliveryId: claimed.id, leaseToken: claimed.leaseToken, attempt: record }
+      const completion: Completion = succeeded
+        ? { ...base, status: "succeeded", retryAt: null }
+        : attempt < maxAttempts
+          ? {
+              ...base,
+              status: "pending",
+              retryAt: end + Math.ceil(settings.retryDelayMs * (1 + retryDraw * settings.retryJitter))
+            }
+          : { ...base, status: "failed", retryAt: null }
+      return {
+        claimed,
+        completion,
+        detail: succeeded ? "" : describeFailure(statusCode, Either.isLeft(result) ? result.left : undefined)
+      }
+    }
+
+    const logAttempt = (outcome: Outcome): Effect.Effect<void> => {
+      const { claimed, completion } = outcome
+      const annotations = {
+        deliveryId: claimed.id,
+        webhookId: claimed.webhookId,
+        eventId: claimed.eventId,
+        eventType: claimed.eventType,
+        attempt: claimed.attempts + 1,
+        statusCode: completion.attempt.statusCode ?? "none",
+        durationMs: completion.attempt.durationMs,
+        error: completion.attempt.error ?? "none"
+      }
+      return completion.status === "succeeded"
+        ? Effect.logDebug("Webhook delivery attempt succeeded").pipe(Effect.annotateLogs(annotations))
+        : Effect.logWarning("Webhook delivery attempt failed").pipe(Effect.annotateLogs(annotations))
+    }
+
+    const send = (claimed: ClaimedDelivery, auth: OpenAuth, debug: boolean): Effect.Effect<Outcome> =>
+      Effect.clockWith((clock) => {
+        const start = clock.unsafeCurrentTimeMillis()
+        // Registration refuses credentials the header builders would throw on; a throw is a defect.
+        const headers = headersFor(claimed, claimed.attempts + 1, auth, Math.floor(start / 1000))
+        // The sender enforces the deadline (its contract), so no timer is added here.
+        return Effect.flatMap(
+          Effect.either(
+            sender.send({ url: claimed.target.url, headers, body: claimed.body, timeoutMs: settings.timeoutMs })
+          ),
+          (result) => {
+            const end = clock.unsafeCurrentTimeMillis()
+            const succeeded = Either.isRight(result) && isSuccess(result.right.statusCode)
+            if (succeeded) {
+              const outcome = outcomeOf(claimed, start, end, result, 0)
+              return debug ? Effect.as(logAttempt(outcome), outcome) : Effect.succeed(outcome)
+            }
+            return Effect.flatMap(Random.next, (draw) => {
+              const outcome = outcomeOf(claimed, start, end, result, draw)
+              return Effect.as(logAttempt(outcome), outcome)
+            })
+          }
+        )
+      })
+
     // One attempt; `undefined` when it could not be made (the secret does not open), in which
     // case nothing is recorded and the lease runs out, so the delivery is tried again later
     // instead of burning the receiver's attempts on a server-side fault.
-    const attemptOne = (claimed: ClaimedDelivery): Effect.Effect<Omit<Finished, "written"> | undefined> =>
-      Effect.gen(function* () {
-        const attempt = claimed.attempts + 1
-        const logContext = {
-          deliveryId: claimed.id,
-          webhookId: claimed.webhookId,
-          eventId: claimed.eventId,
-          eventType: claimed.eventType,
-          attempt
-        }
-        const auth = yield* Effect.either(openAuth(claimed.target))
-        if (Either.isLeft(auth)) {
-          const error: SecretBoxError = auth.left
-          yield* Effect.logError("A webhook secret does not open; the delivery waits for its lease to expire").pipe(
-            Effect.annotateLogs({ ...logContext, reason: error.message })
-          )
-          return undefined
-        }
-        const start = yield* Clock.currentTimeMillis
-        // Registration refuses credentials the header builders would throw on; a throw is a defect.
-        const headers = yield* Effect.sync(() => headersFor(claimed, attempt, auth.right, Math.floor(start / 1000)))
-        const result = yield* sender
-          .send({ url: claimed.target.url, headers, body: claimed.body, timeoutMs: settings.timeoutMs })
-          .pipe(
-            Effect.timeoutFail({
-              duration: settings.timeoutMs,
-              onTimeout: () =>
-                new SendError({ reason: "timeout", message: `No response within ${settings.timeoutMs} ms` })
-            }),
-            Effect.either
-          )
-        const end = yield* Clock.currentTimeMillis
-        const statusCode = Either.isRight(result) ? result.right.statusCode : null
-        const succeeded = statusCode !== null && isSuccess(statusCode)
-        const error: ErrorClass | null = succeeded ? null : Either.isLeft(result) ? result.left.reason : "http"
-        const record: Attempt = {
-          at: Math.floor(start / 1000),
-          statusCode,
-          durationMs: Math.max(0, end - start),
-          error
-        }
-        let completion: Completion
-        if (succeeded) {
-          completion = {
-            deliveryId: claimed.id,
-            leaseToken: claimed.leaseToken,
-            attempt: record,
-            status: "succeeded",
-            retryAt: null
-          }
-        } else if (attempt < maxAttempts) {
-          const jitter = (yield* Random.next) * settings.retryJitter
-          const retryAt = end + Math.ceil(settings.retryDelayMs * (1 + jitter))
-          completion = {
-            deliveryId: claimed.id,
-            leaseToken: claimed.leaseToken,
-            attempt: record,
-            status: "pending",
-            retryAt
-          }
-        } else {
-          completion = {
-            deliveryId: claimed.id,
-            leaseToken: claimed.leaseToken,
-            attempt: record,
-            status: "failed",
-            retryAt: null
-          }
-        }
-        const annotations = {
-          ...logContext,
-          statusCode: statusCode ?? "none",
-          durationMs: record.durationMs,
-          error: error ?? "none"
-        }
-        yield* succeeded
-          ? Effect.logDebug("Webhook delivery attempt succeeded").pipe(Effect.annotateLogs(annotations))
-          : Effect.logWarning("Webhook delivery attempt failed").pipe(Effect.annotateLogs(annotations))
-        return {
-          claimed,
-          completion,
-          detail: describeFailure(statusCode, Either.isLeft(result) ? result.left : undefined)
-        }
-      }).pipe(
-        Effect.catchAllDefect((defect) =>
-          Effect.as(
-            Effect.logError("A delivery attempt could not be made").pipe(
-              Effect.annotateLogs({
-                deliveryId: claimed.id,
-                webhookId: claimed.webhookId,
-                defect: String(defect).slice(0, 200)
-              })
-            ),
-            undefined
-          )
+    const attemptOne = (claimed: ClaimedDelivery, debug: boolean): Effect.Effect<Outcome | undefined> => {
+      const cached = cachedAuth(claimed.target)
+      const attempt: Effect.Effect<Outcome | undefined> =
+        cached !== undefined
+          ? send(claimed, cached, debug)
+          : Effect.matchEffect(openAuth(claimed.target), {
+              onFailure: (error) =>
+                Effect.as(
+                  Effect.logError("A webhook secret does not open; the delivery waits for its lease to expire").pipe(
+                    Effect.annotateLogs({
+                      deliveryId: claimed.id,
+                      webhookId: claimed.webhookId,
+                      eventId: claimed.eventId,
+                      reason: error.message
+                    })
+                  ),
+                  undefined
+                ),
+              onSuccess: (auth) => send(claimed, auth, debug)
+            })
+      return Effect.catchAllDefect(attempt, (defect) =>
+        Effect.as(
+          Effect.logError("A delivery attempt could not be made").pipe(
+            Effect.annotateLogs({
+              deliveryId: claimed.id,
+              webhookId: claimed.webhookId,
+              defect: String(defect).slice(0, 200)
+            })
+          ),
+          undefined
         )
       )
+    }
 
     // Writes completions in one transaction with the alerts of deliveries that failed for good.
-    const persist = (batch: ReadonlyArray<Finished>) =>
+    const persist = (batch: ReadonlyArray<Outcome>) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const raised = yield* transactor.withTransaction(
@@ -492,7 +531,7 @@ export const make = (options: Options = {}) =>
             for (const item of batch) {
               if (item.completion.status !== "failed" || !applied.has(item.completion.deliveryId)) continue
               const alert: FailureAlert = {
-                id: Id.format("alr", now, crypto.getRandomValues(new Uint8Array(10))),
+                id: Id.format("alr", now, Random_.bytes(10)),
                 webhookId: item.claimed.webhookId,
                 deliveryId: item.claimed.id,
                 eventId: item.claimed.eventId,
@@ -520,25 +559,122 @@ export const make = (options: Options = {}) =>
         }
       })
 
-    const completer = (queue: Queue.Queue<Finished>) =>
-      Effect.forever(
-        Effect.gen(function* () {
-          const batch = Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, settings.completionBatchSize))
-          // A failed write loses nothing: the leases run out and the deliveries are sent again.
-          yield* persist(batch).pipe(
-            Effect.catchAllCause((cause) =>
-              Cause.isInterruptedOnly(cause)
-                ? Effect.failCause(cause)
-                : Effect.logError("Delivery results could not be written; they will be retried", cause)
-            )
-          )
-          yield* Effect.forEach(batch, (item) => Deferred.succeed(item.written, undefined), { discard: true })
-        })
-      )
+    // Completions gather in the open batch while the previous one is written (group commit);
+    // each attempt waits for its batch before its worker takes the next, so writes keep up with
+    // sends and a lease is never released before its result is stored.
+    interface Batch {
+      readonly items: Array<Outcome>
+      readonly waiters: Array<(effect: Effect.Effect<void>) => void>
+      written: boolean
+    }
+    const newBatch = (): Batch => ({ items: [], waiters: [], written: false })
+    const awaitWritten = (batch: Batch): Effect.Effect<void> =>
+      batch.written ? Effect.void : Effect.async<void>((resume) => void batch.waiters.push(resume))
 
-    // Attempts in flight per webhook and in all, over every loop of this dispatcher.
+    // Attempts claimed and not finished, per webhook and in all, over every loop of this
+    // dispatcher (they share `concurrency`).
     const inFlight = new Map<string, number>()
     let total = 0
+    const track = (counts: Map<string, number>, webhookId: string, delta: number) => {
+      const next = (counts.get(webhookId) ?? 0) + delta
+      if (next <= 0) counts.delete(webhookId)
+      else counts.set(webhookId, next)
+    }
+
+    // One delivery loop (`deliverDue` or `run`): claimed work, long-lived workers that take it
+    // (no fiber per delivery), and the completer.
+    interface Loop {
+      readonly work: Array<ClaimedDelivery>
+      readonly idle: Array<(effect: Effect.Effect<ClaimedDelivery>) => void>
+      readonly slotFreed: Signal.Signal
+      readonly kick: Signal.Signal
+      readonly tally: Tally
+      readonly onRetry: (retryAt: number) => Effect.Effect<void>
+      readonly mine: Map<string, number>
+      readonly debug: boolean
+      batch: Batch
+      busy: number
+    }
+
+    const give = (loop: Loop, claimed: ClaimedDelivery) => {
+      total++
+      loop.busy++
+      track(inFlight, claimed.webhookId, 1)
+      track(loop.mine, claimed.webhookId, 1)
+      const worker = loop.idle.pop()
+      if (worker !== undefined) worker(Effect.succeed(claimed))
+      else loop.work.push(claimed)
+    }
+
+    const takeWork = (loop: Loop): Effect.Effect<ClaimedDelivery> =>
+      Effect.suspend(() => {
+        const next = loop.work.shift()
+        if (next !== undefined) return Effect.succeed(next)
+        return Effect.async<ClaimedDelivery>((resume) => {
+          loop.idle.push(resume)
+          return Effect.sync(() => {
+            const index = loop.idle.indexOf(resume)
+            if (index >= 0) loop.idle.splice(index, 1)
+          })
+        })
+      })
+
+    const finish = (loop: Loop, claimed: ClaimedDelivery) => {
+      total--
+      loop.busy--
+      track(inFlight, claimed.webhookId, -1)
+      track(loop.mine, claimed.webhookId, -1)
+      loop.slotFreed.notify()
+    }
+
+    const record = (loop: Loop, outcome: Outcome): Effect.Effect<void> => {
+      loop.tally.attempts++
+      const status = outcome.completion.status
+      if (status === "succeeded") loop.tally.succeeded++
+      else if (status === "failed") loop.tally.failed++
+      else loop.tally.retried++
+      const batch = loop.batch
+      batch.items.push(outcome)
+      if (batch.items.length === 1) loop.kick.notify()
+      const written = awaitWritten(batch)
+      return status === "pending" && outcome.completion.retryAt !== null
+        ? Effect.zipRight(written, loop.onRetry(outcome.completion.retryAt))
+        : written
+    }
+
+    const worker = (loop: Loop) =>
+      Effect.forever(
+        Effect.flatMap(takeWork(loop), (claimed) =>
+          attemptOne(claimed, loop.debug).pipe(
+            Effect.flatMap((outcome) => (outcome === undefined ? Effect.void : record(loop, outcome))),
+            Effect.zipRight(Effect.sync(() => finish(loop, claimed)))
+          )
+        )
+      )
+
+    const completer = (loop: Loop) =>
+      Effect.forever(
+        Effect.gen(function* () {
+          yield* loop.kick.wait
+          const batch = loop.batch
+          if (batch.items.length === 0) return
+          loop.batch = newBatch()
+          for (let i = 0; i < batch.items.length; i += settings.completionBatchSize) {
+            // A failed write loses nothing: the leases run out and the deliveries are sent again.
+            yield* persist(batch.items.slice(i, i + settings.completionBatchSize)).pipe(
+              Effect.catchAllCause((cause) =>
+                Cause.isInterruptedOnly(cause)
+                  ? Effect.failCause(cause)
+                  : Effect.logError("Delivery results could not be written; they will be retried", cause)
+              )
+            )
+          }
+          batch.written = true
+          for (const resume of batch.waiters) resume(Effect.void)
+          // Items that arrived while this batch was written wait for the next turn.
+          if (loop.batch.items.length > 0) loop.kick.notify()
+        })
+      )
 
     const claim = (free: number) =>
       Effect.gen(function* () {
@@ -553,87 +689,53 @@ export const make = (options: Options = {}) =>
           maxPerWebhook: settings.perWebhookConcurrency,
           excludeWebhooks,
           leaseUntil: now + settings.leaseMs,
-          leaseToken: randomToken()
+          leaseToken: Random_.token()
         })
       })
 
-    interface Loop {
-      readonly scope: Scope.Scope
-      readonly finished: Queue.Queue<Finished>
-      readonly slotFreed: Queue.Queue<void>
-      readonly tally: Tally
-      readonly onRetry: (retryAt: number) => Effect.Effect<void>
-      mine: number
-    }
-
-    const start = (loop: Loop, claimed: ClaimedDelivery) =>
+    const makeLoop = (slotFreed: Signal.Signal, onRetry: Loop["onRetry"]) =>
       Effect.gen(function* () {
-        total++
-        loop.mine++
-        inFlight.set(claimed.webhookId, (inFlight.get(claimed.webhookId) ?? 0) + 1)
-        const release = Effect.suspend(() => {
-          total--
-          loop.mine--
-          const left = (inFlight.get(claimed.webhookId) ?? 1) - 1
-          if (left === 0) inFlight.delete(claimed.webhookId)
-          else inFlight.set(claimed.webhookId, left)
-          return Queue.offer(loop.slotFreed, undefined)
-        })
-        yield* Effect.forkIn(
-          Effect.gen(function* () {
-            const finished = yield* attemptOne(claimed)
-            if (finished === undefined) return
-            loop.tally.attempts++
-            const status = finished.completion.status
-            if (status === "succeeded") loop.tally.succeeded++
-            else if (status === "failed") loop.tally.failed++
-            else loop.tally.retried++
-            const written = yield* Deferred.make<void>()
-            yield* Queue.offer(loop.finished, { ...finished, written })
-            yield* Deferred.await(written)
-            if (status === "pending" && finished.completion.retryAt !== null) {
-              yield* loop.onRetry(finished.completion.retryAt)
-            }
-          }).pipe(Effect.ensuring(release)),
-          loop.scope
-        )
-      })
-
-    const makeLoop = (slotFreed: Queue.Queue<void>, onRetry: Loop["onRetry"]) =>
-      Effect.gen(function* () {
-        const scope = yield* Effect.scope
-        const finished = yield* Queue.unbounded<Finished>()
-        yield* Effect.forkIn(completer(finished), scope)
         const loop: Loop = {
-          scope,
-          finished,
+          work: [],
+          idle: [],
           slotFreed,
+          kick: Signal.make(),
           tally: { attempts: 0, succeeded: 0, retried: 0, failed: 0 },
           onRetry,
-          mine: 0
+          mine: new Map(),
+          debug: yield* debugEnabled,
+          batch: newBatch(),
+          busy: 0
         }
+        // Work this loop claimed and did not finish stops counting when it ends (interrupted
+        // mid-attempt, its leases run out).
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            total -= loop.busy
+            for (const [webhookId, count] of loop.mine) track(inFlight, webhookId, -count)
+          })
+        )
+        yield* Effect.forkScoped(completer(loop))
+        for (let i = 0; i < settings.concurrency; i++) yield* Effect.forkScoped(worker(loop))
         return loop
       })
 
     const deliverDue: Effect.Effect<DeliverySummary> = Effect.scoped(
       Effect.gen(function* () {
-        const slotFreed = yield* Queue.sliding<void>(1)
+        const slotFreed = Signal.make()
         const loop = yield* makeLoop(slotFreed, () => Effect.void)
         while (true) {
           const free = settings.concurrency - total
           const claimed = free > 0 ? yield* claim(free) : []
-          for (const item of claimed) yield* start(loop, item)
-          if (claimed.length === 0 && loop.mine === 0) break
+          for (const item of claimed) give(loop, item)
+          if (claimed.length === 0 && loop.busy === 0) break
           // More may be due when the claim was full; else wait until a slot frees up (a busy
           // webhook may become claimable again).
-          if (claimed.length === 0 || claimed.length < free) yield* Queue.take(slotFreed)
+          if (claimed.length === 0 || claimed.length < free) yield* slotFreed.wait
         }
         return { ...loop.tally }
       })
     ).pipe(Effect.withSpan("Dispatcher.deliverDue"))
-
-    const waitFor = (queue: Queue.Queue<void>) =>
-      Queue.take(queue).pipe(Effect.timeoutOption(settings.pollIntervalMs), Effect.asVoid)
 
     const survive = <A>(self: Effect.Effect<A>, what: string): Effect.Effect<A | undefined> =>
       self.pipe(
@@ -653,16 +755,21 @@ export const make = (options: Options = {}) =>
         const onRetry = (retryAt: number) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) =>
             Effect.forkIn(
-              Effect.zipRight(Effect.sleep(Math.max(0, retryAt - now)), Queue.offer(deliverWake, undefined)),
+              Effect.zipRight(
+                Effect.sleep(Math.max(0, retryAt - now)),
+                Effect.sync(() => deliverWake.notify())
+              ),
               scope
             )
           ).pipe(Effect.asVoid)
         const loop = yield* makeLoop(deliverWake, onRetry)
+        // Polling: one ticker wakes both loops, so a wait costs no timer of its own.
+        yield* Effect.forkIn(Effect.forever(Effect.zipRight(Effect.sleep(settings.pollIntervalMs), wake)), scope)
         yield* Effect.forkIn(
           Effect.forever(
             Effect.gen(function* () {
               const result = yield* survive(fanOut, "fan-out")
-              if (result === undefined || result.events < settings.fanOutBatchSize) yield* waitFor(fanOutWake)
+              if (result === undefined || result.events < settings.fanOutBatchSize) yield* fanOutWake.wait
             })
           ),
           scope
@@ -671,8 +778,8 @@ export const make = (options: Options = {}) =>
           Effect.gen(function* () {
             const free = settings.concurrency - total
             const claimed = free > 0 ? ((yield* survive(claim(free), "delivery")) ?? []) : []
-            for (const item of claimed) yield* start(loop, item)
-            if (claimed.length === 0 || claimed.length < free) yield* waitFor(deliverWake)
+            for (const item of claimed) give(loop, item)
+            if (claimed.length === 0 || claimed.length < free) yield* deliverWake.wait
           })
         )
       })

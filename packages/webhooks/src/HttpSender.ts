@@ -24,7 +24,10 @@ export interface SendRequest {
   readonly headers: Readonly<Record<string, string>>
   /** The stored body text, sent as UTF-8 bytes unchanged. */
   readonly body: string
-  /** The whole attempt's deadline: DNS, connect, request and response headers. */
+  /**
+   * The whole attempt's deadline: DNS, connect, request and response headers. The sender
+   * enforces it (answering `SendError` `timeout`); the dispatcher adds no timer of its own.
+   */
   readonly timeoutMs: number
 }
 
@@ -84,7 +87,7 @@ export class SentRequests extends Context.Tag("@waybill/webhooks/SentRequests")<
 /**
  * An in-memory sender for tests and simulations: every request is recorded, then answered by
  * `respond` (given the request and how many came before it). `respond` may sleep to play a
- * slow receiver; the dispatcher's own deadline still applies.
+ * slow receiver: the deadline `timeoutMs` applies on the `Clock` (so `TestClock` drives it).
  *
  * @since 0.1.0
  * @category layers
@@ -100,7 +103,11 @@ export const layerScripted = (
           Effect.flatMap(Clock.currentTimeMillis, (at) => {
             const index = received.length
             received.push({ request, at })
-            return respond(request, index)
+            return Effect.timeoutFail(respond(request, index), {
+              duration: request.timeoutMs,
+              onTimeout: () =>
+                new SendError({ reason: "timeout", message: `No response within ${request.timeoutMs} ms` })
+            })
           })
       })
       return Context.make(HttpSender, sender).pipe(Context.add(SentRequests, { all: Effect.sync(() => [...received]) }))

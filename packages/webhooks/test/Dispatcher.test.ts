@@ -245,12 +245,20 @@ describe("Dispatcher", () => {
       yield* publish("tour-created", { tour: tour() })
       yield* Effect.flatMap(dispatcher, (d) => d.fanOutAll)
       const first = yield* Effect.fork(Effect.flatMap(dispatcher, (d) => d.deliverDue))
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 1),
+        "the first request"
+      )
       yield* TestClock.adjust(2_999)
       assert.isTrue(Option.isNone(yield* Fiber.poll(first)))
       yield* TestClock.adjust(1)
       assert.deepStrictEqual(yield* Fiber.join(first), { attempts: 1, succeeded: 0, retried: 1, failed: 0 })
       yield* TestClock.adjust("1 minute")
       const second = yield* Effect.fork(Effect.flatMap(dispatcher, (d) => d.deliverDue))
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 2),
+        "the retry"
+      )
       yield* TestClock.adjust(3_000)
       assert.deepStrictEqual(yield* Fiber.join(second), { attempts: 1, succeeded: 0, retried: 0, failed: 1 })
       const [delivery] = yield* deliveriesOf(webhook.id)

@@ -1,0 +1,253 @@
+/**
+ * The dispatcher's own cost (issue 9): events recorded in the outbox → fanned out → delivered
+ * over real HTTP (the Node `WebhookSender`, HMAC-signed) → recorded, on the in-memory ports, to a
+ * loopback receiver in this process that answers 200 at once; beside a bare keep-alive HTTP
+ * client loop posting the same bodies with the same headers to the same receiver with the same
+ * number of requests in flight (the ceiling). No database here: this isolates what fan-out, claims, signing, the
+ * sender and batched completions cost; the end-to-end benchmark on PostgreSQL is the reference
+ * server's.
+ *
+ * Reported: deliveries/s for rounds of 3,000 events published at once (the two contenders take
+ * turns, round by round, as the shared machine's load swings), and the latency from publish to
+ * receipt (p50/p99) while events are published at a steady 1,000/s.
+ *
+ * Target: the median per-round ratio dispatcher / bare loop ≥ 0.25, the issue's end-to-end
+ * ratio: a necessary condition for it, since PostgreSQL only adds work on the same cores. (The
+ * machine is shared: compare only ratios taken in the same run.)
+ */
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as Transactor from "@waybill/core/Transactor"
+import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
+import { EventOutbox } from "@waybill/events/EventOutbox"
+import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
+import * as WebhookSender from "@waybill/http/WebhookSender"
+import * as DeliveryStore from "@waybill/webhooks/DeliveryStore"
+import * as Dispatcher from "@waybill/webhooks/Dispatcher"
+import * as FailureAlerts from "@waybill/webhooks/FailureAlerts"
+import * as HostResolver from "@waybill/webhooks/HostResolver"
+import * as OutboxReader from "@waybill/webhooks/OutboxReader"
+import * as SecretBox from "@waybill/webhooks/SecretBox"
+import * as WebhookRepository from "@waybill/webhooks/WebhookRepository"
+import * as WebhookService from "@waybill/webhooks/WebhookService"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Schema from "effect/Schema"
+import { type Measurement, report, target } from "./harness.js"
+
+const ROUND = 3_000
+const ROUNDS = 7
+const IN_FLIGHT = 16
+const PACED_RATE = 1_000
+const PACED_SECONDS = 3
+
+const workspace = Schema.decodeSync(WorkspaceId)("bench")
+
+// The receiver: answers 200 at once and notes when each event arrived.
+const arrivals = new Map<string, number>()
+const server = http.createServer((request, response) => {
+  request.resume()
+  request.on("end", () => {
+    const eventId = request.headers["x-event-id"]
+    if (typeof eventId === "string") arrivals.set(eventId, performance.now())
+    response.writeHead(200, { "Content-Length": "0" }).end()
+  })
+})
+server.keepAliveTimeout = 60_000
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+const port = (server.address() as AddressInfo).port
+const url = `http://127.0.0.1:${port}/hook`
+
+const tour = (i: number) => ({
+  tour: { id: `tour_${i}`, status: "planned", substatus: null, properties: { prop_region: "opt_north" } }
+})
+const sampleBody = JSON.stringify({
+  id: "evt_01jbenchbenchbenchbenchbe",
+  type: "tour-created",
+  createdAt: 1_798_000_000,
+  payload: tour(1)
+})
+
+// The ceiling: IN_FLIGHT workers posting the same body with the same header set (a fixed
+// signature: no signing) over kept-alive connections, so both contenders put the same bytes on
+// the wire and the ratio shows what the dispatcher adds.
+const bareHeaders = {
+  "Content-Type": "application/json",
+  "X-Delivery-Id": "dlv_01jbenchbenchbenchbenchbe",
+  "X-Event-Id": "evt_01jbenchbenchbenchbenchbe",
+  "X-Event-Type": "tour-created",
+  "X-Delivery-Attempt": "1",
+  "X-Signature-Algorithm": "hmac-sha256",
+  "X-Signature-Timestamp": "1798000000",
+  "X-Signature": "0".repeat(64),
+  "Content-Length": String(Buffer.byteLength(sampleBody))
+}
+const bareAgent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT })
+const post = () =>
+  new Promise<void>((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: "POST",
+        agent: bareAgent,
+        headers: bareHeaders
+      },
+      (response) => {
+        response.resume()
+        response.on("end", resolve)
+      }
+    )
+    request.on("error", reject)
+    request.end(sampleBody)
+  })
+const bareRound = async (count: number): Promise<number> => {
+  let left = count
+  const start = performance.now()
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (left > 0) {
+        left--
+        await post()
+      }
+    })
+  )
+  return (count / (performance.now() - start)) * 1000
+}
+
+// Counts completions as the store applies them.
+let succeeded = 0
+const CountingStore = Layer.effect(
+  DeliveryStore.DeliveryStore,
+  Effect.sync(() => {
+    const store = DeliveryStore.makeMemory()
+    return DeliveryStore.DeliveryStore.of({
+      ...store,
+      complete: (completions) =>
+        Effect.tap(store.complete(completions), (applied) =>
+          Effect.sync(() => {
+            succeeded += applied.length
+          })
+        )
+    })
+  })
+)
+
+const ports = Layer.mergeAll(
+  WebhookRepository.layerMemory,
+  CountingStore,
+  FailureAlerts.layerMemory,
+  SecretBox.layerMemory,
+  HostResolver.layerNone,
+  PropertyDefinition.layerFixed([]),
+  Transactor.layerMemory,
+  OutboxReader.layerMemory,
+  WebhookSender.layer({ allowPrivateTargets: true, maxSocketsPerHost: IN_FLIGHT })
+)
+const BenchLayer = Layer.mergeAll(
+  WebhookService.layer({ allowPrivateTargets: true }),
+  Dispatcher.layer({ concurrency: 64, perWebhookConcurrency: IN_FLIGHT, pollIntervalMs: 50 })
+).pipe(Layer.provideMerge(ports), Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)))
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN
+const median = (values: ReadonlyArray<number>) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50
+  )
+
+const waitFor = (count: number) =>
+  Effect.gen(function* () {
+    while (succeeded < count) yield* Effect.sleep("1 millis")
+  })
+
+const runtime = ManagedRuntime.make(BenchLayer)
+const { outbox, dispatcher } = await runtime.runPromise(
+  Effect.gen(function* () {
+    const service = yield* WebhookService.WebhookService
+    yield* service
+      .register({ url, events: ["tour-created"], auth: { type: "hmac", secret: "bench-secret-0123456789" } })
+      .pipe(Effect.provideService(CurrentWorkspace, { id: workspace, apiKeyId: "bench" }))
+    return { outbox: yield* EventOutbox, dispatcher: yield* Dispatcher.Dispatcher }
+  })
+)
+runtime.runFork(dispatcher.run)
+
+// Events recorded at once, then fanned out, delivered and recorded: deliveries per second.
+const dispatchRound = (count: number) =>
+  runtime.runPromise(
+    Effect.gen(function* () {
+      const target = succeeded + count
+      const start = performance.now()
+      yield* outbox.publish(
+        workspace,
+        Array.from({ length: count }, (_, i) => ({ type: "tour-created" as const, payload: tour(i) }))
+      )
+      yield* dispatcher.wake
+      yield* waitFor(target)
+      return (count / (performance.now() - start)) * 1000
+    })
+  )
+
+// Warm-up, then rounds taking turns, so both contenders see the same machine load.
+await bareRound(ROUND)
+await dispatchRound(ROUND)
+const bareRates: Array<number> = []
+const dispatchRates: Array<number> = []
+const ratios: Array<number> = []
+for (let round = 0; round < ROUNDS; round++) {
+  const bare = await bareRound(ROUND)
+  const dispatched = await dispatchRound(ROUND)
+  bareRates.push(bare)
+  dispatchRates.push(dispatched)
+  ratios.push(dispatched / bare)
+}
+
+// Paced: PACED_RATE events per second, in slices of 10 ms; latency from publish to receipt.
+const latencies = await runtime.runPromise(
+  Effect.gen(function* () {
+    const published = new Map<string, number>()
+    const start = performance.now()
+    const before = succeeded
+    let sent = 0
+    while (performance.now() - start < PACED_SECONDS * 1000) {
+      const due = Math.floor(((performance.now() - start) / 1000) * PACED_RATE)
+      if (due > sent) {
+        const at = performance.now()
+        const recorded = yield* outbox.publish(
+          workspace,
+          Array.from({ length: due - sent }, (_, i) => ({ type: "tour-created" as const, payload: tour(sent + i) }))
+        )
+        for (const event of recorded) published.set(event.id, at)
+        sent = due
+        yield* dispatcher.wake
+      }
+      yield* Effect.sleep("10 millis")
+    }
+    yield* waitFor(before + sent)
+    return [...published].map(([id, at]) => (arrivals.get(id) ?? Number.NaN) - at).sort((a, b) => a - b)
+  })
+)
+await runtime.dispose()
+bareAgent.destroy()
+server.close()
+server.closeAllConnections()
+
+const rows: Array<Measurement> = [
+  { name: "bare HTTP loop", opsPerSecond: median(bareRates) },
+  { name: "dispatcher (memory ports)", opsPerSecond: median(dispatchRates) }
+]
+report(
+  `Webhook deliveries to a loopback receiver, ${IN_FLIGHT} in flight (median of ${ROUNDS} rounds of ${ROUND})`,
+  rows,
+  "bare HTTP loop",
+  "deliveries/s"
+)
+console.log(
+  `  latency publish → receipt at ${PACED_RATE}/s for ${PACED_SECONDS} s: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (${latencies.length} events)`
+)
+const ok = target("dispatcher / bare loop (median of per-round ratios)", median(ratios), 0.25)
+process.exit(ok ? 0 : 1)
