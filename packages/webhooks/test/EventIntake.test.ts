@@ -1,0 +1,81 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { Issue } from "@waybill/core/Issue"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { decodeEvent } from "../src/EventIntake.js"
+import { makeLayer, ok, publish, tour } from "./fixtures.js"
+
+const issuesOf = (input: unknown): ReadonlyArray<Issue> =>
+  Either.match(decodeEvent(input), { onLeft: (issues) => issues, onRight: () => [] })
+
+const action = (payload: Record<string, unknown>) => ({
+  id: "act_1",
+  payload,
+  createdAt: 1_798_000_000,
+  createdAtMilliseconds: 1_798_000_000_000
+})
+
+describe("EventIntake", () => {
+  it("accepts a catalogue event and returns its payload", () => {
+    const result = decodeEvent({ type: "tour-created", payload: { tour: tour({ prop_region: "opt_north" }) } })
+    assert.deepStrictEqual(
+      result,
+      Either.right({ type: "tour-created", payload: { tour: tour({ prop_region: "opt_north" }) } })
+    )
+  })
+
+  it("reports the type, the payload and unknown keys, each with its path", () => {
+    assert.deepStrictEqual(issuesOf({}), [
+      { path: "type", message: "is required" },
+      { path: "payload", message: "is required" }
+    ])
+    assert.deepStrictEqual(issuesOf({ type: "tour-exploded", payload: {}, extra: 1 }), [
+      { path: "extra", message: "is not a known field" },
+      { path: "type", message: "is not a catalogue event type" }
+    ])
+    assert.deepStrictEqual(issuesOf([]), [{ path: "", message: "must be a JSON object" }])
+    const paths = issuesOf({ type: "tour-created", payload: { tour: { id: 7 } } }).map((issue) => issue.path)
+    assert.isTrue(paths.length > 0)
+    assert.isTrue(paths.every((path) => path.startsWith("payload.")))
+    assert.include(paths, "payload.tour.id")
+  })
+
+  it("applies the catalogue's redaction", () => {
+    const result = decodeEvent({
+      type: "tour-action-created",
+      payload: {
+        tour: tour(),
+        action: action({
+          type: "assign",
+          preAssignCarrierId: "car_internal",
+          carrierBooking: { provider: "p", carrierId: "c", carrierBookingId: "b", trackingRef: "t", secretRoute: "x" },
+          providerPayload: { raw: true }
+        })
+      }
+    })
+    assert.isTrue(Either.isRight(result))
+    if (Either.isRight(result)) {
+      const payload = result.right.payload as { action: { payload: Record<string, unknown> } }
+      assert.deepStrictEqual(payload.action.payload, {
+        type: "assign",
+        carrierBooking: { provider: "p", carrierId: "c", carrierBookingId: "b", trackingRef: "t" }
+      })
+    }
+  })
+
+  it.effect("records the event with its body fixed once", () =>
+    Effect.gen(function* () {
+      const event = yield* publish("tour-created", { tour: tour() })
+      assert.match(event.id, /^evt_/)
+      assert.deepStrictEqual(JSON.parse(event.body), {
+        id: event.id,
+        type: "tour-created",
+        createdAt: event.createdAt,
+        payload: { tour: tour() }
+      })
+      const error = yield* Effect.flip(publish("tour-created", { tour: {} }))
+      assert.strictEqual(error._tag, "ValidationError")
+      assert.isTrue(error.issues.every((issue) => issue.path.startsWith("payload.")))
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+})
