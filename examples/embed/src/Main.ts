@@ -29,14 +29,18 @@ export const runIfMain = (moduleUrl: string, start: (port: number) => Promise<Ru
   start(Number(process.env.PORT ?? 3001)).then(
     (running) => {
       console.log(`Listening on ${running.url}; Waybill at ${running.url}/waybill (try ${running.url}/waybill/health)`)
+      // Ctrl-C under npx/tsx arrives more than once: the first one closes, repeats wait for it.
+      let stopping = false
       const stop = () => {
+        if (stopping) return
+        stopping = true
         running.close().then(
           () => process.exit(0),
           () => process.exit(1)
         )
       }
-      process.once("SIGINT", stop)
-      process.once("SIGTERM", stop)
+      process.on("SIGINT", stop)
+      process.on("SIGTERM", stop)
     },
     (error: unknown) => {
       console.error(error instanceof Error ? error.message : error)

@@ -34,6 +34,19 @@ const program = Effect.gen(function* () {
   return yield* Layer.launch(Server.layer(settings, referenceData, options))
 }).pipe(Effect.scoped)
 
+// Ctrl-C under `npm start` reaches the server more than once (from the terminal, then relayed by
+// npm and tsx), and a repeat after runMain's own handler is gone would exit on the spot, before
+// the database is closed. So repeats are ignored while the shutdown runs; after 10 s, one more
+// forces the exit.
+let firstSignalAt: number | undefined
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    const now = Date.now()
+    if (firstSignalAt === undefined) firstSignalAt = now
+    else if (now - firstSignalAt > 10_000) process.exit(130)
+  })
+}
+
 program.pipe(
   Effect.catchTags({
     ConfigError: (error) => Effect.logError(`Configuration error: ${error}`).pipe(Effect.zipRight(Effect.fail(1))),
