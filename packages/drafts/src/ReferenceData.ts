@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
+import { VehicleClass } from "@waybill/recurring/VehicleClass"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -33,23 +34,13 @@ export const TransportShape = Schema.Struct({
 export type TransportShape = typeof TransportShape.Type
 
 /**
- * A vehicle class; `recalculate` picks the lowest `rank` whose `maxWeightKg` fits.
+ * A vehicle class; `recalculate` picks the lowest `rank` whose `maxWeightKg` fits. Defined once,
+ * by `@waybill/recurring`, whose vehicle-class policy uses it.
  *
  * @since 0.1.0
  * @category models
  */
-export const VehicleClass = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  maxWeightKg: Schema.Number.pipe(Schema.finite(), Schema.nonNegative()),
-  rank: Schema.Int
-}).annotations({ identifier: "VehicleClass" })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type VehicleClass = typeof VehicleClass.Type
+export { VehicleClass } from "@waybill/recurring/VehicleClass"
 
 /**
  * A product a draft can be evaluated against.
