@@ -1,0 +1,542 @@
+/**
+ * Every code block of the user guides is exercised (see "How the samples in these guides are
+ * tested" in docs/quickstart.md):
+ *
+ * - `<!-- sample: path -->` + a TypeScript block: the block is that file, verbatim (without its
+ *   leading comment); the file is type-checked by `tsc -b` and run by examples/embed's tests.
+ * - `<!-- run: scenario -->` + a shell block: run here, as written, in that scenario (servers
+ *   started with `npm start`, temporary data directories, throw-away PostgreSQL databases). The
+ *   only changes: `curl` gets `--fail-with-body -sS`, the documented ports point at free ones,
+ *   placeholders (`wbk_...`, `key_...`) become the values printed before, and a database URL
+ *   becomes a throw-away database.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Testing from "@waybill/store-pg/Testing"
+import { Effect, Exit, Scope } from "effect"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const guides = ["docs/quickstart.md", "docs/embedding.md", "docs/operations.md", "docs/security.md"] as const
+const scenarios = [
+  "outside",
+  "demo",
+  "quickstart-server",
+  "server-direct",
+  "quickstart",
+  "quickstart-client",
+  "keys",
+  "embed-server",
+  "embed-client",
+  "commands",
+  "postgres-processes",
+  "backup-embedded",
+  "backup-postgres"
+] as const
+type Scenario = (typeof scenarios)[number]
+
+interface Block {
+  readonly doc: string
+  readonly line: number
+  readonly lang: string
+  readonly marker: { readonly kind: "sample" | "run"; readonly value: string } | undefined
+  readonly content: string
+}
+
+const parse = (doc: string): ReadonlyArray<Block> => {
+  const lines = readFileSync(join(root, doc), "utf8").split("\n")
+  const blocks: Array<Block> = []
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)```(\w*)\s*$/.exec(lines[i]!)
+    if (open === null) continue
+    const indent = open[1]!
+    let end = i + 1
+    while (end < lines.length && lines[end]!.trimEnd() !== `${indent}\`\`\``) end++
+    let before = i - 1
+    while (before >= 0 && lines[before]!.trim() === "") before--
+    const marker = before >= 0 ? /^\s*<!-- (sample|run): (\S+) -->$/.exec(lines[before]!) : null
+    blocks.push({
+      doc,
+      line: i + 1,
+      lang: open[2]!,
+      marker: marker === null ? undefined : { kind: marker[1] as "sample" | "run", value: marker[2]! },
+      content: lines
+        .slice(i + 1, end)
+        .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+        .join("\n")
+    })
+    i = end
+  }
+  return blocks
+}
+
+const blocks = guides.flatMap(parse)
+const where = (block: Block) => `${block.doc}:${block.line}`
+const runBlocks = (scenario: Scenario) =>
+  blocks.filter((block) => block.marker?.kind === "run" && block.marker.value === scenario)
+
+/** A sample file as the guides show it: without its leading doc comment. */
+const sampleText = (path: string) =>
+  readFileSync(join(root, path), "utf8")
+    .replace(/^\s*\/\*\*[\s\S]*?\*\/\n/, "")
+    .replace(/^\n+|\n+$/g, "")
+
+const rootScripts = (
+  JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }
+).scripts
+const keysViaNpm = rootScripts.keys === "tsx examples/server/src/keys.ts"
+
+/** The documented command, or its equivalent while the root package.json lacks the script. */
+const npmScripts = (text: string) =>
+  keysViaNpm ? text : text.replaceAll("npm run keys --", "npx tsx examples/server/src/keys.ts")
+
+const strictCurl = (text: string) => text.replace(/(^|[\s(])curl /gm, "$1curl --fail-with-body -sS ")
+
+/** The environment of a child: the caller's, without anything that would configure Waybill. */
+const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const env = { ...process.env }
+  for (const name of Object.keys(env)) {
+    if (name === "DATABASE_URL" || name === "PORT" || name === "HOST" || name.startsWith("WAYBILL_")) delete env[name]
+  }
+  return { ...env, ...extra }
+}
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const bash = (script: string, options: { cwd?: string; env?: Record<string, string> } = {}) =>
+  new Promise<Run>((resolve) => {
+    execFile(
+      "bash",
+      ["-c", `set -euo pipefail\n${script}`],
+      { cwd: options.cwd ?? root, env: cleanEnv(options.env), encoding: "utf8", timeout: 240_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+    )
+  })
+
+const ok = (run: Run, what: string) => assert.strictEqual(run.code, 0, `${what}\n${run.stdout}\n${run.stderr}`)
+
+/** A long-running shell command (its own process group), its output, and a way to stop it. */
+const background = (command: string, options: { cwd?: string; env?: Record<string, string> } = {}) => {
+  const child: ChildProcess = spawn("bash", ["-c", command], {
+    cwd: options.cwd ?? root,
+    env: cleanEnv(options.env),
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  // npm passes a signal on to the server and then ends by that signal itself.
+  const exited = new Promise<number | NodeJS.Signals>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? 1))
+  )
+  let done = false
+  void exited.then(() => (done = true))
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name)
+    } catch {
+      // Already gone.
+    }
+  }
+  return {
+    output: () => output,
+    waitFor: async (pattern: RegExp, timeoutMs = 150_000): Promise<RegExpExecArray> => {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const match = pattern.exec(output)
+        if (match !== null) return match
+        if (done) throw new Error(`${command} exited before printing ${pattern}:\n${output}`)
+        if (Date.now() > deadline) throw new Error(`${command} did not print ${pattern} in time:\n${output}`)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    },
+    stop: (name: NodeJS.Signals = "SIGINT") => {
+      signal(name)
+      return exited
+    },
+    exited
+  }
+}
+type Background = ReturnType<typeof background>
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Waits until the server process holding the data directory has ended (npm ends on the signal
+ * at once, the server a moment later). With `graceful`, the server must also have released the
+ * lock file on its way out.
+ */
+const released = async (dataDir: string, server: Background, graceful: boolean, timeoutMs = 60_000) => {
+  const deadline = Date.now() + timeoutMs
+  const lock = join(dataDir, "waybill.lock")
+  for (;;) {
+    const holder = existsSync(lock) ? Number(readFileSync(lock, "utf8").trim()) : undefined
+    if (holder === undefined || !alive(holder)) {
+      if (graceful) assert.isUndefined(holder, `the server ended without releasing ${lock}:\n${server.output()}`)
+      return
+    }
+    if (Date.now() > deadline) throw new Error(`${lock} is still held by ${holder}:\n${server.output().slice(-3000)}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/** Stopped by the signal it was sent (through npm), or exited 0 on it. */
+const graceful = (result: number | NodeJS.Signals, sent: NodeJS.Signals, output: string) =>
+  assert.include([0, sent], result, output)
+
+const running: Array<Background> = []
+const start = (command: string, options: { cwd?: string; env?: Record<string, string> } = {}) => {
+  const child = background(command, options)
+  running.push(child)
+  return child
+}
+afterAll(async () => {
+  await Promise.all(running.map((child) => child.stop("SIGKILL")))
+})
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+const healthy = async (base: string, timeoutMs = 150_000) => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const up = await fetch(`${base}/health`).then(
+      (response) => response.ok,
+      () => false
+    )
+    if (up) return
+    if (Date.now() > deadline) throw new Error(`${base} did not become healthy`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+const api = async (base: string, key: string, path: string, body?: unknown) => {
+  const response = await fetch(`${base}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" })
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as Record<string, unknown>) }
+}
+
+const temp = () => {
+  const dir = mkdtempSync(join(tmpdir(), "waybill-docs-"))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+const DEV_KEY = /wbk_[0-9a-z]{26}_[A-Za-z0-9_-]{43}/
+
+/** A documented server command (`npm start`, `node --import tsx ...`); resolves once healthy. */
+const startServer = async (command: string, env: Record<string, string>) => {
+  const port = await freePort()
+  const server = start(command, { env: { ...env, PORT: String(port) } })
+  const base = `http://127.0.0.1:${port}`
+  await server.waitFor(/Listening on/)
+  await healthy(base)
+  return { server, base, port }
+}
+
+describe("docs: every block is marked, and samples are the files", () => {
+  it("every shell and TypeScript block carries a sample or run marker; JSON blocks parse", () => {
+    assert.isAbove(blocks.length, 20)
+    for (const block of blocks) {
+      if (["ts", "typescript", "js", "sh", "bash", "shell", ""].includes(block.lang)) {
+        assert.isDefined(block.marker, `${where(block)}: a ${block.lang || "plain"} block without a marker`)
+        if (block.marker!.kind === "sample") assert.strictEqual(block.lang, "ts", where(block))
+        if (block.marker!.kind === "run") {
+          assert.strictEqual(block.lang, "sh", where(block))
+          assert.include(scenarios as ReadonlyArray<string>, block.marker!.value, `${where(block)}: unknown scenario`)
+        }
+      } else if (block.lang === "json") {
+        assert.doesNotThrow(() => JSON.parse(block.content), undefined, where(block))
+      }
+    }
+  })
+
+  it("every scenario of this test has blocks to run", () => {
+    for (const scenario of scenarios) assert.isAbove(runBlocks(scenario).length, 0, scenario)
+  })
+
+  it("each sample block is its file, verbatim", () => {
+    const samples = blocks.filter((block) => block.marker?.kind === "sample")
+    assert.isAtLeast(samples.length, 10)
+    for (const block of samples) {
+      const path = block.marker!.value
+      assert.isTrue(existsSync(join(root, path)), `${where(block)}: ${path} does not exist`)
+      assert.strictEqual(block.content, sampleText(path), `${where(block)} differs from ${path}: copy the file in`)
+    }
+  })
+
+  it("outside blocks hold only npm install and npm test; demo blocks only npm run demo (test/demo.test.ts)", () => {
+    for (const block of runBlocks("outside")) assert.include(["npm install", "npm test"], block.content, where(block))
+    for (const block of runBlocks("demo")) assert.strictEqual(block.content, "npm run demo", where(block))
+  })
+
+  it("the configuration table of operations.md names exactly the variables the server reads", () => {
+    const table = new Set(
+      [...readFileSync(join(root, "docs/operations.md"), "utf8").matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]!)
+    )
+    const read = new Set(
+      [...readFileSync(join(root, "examples/server/src/Config.ts"), "utf8").matchAll(/\(\s*"([A-Z][A-Z_]+)"/g)].map(
+        (m) => m[1]!
+      )
+    )
+    assert.deepStrictEqual([...table].sort(), [...read].sort())
+  })
+})
+
+describe("docs: commands", () => {
+  if (!keysViaNpm) {
+    it.skip('NOT RUN AS "npm run keys": the root package.json has no "keys": "tsx examples/server/src/keys.ts" script yet; the same tool runs through npx tsx', () => {})
+  }
+
+  it("quickstart: npm start, the API with curl, the typed client, then npm run keys with the server stopped", async () => {
+    const dataDir = join(temp(), "data")
+    const [startBlock] = runBlocks("quickstart-server")
+    assert.strictEqual(startBlock!.content, "npm start")
+    const { base, port, server } = await startServer(startBlock!.content, { WAYBILL_DATA_DIR: dataDir })
+    const key = (await server.waitFor(DEV_KEY))[0]
+
+    const script = runBlocks("quickstart")
+      .map((block) => block.content)
+      .join("\n")
+      .replaceAll("wbk_...", key)
+      .replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`)
+    const run = await bash(strictCurl(script))
+    ok(run, "the quickstart's curl commands")
+    assert.include(run.stdout, '{"status":"ok"}')
+    assert.include(run.stdout, '"id":"shape_line"')
+    assert.match(run.stdout, /drf_[0-9a-z]{26}\n/)
+    assert.include(run.stdout, '"status":"active-recurring"')
+    assert.match(run.stdout, /"name":"Line (Monday|Tuesday|Wednesday|Thursday|Friday)"/)
+    assert.include(run.stdout, '"secret":"********"')
+    assert.notInclude(run.stdout, "a shared secret of 16+ characters")
+    assert.include(run.stdout, '"path":"tour.properties.prop_region"')
+
+    const [client] = runBlocks("quickstart-client")
+    const typed = await bash(client!.content, { env: { WAYBILL_URL: base, WAYBILL_API_KEY: key } })
+    ok(typed, "the typed client")
+    assert.match(typed.stdout, /^created drf_\w+; \d+ draft\(s\) on the first page$/m)
+
+    // Ctrl-C: a graceful stop that releases the data directory.
+    graceful(await server.stop("SIGINT"), "SIGINT", server.output())
+    await released(dataDir, server, false)
+
+    // npm run keys, line by line: `key_...` is the key created just before (quickstart) or the
+    // development key the client used so far (security.md's rotation).
+    const env = { WAYBILL_DATA_DIR: dataDir }
+    const listed = await bash(npmScripts("npm run keys -- list"), { env })
+    ok(listed, "keys list")
+    const devKeyId = /^(key_\w+)\s+default\s/m.exec(listed.stdout)?.[1]
+    assert.isDefined(devKeyId, listed.stdout)
+    const created: Array<string> = []
+    const revoked: Array<string> = []
+    for (const block of runBlocks("keys")) {
+      for (const line of block.content.split("\n").filter((text) => text.trim() !== "")) {
+        const old = block.doc === "docs/security.md" ? devKeyId! : created.at(-1)!
+        const command = npmScripts(line).replace("key_...", old)
+        const result = await bash(command, { env })
+        ok(result, command)
+        const id = /^Created (key_\w+) for workspace acme/m.exec(result.stdout)?.[1]
+        if (id !== undefined) {
+          assert.match(result.stdout, /^wbk_\S+$/m)
+          created.push(id)
+        }
+        if (line.includes(" revoke ")) revoked.push(old)
+      }
+    }
+    assert.strictEqual(created.length, 2)
+    assert.deepStrictEqual(revoked, [created[0], devKeyId])
+    const after = await bash(npmScripts("npm run keys -- list"), { env })
+    for (const id of revoked) assert.match(after.stdout, new RegExp(`^${id}\\s+\\S+\\s+\\S+Z\\s+\\S+Z$`, "m"))
+    assert.match(after.stdout, new RegExp(`^${created[1]}\\s+acme\\s+\\S+Z\\s+-$`, "m"))
+  }, 400_000)
+
+  it("embedding: each example starts as documented and answers the documented calls", async () => {
+    const [servers] = runBlocks("embed-server")
+    const [calls] = runBlocks("embed-client")
+    const commands = servers!.content.split("\n").filter((line) => line.trim() !== "")
+    assert.strictEqual(commands.length, 3)
+    for (const command of commands) {
+      const port = await freePort()
+      const example = start(command, { env: { PORT: String(port) } })
+      await example.waitFor(/Listening on http:\/\/127\.0\.0\.1:\d+; Waybill at/)
+      const run = await bash(strictCurl(calls!.content.replaceAll("127.0.0.1:3001", `127.0.0.1:${port}`)))
+      ok(run, command)
+      assert.include(run.stdout, '{"app":"my backend"}')
+      assert.include(run.stdout, '{"status":"ok"}')
+      assert.include(run.stdout, '"id":"shape_line"')
+      graceful(await example.stop("SIGTERM"), "SIGTERM", example.output())
+    }
+  }, 300_000)
+
+  it("plain commands: the domain samples and openssl rand", async () => {
+    const run = await bash(
+      runBlocks("commands")
+        .map((block) => block.content)
+        .join("\n")
+    )
+    ok(run, "commands")
+    assert.include(run.stdout, "draft -> active-recurring")
+    assert.include(run.stdout, "Line Monday 2027-03-29 vc_3t5 2027-03-29T04:00:00.000Z")
+    assert.match(run.stdout, /north: true,\s+south: false/)
+    assert.include(run.stdout, "true true true")
+    assert.match(run.stdout, /^[0-9a-f]{64}$/m)
+  }, 120_000)
+
+  it("operations: the server under node directly stops gracefully; crash, backup and restore of the data directory", async () => {
+    const workDir = temp()
+    const env = { WAYBILL_DATA_DIR: join(workDir, ".waybill", "data") }
+    const [direct] = runBlocks("server-direct")
+    assert.strictEqual(direct!.content, "node --import tsx examples/server/src/main.ts")
+    const first = await startServer(direct!.content, env)
+    const key = (await first.server.waitFor(DEV_KEY))[0]
+    const draft = await api(first.base, key, "/drafts", {
+      origin: "manual",
+      status: "draft",
+      name: "kept across crash and restore",
+      transportShapeId: "shape_line"
+    })
+    assert.strictEqual(draft.status, 201)
+    const id = draft.body!.id as string
+    // A crash leaves a stale lock; the next start takes it over and finds every committed change.
+    await first.server.stop("SIGKILL")
+    assert.isTrue(existsSync(join(env.WAYBILL_DATA_DIR, "waybill.lock")))
+    const second = await startServer(direct!.content, env)
+    assert.strictEqual((await api(second.base, key, `/drafts/${id}`)).status, 200)
+    // What a process manager sends: the server closes its database and releases the directory.
+    assert.strictEqual(await second.server.stop("SIGTERM"), 0, second.server.output())
+    await released(env.WAYBILL_DATA_DIR, second.server, true)
+
+    const [backup, restore] = runBlocks("backup-embedded")
+    ok(await bash(backup!.content, { cwd: workDir }), "backup")
+    assert.isTrue(existsSync(join(workDir, "waybill-backup.tgz")))
+    ok(await bash(restore!.content, { cwd: workDir }), "restore")
+    const third = await startServer("npm start", env)
+    const restored = await api(third.base, key, `/drafts/${id}`)
+    assert.strictEqual(restored.status, 200)
+    assert.strictEqual(restored.body!.name, "kept across crash and restore")
+    graceful(await third.server.stop("SIGINT"), "SIGINT", third.server.output())
+    await released(env.WAYBILL_DATA_DIR, third.server, false)
+  }, 400_000)
+})
+
+const postgresUrl = process.env.DATABASE_URL
+describe.skipIf(postgresUrl === undefined || postgresUrl === "")("docs: PostgreSQL commands", () => {
+  const scope = Effect.runSync(Scope.make())
+  afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+  const fresh = () => Effect.runPromise(Scope.extend(Testing.freshPostgresDatabase(postgresUrl!), scope))
+
+  it("several processes on one PostgreSQL, started as documented, share keys and data", async () => {
+    const databaseUrl = await fresh()
+    const [block] = runBlocks("postgres-processes")
+    const [p1, p2] = [await freePort(), await freePort()]
+    const script = npmScripts(block!.content)
+      .replace("postgres://postgres@127.0.0.1:5432/waybill", databaseUrl)
+      .replace("PORT=3000", `PORT=${p1}`)
+      .replace("PORT=3001", `PORT=${p2}`)
+    const processes = start(script)
+    const key = (await processes.waitFor(/^(wbk_\S+)$/m))[1]!
+    const [a, b] = [`http://127.0.0.1:${p1}`, `http://127.0.0.1:${p2}`]
+    await healthy(a)
+    await healthy(b)
+    const draft = await api(a, key, "/drafts", { origin: "manual", status: "draft", transportShapeId: "shape_line" })
+    assert.strictEqual(draft.status, 201)
+    const seen = await api(b, key, `/drafts/${draft.body!.id as string}`)
+    assert.strictEqual(seen.status, 200)
+    await processes.stop("SIGTERM")
+  }, 300_000)
+
+  it("backup with pg_dump and restore with pg_restore into a new database", async () => {
+    const workDir = temp()
+    const databaseUrl = await fresh()
+    const secretKey = "cd".repeat(32)
+    const apiKey = "docs-backup-key-0001"
+    const env = { DATABASE_URL: databaseUrl, WAYBILL_SECRET_KEY: secretKey, WAYBILL_API_KEYS: `acme:${apiKey}` }
+    const first = await startServer("npm start", env)
+    const draft = await api(first.base, apiKey, "/drafts", {
+      origin: "manual",
+      status: "draft",
+      name: "in the dump",
+      transportShapeId: "shape_line"
+    })
+    assert.strictEqual(draft.status, 201)
+    const webhook = await api(first.base, apiKey, "/webhooks", {
+      url: "https://hooks.example.org/waybill",
+      events: ["tour-created"],
+      auth: { type: "hmac", secret: "backup-test-secret-0001" }
+    })
+    assert.strictEqual(webhook.status, 201)
+
+    const [dump, restore] = runBlocks("backup-postgres")
+    // The dump is taken while the server runs.
+    ok(await bash(dump!.content, { cwd: workDir, env: { DATABASE_URL: databaseUrl } }), "pg_dump")
+    graceful(await first.server.stop("SIGINT"), "SIGINT", first.server.output())
+
+    const server = new URL(postgresUrl!)
+    const name = `waybill_restored_${Date.now().toString(36)}`
+    const target = new URL(postgresUrl!)
+    target.pathname = `/${name}`
+    const script = restore!.content
+      .replace(
+        "createdb --host=127.0.0.1 --username=postgres waybill_restored",
+        `createdb --host=${server.hostname} --port=${server.port || "5432"} --username=${server.username || "postgres"} ${name}`
+      )
+      .replace("postgres://postgres@127.0.0.1:5432/waybill_restored", target.toString())
+    try {
+      ok(await bash(script, { cwd: workDir, env: server.password ? { PGPASSWORD: server.password } : {} }), "restore")
+      const restored = await startServer("npm start", { ...env, DATABASE_URL: target.toString() })
+      const read = await api(restored.base, apiKey, `/drafts/${draft.body!.id as string}`)
+      assert.strictEqual(read.body?.name, "in the dump")
+      const hooks = await api(restored.base, apiKey, "/webhooks")
+      assert.deepStrictEqual(
+        (hooks.body!.data as Array<{ id: string; auth: unknown }>).map((hook) => [hook.id, hook.auth]),
+        [[webhook.body!.id, { type: "hmac", secret: "********" }]]
+      )
+      graceful(await restored.server.stop("SIGINT"), "SIGINT", restored.server.output())
+    } finally {
+      await bash(`dropdb --if-exists --force ${name}`, {
+        env: {
+          PGHOST: server.hostname,
+          PGPORT: server.port || "5432",
+          PGUSER: server.username || "postgres",
+          ...(server.password ? { PGPASSWORD: server.password } : {})
+        }
+      })
+    }
+  }, 400_000)
+})
+
+if (postgresUrl === undefined || postgresUrl === "") {
+  describe("docs: PostgreSQL commands [postgres]", () => {
+    it.skip("NOT RUN: DATABASE_URL is not set, so the PostgreSQL commands of operations.md were not run", () => {})
+  })
+}
