@@ -213,6 +213,29 @@ describe("Client", () => {
     })
   )
 
+  it.live("covers the tours and webhooks groups too; secrets come back masked", () =>
+    withClient({ baseUrl: "http://waybill.test", apiKey: keyA }, (client) =>
+      Effect.gen(function* () {
+        const webhook = yield* client.webhooks.register({
+          payload: {
+            url: "https://hooks.example.org/waybill",
+            events: ["tour-created"],
+            auth: { type: "hmac", secret: "a shared secret of 16+ characters" }
+          }
+        })
+        assert.match(webhook.id, /^whk_/)
+        assert.deepStrictEqual(webhook.auth, { type: "hmac", secret: "********" })
+        const listed = yield* client.webhooks.list({ urlParams: {} })
+        assert.deepStrictEqual(
+          listed.data.map((item) => item.id),
+          [webhook.id]
+        )
+        const tours = yield* client.tours.list({ urlParams: {} })
+        assert.deepStrictEqual(tours.data, [])
+      })
+    )
+  )
+
   it.live("refuses a payload its schema rejects before sending anything", () =>
     withClient({ baseUrl: "http://waybill.test", apiKey: keyA }, (client, seen) =>
       Effect.gen(function* () {
