@@ -21,7 +21,15 @@ import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Exit, Scope } from "effect"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const guides = ["docs/quickstart.md", "docs/embedding.md", "docs/operations.md", "docs/security.md"] as const
+// README.md joins once it carries markers (it is the lead's file; see the report of issue 10).
+const readmeMarked = /<!-- (sample|run): /.test(readFileSync(join(root, "README.md"), "utf8"))
+const guides = [
+  "docs/quickstart.md",
+  "docs/embedding.md",
+  "docs/operations.md",
+  "docs/security.md",
+  ...(readmeMarked ? ["README.md"] : [])
+]
 const scenarios = [
   "outside",
   "demo",
@@ -265,11 +273,15 @@ const startServer = async (command: string, env: Record<string, string>) => {
 }
 
 describe("docs: every block is marked, and samples are the files", () => {
+  if (!readmeMarked) {
+    it.skip("NOT CHECKED: README.md has no sample/run markers yet, so its blocks are not run", () => {})
+  }
+
   it("every shell and TypeScript block carries a sample or run marker; JSON blocks parse", () => {
     assert.isAbove(blocks.length, 20)
     for (const block of blocks) {
-      if (["ts", "typescript", "js", "sh", "bash", "shell", ""].includes(block.lang)) {
-        assert.isDefined(block.marker, `${where(block)}: a ${block.lang || "plain"} block without a marker`)
+      if (["ts", "typescript", "js", "sh", "bash", "shell"].includes(block.lang)) {
+        assert.isDefined(block.marker, `${where(block)}: a ${block.lang} block without a marker`)
         if (block.marker!.kind === "sample") assert.strictEqual(block.lang, "ts", where(block))
         if (block.marker!.kind === "run") {
           assert.strictEqual(block.lang, "sh", where(block))
@@ -296,7 +308,8 @@ describe("docs: every block is marked, and samples are the files", () => {
   })
 
   it("outside blocks hold only npm install and npm test; demo blocks only npm run demo (test/demo.test.ts)", () => {
-    for (const block of runBlocks("outside")) assert.include(["npm install", "npm test"], block.content, where(block))
+    const outside = ["npm install", "npm test", "DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm test"]
+    for (const block of runBlocks("outside")) assert.include(outside, block.content, where(block))
     for (const block of runBlocks("demo")) assert.strictEqual(block.content, "npm run demo", where(block))
   })
 
