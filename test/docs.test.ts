@@ -254,11 +254,15 @@ const api = async (base: string, key: string, path: string, body?: unknown) => {
   return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as Record<string, unknown>) }
 }
 
+const temps: Array<string> = []
 const temp = () => {
   const dir = mkdtempSync(join(tmpdir(), "waybill-docs-"))
-  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  temps.push(dir)
   return dir
 }
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true })
+})
 
 const DEV_KEY = /wbk_[0-9a-z]{26}_[A-Za-z0-9_-]{43}/
 
