@@ -56,9 +56,13 @@ export const carrierBookingFields = ["provider", "carrierId", "carrierBookingId"
 
 const reduceCarrierBooking = (value: unknown): { readonly keep: boolean; readonly value?: unknown } => {
   if (value === null) return { keep: true, value: null }
-  if (isRecord(value)) return { keep: true, value: pick(value, carrierBookingFields) }
+  // The kept fields are walked too: a provider payload nested inside one must not survive.
+  if (isRecord(value)) return { keep: true, value: stripCarrierInternals(pick(value, carrierBookingFields)) }
   if (Array.isArray(value)) {
-    return { keep: true, value: value.filter(isRecord).map((booking) => pick(booking, carrierBookingFields)) }
+    return {
+      keep: true,
+      value: value.filter(isRecord).map((booking) => stripCarrierInternals(pick(booking, carrierBookingFields)))
+    }
   }
   // A scalar is no record to reduce; dropping it is the safe side.
   return { keep: false }

@@ -286,6 +286,16 @@ describe("callout-action-created", () => {
 })
 
 describe("redact (POST /events)", () => {
+  it("strips a provider payload nested inside a kept carrier-booking field", () => {
+    // Found by the property test below (seed -276099552).
+    const payload = {
+      tour,
+      action: tourAction({ type: "advance", carrierBooking: { carrierId: { providerPayload: { raw: 1 } }, extra: 1 } })
+    }
+    const redacted = Producer.redact("tour-action-created", payload)
+    assert.deepStrictEqual(redacted.action.payload.carrierBooking, { carrierId: {} })
+  })
+
   it("applies the tour-action-created rules", () => {
     const payload = {
       tour,
