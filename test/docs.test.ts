@@ -93,15 +93,6 @@ const sampleText = (path: string) =>
     .replace(/^\s*\/\*\*[\s\S]*?\*\/\n/, "")
     .replace(/^\n+|\n+$/g, "")
 
-const rootScripts = (
-  JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }
-).scripts
-const keysViaNpm = rootScripts.keys === "tsx examples/server/src/keys.ts"
-
-/** The documented command, or its equivalent while the root package.json lacks the script. */
-const npmScripts = (text: string) =>
-  keysViaNpm ? text : text.replaceAll("npm run keys --", "npx tsx examples/server/src/keys.ts")
-
 const strictCurl = (text: string) => text.replace(/(^|[\s(])curl /gm, "$1curl --fail-with-body -sS ")
 
 /** The environment of a child: the caller's, without anything that would configure Waybill. */
@@ -331,10 +322,6 @@ describe("docs: every block is marked, and samples are the files", () => {
 })
 
 describe("docs: commands", () => {
-  if (!keysViaNpm) {
-    it.skip('NOT RUN AS "npm run keys": the root package.json has no "keys": "tsx examples/server/src/keys.ts" script yet; the same tool runs through npx tsx', () => {})
-  }
-
   it("quickstart: npm start, the API with curl, the typed client, then npm run keys with the server stopped", async () => {
     const dataDir = join(temp(), "data")
     const [startBlock] = runBlocks("quickstart-server")
@@ -370,7 +357,7 @@ describe("docs: commands", () => {
     // npm run keys, line by line: `key_...` is the key created just before (quickstart) or the
     // development key the client used so far (security.md's rotation).
     const env = { WAYBILL_DATA_DIR: dataDir }
-    const listed = await bash(npmScripts("npm run keys -- list"), { env })
+    const listed = await bash("npm run keys -- list", { env })
     ok(listed, "keys list")
     const devKeyId = /^(key_\w+)\s+default\s/m.exec(listed.stdout)?.[1]
     assert.isDefined(devKeyId, listed.stdout)
@@ -379,7 +366,7 @@ describe("docs: commands", () => {
     for (const block of runBlocks("keys")) {
       for (const line of block.content.split("\n").filter((text) => text.trim() !== "")) {
         const old = block.doc === "docs/security.md" ? devKeyId! : created.at(-1)!
-        const command = npmScripts(line).replace("key_...", old)
+        const command = line.replace("key_...", old)
         const result = await bash(command, { env })
         ok(result, command)
         const id = /^Created (key_\w+) for workspace acme/m.exec(result.stdout)?.[1]
@@ -392,7 +379,7 @@ describe("docs: commands", () => {
     }
     assert.strictEqual(created.length, 2)
     assert.deepStrictEqual(revoked, [created[0], devKeyId])
-    const after = await bash(npmScripts("npm run keys -- list"), { env })
+    const after = await bash("npm run keys -- list", { env })
     for (const id of revoked) assert.match(after.stdout, new RegExp(`^${id}\\s+\\S+\\s+\\S+Z\\s+\\S+Z$`, "m"))
     assert.match(after.stdout, new RegExp(`^${created[1]}\\s+acme\\s+\\S+Z\\s+-$`, "m"))
   }, 400_000)
@@ -476,7 +463,7 @@ describe.skipIf(postgresUrl === undefined || postgresUrl === "")("docs: PostgreS
     const databaseUrl = await fresh()
     const [block] = runBlocks("postgres-processes")
     const [p1, p2] = [await freePort(), await freePort()]
-    const script = npmScripts(block!.content)
+    const script = block!.content
       .replace("postgres://postgres@127.0.0.1:5432/waybill", databaseUrl)
       .replace("PORT=3000", `PORT=${p1}`)
       .replace("PORT=3001", `PORT=${p2}`)
