@@ -41,23 +41,35 @@ export const freshDatabase = async () => {
 
 export const apiKey = "bench-key-0000000001"
 
-/** Starts `examples/server` on the database; resolves when `/health` answers. */
+/**
+ * Starts `examples/server` on the database; resolves when `/health` answers. With
+ * `BENCH_CPU_PROF=<dir>` the server writes a V8 CPU profile there when it stops.
+ */
 export const startServer = async (databaseUrl: string, env: Record<string, string> = {}) => {
   const port = await freePort()
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "examples/server/src/main.ts"], {
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
-    stdio: ["ignore", "ignore", "inherit"],
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      WAYBILL_SECRET_KEY: "cd".repeat(32),
-      WAYBILL_API_KEYS: `bench:${apiKey}`,
-      WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
-      ...env
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      "--import",
+      "tsx",
+      "examples/server/src/main.ts"
+    ],
+    {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      stdio: ["ignore", "ignore", "inherit"],
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        WAYBILL_SECRET_KEY: "cd".repeat(32),
+        WAYBILL_API_KEYS: `bench:${apiKey}`,
+        WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
+        ...env
+      }
     }
-  })
+  )
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; i < 600; i++) {
     if (
