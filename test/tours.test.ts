@@ -12,6 +12,7 @@ import { TourGenerator } from "@waybill/recurring/TourGenerator"
 import type { DatabaseConfig } from "@waybill/store-pg/Database"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Context, Effect, Exit, Fiber, Layer, Redacted, Schema, Scope } from "effect"
+import { contractMaster } from "./fixtures.js"
 import { call, forEachServer, isErrorBody, keys, type Reply, type ServerServices, testConfig } from "./harness.js"
 
 // One clock for every server of this file: tests set it to the instants they need.
@@ -19,36 +20,6 @@ const clock = AdjustableClock.make()
 const setNow = (iso: string) => clock.setTime(Date.parse(iso))
 const at = (iso: string) => Date.parse(iso) / 1000
 const workspaceA = Schema.decodeSync(WorkspaceId)("ws-a")
-
-// The contract's example master (§2): weekdays at 06:00 Berlin, 7 days ahead, from 2027-01-01.
-const contractMaster = () => ({
-  origin: "manual",
-  status: "draft",
-  name: "Line {{ weekday }}",
-  transportShapeId: "shape_line",
-  transport: {
-    multiStopData: {
-      stops: [
-        {
-          address: { city: "Hamburg", country: "DEU" },
-          timeWindow: { from: "06:00", to: "08:00" },
-          loads: [{ weightKg: 900 }]
-        },
-        { address: { city: "Berlin", country: "DEU" }, timeWindow: { from: "13:00", to: "15:00" }, dayOffset: 1 }
-      ]
-    },
-    tour: { vehicleClass: "vc_12t" }
-  },
-  recurringSchedule: {
-    cronExpressions: ["0 6 * * 1-5"],
-    timezone: "Europe/Berlin",
-    leadTimeDays: 7,
-    startsAt: 1798761600,
-    endsAt: 1830297600,
-    weekdayTimeOffsets: { sat: 60 },
-    vehicleClassAdjustmentStrategy: "preserve"
-  }
-})
 
 /** A master every day at 06:00 UTC, `{{ date }}` in its name. */
 const dailyMaster = (schedule: Record<string, unknown> = {}) => ({
