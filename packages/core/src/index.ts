@@ -10,6 +10,13 @@
 export * as ApiKeys from "./ApiKeys.js"
 
 /**
+ * Opaque list cursors.
+ *
+ * @since 0.1.0
+ */
+export * as Cursor from "./Cursor.js"
+
+/**
  * Opaque, time-sortable identifiers with a type prefix.
  *
  * @since 0.1.0

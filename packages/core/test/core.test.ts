@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, Schema, TestClock } from "effect"
 import * as ApiKeys from "../src/ApiKeys.js"
+import * as Cursor from "../src/Cursor.js"
 import * as Id from "../src/Id.js"
 import * as Issue from "../src/Issue.js"
 import * as ValidationError from "../src/ValidationError.js"
@@ -118,4 +119,18 @@ describe("ApiKeys", () => {
       })
     )
   )
+})
+
+describe("Cursor", () => {
+  it("round-trips ids of one kind and refuses any other cursor", () => {
+    const id = Id.format("drf", 1_798_000_000_000, new Uint8Array(10).fill(7))
+    const cursor = Cursor.afterId("drf", id)
+    assert.match(cursor, /^[A-Za-z0-9_-]+$/)
+    assert.deepStrictEqual(Cursor.idAfter("drf", cursor), Option.some(id))
+    assert.isTrue(Option.isNone(Cursor.idAfter("whk", cursor)))
+    for (const bad of ["", "not a cursor!", "x".repeat(201), Cursor.encode("drf:nope"), "a"]) {
+      assert.isTrue(Option.isNone(Cursor.idAfter("drf", bad)), bad)
+    }
+    assert.deepStrictEqual(Cursor.decode(Cursor.encode("tour:1:tour_x")), Option.some("tour:1:tour_x"))
+  })
 })

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import * as Id from "@waybill/core/Id"
+import * as Cursor from "@waybill/core/Cursor"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -61,15 +61,13 @@ export class DraftRepository extends Context.Tag("@waybill/drafts/DraftRepositor
   }
 >() {}
 
-const toBase64Url = (text: string): string => btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
-
 /**
  * The opaque cursor that points after a draft. Adapters build `nextCursor` with it.
  *
  * @since 0.1.0
  * @category cursors
  */
-export const encodeCursor = (draftId: string): string => toBase64Url(`drf:${draftId}`)
+export const encodeCursor = (draftId: string): string => Cursor.afterId("drf", draftId)
 
 /**
  * The draft id a cursor points after, or none when the cursor is not one of ours.
@@ -77,16 +75,7 @@ export const encodeCursor = (draftId: string): string => toBase64Url(`drf:${draf
  * @since 0.1.0
  * @category cursors
  */
-export const decodeCursor = (cursor: string): Option.Option<string> => {
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return Option.none()
-  try {
-    const text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"))
-    const id = text.startsWith("drf:") ? text.slice(4) : ""
-    return Id.isId("drf", id) ? Option.some(id) : Option.none()
-  } catch {
-    return Option.none()
-  }
-}
+export const decodeCursor = (cursor: string): Option.Option<string> => Cursor.idAfter("drf", cursor)
 
 /**
  * Builds a page from up to `limit + 1` rows in list order: the extra row only tells that a

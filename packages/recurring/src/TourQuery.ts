@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Cursor from "@waybill/core/Cursor"
 import * as Issue from "@waybill/core/Issue"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Context from "effect/Context"
@@ -108,15 +109,13 @@ export class TourQuery extends Context.Tag("@waybill/recurring/TourQuery")<
   }
 >() {}
 
-const toBase64Url = (text: string): string => btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
-
 /**
  * The opaque cursor that points after a tour. Adapters build `nextCursor` with it.
  *
  * @since 0.1.0
  * @category cursors
  */
-export const encodeCursor = (position: Position): string => toBase64Url(`tour:${position.triggerAt}:${position.id}`)
+export const encodeCursor = (position: Position): string => Cursor.encode(`tour:${position.triggerAt}:${position.id}`)
 
 /**
  * The position a cursor points after, or none when the cursor is not one of ours.
@@ -124,15 +123,11 @@ export const encodeCursor = (position: Position): string => toBase64Url(`tour:${
  * @since 0.1.0
  * @category cursors
  */
-export const decodeCursor = (cursor: string): Option.Option<Position> => {
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return Option.none()
-  try {
-    const match = /^tour:(0|[1-9]\d{0,15}):([!-~]{1,100})$/.exec(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")))
+export const decodeCursor = (cursor: string): Option.Option<Position> =>
+  Option.flatMap(Cursor.decode(cursor), (text) => {
+    const match = /^tour:(0|[1-9]\d{0,15}):([!-~]{1,100})$/.exec(text)
     return match === null ? Option.none() : Option.some({ triggerAt: Number(match[1]), id: match[2]! })
-  } catch {
-    return Option.none()
-  }
-}
+  })
 
 /**
  * Builds a page from up to `limit + 1` tours in list order: the extra one only tells that a

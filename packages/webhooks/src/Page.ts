@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import * as Id from "@waybill/core/Id"
+import * as Cursor from "@waybill/core/Cursor"
+import type * as Id from "@waybill/core/Id"
 import * as Issue from "@waybill/core/Issue"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -51,15 +52,13 @@ export interface Query {
   readonly after: string | undefined
 }
 
-const toBase64Url = (text: string): string => btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
-
 /**
  * The cursor that points after the item with this id.
  *
  * @since 0.1.0
  * @category cursors
  */
-export const encodeCursor = (prefix: Id.Prefix, id: string): string => toBase64Url(`${prefix}:${id}`)
+export const encodeCursor = (prefix: Id.Prefix, id: string): string => Cursor.afterId(prefix, id)
 
 /**
  * The id a cursor points after, or none when it is not a cursor of this kind of list.
@@ -67,16 +66,7 @@ export const encodeCursor = (prefix: Id.Prefix, id: string): string => toBase64U
  * @since 0.1.0
  * @category cursors
  */
-export const decodeCursor = (prefix: Id.Prefix, cursor: string): Option.Option<string> => {
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return Option.none()
-  try {
-    const text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"))
-    const id = text.startsWith(`${prefix}:`) ? text.slice(prefix.length + 1) : ""
-    return Id.isId(prefix, id) ? Option.some(id) : Option.none()
-  } catch {
-    return Option.none()
-  }
-}
+export const decodeCursor = (prefix: Id.Prefix, cursor: string): Option.Option<string> => Cursor.idAfter(prefix, cursor)
 
 /**
  * Builds a page from up to `limit + 1` rows in list order (newest first): the extra row only
