@@ -1,16 +1,36 @@
 /**
- * Events published → fanned out, delivered and recorded, end to end (issue 9): the reference
- * server in its own process on PostgreSQL, a loopback receiver that answers at once, HMAC
- * webhooks. Deliveries/s and publish→receipt latency, beside a bare HTTP client loop posting the
- * same bodies to the same receiver (the ceiling), in one run.
+ * Events published → fanned out, delivered and recorded, end to end (issue 9), on PostgreSQL:
+ * the reference server in its own process runs the dispatcher; a loopback receiver answers at
+ * once; the webhook signs with HMAC. The ceiling is a bare HTTP client loop posting the same
+ * bodies to the same receiver in the same run, warmed up first.
+ *
+ * Events are published the way the service raises them: through the `EventOutbox` port, in
+ * transactions of a few events (an embedding application's, here this process's), with
+ * `PUBLISHERS` of them at once. The run ends when every delivery is recorded as succeeded in
+ * the database, not merely received. A second, smaller run publishes over HTTP (`POST /events`,
+ * one event per request) and is reported beside it.
  */
 import { Agent, createServer, request as httpRequest } from "node:http"
 import type { AddressInfo } from "node:net"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { WorkspaceId } from "@waybill/core/Workspace"
+import { EventOutbox, type NewEvent } from "@waybill/events/EventOutbox"
+import * as Database from "@waybill/store-pg/Database"
+import * as StoreEventOutbox from "@waybill/store-pg/EventOutbox"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { target } from "./harness.js"
 import { apiKey, freshDatabase, startServer } from "./server.js"
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 3000)
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000)
+const HTTP_EVENTS = Math.max(1, Math.floor(EVENTS / 5))
+const EVENTS_PER_TRANSACTION = 10
+const PUBLISHERS = 8
 const CONCURRENCY = 32
+const workspace = Schema.decodeSync(WorkspaceId)("bench")
 
 // The receiver: answers 200 at once and notes when each event arrived.
 const arrivals = new Map<string, number>()
@@ -44,10 +64,10 @@ const post = (url: string, body: string, headers: Record<string, string>) =>
     req.end(body)
   })
 
-const pool = async (count: number, task: (index: number) => Promise<void>) => {
+const pool = async (count: number, workers: number, task: (index: number) => Promise<void>) => {
   let next = 0
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    Array.from({ length: workers }, async () => {
       while (next < count) await task(next++)
     })
   )
@@ -55,17 +75,24 @@ const pool = async (count: number, task: (index: number) => Promise<void>) => {
 
 const percentile = (values: Array<number>, p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 }
 
-const body = (i: number) =>
-  JSON.stringify({
-    type: "tour-created",
-    payload: { tour: { id: `tour_${i}`, status: "planned", substatus: null, properties: { prop_region: "opt_north" } } }
-  })
+const payload = (i: number) => ({
+  tour: { id: `tour_${i}`, status: "planned", substatus: null, properties: { prop_region: "opt_north" } }
+})
+const body = (i: number) => JSON.stringify({ type: "tour-created", payload: payload(i) })
 
 const database = await freshDatabase()
 const server = await startServer(database.url, { WAYBILL_DELIVERY_TIMEOUT_MS: "5000" })
+// This process's own connection to the database: the publishing application's.
+const runtime = ManagedRuntime.make(
+  StoreEventOutbox.layer.pipe(
+    Layer.provideMerge(
+      Database.layer({ _tag: "Postgres", url: Redacted.make(database.url), maxConnections: PUBLISHERS })
+    )
+  )
+)
 try {
   const auth = { authorization: `Bearer ${apiKey}` }
   const registered = await post(
@@ -79,45 +106,102 @@ try {
   )
   if (registered.status !== 201) throw new Error(`registration failed: ${registered.text}`)
 
-  // The ceiling: the same bodies posted straight to the receiver.
+  // The ceiling: the same bodies posted straight to the receiver, after a warm-up.
+  await pool(2_000, CONCURRENCY, (i) => post(receiverUrl, body(i), {}).then(() => undefined))
+  bareReceived = 0
   const bareStart = performance.now()
-  await pool(EVENTS, (i) => post(receiverUrl, body(i), {}).then(() => undefined))
+  await pool(EVENTS, CONCURRENCY, (i) => post(receiverUrl, body(i), {}).then(() => undefined))
   const bareRate = (EVENTS / (performance.now() - bareStart)) * 1000
 
-  // End to end: publish every event, then wait until every one has arrived.
+  const succeeded = () =>
+    runtime.runPromise(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ count: number }>`SELECT count(*)::int AS count FROM deliveries WHERE status = 'succeeded'`
+      )
+    )
+  // Waits until every event has arrived (cheap: this process's own map), then until `total`
+  // deliveries are recorded as succeeded; answers when that was.
+  const recorded = async (expected: number, total: number) => {
+    const deadline = performance.now() + 120_000
+    while (arrivals.size < expected && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    while (performance.now() < deadline) {
+      const [row] = await succeeded()
+      if ((row?.count ?? 0) >= total) return performance.now()
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    throw new Error(`only ${(await succeeded())[0]?.count} of ${total} deliveries were recorded`)
+  }
+
+  // End to end, published through the outbox.
   const published = new Map<string, number>()
+  const publishOne = (events: ReadonlyArray<NewEvent>) =>
+    runtime.runPromise(Effect.flatMap(EventOutbox, (outbox) => outbox.publish(workspace, events)))
+  const transactions = Math.ceil(EVENTS / EVENTS_PER_TRANSACTION)
   const start = performance.now()
-  await pool(EVENTS, async (i) => {
+  await pool(transactions, PUBLISHERS, async (t) => {
+    const events: Array<NewEvent> = []
+    for (let i = t * EVENTS_PER_TRANSACTION; i < Math.min(EVENTS, (t + 1) * EVENTS_PER_TRANSACTION); i++) {
+      events.push({ type: "tour-created", payload: payload(i) })
+    }
     const sentAt = performance.now()
-    const reply = await post(`${server.base}/events`, body(i), auth)
-    if (reply.status !== 202) throw new Error(`publish failed: ${reply.text}`)
-    published.set(JSON.parse(reply.text).id, sentAt)
+    for (const event of await publishOne(events)) published.set(event.id, sentAt)
   })
   const publishedAt = performance.now()
-  while (arrivals.size < EVENTS && performance.now() - publishedAt < 120_000) {
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  const end = Math.max(...arrivals.values())
+  const end = await recorded(EVENTS, EVENTS)
   const latencies = [...published].flatMap(([id, sentAt]) => {
     const at = arrivals.get(id)
     return at === undefined ? [] : [at - sentAt]
   })
-  const rate = (arrivals.size / (end - start)) * 1000
-  console.log(`\nWebhooks end to end: ${EVENTS} events, ${CONCURRENCY} publishers, PostgreSQL, HMAC, loopback receiver`)
-  console.log(`  bare HTTP loop (ceiling)       ${bareRate.toFixed(0).padStart(7)} req/s`)
+  const rate = (EVENTS / (end - start)) * 1000
+
+  // Beside it: published over HTTP, one event per request.
+  arrivals.clear()
+  const httpPublished = new Map<string, number>()
+  const httpStart = performance.now()
+  await pool(HTTP_EVENTS, CONCURRENCY, async (i) => {
+    const sentAt = performance.now()
+    const reply = await post(`${server.base}/events`, body(i), auth)
+    if (reply.status !== 202) throw new Error(`publish failed: ${reply.text}`)
+    httpPublished.set(JSON.parse(reply.text).id, sentAt)
+  })
+  const httpPublishedAt = performance.now()
+  const httpEnd = await recorded(HTTP_EVENTS, EVENTS + HTTP_EVENTS)
+  const httpLatencies = [...httpPublished].flatMap(([id, sentAt]) => {
+    const at = arrivals.get(id)
+    return at === undefined ? [] : [at - sentAt]
+  })
+  const httpRate = (HTTP_EVENTS / (httpEnd - httpStart)) * 1000
+
+  const ms = (value: number) => `${value.toFixed(0)} ms`
+  console.log(`\nWebhooks end to end: PostgreSQL, HMAC, loopback receiver, dispatcher in the server process`)
+  console.log(`  bare HTTP loop (ceiling, ${CONCURRENCY} at once)  ${bareRate.toFixed(0).padStart(6)} req/s`)
   console.log(
-    `  publish → delivered → recorded ${rate.toFixed(0).padStart(7)} deliveries/s   p50 ${percentile(
-      latencies,
-      50
-    ).toFixed(0)} ms   p99 ${percentile(latencies, 99).toFixed(0)} ms   (publishing alone: ${(
-      (EVENTS / (publishedAt - start)) * 1000
+    `  ${EVENTS} events via the outbox (${PUBLISHERS} publishers, ${EVENTS_PER_TRANSACTION} per transaction) → delivered → recorded`
+  )
+  console.log(
+    `      ${rate.toFixed(0).padStart(6)} deliveries/s   ${(rate / bareRate).toFixed(2)} × bare   publish → receipt p50 ${ms(
+      percentile(latencies, 50)
+    )}, p99 ${ms(percentile(latencies, 99))}   (publishing alone ${((EVENTS / (publishedAt - start)) * 1000).toFixed(0)} events/s)`
+  )
+  console.log(
+    `  ${HTTP_EVENTS} events via POST /events (${CONCURRENCY} clients, one event per request) → delivered → recorded`
+  )
+  console.log(
+    `      ${httpRate.toFixed(0).padStart(6)} deliveries/s   ${(httpRate / bareRate).toFixed(2)} × bare   publish → receipt p50 ${ms(
+      percentile(httpLatencies, 50)
+    )}, p99 ${ms(percentile(httpLatencies, 99))}   (publishing alone ${(
+      (HTTP_EVENTS / (httpPublishedAt - httpStart)) * 1000
     ).toFixed(0)} events/s)`
   )
-  console.log(`  delivered ${arrivals.size} of ${EVENTS}; bare requests received ${bareReceived}`)
-  const ok = target("end to end ÷ bare loop", rate / bareRate, 0.25) && arrivals.size === EVENTS
+  console.log(`  bare requests received ${bareReceived}; deliveries recorded ${EVENTS + HTTP_EVENTS}`)
+  const ok = target("end to end (outbox) ÷ bare loop", rate / bareRate, 0.25)
   if (!ok) process.exitCode = 1
 } finally {
   server.stop()
+  await runtime.dispose()
   receiver.close()
   agent.destroy()
   await new Promise((resolve) => setTimeout(resolve, 500))

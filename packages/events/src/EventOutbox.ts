@@ -48,6 +48,11 @@ export interface RecordedEvent {
 export class EventOutbox extends Context.Tag("@waybill/events/EventOutbox")<
   EventOutbox,
   {
+    /**
+     * Records events, all or none (an adapter writes them atomically, in the caller's
+     * transaction when there is one, so they commit or roll back with the change that raised
+     * them).
+     */
     readonly publish: (
       workspaceId: WorkspaceId,
       events: ReadonlyArray<NewEvent>

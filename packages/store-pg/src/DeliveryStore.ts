@@ -11,7 +11,7 @@ import type { WorkspaceId } from "@waybill/core/Workspace"
 import { Attempt, type DeliveryStatus } from "@waybill/webhooks/Delivery"
 import { type ClaimedDelivery, DeliveryStore } from "@waybill/webhooks/DeliveryStore"
 import * as Page from "@waybill/webhooks/Page"
-import { Webhook } from "@waybill/webhooks/Webhook"
+import { type Target, Webhook } from "@waybill/webhooks/Webhook"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -27,7 +27,8 @@ interface ClaimedRow {
   readonly event_type: string
   readonly body: string
   readonly attempt_count: number
-  readonly document: unknown
+  readonly due_at: number
+  readonly seq: number
 }
 
 /**
@@ -38,6 +39,20 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
   DeliveryStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // Delivery targets by webhook id. Webhooks never change (there is no update), so an entry
+    // never goes stale; the map is cleared when it grows past a bound.
+    const targets = new Map<string, Target>()
+    const loadTargets = (webhookIds: ReadonlyArray<string>) =>
+      Effect.map(
+        sql<{ document: unknown }>`SELECT document FROM webhooks WHERE id IN ${sql.in(webhookIds)}`,
+        (rows) => {
+          if (targets.size + rows.length > 10_000) targets.clear()
+          for (const row of rows) {
+            const webhook = decodeWebhook(row.document)
+            targets.set(webhook.id, { webhookId: webhook.id, url: webhook.url, auth: webhook.auth })
+          }
+        }
+      )
     return DeliveryStore.of({
       insert: (deliveries) =>
         deliveries.length === 0
@@ -51,76 +66,89 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
                 event_type: delivery.eventType,
                 created_at: delivery.createdAt,
                 status: "pending",
-                due_at: delivery.dueAt
+                due_at: delivery.dueAt,
+                lease_until: delivery.lease?.until ?? null,
+                lease_token: delivery.lease?.token ?? null
               }))
             )}`.pipe(Effect.asVoid, Effect.orDie),
       claimDue: (request) =>
-        sql
-          .withTransaction(
-            Effect.gen(function* () {
-              // Per webhook at most `maxPerWebhook` of its earliest due deliveries (fairness: one busy
-              // receiver cannot fill a claim), locked or skipped if another dispatcher holds them.
-              const picked = yield* sql<{ id: string }>`
-            SELECT c.id FROM webhooks w
+        // One statement, so no transaction to open: per webhook at most its room of its earliest
+        // due deliveries (fairness: one busy receiver cannot fill a claim), locked or skipped if
+        // another dispatcher holds them, then leased.
+        sql<ClaimedRow>`
+          WITH room AS (
+            SELECT key AS webhook_id, value::int AS room
+            FROM json_each_text(${JSON.stringify(Object.fromEntries(request.roomByWebhook))}::json)
+          ), picked AS (
+            SELECT c.id, c.due_at, c.seq FROM webhooks w
+            LEFT JOIN room r ON r.webhook_id = w.id
             CROSS JOIN LATERAL (
               SELECT d.id, d.due_at, d.seq FROM deliveries d
               WHERE d.webhook_id = w.id AND d.workspace_id = w.workspace_id AND d.status = 'pending'
                 AND d.due_at <= ${request.now} AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})
               ORDER BY d.due_at, d.seq
-              LIMIT ${request.maxPerWebhook}
+              LIMIT COALESCE(r.room, ${request.maxPerWebhook})
               FOR UPDATE OF d SKIP LOCKED
             ) c
-            WHERE NOT (w.id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(request.excludeWebhooks)}::json))))
+            WHERE COALESCE(r.room, ${request.maxPerWebhook}) > 0
             ORDER BY c.due_at, c.seq
-            LIMIT ${request.limit}`
-              if (picked.length === 0) return []
-              const rows = yield* sql<ClaimedRow>`
-            UPDATE deliveries d SET lease_until = ${request.leaseUntil}, lease_token = ${request.leaseToken}
-            FROM events e, webhooks w
-            WHERE d.id IN ${sql.in(picked.map((row) => row.id))}
-              AND e.id = d.event_id AND w.id = d.webhook_id AND w.workspace_id = d.workspace_id
-            RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
-                      jsonb_array_length(d.attempts) AS attempt_count, w.document`
-              const order = new Map(picked.map((row, index) => [row.id, index]))
-              return rows
-                .map((row): ClaimedDelivery => {
-                  const webhook = decodeWebhook(row.document)
-                  return {
-                    id: row.id,
-                    workspaceId: row.workspace_id as WorkspaceId,
-                    webhookId: row.webhook_id,
-                    eventId: row.event_id,
-                    eventType: row.event_type,
-                    body: row.body,
-                    attempts: row.attempt_count,
-                    leaseToken: request.leaseToken,
-                    target: { webhookId: webhook.id, url: webhook.url, auth: webhook.auth }
-                  }
-                })
-                .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
+            LIMIT ${request.limit}
+          )
+          UPDATE deliveries d SET lease_until = ${request.leaseUntil}, lease_token = ${request.leaseToken}
+          FROM picked p, events e
+          WHERE d.id = p.id AND e.id = d.event_id
+          RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
+                    jsonb_array_length(d.attempts) AS attempt_count, p.due_at, p.seq`.pipe(
+          Effect.flatMap((returned) => {
+            const rows = [...returned].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
+            const unknown = [...new Set(rows.map((row) => row.webhook_id))].filter((id) => !targets.has(id))
+            return Effect.as(unknown.length === 0 ? Effect.void : loadTargets(unknown), rows)
+          }),
+          Effect.map((rows) =>
+            rows.flatMap((row): Array<ClaimedDelivery> => {
+              const target = targets.get(row.webhook_id)
+              // A webhook deleted since the claim: its deliveries are being deleted with it.
+              if (target === undefined) return []
+              return [
+                {
+                  id: row.id,
+                  workspaceId: row.workspace_id as WorkspaceId,
+                  webhookId: row.webhook_id,
+                  eventId: row.event_id,
+                  eventType: row.event_type,
+                  body: row.body,
+                  attempts: row.attempt_count,
+                  leaseToken: request.leaseToken,
+                  target
+                }
+              ]
             })
-          )
-          .pipe(Effect.orDie),
-      complete: (completions) =>
-        sql
-          .withTransaction(
-            Effect.forEach(
-              completions,
-              (completion) =>
-                sql<{ id: string }>`
-            UPDATE deliveries
-            SET attempts = attempts || ${JSON.stringify([completion.attempt])}::jsonb,
-                status = ${completion.status satisfies DeliveryStatus},
-                due_at = COALESCE(${completion.retryAt}::bigint, due_at),
-                lease_until = NULL, lease_token = NULL
-            WHERE id = ${completion.deliveryId} AND status = 'pending' AND lease_token = ${completion.leaseToken}
-            RETURNING id`
-            )
-          )
-          .pipe(
-            Effect.map((results) => results.flatMap((rows) => rows.map((row) => row.id))),
-            Effect.orDie
           ),
+          Effect.orDie
+        ),
+      complete: (completions) =>
+        completions.length === 0
+          ? Effect.succeed([])
+          : sql<{ id: string }>`
+          UPDATE deliveries d
+          SET attempts = d.attempts || jsonb_build_array(c.attempt),
+              status = c.status,
+              due_at = COALESCE(c.retry_at, d.due_at),
+              lease_until = NULL, lease_token = NULL
+          FROM jsonb_to_recordset(${JSON.stringify(
+            completions.map((completion) => ({
+              id: completion.deliveryId,
+              lease_token: completion.leaseToken,
+              status: completion.status satisfies DeliveryStatus,
+              retry_at: completion.retryAt,
+              attempt: completion.attempt
+            }))
+          )}::jsonb) AS c(id text, lease_token text, status text, retry_at bigint, attempt jsonb)
+          WHERE d.id = c.id AND d.status = 'pending' AND d.lease_token = c.lease_token
+          RETURNING d.id`.pipe(
+              Effect.map((rows) => rows.map((row) => row.id)),
+              Effect.orDie
+            ),
       list: (workspaceId, webhookId, query) =>
         sql<{ id: string; event_id: string; event_type: string; status: DeliveryStatus; attempts: unknown }>`
           SELECT id, event_id, event_type, status, attempts FROM deliveries

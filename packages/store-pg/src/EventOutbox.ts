@@ -1,7 +1,8 @@
 /**
  * The `EventOutbox` port of `@waybill/events` on PostgreSQL: events are rows of the `events`
- * table, written with the caller's transaction (run `publish` inside `Transactor.withTransaction`
- * together with the change that raised them), their delivery body fixed as text.
+ * table, written in one statement, so in the caller's transaction when there is one (run `publish`
+ * inside `Transactor.withTransaction` together with the change that raised them) and atomic on
+ * its own otherwise; their delivery body fixed as text.
  *
  * @since 0.1.0
  */
@@ -31,17 +32,22 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
         Effect.gen(function* () {
           if (events.length === 0) return []
           const recorded = yield* Effect.forEach(events, (event) => record(workspaceId, event))
-          yield* sql`INSERT INTO events ${sql.insert(
-            recorded.map((event) => ({
-              id: event.id,
-              workspace_id: event.workspaceId,
-              type: event.type,
-              created_at: event.createdAt,
-              body: event.body
-            }))
-          )}`
-          // Delivered on commit only (PostgreSQL semantics); harmless where nobody listens.
-          yield* sql`SELECT pg_notify(${channel}, '')`
+          // One statement (atomic without a transaction of its own): the rows, and a notification
+          // that PostgreSQL delivers on commit only; harmless where nobody listens.
+          yield* sql`
+            WITH inserted AS (
+              INSERT INTO events ${sql.insert(
+                recorded.map((event) => ({
+                  id: event.id,
+                  workspace_id: event.workspaceId,
+                  type: event.type,
+                  created_at: event.createdAt,
+                  body: event.body
+                }))
+              )}
+              RETURNING 1
+            )
+            SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
           return recorded
         }).pipe(Effect.orDie)
     })

@@ -11,6 +11,7 @@ import workspacesAndApiKeys from "./migrations/0001_workspaces_and_api_keys.js"
 import draftsAndEvents from "./migrations/0002_drafts_and_events.js"
 import tours from "./migrations/0003_tours.js"
 import webhooks from "./migrations/0004_webhooks.js"
+import deliveryFillfactor from "./migrations/0005_delivery_fillfactor.js"
 
 /**
  * Every migration, keyed `NNNN_name` as the migrator expects.
@@ -22,7 +23,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0001_workspaces_and_api_keys": workspacesAndApiKeys,
   "0002_drafts_and_events": draftsAndEvents,
   "0003_tours": tours,
-  "0004_webhooks": webhooks
+  "0004_webhooks": webhooks,
+  "0005_delivery_fillfactor": deliveryFillfactor
 }
 
 /**

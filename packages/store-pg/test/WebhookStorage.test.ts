@@ -3,6 +3,7 @@ import { assert } from "@effect/vitest"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
 import * as Hmac from "@waybill/signing/Hmac"
+import { DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
 import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
 import * as EventIntake from "@waybill/webhooks/EventIntake"
 import * as HostResolver from "@waybill/webhooks/HostResolver"
@@ -236,6 +237,80 @@ forEachBackend(
         )
         yield* settle
         for (const event of events) assert.strictEqual((yield* requestsFor(event.id)).length, 1)
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("claims take each webhook's room, oldest first, under a lease; completions apply while it holds", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const workspace = Schema.decodeSync(WorkspaceId)("hooks-room")
+        const hmac = { type: "hmac", secret }
+        const one = yield* register(
+          { url: "https://hooks.example.org/one", events: ["tour-created"], auth: hmac },
+          workspace
+        )
+        const two = yield* register(
+          { url: "https://hooks.example.org/two", events: ["tour-created"], auth: hmac },
+          workspace
+        )
+        const events = yield* Effect.forEach([0, 1, 2, 3, 4], (i) => tourCreated(`tour_room${i}`).pipe(as(workspace)))
+        yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+        const store = yield* DeliveryStoreTag
+        const claim = (roomByWebhook: ReadonlyMap<string, number>, maxPerWebhook: number, leaseToken: string) =>
+          store.claimDue({ now: NOW, limit: 10, maxPerWebhook, roomByWebhook, leaseUntil: NOW + 60_000, leaseToken })
+        const first = yield* claim(new Map([[two.id, 0]]), 3, "token-1")
+        assert.deepStrictEqual(
+          first.map((claimed) => [claimed.webhookId, claimed.eventId, claimed.attempts]),
+          events.slice(0, 3).map((event) => [one.id, event.id, 0])
+        )
+        assert.deepStrictEqual(first[0]!.target.url, "https://hooks.example.org/one")
+        assert.strictEqual(first[0]!.body, events[0]!.body)
+        const second = yield* claim(new Map([[one.id, 1]]), 2, "token-2")
+        assert.deepStrictEqual(
+          second.map((claimed) => [claimed.webhookId, claimed.eventId]).sort(),
+          [
+            [one.id, events[3]!.id],
+            [two.id, events[0]!.id],
+            [two.id, events[1]!.id]
+          ].sort()
+        )
+        const retried = second.find((claimed) => claimed.webhookId === two.id && claimed.eventId === events[0]!.id)!
+        const attempt = { at: NOW / 1000, statusCode: 200, durationMs: 3, error: null }
+        const applied = yield* store.complete([
+          { deliveryId: first[0]!.id, leaseToken: "token-1", attempt, status: "succeeded", retryAt: null },
+          // Not this lease's token: ignored.
+          { deliveryId: first[1]!.id, leaseToken: "token-2", attempt, status: "succeeded", retryAt: null },
+          {
+            deliveryId: retried.id,
+            leaseToken: "token-2",
+            attempt: { ...attempt, statusCode: 503, error: "http" },
+            status: "pending",
+            retryAt: NOW + 10_000
+          }
+        ])
+        assert.deepStrictEqual([...applied].sort(), [first[0]!.id, retried.id].sort())
+        // Leased ones stay out of claims; the retried one is due again only at its retry time.
+        const key = (claimed: { readonly webhookId: string; readonly eventId: string }) =>
+          `${claimed.webhookId}/${claimed.eventId}`
+        const rest = yield* claim(new Map(), 10, "token-3")
+        assert.deepStrictEqual(
+          rest.map(key).sort(),
+          [
+            key({ webhookId: one.id, eventId: events[4]!.id }),
+            ...[2, 3, 4].map((i) => key({ webhookId: two.id, eventId: events[i]!.id }))
+          ].sort()
+        )
+        yield* TestClock.adjust(10_000)
+        const later = yield* store.claimDue({
+          now: NOW + 10_000,
+          limit: 10,
+          maxPerWebhook: 10,
+          roomByWebhook: new Map(),
+          leaseUntil: NOW + 70_000,
+          leaseToken: "token-4"
+        })
+        assert.deepStrictEqual(later.map(key), [key(retried)])
+        assert.strictEqual(later[0]!.attempts, 1)
       }).pipe(Effect.scoped)
     )
 

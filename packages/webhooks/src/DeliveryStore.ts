@@ -2,9 +2,9 @@
  * The storage port for deliveries and their attempts.
  *
  * - Fan-out `insert`s deliveries in the transaction that marks their events fanned out.
- * - Dispatchers `claimDue` deliveries with a lease (on PostgreSQL one `UPDATE … WHERE id IN
- *   (SELECT … FOR UPDATE SKIP LOCKED) RETURNING …`), so several dispatchers never claim one
- *   delivery at once; a lease that expires (a crashed dispatcher) makes it claimable again.
+ * - Dispatchers `claimDue` deliveries with a lease (on PostgreSQL one `UPDATE … FROM (SELECT …
+ *   FOR UPDATE SKIP LOCKED) RETURNING …`), so several dispatchers never claim one delivery at
+ *   once; a lease that expires (a crashed dispatcher) makes it claimable again.
  * - A dispatcher `complete`s what it claimed: the attempt is recorded and the delivery becomes
  *   `succeeded`, `failed`, or stays `pending` with its retry time, all only if its lease token
  *   still holds (a dispatcher whose lease was taken over records nothing).
@@ -42,13 +42,16 @@ export interface NewDelivery {
   readonly dueAt: number
   readonly body: string
   readonly target: Target
+  /** Set when the dispatcher that fans out delivers it itself: it is claimed as it is made. */
+  readonly lease?: { readonly until: number; readonly token: string } | undefined
 }
 
 /**
  * What `claimDue` takes: pending deliveries with `dueAt <= now` whose lease is absent or expired
- * (`leaseUntil <= now`), oldest `dueAt` first (then id), at most `limit` in all and at most
- * `maxPerWebhook` of any one webhook, none of a webhook in `excludeWebhooks` (the dispatcher's
- * busy receivers). Each claimed delivery gets `leaseUntil` and `leaseToken`.
+ * (`leaseUntil <= now`), oldest `dueAt` first (then in the order they were made), at most `limit`
+ * in all and at most `maxPerWebhook` of any one webhook, or fewer for a webhook listed in
+ * `roomByWebhook` (the dispatcher already holds some of its work; `0` leaves it out). Each
+ * claimed delivery gets `leaseUntil` and `leaseToken`.
  *
  * @since 0.1.0
  * @category models
@@ -57,7 +60,7 @@ export interface ClaimRequest {
   readonly now: number
   readonly limit: number
   readonly maxPerWebhook: number
-  readonly excludeWebhooks: ReadonlyArray<string>
+  readonly roomByWebhook: ReadonlyMap<string, number>
   readonly leaseUntil: number
   readonly leaseToken: string
 }
@@ -107,7 +110,7 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
   {
     readonly insert: (deliveries: ReadonlyArray<NewDelivery>) => Effect.Effect<void>
     readonly claimDue: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
-    /** Applies completions (one transaction); answers the ids whose lease still held. */
+    /** Applies completions atomically; answers the ids whose lease still held. */
     readonly complete: (completions: ReadonlyArray<Completion>) => Effect.Effect<ReadonlyArray<string>>
     /** A webhook's deliveries with their attempts (oldest attempt first), newest delivery first. */
     readonly list: (
@@ -157,8 +160,8 @@ export const makeMemory = (): DeliveryStore["Type"] => {
             status: "pending",
             dueAt: delivery.dueAt,
             attempts: [],
-            leaseUntil: null,
-            leaseToken: null
+            leaseUntil: delivery.lease?.until ?? null,
+            leaseToken: delivery.lease?.token ?? null
           }
           rows.set(delivery.id, row)
           let lane = lanes.get(delivery.webhookId)
@@ -171,11 +174,11 @@ export const makeMemory = (): DeliveryStore["Type"] => {
       }),
     claimDue: (request) =>
       Effect.sync(() => {
-        const excluded = new Set(request.excludeWebhooks)
         const claimed: Array<ClaimedDelivery> = []
         for (const [webhookId, lane] of lanes) {
           if (claimed.length >= request.limit) break
-          if (excluded.has(webhookId)) continue
+          const room = request.roomByWebhook.get(webhookId) ?? request.maxPerWebhook
+          if (room <= 0) continue
           while (lane.head < lane.rows.length && lane.rows[lane.head]!.status !== "pending") lane.head++
           if (lane.head === lane.rows.length) {
             lanes.delete(webhookId)
@@ -187,7 +190,7 @@ export const makeMemory = (): DeliveryStore["Type"] => {
           }
           let taken = 0
           for (let i = lane.head; i < lane.rows.length; i++) {
-            if (claimed.length >= request.limit || taken >= request.maxPerWebhook) break
+            if (claimed.length >= request.limit || taken >= room) break
             const row = lane.rows[i]!
             if (
               row.status !== "pending" ||

@@ -1,17 +1,18 @@
 /**
  * The dispatcher (contract §5): turns recorded events into deliveries and delivers them.
  *
- * - **Fan-out** claims events from the outbox and, in the same transaction, writes one delivery
- *   per subscribed webhook of the event's workspace whose filter matches, then marks the events
- *   fanned out. Each event's body is parsed once (only if some filter needs it); compiled
+ * - **Fan-out** claims events from the outbox, marking them fanned out, and in the same
+ *   transaction writes one delivery per subscribed webhook of the event's workspace whose filter
+ *   matches. Each event's body is parsed once (only if some filter needs it); compiled
  *   filters are cached per webhook (webhooks never change). A filtered-out event leaves nothing.
- * - **Delivery** claims due deliveries under a lease and attempts them with bounded concurrency
- *   and a per-webhook cap (a busy webhook is left out of claims), so one slow receiver cannot
- *   occupy every slot. Each attempt POSTs the stored body unchanged with the contract's headers
+ * - **Delivery** claims due deliveries in batches under a lease and attempts them with bounded
+ *   concurrency and a per-webhook cap, webhooks taking turns for free slots, so one slow
+ *   receiver cannot occupy every slot. An attempt starts only if it can end before its lease
+ *   does. Each attempt POSTs the stored body unchanged with the contract's headers
  *   and authentication (HMAC signed afresh per attempt). A 2xx succeeds; anything else is
  *   retried exactly once, no sooner than the retry delay (plus up to 20 % jitter); a second
  *   failure marks the delivery failed and raises a failure alert in the same transaction.
- *   Completions are written in batches.
+ *   Results are written in batches while the next attempts go out.
  *
  * Delivery is at-least-once: a dispatcher that dies mid-attempt leaves a lease that expires,
  * and the delivery is sent again with the same `X-Delivery-Id`.
@@ -38,6 +39,7 @@ import { type Attempt, type ErrorClass, isSuccess, maxAttempts } from "./Deliver
 import { type ClaimedDelivery, type Completion, DeliveryStore, type NewDelivery } from "./DeliveryStore.js"
 import { type FailureAlert, FailureAlerts } from "./FailureAlerts.js"
 import { HttpSender, type SendError, type SendResponse } from "./HttpSender.js"
+import * as Lanes from "./internal/lanes.js"
 import * as Random_ from "./internal/random.js"
 import * as Signal from "./internal/signal.js"
 import { type OutboxEvent, OutboxReader } from "./OutboxReader.js"
@@ -58,9 +60,15 @@ export interface Options {
   readonly retryDelayMs?: number | undefined
   /** The retry waits up to this fraction longer than `retryDelayMs`. Default 0.2. */
   readonly retryJitter?: number | undefined
-  /** Attempts in flight at once, over all webhooks. Default 64. */
+  /**
+   * Attempts in flight at once, over all webhooks, in one delivery loop (`run` or a `deliverDue`
+   * call). As many claimed deliveries again may wait for a slot. Default 128.
+   */
   readonly concurrency?: number | undefined
-  /** Attempts in flight at once to one webhook (a claim leaves busier ones out). Default 8. */
+  /**
+   * Attempts in flight at once to one webhook, in one delivery loop; as many of its claimed
+   * deliveries again may wait for a slot, and the others' turns come first. Default 32.
+   */
   readonly perWebhookConcurrency?: number | undefined
   /** How long a claim holds a delivery; at least `timeoutMs` + 5 s. Default `timeoutMs` + 30 s. */
   readonly leaseMs?: number | undefined
@@ -133,13 +141,13 @@ const positive = (value: number | undefined, fallback: number) =>
 
 const settingsOf = (options: Options): Settings => {
   const timeoutMs = positive(options.timeoutMs, 20_000)
-  const concurrency = Math.floor(positive(options.concurrency, 64))
+  const concurrency = Math.floor(positive(options.concurrency, 128))
   return {
     timeoutMs,
     retryDelayMs: positive(options.retryDelayMs, 10_000),
     retryJitter: Math.min(0.2, Math.max(0, options.retryJitter ?? 0.2)),
     concurrency,
-    perWebhookConcurrency: Math.min(concurrency, Math.floor(positive(options.perWebhookConcurrency, 8))),
+    perWebhookConcurrency: Math.min(concurrency, Math.floor(positive(options.perWebhookConcurrency, 32))),
     // A lease shorter than an attempt would let a second dispatcher send while the first waits.
     leaseMs: Math.max(positive(options.leaseMs, timeoutMs + 30_000), timeoutMs + 5_000),
     pollIntervalMs: positive(options.pollIntervalMs, 1_000),
@@ -205,7 +213,7 @@ export const make = (options: Options = {}) =>
     })
 
     // ---------------------------------------------------------------------------------------
-    // Fan-out
+    // Fan-out: matching events to webhooks
     // ---------------------------------------------------------------------------------------
 
     // webhook id → event type → predicate. Webhooks never change, so entries never go stale;
@@ -297,58 +305,6 @@ export const make = (options: Options = {}) =>
         })
       }
     }
-
-    const fanOut: Effect.Effect<FanOutSummary> = Effect.gen(function* () {
-      const result = yield* transactor.withTransaction(
-        Effect.gen(function* () {
-          const events = yield* outbox.claimPending(settings.fanOutBatchSize)
-          if (events.length === 0) return { events: 0, deliveries: 0 }
-          const now = yield* Clock.currentTimeMillis
-          const subscribers = new Map<string, ReadonlyArray<Webhook>>()
-          const deliveries: Array<NewDelivery> = []
-          const problems: Array<Problem> = []
-          for (const event of events) {
-            const eventType = event.type
-            if (!isEventType(eventType)) {
-              problems.push({
-                message: "An outbox event has a type outside the catalogue; nobody receives it",
-                annotations: { eventId: event.id, eventType }
-              })
-              continue
-            }
-            const key = `${event.workspaceId}\u0000${eventType}`
-            let webhooks = subscribers.get(key)
-            if (webhooks === undefined) {
-              webhooks = yield* repository.subscribed(event.workspaceId, eventType)
-              subscribers.set(key, webhooks)
-            }
-            if (webhooks.length > 0) deliveriesFor(event, eventType, webhooks, now, deliveries, problems)
-          }
-          for (const problem of problems) {
-            yield* Effect.logError(problem.message).pipe(Effect.annotateLogs(problem.annotations))
-          }
-          if (deliveries.length > 0) yield* store.insert(deliveries)
-          yield* outbox.markFannedOut(
-            events.map((event) => event.id),
-            Math.floor(now / 1000)
-          )
-          return { events: events.length, deliveries: deliveries.length }
-        })
-      )
-      if (result.deliveries > 0) deliverWake.notify()
-      return result
-    }).pipe(Effect.withSpan("Dispatcher.fanOut"))
-
-    const fanOutAll: Effect.Effect<FanOutSummary> = Effect.gen(function* () {
-      let events = 0
-      let deliveries = 0
-      while (true) {
-        const batch = yield* fanOut
-        events += batch.events
-        deliveries += batch.deliveries
-        if (batch.events < settings.fanOutBatchSize) return { events, deliveries }
-      }
-    })
 
     // ---------------------------------------------------------------------------------------
     // Delivery
@@ -520,13 +476,19 @@ export const make = (options: Options = {}) =>
       )
     }
 
-    // Writes completions in one transaction with the alerts of deliveries that failed for good.
+    // Writes completions; the alerts of deliveries that failed for good go in the same
+    // transaction. A batch without such failures is one atomic write, with no transaction.
     const persist = (batch: ReadonlyArray<Outcome>) =>
       Effect.gen(function* () {
+        const completions = batch.map((item) => item.completion)
+        if (!batch.some((item) => item.completion.status === "failed")) {
+          yield* store.complete(completions)
+          return
+        }
         const now = yield* Clock.currentTimeMillis
         const raised = yield* transactor.withTransaction(
           Effect.gen(function* () {
-            const applied = new Set(yield* store.complete(batch.map((item) => item.completion)))
+            const applied = new Set(yield* store.complete(completions))
             const out: Array<FailureAlert> = []
             for (const item of batch) {
               if (item.completion.status !== "failed" || !applied.has(item.completion.deliveryId)) continue
@@ -559,58 +521,57 @@ export const make = (options: Options = {}) =>
         }
       })
 
-    // Completions gather in the open batch while the previous one is written (group commit);
-    // each attempt waits for its batch before its worker takes the next, so writes keep up with
-    // sends and a lease is never released before its result is stored.
-    interface Batch {
-      readonly items: Array<Outcome>
-      readonly waiters: Array<(effect: Effect.Effect<void>) => void>
-      written: boolean
+    // One delivery loop (`run`, or one `deliverDue` call): the work it claimed, waiting in
+    // per-webhook lanes for a slot; long-lived workers that take it (no fiber per delivery);
+    // and the completer, which writes results in batches while the workers go on sending (group
+    // commit). A delivery's lease holds until its result is written, so nobody else sends it in
+    // between; the loop claims no more while too many results wait to be written.
+    //
+    // Claims come in batches: the loop holds up to `concurrency` attempts in flight and as many
+    // waiting (per webhook `perWebhookConcurrency` of each), and claims again once a webhook's
+    // lane, or the whole, is half empty.
+    interface Held {
+      readonly claimed: ClaimedDelivery
+      readonly leaseUntil: number
     }
-    const newBatch = (): Batch => ({ items: [], waiters: [], written: false })
-    const awaitWritten = (batch: Batch): Effect.Effect<void> =>
-      batch.written ? Effect.void : Effect.async<void>((resume) => void batch.waiters.push(resume))
-
-    // Attempts claimed and not finished, per webhook and in all, over every loop of this
-    // dispatcher (they share `concurrency`).
-    const inFlight = new Map<string, number>()
-    let total = 0
-    const track = (counts: Map<string, number>, webhookId: string, delta: number) => {
-      const next = (counts.get(webhookId) ?? 0) + delta
-      if (next <= 0) counts.delete(webhookId)
-      else counts.set(webhookId, next)
-    }
-
-    // One delivery loop (`deliverDue` or `run`): claimed work, long-lived workers that take it
-    // (no fiber per delivery), and the completer.
     interface Loop {
-      readonly work: Array<ClaimedDelivery>
-      readonly idle: Array<(effect: Effect.Effect<ClaimedDelivery>) => void>
-      readonly slotFreed: Signal.Signal
+      readonly lanes: Lanes.Lanes<Held>
+      readonly idle: Array<(effect: Effect.Effect<Held>) => void>
+      /** Claiming is worth trying again. */
+      readonly wanted: Signal.Signal
+      /** The completer wrote a batch. */
+      readonly written: Signal.Signal
+      /** The completer has results to write. */
       readonly kick: Signal.Signal
+      /** Webhooks whose last claim was cut short by their room: more of theirs may be due. */
+      readonly mayHaveMore: Set<string>
+      /** The last claim was cut short by the loop's room in all. */
+      fullClaim: boolean
       readonly tally: Tally
       readonly onRetry: (retryAt: number) => Effect.Effect<void>
-      readonly mine: Map<string, number>
       readonly debug: boolean
-      batch: Batch
-      busy: number
+      batch: Array<Outcome>
+      unwritten: number
     }
 
-    const give = (loop: Loop, claimed: ClaimedDelivery) => {
-      total++
-      loop.busy++
-      track(inFlight, claimed.webhookId, 1)
-      track(loop.mine, claimed.webhookId, 1)
-      const worker = loop.idle.pop()
-      if (worker !== undefined) worker(Effect.succeed(claimed))
-      else loop.work.push(claimed)
+    const perWebhookWindow = 2 * settings.perWebhookConcurrency
+    const window = 2 * settings.concurrency
+    const maxUnwritten = 2 * settings.completionBatchSize
+
+    // Hands ready work to idle workers.
+    const dispatchIdle = (loop: Loop) => {
+      while (loop.idle.length > 0) {
+        const next = loop.lanes.take()
+        if (next === undefined) return
+        loop.idle.pop()!(Effect.succeed(next))
+      }
     }
 
-    const takeWork = (loop: Loop): Effect.Effect<ClaimedDelivery> =>
+    const takeWork = (loop: Loop): Effect.Effect<Held> =>
       Effect.suspend(() => {
-        const next = loop.work.shift()
+        const next = loop.lanes.take()
         if (next !== undefined) return Effect.succeed(next)
-        return Effect.async<ClaimedDelivery>((resume) => {
+        return Effect.async<Held>((resume) => {
           loop.idle.push(resume)
           return Effect.sync(() => {
             const index = loop.idle.indexOf(resume)
@@ -619,36 +580,51 @@ export const make = (options: Options = {}) =>
         })
       })
 
-    const finish = (loop: Loop, claimed: ClaimedDelivery) => {
-      total--
-      loop.busy--
-      track(inFlight, claimed.webhookId, -1)
-      track(loop.mine, claimed.webhookId, -1)
-      loop.slotFreed.notify()
+    const finish = (loop: Loop, webhookId: string) => {
+      loop.lanes.release(webhookId)
+      const held = loop.lanes.held()
+      if (
+        held === 0 ||
+        (held <= settings.concurrency && loop.fullClaim) ||
+        (loop.mayHaveMore.has(webhookId) && loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency)
+      ) {
+        loop.wanted.notify()
+      }
+      dispatchIdle(loop)
     }
 
-    const record = (loop: Loop, outcome: Outcome): Effect.Effect<void> => {
+    const record = (loop: Loop, outcome: Outcome) => {
       loop.tally.attempts++
       const status = outcome.completion.status
       if (status === "succeeded") loop.tally.succeeded++
       else if (status === "failed") loop.tally.failed++
       else loop.tally.retried++
-      const batch = loop.batch
-      batch.items.push(outcome)
-      if (batch.items.length === 1) loop.kick.notify()
-      const written = awaitWritten(batch)
-      return status === "pending" && outcome.completion.retryAt !== null
-        ? Effect.zipRight(written, loop.onRetry(outcome.completion.retryAt))
-        : written
+      loop.batch.push(outcome)
+      loop.unwritten++
+      if (loop.batch.length === 1) loop.kick.notify()
     }
+
+    // An attempt starts only if it can end before its lease does; work that waited too long
+    // is left alone, and another claim takes it once the lease has run out.
+    const attemptHeld = (held: Held, debug: boolean): Effect.Effect<Outcome | undefined> =>
+      Effect.clockWith((clock) =>
+        clock.unsafeCurrentTimeMillis() + settings.timeoutMs < held.leaseUntil
+          ? attemptOne(held.claimed, debug)
+          : Effect.as(
+              Effect.logWarning(
+                "A claimed delivery waited too long for a slot; it is left for its lease to run out"
+              ).pipe(Effect.annotateLogs({ deliveryId: held.claimed.id, webhookId: held.claimed.webhookId })),
+              undefined
+            )
+      )
 
     const worker = (loop: Loop) =>
       Effect.forever(
-        Effect.flatMap(takeWork(loop), (claimed) =>
-          attemptOne(claimed, loop.debug).pipe(
-            Effect.flatMap((outcome) => (outcome === undefined ? Effect.void : record(loop, outcome))),
-            Effect.zipRight(Effect.sync(() => finish(loop, claimed)))
-          )
+        Effect.flatMap(takeWork(loop), (held) =>
+          Effect.map(attemptHeld(held, loop.debug), (outcome) => {
+            if (outcome !== undefined) record(loop, outcome)
+            finish(loop, held.claimed.webhookId)
+          })
         )
       )
 
@@ -657,11 +633,11 @@ export const make = (options: Options = {}) =>
         Effect.gen(function* () {
           yield* loop.kick.wait
           const batch = loop.batch
-          if (batch.items.length === 0) return
-          loop.batch = newBatch()
-          for (let i = 0; i < batch.items.length; i += settings.completionBatchSize) {
+          if (batch.length === 0) return
+          loop.batch = []
+          for (let i = 0; i < batch.length; i += settings.completionBatchSize) {
             // A failed write loses nothing: the leases run out and the deliveries are sent again.
-            yield* persist(batch.items.slice(i, i + settings.completionBatchSize)).pipe(
+            yield* persist(batch.slice(i, i + settings.completionBatchSize)).pipe(
               Effect.catchAllCause((cause) =>
                 Cause.isInterruptedOnly(cause)
                   ? Effect.failCause(cause)
@@ -669,69 +645,200 @@ export const make = (options: Options = {}) =>
               )
             )
           }
-          batch.written = true
-          for (const resume of batch.waiters) resume(Effect.void)
-          // Items that arrived while this batch was written wait for the next turn.
-          if (loop.batch.items.length > 0) loop.kick.notify()
+          loop.unwritten -= batch.length
+          for (const item of batch) {
+            if (item.completion.status === "pending" && item.completion.retryAt !== null) {
+              yield* loop.onRetry(item.completion.retryAt)
+            }
+          }
+          loop.written.notify()
+          // Results that arrived while this batch was written wait for the next turn.
+          if (loop.batch.length > 0) loop.kick.notify()
         })
       )
 
-    const claim = (free: number) =>
+    // One claim for the loop's free room: `blocked` when too many results wait to be written,
+    // `busy` when the loop holds too much work for a claim to be worth it, else how many
+    // deliveries it claimed.
+    const claimFor = (loop: Loop): Effect.Effect<number | "blocked" | "busy"> =>
       Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const excludeWebhooks: Array<string> = []
-        for (const [webhookId, count] of inFlight) {
-          if (count >= settings.perWebhookConcurrency) excludeWebhooks.push(webhookId)
+        if (loop.unwritten >= maxUnwritten) return "blocked" as const
+        const limit = window - loop.lanes.held()
+        if (limit < settings.concurrency) {
+          loop.fullClaim = true
+          return "busy" as const
         }
-        return yield* store.claimDue({
+        const roomByWebhook = new Map<string, number>()
+        for (const [webhookId, held] of loop.lanes.heldByKey()) {
+          roomByWebhook.set(webhookId, held > settings.perWebhookConcurrency ? 0 : perWebhookWindow - held)
+        }
+        const now = yield* Clock.currentTimeMillis
+        const leaseUntil = now + settings.leaseMs
+        const claimed = yield* store.claimDue({
           now,
-          limit: free,
-          maxPerWebhook: settings.perWebhookConcurrency,
-          excludeWebhooks,
-          leaseUntil: now + settings.leaseMs,
+          limit,
+          maxPerWebhook: perWebhookWindow,
+          roomByWebhook,
+          leaseUntil,
           leaseToken: Random_.token()
         })
+        const counts = new Map<string, number>()
+        for (const item of claimed) counts.set(item.webhookId, (counts.get(item.webhookId) ?? 0) + 1)
+        loop.mayHaveMore.clear()
+        for (const [webhookId, room] of roomByWebhook) if (room === 0) loop.mayHaveMore.add(webhookId)
+        for (const [webhookId, count] of counts) {
+          if (count >= (roomByWebhook.get(webhookId) ?? perWebhookWindow)) loop.mayHaveMore.add(webhookId)
+        }
+        loop.fullClaim = claimed.length >= limit
+        for (const item of claimed) loop.lanes.push(item.webhookId, { claimed: item, leaseUntil })
+        dispatchIdle(loop)
+        return claimed.length
       })
 
-    const makeLoop = (slotFreed: Signal.Signal, onRetry: Loop["onRetry"]) =>
+    const makeLoop = (wanted: Signal.Signal, onRetry: Loop["onRetry"]) =>
       Effect.gen(function* () {
         const loop: Loop = {
-          work: [],
+          lanes: Lanes.make(settings.perWebhookConcurrency),
           idle: [],
-          slotFreed,
+          wanted,
+          written: Signal.make(),
           kick: Signal.make(),
+          mayHaveMore: new Set(),
+          fullClaim: false,
           tally: { attempts: 0, succeeded: 0, retried: 0, failed: 0 },
           onRetry,
-          mine: new Map(),
           debug: yield* debugEnabled,
-          batch: newBatch(),
-          busy: 0
+          batch: [],
+          unwritten: 0
         }
-        // Work this loop claimed and did not finish stops counting when it ends (interrupted
-        // mid-attempt, its leases run out).
-        yield* Effect.addFinalizer(() =>
-          Effect.sync(() => {
-            total -= loop.busy
-            for (const [webhookId, count] of loop.mine) track(inFlight, webhookId, -count)
-          })
-        )
         yield* Effect.forkScoped(completer(loop))
         for (let i = 0; i < settings.concurrency; i++) yield* Effect.forkScoped(worker(loop))
         return loop
       })
 
+    // ---------------------------------------------------------------------------------------
+    // Fan-out, with hand-off to a delivery loop
+    // ---------------------------------------------------------------------------------------
+
+    // `run` passes its delivery loop, which takes the fresh deliveries it
+    // has room for straight away, leased in the insert itself, so they cost no claim; the rest
+    // wait in storage for a claim. A webhook with older deliveries waiting in storage gets none
+    // handed over, so its deliveries keep their order of becoming due.
+    const fanOutWith = (loop: Loop | undefined): Effect.Effect<FanOutSummary> =>
+      Effect.gen(function* () {
+        const handed: Array<Held> = []
+        const skipped = new Set<string>()
+        const result = yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const now = yield* Clock.currentTimeMillis
+            const events = yield* outbox.claimPending(settings.fanOutBatchSize, Math.floor(now / 1000))
+            if (events.length === 0) return { events: 0, deliveries: 0 }
+            const subscribers = new Map<string, ReadonlyArray<Webhook>>()
+            const deliveries: Array<NewDelivery> = []
+            const problems: Array<Problem> = []
+            for (const event of events) {
+              const eventType = event.type
+              if (!isEventType(eventType)) {
+                problems.push({
+                  message: "An outbox event has a type outside the catalogue; nobody receives it",
+                  annotations: { eventId: event.id, eventType }
+                })
+                continue
+              }
+              const key = `${event.workspaceId}\u0000${eventType}`
+              let webhooks = subscribers.get(key)
+              if (webhooks === undefined) {
+                webhooks = yield* repository.subscribed(event.workspaceId, eventType)
+                subscribers.set(key, webhooks)
+              }
+              if (webhooks.length > 0) deliveriesFor(event, eventType, webhooks, now, deliveries, problems)
+            }
+            for (const problem of problems) {
+              yield* Effect.logError(problem.message).pipe(Effect.annotateLogs(problem.annotations))
+            }
+            if (loop !== undefined && deliveries.length > 0) handOff(loop, deliveries, now, handed, skipped)
+            if (deliveries.length > 0) yield* store.insert(deliveries)
+            return { events: events.length, deliveries: deliveries.length }
+          })
+        )
+        if (loop !== undefined) {
+          for (const held of handed) loop.lanes.push(held.claimed.webhookId, held)
+          for (const webhookId of skipped) loop.mayHaveMore.add(webhookId)
+          dispatchIdle(loop)
+        }
+        if (result.deliveries > handed.length) deliverWake.notify()
+        return result
+      }).pipe(Effect.withSpan("Dispatcher.fanOut"))
+
+    // Leases to the loop the fresh deliveries it has room for (in place, in `deliveries`).
+    const handOff = (
+      loop: Loop,
+      deliveries: Array<NewDelivery>,
+      now: number,
+      handed: Array<Held>,
+      skipped: Set<string>
+    ) => {
+      if (loop.unwritten >= maxUnwritten) return
+      const lease = { until: now + settings.leaseMs, token: Random_.token() }
+      let room = window - loop.lanes.held()
+      const taken = new Map<string, number>()
+      for (let i = 0; i < deliveries.length; i++) {
+        const delivery = deliveries[i]!
+        const webhookId = delivery.webhookId
+        const count = taken.get(webhookId) ?? 0
+        if (
+          room <= 0 ||
+          skipped.has(webhookId) ||
+          loop.mayHaveMore.has(webhookId) ||
+          loop.lanes.heldBy(webhookId) + count >= perWebhookWindow
+        ) {
+          skipped.add(webhookId)
+          if (room <= 0) loop.fullClaim = true
+          continue
+        }
+        taken.set(webhookId, count + 1)
+        room--
+        deliveries[i] = { ...delivery, lease }
+        handed.push({
+          claimed: {
+            id: delivery.id,
+            workspaceId: delivery.workspaceId,
+            webhookId,
+            eventId: delivery.eventId,
+            eventType: delivery.eventType,
+            body: delivery.body,
+            attempts: 0,
+            leaseToken: lease.token,
+            target: delivery.target
+          },
+          leaseUntil: lease.until
+        })
+      }
+    }
+
+    const fanOut = fanOutWith(undefined)
+
+    const fanOutAll: Effect.Effect<FanOutSummary> = Effect.gen(function* () {
+      let events = 0
+      let deliveries = 0
+      while (true) {
+        const batch = yield* fanOut
+        events += batch.events
+        deliveries += batch.deliveries
+        if (batch.events < settings.fanOutBatchSize) return { events, deliveries }
+      }
+    })
+
     const deliverDue: Effect.Effect<DeliverySummary> = Effect.scoped(
       Effect.gen(function* () {
-        const slotFreed = Signal.make()
-        const loop = yield* makeLoop(slotFreed, () => Effect.void)
+        const loop = yield* makeLoop(Signal.make(), () => Effect.void)
         while (true) {
-          const free = settings.concurrency - total
-          const claimed = free > 0 ? yield* claim(free) : []
-          for (const item of claimed) give(loop, item)
-          if (claimed.length === 0 && loop.busy === 0) break
-          // More may be due when the claim was full; else wait until a slot frees up (a busy
-          // webhook may become claimable again).
-          if (claimed.length === 0 || claimed.length < free) yield* slotFreed.wait
+          const claimed = yield* claimFor(loop)
+          if (claimed === "blocked") yield* loop.written.wait
+          else if (claimed === 0 && loop.lanes.held() === 0) {
+            if (loop.unwritten === 0) break
+            yield* loop.written.wait
+          } else yield* loop.wanted.wait
         }
         return { ...loop.tally }
       })
@@ -768,7 +875,7 @@ export const make = (options: Options = {}) =>
         yield* Effect.forkIn(
           Effect.forever(
             Effect.gen(function* () {
-              const result = yield* survive(fanOut, "fan-out")
+              const result = yield* survive(fanOutWith(loop), "fan-out")
               if (result === undefined || result.events < settings.fanOutBatchSize) yield* fanOutWake.wait
             })
           ),
@@ -776,10 +883,9 @@ export const make = (options: Options = {}) =>
         )
         return yield* Effect.forever(
           Effect.gen(function* () {
-            const free = settings.concurrency - total
-            const claimed = free > 0 ? ((yield* survive(claim(free), "delivery")) ?? []) : []
-            for (const item of claimed) give(loop, item)
-            if (claimed.length === 0 || claimed.length < free) yield* deliverWake.wait
+            const claimed = yield* survive(claimFor(loop), "delivery")
+            if (claimed === "blocked") yield* loop.written.wait
+            else yield* deliverWake.wait
           })
         )
       })

@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
-import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent, type RecordedEvent } from "@waybill/events/EventOutbox"
@@ -65,23 +64,22 @@ export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArr
 }
 
 /**
- * Records a `POST /events` body in the caller's workspace, in its own transaction.
+ * Records a `POST /events` body in the caller's workspace.
  *
  * @since 0.1.0
  * @category publishing
  */
 export const publish = (
   input: unknown
-): Effect.Effect<RecordedEvent, ValidationError.ValidationError, EventOutbox | Transactor | CurrentWorkspace> =>
+): Effect.Effect<RecordedEvent, ValidationError.ValidationError, EventOutbox | CurrentWorkspace> =>
   Effect.gen(function* () {
     const workspace = yield* CurrentWorkspace
     const event = yield* Either.match(decodeEvent(input), {
       onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "event")),
       onRight: Effect.succeed
     })
+    // `publish` is atomic by itself: one event needs no transaction of its own.
     const outbox = yield* EventOutbox
-    const recorded = yield* Transactor.pipe(
-      Effect.flatMap((transactor) => transactor.withTransaction(outbox.publish(workspace.id, [event])))
-    )
+    const recorded = yield* outbox.publish(workspace.id, [event])
     return recorded[0]!
   }).pipe(Effect.withSpan("EventIntake.publish"))

@@ -1,9 +1,10 @@
 /**
  * The fan-out side of the outbox: the dispatcher claims recorded events that are not fanned out
- * yet, writes their deliveries, and marks them fanned out, all in one transaction. On
- * PostgreSQL `claimPending` is `SELECT … FROM events WHERE fanned_out_at IS NULL ORDER BY id
- * LIMIT n FOR UPDATE SKIP LOCKED`, so several dispatchers fan out disjoint events; a crash
- * rolls the whole batch back and it is fanned out again.
+ * yet, marking them fanned out, and writes their deliveries, all in one transaction. On
+ * PostgreSQL `claimPending` is one `UPDATE events SET fanned_out_at = … WHERE seq IN (SELECT …
+ * WHERE fanned_out_at IS NULL ORDER BY seq LIMIT n FOR UPDATE SKIP LOCKED) RETURNING …`, so
+ * several dispatchers fan out disjoint events; a crash rolls the whole batch back and it is
+ * fanned out again.
  *
  * @since 0.1.0
  */
@@ -36,10 +37,11 @@ export interface OutboxEvent {
 export class OutboxReader extends Context.Tag("@waybill/webhooks/OutboxReader")<
   OutboxReader,
   {
-    /** Up to `limit` events not fanned out yet, oldest first, locked until the transaction ends. */
-    readonly claimPending: (limit: number) => Effect.Effect<ReadonlyArray<OutboxEvent>>
-    /** Marks events fanned out (`at`: epoch seconds). */
-    readonly markFannedOut: (eventIds: ReadonlyArray<string>, at: number) => Effect.Effect<void>
+    /**
+     * Up to `limit` events not fanned out yet, oldest first, marked fanned out at `at` (epoch
+     * seconds) in the caller's transaction: they stay pending if it rolls back.
+     */
+    readonly claimPending: (limit: number, at: number) => Effect.Effect<ReadonlyArray<OutboxEvent>>
   }
 >() {}
 
@@ -82,11 +84,8 @@ export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effect
           for (let i = firstPending; i < events.length && claimed.length < limit; i++) {
             if (!fannedOut.has(events[i]!.id)) claimed.push(events[i]!)
           }
+          for (const event of claimed) fannedOut.add(event.id)
           return claimed
-        }),
-      markFannedOut: (eventIds) =>
-        Effect.sync(() => {
-          for (const id of eventIds) fannedOut.add(id)
         })
     })
     return Context.make(EventOutbox, outbox).pipe(Context.add(OutboxReader, reader))

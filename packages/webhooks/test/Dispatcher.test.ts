@@ -488,6 +488,75 @@ describe("Dispatcher", () => {
     )
   )
 
+  it.effect("run takes the deliveries it fans out itself, leased as they are made, without a claim", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      yield* register(registration())
+      const store = yield* DeliveryStore
+      let claimedRows = 0
+      const counting = DeliveryStore.of({
+        ...store,
+        claimDue: (request) =>
+          Effect.tap(store.claimDue(request), (rows) => Effect.sync(() => (claimedRows += rows.length)))
+      })
+      const own = yield* makeDispatcher({ pollIntervalMs: 60_000 }).pipe(Effect.provideService(DeliveryStore, counting))
+      const other = yield* makeDispatcher({})
+      const fiber = yield* Effect.fork(own.run)
+      for (let i = 0; i < 3; i++) yield* publish("tour-created", { tour: tour() })
+      yield* own.wake
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 3),
+        "three attempts in flight"
+      )
+      assert.strictEqual(claimedRows, 0)
+      // The receiver has not answered yet: the deliveries are leased, nobody else may send them.
+      assert.deepStrictEqual(yield* other.deliverDue, { attempts: 0, succeeded: 0, retried: 0, failed: 0 })
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(makeLayer({ respond: () => Effect.never })))
+  )
+
+  it.effect("an attempt that could outlast its lease is not started; the delivery waits for the lease to run out", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      yield* publish("tour-created", { tour: tour() })
+      yield* publish("tour-created", { tour: tour() })
+      const d = yield* dispatcher
+      yield* d.fanOutAll
+      // One slot: the second claimed delivery waits behind the first, which times out after
+      // 20 s; by then 20 s more would end past the 25 s lease.
+      const fiber = yield* Effect.fork(d.deliverDue)
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 1),
+        "the first attempt"
+      )
+      yield* TestClock.adjust(20_000)
+      assert.deepStrictEqual(yield* Fiber.join(fiber), { attempts: 1, succeeded: 0, retried: 1, failed: 0 })
+      assert.strictEqual((yield* requests).length, 1)
+      const lines = yield* LogLines
+      assert.isTrue(lines.some((line) => line.includes("waited too long for a slot")))
+      yield* TestClock.adjust(4_999)
+      assert.strictEqual((yield* d.deliverDue).attempts, 0)
+      yield* TestClock.adjust(1)
+      assert.deepStrictEqual(yield* d.deliverDue, { attempts: 1, succeeded: 1, retried: 0, failed: 0 })
+      const [first, second] = yield* requests
+      assert.notStrictEqual(first!.request.headers["X-Delivery-Id"], second!.request.headers["X-Delivery-Id"])
+      assert.strictEqual(second!.request.headers["X-Delivery-Attempt"], "1")
+      const deliveries = yield* deliveriesOf(webhook.id)
+      assert.deepStrictEqual(deliveries.map((delivery) => delivery.attempts.length).sort(), [1, 1])
+    }).pipe(
+      Effect.provide(
+        Layer.merge(
+          makeLayer({
+            respond: (_, index) => (index === 0 ? Effect.never : ok()),
+            dispatcher: { concurrency: 1, perWebhookConcurrency: 1, leaseMs: 25_000 }
+          }),
+          captureLogs
+        )
+      )
+    )
+  )
+
   it.effect("isolates workspaces: events reach only their workspace's webhooks", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
@@ -591,7 +660,14 @@ describe("Dispatcher", () => {
       yield* Effect.flatMap(dispatcher, (d) => d.fanOutAll)
       const store = yield* DeliveryStore
       const claim = (now: number, leaseToken: string) =>
-        store.claimDue({ now, limit: 10, maxPerWebhook: 10, excludeWebhooks: [], leaseUntil: now + 1_000, leaseToken })
+        store.claimDue({
+          now,
+          limit: 10,
+          maxPerWebhook: 10,
+          roomByWebhook: new Map(),
+          leaseUntil: now + 1_000,
+          leaseToken
+        })
       const [first] = yield* claim(NOW, "token-1")
       assert.strictEqual((yield* claim(NOW + 999, "token-x")).length, 0)
       const [second] = yield* claim(NOW + 1_000, "token-2")
