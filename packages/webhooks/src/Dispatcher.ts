@@ -711,6 +711,20 @@ export const make = (options: Options = {}) =>
           batch: [],
           unwritten: 0
         }
+        // On a stop, results gathered and not written yet are written (after the workers and the
+        // completer are interrupted), so those deliveries are not sent again; attempts cut short
+        // are, once their leases run out.
+        yield* Effect.addFinalizer(() =>
+          Effect.suspend(() =>
+            loop.batch.length === 0
+              ? Effect.void
+              : persist(loop.batch).pipe(
+                  Effect.catchAllCause((cause) =>
+                    Effect.logError("Delivery results could not be written at stop; they will be sent again", cause)
+                  )
+                )
+          )
+        )
         yield* Effect.forkScoped(completer(loop))
         for (let i = 0; i < settings.concurrency; i++) yield* Effect.forkScoped(worker(loop))
         return loop

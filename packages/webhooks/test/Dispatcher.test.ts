@@ -557,6 +557,43 @@ describe("Dispatcher", () => {
     )
   )
 
+  it.effect("a stopped run writes the results it gathered and had not written yet", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      const store = yield* DeliveryStore
+      let writes = 0
+      // The first write never ends: the second result waits behind it when the run stops.
+      const stalling = DeliveryStore.of({
+        ...store,
+        complete: (completions) => (++writes === 1 ? Effect.never : store.complete(completions))
+      })
+      const d = yield* makeDispatcher({ pollIntervalMs: 60_000 }).pipe(Effect.provideService(DeliveryStore, stalling))
+      const fiber = yield* Effect.fork(d.run)
+      const first = yield* publish("tour-created", { tour: tour() })
+      const second = yield* publish("tour-created", { tour: tour() })
+      yield* d.wake
+      yield* eventually(
+        Effect.sync(() => writes === 1),
+        "the first result being written"
+      )
+      yield* TestClock.adjust(1_000)
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 2),
+        "both attempts"
+      )
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      yield* Fiber.interrupt(fiber)
+      const byEvent = new Map((yield* deliveriesOf(webhook.id)).map((delivery) => [delivery.eventId, delivery]))
+      assert.strictEqual(byEvent.get(second.id)?.status, "succeeded")
+      assert.deepStrictEqual(byEvent.get(first.id)?.attempts, [])
+    }).pipe(
+      Effect.provide(
+        makeLayer({ respond: (_, index) => (index === 0 ? ok() : Effect.zipRight(Effect.sleep(1_000), ok())) })
+      )
+    )
+  )
+
   it.effect("isolates workspaces: events reach only their workspace's webhooks", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
