@@ -117,7 +117,8 @@ const bareRound = async (count: number): Promise<number> => {
   return (count / (performance.now() - start)) * 1000
 }
 
-// Counts completions as the store applies them.
+// Counts successes as the store records them: fresh deliveries inserted with their result,
+// and completions applied.
 let succeeded = 0
 const CountingStore = Layer.effect(
   DeliveryStore.DeliveryStore,
@@ -125,6 +126,12 @@ const CountingStore = Layer.effect(
     const store = DeliveryStore.makeMemory()
     return DeliveryStore.DeliveryStore.of({
       ...store,
+      insert: (deliveries) =>
+        Effect.tap(store.insert(deliveries), () =>
+          Effect.sync(() => {
+            for (const delivery of deliveries) if (delivery.outcome?.status === "succeeded") succeeded++
+          })
+        ),
       complete: (completions) =>
         Effect.tap(store.complete(completions), (applied) =>
           Effect.sync(() => {

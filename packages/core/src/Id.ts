@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { createHash } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 
@@ -51,6 +52,53 @@ export const format = (prefix: Prefix, epochMillis: number, random: Uint8Array):
  */
 export const make = (prefix: Prefix): Effect.Effect<string> =>
   Effect.map(Clock.currentTimeMillis, (now) => format(prefix, now, crypto.getRandomValues(new Uint8Array(10))))
+
+/**
+ * The key `derive` mixes into an id: 80 bits of SHA-256 over `text`. Compute it once per
+ * source of keys (a webhook), not per id.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const deriveKey = (text: string): Uint8Array =>
+  new Uint8Array(createHash("sha256").update(text, "utf8").digest().subarray(0, 10))
+
+const VALUE = new Map([...ALPHABET].map((char, index) => [char, index]))
+
+/**
+ * A deterministic id made from another: the time of `from` and its random tail XOR `key` (see
+ * `deriveKey`). The same inputs always give the same id, so work done again after a crash (a
+ * delivery fanned out anew) keeps its id; for one key, different sources never give the same
+ * id, and for one source, different keys never do. A `from` that is not an id gives epoch 0
+ * and a tail hashed from it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const derive = (prefix: Prefix, from: string, key: Uint8Array): string => {
+  const separator = from.indexOf("_")
+  const tail = from.slice(separator + 1)
+  const bytes = new Uint8Array(10)
+  const fromId = separator > 0 && /^[0-9a-hjkmnp-tv-z]{26}$/.test(tail)
+  if (fromId) {
+    let acc = 0
+    let bits = 0
+    let j = 0
+    for (let i = 10; i < 26; i++) {
+      acc = ((acc << 5) | VALUE.get(tail[i]!)!) & 0xfff
+      bits += 5
+      if (bits >= 8) {
+        bits -= 8
+        bytes[j++] = (acc >> bits) & 255
+      }
+    }
+  } else {
+    bytes.set(deriveKey(from))
+  }
+  for (let i = 0; i < 10; i++) bytes[i]! ^= key[i] ?? 0
+  const id = format(prefix, 0, bytes)
+  return fromId ? `${prefix}_${tail.slice(0, 10)}${id.slice(prefix.length + 11)}` : id
+}
 
 /**
  * Whether a string looks like an id of the given prefix.

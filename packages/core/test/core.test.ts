@@ -34,6 +34,38 @@ describe("Id", () => {
   )
 })
 
+describe("Id.derive", () => {
+  const event = Id.format("evt", 1_798_000_000_000, new Uint8Array(10).fill(3))
+  const other = Id.format("evt", 1_798_000_000_000, new Uint8Array(10).fill(4))
+  const key1 = Id.deriveKey("whk_1")
+  const key2 = Id.deriveKey("whk_2")
+
+  it("keeps the source id's time, and gives the same id for the same inputs only", () => {
+    const a = Id.derive("dlv", event, key1)
+    assert.isTrue(Id.isId("dlv", a))
+    assert.strictEqual(a.slice(4, 14), event.slice(4, 14))
+    assert.strictEqual(Id.derive("dlv", event, Id.deriveKey("whk_1")), a)
+    assert.notStrictEqual(Id.derive("dlv", event, key2), a)
+    assert.notStrictEqual(Id.derive("dlv", other, key1), a)
+  })
+
+  it("is the source's tail XOR the key, bit for bit", () => {
+    const zero = new Uint8Array(10)
+    assert.strictEqual(Id.derive("evt", event, zero), event)
+    assert.strictEqual(
+      Id.derive("dlv", event, new Uint8Array(10).fill(3 ^ 5)).slice(14),
+      Id.format("dlv", 0, new Uint8Array(10).fill(5)).slice(14)
+    )
+  })
+
+  it("falls back to epoch 0 and a hashed tail when the source is not an id", () => {
+    const id = Id.derive("dlv", "not-an-id", key1)
+    assert.isTrue(Id.isId("dlv", id))
+    assert.strictEqual(id.slice(4, 14), "0000000000")
+    assert.notStrictEqual(Id.derive("dlv", "another", key1), id)
+  })
+})
+
 describe("Issue", () => {
   it("lists every problem of a parse error with dotted paths", () => {
     const schema = Schema.Struct({ a: Schema.String, b: Schema.Array(Schema.Struct({ c: Schema.Number })) })

@@ -57,20 +57,33 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
       insert: (deliveries) =>
         deliveries.length === 0
           ? Effect.void
-          : sql`INSERT INTO deliveries ${sql.insert(
-              deliveries.map((delivery) => ({
-                id: delivery.id,
-                workspace_id: delivery.workspaceId,
-                webhook_id: delivery.webhookId,
-                event_id: delivery.eventId,
-                event_type: delivery.eventType,
-                created_at: delivery.createdAt,
-                status: "pending",
-                due_at: delivery.dueAt,
-                lease_until: delivery.lease?.until ?? null,
-                lease_token: delivery.lease?.token ?? null
-              }))
-            )}`.pipe(Effect.asVoid, Effect.orDie),
+          : // One parameter for the whole batch; a second row for an id (the same event fanned
+            // out again after a crash) is ignored.
+            sql`
+          INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, created_at, status, due_at,
+                                  attempts, lease_until, lease_token)
+          SELECT id, workspace_id, webhook_id, event_id, event_type, created_at, status, due_at,
+                 COALESCE(attempts, '[]'), lease_until, lease_token
+          FROM jsonb_to_recordset(${JSON.stringify(
+            deliveries.map((delivery, n) => ({
+              n,
+              id: delivery.id,
+              workspace_id: delivery.workspaceId,
+              webhook_id: delivery.webhookId,
+              event_id: delivery.eventId,
+              event_type: delivery.eventType,
+              created_at: delivery.createdAt,
+              status: delivery.outcome?.status ?? "pending",
+              due_at: delivery.dueAt,
+              attempts: delivery.outcome === undefined ? null : [delivery.outcome.attempt],
+              lease_until: delivery.lease?.until ?? null,
+              lease_token: delivery.lease?.token ?? null
+            }))
+          )}::jsonb) AS d(n int, id text, workspace_id text, webhook_id text, event_id text,
+            event_type text, created_at bigint, status text, due_at bigint, attempts jsonb, lease_until bigint,
+            lease_token text)
+          ORDER BY n
+          ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
       claimDue: (request) =>
         // One statement, so no transaction to open: per webhook at most its room of its earliest
         // due deliveries (fairness: one busy receiver cannot fill a claim), locked or skipped if

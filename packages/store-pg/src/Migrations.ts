@@ -12,6 +12,7 @@ import draftsAndEvents from "./migrations/0002_drafts_and_events.js"
 import tours from "./migrations/0003_tours.js"
 import webhooks from "./migrations/0004_webhooks.js"
 import deliveryFillfactor from "./migrations/0005_delivery_fillfactor.js"
+import outboxPosition from "./migrations/0006_outbox_position.js"
 
 /**
  * Every migration, keyed `NNNN_name` as the migrator expects.
@@ -24,7 +25,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0002_drafts_and_events": draftsAndEvents,
   "0003_tours": tours,
   "0004_webhooks": webhooks,
-  "0005_delivery_fillfactor": deliveryFillfactor
+  "0005_delivery_fillfactor": deliveryFillfactor,
+  "0006_outbox_position": outboxPosition
 }
 
 /**

@@ -1,12 +1,18 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { assert, it } from "@effect/vitest"
 import * as Transactor from "@waybill/core/Transactor"
-import { Effect, Exit, Layer } from "effect"
+import * as OutboxReader from "@waybill/webhooks/OutboxReader"
+import { Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as Database from "../src/Database.js"
 import * as Migrations from "../src/Migrations.js"
+import * as StoreOutboxReader from "../src/OutboxReader.js"
+import * as Testing from "../src/Testing.js"
 import { forEachBackend } from "./harness.js"
 
 forEachBackend(
@@ -103,5 +109,40 @@ it.live(
         [42]
       )
     }).pipe(Effect.scoped),
+  120_000
+)
+
+it.live.skipIf(!process.env.DATABASE_URL)(
+  "upgrading to the outbox position: events fanned out before stay behind it, pending ones are read, in order",
+  () =>
+    Effect.gen(function* () {
+      const url = yield* Testing.freshPostgresDatabase(process.env.DATABASE_URL!)
+      const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+      const upTo = (last: string) =>
+        Migrator.make({})({
+          loader: Migrator.fromRecord(
+            Object.fromEntries(Object.entries(Migrations.migrations).filter(([key]) => key <= last))
+          ),
+          table: Migrations.table
+        }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+      yield* upTo("0005_delivery_fillfactor")
+      yield* sql`
+        INSERT INTO events (id, workspace_id, type, created_at, body, fanned_out_at) VALUES
+          ('evt_done', 'ws', 'tour-created', 1, '{}', 2),
+          ('evt_pending_1', 'ws', 'tour-created', 1, '{}', NULL),
+          ('evt_done_late', 'ws', 'tour-created', 1, '{}', 2),
+          ('evt_pending_2', 'ws', 'tour-created', 1, '{}', NULL)`
+      yield* upTo("9999")
+      const reader = yield* OutboxReader.OutboxReader.pipe(
+        Effect.provide(StoreOutboxReader.layer),
+        Effect.provideService(SqlClient.SqlClient, sql)
+      )
+      const position = yield* reader.acquire("upgrade", 0, 1)
+      const events = yield* reader.read(Option.getOrThrow(position), 10)
+      assert.deepStrictEqual(
+        events.map((event) => event.id),
+        ["evt_pending_1", "evt_pending_2"]
+      )
+    }).pipe(Effect.scoped, Effect.provide(Reactivity.layer)),
   120_000
 )

@@ -8,9 +8,10 @@ import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatch
 import * as EventIntake from "@waybill/webhooks/EventIntake"
 import * as HostResolver from "@waybill/webhooks/HostResolver"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
+import { OutboxReader as OutboxReaderTag } from "@waybill/webhooks/OutboxReader"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
-import { Effect, Layer, Ref, Schema, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option, Ref, Schema, TestClock } from "effect"
 import * as DeliveryStore from "../src/DeliveryStore.js"
 import * as EventOutbox from "../src/EventOutbox.js"
 import * as FailureAlerts from "../src/FailureAlerts.js"
@@ -312,6 +313,77 @@ forEachBackend(
         assert.deepStrictEqual(later.map(key), [key(retried)])
         assert.strictEqual(later[0]!.attempts, 1)
       }).pipe(Effect.scoped)
+    )
+
+    it.effect("the outbox position: one lease holder at a time, events read in order behind it", () =>
+      Effect.gen(function* () {
+        const reader = yield* OutboxReaderTag
+        const sql = yield* SqlClient.SqlClient
+        // Start from the end of what earlier tests left.
+        const start = yield* reader.acquire("setup", NOW, NOW + 1)
+        assert.isTrue(Option.isSome(start))
+        let position = Option.getOrThrow(start)
+        for (
+          let read = yield* reader.read(position, 1000);
+          read.length > 0;
+          read = yield* reader.read(position, 1000)
+        ) {
+          position = read.at(-1)!.position
+        }
+        assert.isTrue(yield* reader.advance("setup", position, 0))
+
+        const a = yield* tourCreated("tour_outbox_a").pipe(as(wsA))
+        const b = yield* tourCreated("tour_outbox_b").pipe(as(wsB))
+        const held = yield* reader.acquire("one", NOW, NOW + 10_000)
+        assert.deepStrictEqual(held, Option.some(position))
+        // Another owner waits for the lease to run out; the holder renews it.
+        assert.isTrue(Option.isNone(yield* reader.acquire("two", NOW + 9_999, NOW + 20_000)))
+        assert.isTrue(Option.isSome(yield* reader.acquire("one", NOW + 5_000, NOW + 15_000)))
+        const events = yield* reader.read(position, 10)
+        assert.deepStrictEqual(
+          events.map((event) => [event.id, event.workspaceId]),
+          [
+            [a.id, wsA],
+            [b.id, wsB]
+          ]
+        )
+        assert.deepStrictEqual(yield* reader.read(events[0]!.position, 10), [events[1]!])
+        assert.isFalse(yield* reader.advance("two", events[1]!.position, NOW + 20_000))
+        assert.isTrue(yield* reader.advance("one", events[0]!.position, NOW + 15_000))
+        // Past its lease, another owner takes over from the stored position.
+        assert.deepStrictEqual(
+          yield* reader.acquire("two", NOW + 15_000, NOW + 30_000),
+          Option.some(events[0]!.position)
+        )
+        assert.isFalse(yield* reader.advance("one", events[1]!.position, NOW + 30_000))
+        assert.isTrue(yield* reader.advance("two", events[1]!.position, 0))
+        assert.deepStrictEqual(yield* reader.read(events[1]!.position, 10), [])
+
+        // On PostgreSQL (PGlite has one connection): an event whose transaction is still open
+        // holds back every later one, even committed, so the position never passes it.
+        const [{ version }] = yield* sql<{ version: string }>`SELECT version()`
+        if (version.includes("PGlite")) return
+        const release = yield* Deferred.make<void>()
+        const written = yield* Deferred.make<string>()
+        const open = yield* Effect.fork(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              const event = yield* tourCreated("tour_outbox_slow").pipe(as(wsA))
+              yield* Deferred.succeed(written, event.id)
+              yield* Deferred.await(release)
+            })
+          )
+        )
+        const slowId = yield* Deferred.await(written)
+        const later = yield* tourCreated("tour_outbox_later").pipe(as(wsA))
+        assert.deepStrictEqual(yield* reader.read(events[1]!.position, 10), [])
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(open)
+        assert.deepStrictEqual(
+          (yield* reader.read(events[1]!.position, 10)).map((event) => event.id),
+          [slowId, later.id]
+        )
+      })
     )
 
     it.effect("deleting a webhook removes it and its deliveries", () =>

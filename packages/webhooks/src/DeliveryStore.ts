@@ -1,7 +1,8 @@
 /**
  * The storage port for deliveries and their attempts.
  *
- * - Fan-out `insert`s deliveries in the transaction that marks their events fanned out.
+ * - Fan-out `insert`s deliveries in the transaction that moves the outbox position past their
+ *   events, once per delivery: a delivery attempted before that is inserted with its first result.
  * - Dispatchers `claimDue` deliveries with a lease (on PostgreSQL one `UPDATE … FROM (SELECT …
  *   FOR UPDATE SKIP LOCKED) RETURNING …`), so several dispatchers never claim one delivery at
  *   once; a lease that expires (a crashed dispatcher) makes it claimable again.
@@ -26,6 +27,8 @@ import type { Target } from "./Webhook.js"
 /**
  * A delivery made at fan-out. `body` and `target` come along so that a store may keep them
  * with the row; a relational store may instead join them from the events and webhooks tables.
+ * Its id is derived from event and webhook, so a store keeps the first row for an id and
+ * ignores a second one (the same event fanned out again after a crash).
  *
  * @since 0.1.0
  * @category models
@@ -44,6 +47,11 @@ export interface NewDelivery {
   readonly target: Target
   /** Set when the dispatcher that fans out delivers it itself: it is claimed as it is made. */
   readonly lease?: { readonly until: number; readonly token: string } | undefined
+  /**
+   * Set when its first attempt ended before the delivery was recorded: `succeeded`, or
+   * `pending` with `dueAt` the retry time. Default `pending` with no attempt.
+   */
+  readonly outcome?: { readonly status: DeliveryStatus; readonly attempt: Attempt } | undefined
 }
 
 /**
@@ -155,11 +163,12 @@ export const makeMemory = (): DeliveryStore["Type"] => {
     insert: (deliveries) =>
       Effect.sync(() => {
         for (const delivery of deliveries) {
+          if (rows.has(delivery.id)) continue
           const row: Row = {
             delivery,
-            status: "pending",
+            status: delivery.outcome?.status ?? "pending",
             dueAt: delivery.dueAt,
-            attempts: [],
+            attempts: delivery.outcome === undefined ? [] : [delivery.outcome.attempt],
             leaseUntil: delivery.lease?.until ?? null,
             leaseToken: delivery.lease?.token ?? null
           }

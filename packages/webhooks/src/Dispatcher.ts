@@ -1,10 +1,14 @@
 /**
  * The dispatcher (contract §5): turns recorded events into deliveries and delivers them.
  *
- * - **Fan-out** claims events from the outbox, marking them fanned out, and in the same
- *   transaction writes one delivery per subscribed webhook of the event's workspace whose filter
- *   matches. Each event's body is parsed once (only if some filter needs it); compiled
- *   filters are cached per webhook (webhooks never change). A filtered-out event leaves nothing.
+ * - **Fan-out** reads the outbox in order behind a stored position, under a lease one
+ *   dispatcher holds at a time, and makes one delivery per subscribed webhook of the event's
+ *   workspace whose filter matches; delivery ids are derived from event and webhook, so an
+ *   event read again after a crash keeps them. Each event's body is parsed once (only if some
+ *   filter needs it); compiled filters are cached per webhook (webhooks never change). A
+ *   filtered-out event leaves nothing. `run` hands fresh deliveries to its own delivery loop
+ *   and records them a moment later, with the results of the attempts that ended by then, in
+ *   the transaction that moves the position: in the steady state a delivery costs one write.
  * - **Delivery** claims due deliveries in batches under a lease and attempts them with bounded
  *   concurrency and a per-webhook cap, webhooks taking turns for free slots, so one slow
  *   receiver cannot occupy every slot. An attempt starts only if it can end before its lease
@@ -34,6 +38,7 @@ import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import { type Attempt, type ErrorClass, isSuccess, maxAttempts } from "./Delivery.js"
 import { type ClaimedDelivery, type Completion, DeliveryStore, type NewDelivery } from "./DeliveryStore.js"
@@ -78,6 +83,11 @@ export interface Options {
   readonly fanOutBatchSize?: number | undefined
   /** Completions per write. Default 256. */
   readonly completionBatchSize?: number | undefined
+  /**
+   * How long `run` may hold fresh deliveries it sends itself before recording them: attempts
+   * that end within it are recorded with the delivery, in one write instead of two. Default 100 ms.
+   */
+  readonly recordDelayMs?: number | undefined
 }
 
 /**
@@ -134,6 +144,7 @@ interface Settings {
   readonly pollIntervalMs: number
   readonly fanOutBatchSize: number
   readonly completionBatchSize: number
+  readonly recordDelayMs: number
 }
 
 const positive = (value: number | undefined, fallback: number) =>
@@ -152,7 +163,8 @@ const settingsOf = (options: Options): Settings => {
     leaseMs: Math.max(positive(options.leaseMs, timeoutMs + 30_000), timeoutMs + 5_000),
     pollIntervalMs: positive(options.pollIntervalMs, 1_000),
     fanOutBatchSize: Math.floor(positive(options.fanOutBatchSize, 256)),
-    completionBatchSize: Math.floor(positive(options.completionBatchSize, 256))
+    completionBatchSize: Math.floor(positive(options.completionBatchSize, 256)),
+    recordDelayMs: positive(options.recordDelayMs, 100)
   }
 }
 
@@ -249,6 +261,18 @@ export const make = (options: Options = {}) =>
       return predicate
     }
 
+    // Per webhook, the key its delivery ids are derived with; bounded like `compiled`.
+    const deliveryKeys = new Map<string, Uint8Array>()
+    const deliveryKey = (webhookId: string): Uint8Array => {
+      let key = deliveryKeys.get(webhookId)
+      if (key === undefined) {
+        if (deliveryKeys.size >= 10_000) deliveryKeys.clear()
+        key = Id.deriveKey(webhookId)
+        deliveryKeys.set(webhookId, key)
+      }
+      return key
+    }
+
     const payloadOf = (event: OutboxEvent): unknown => {
       try {
         const envelope: unknown = JSON.parse(event.body)
@@ -293,7 +317,8 @@ export const make = (options: Options = {}) =>
           if (!matches) continue
         }
         out.push({
-          id: Id.format("dlv", now, Random_.bytes(10)),
+          // Derived, so an event fanned out again after a crash keeps its delivery ids.
+          id: Id.derive("dlv", event.id, deliveryKey(webhook.id)),
           workspaceId: event.workspaceId,
           webhookId: webhook.id,
           eventId: event.id,
@@ -533,6 +558,8 @@ export const make = (options: Options = {}) =>
     interface Held {
       readonly claimed: ClaimedDelivery
       readonly leaseUntil: number
+      /** The fan-out batch it came in, when `run` handed it over before recording it. */
+      readonly batch?: Batch | undefined
     }
     interface Loop {
       readonly lanes: Lanes.Lanes<Held>
@@ -543,8 +570,8 @@ export const make = (options: Options = {}) =>
       readonly written: Signal.Signal
       /** The completer has results to write. */
       readonly kick: Signal.Signal
-      /** Webhooks whose last claim was cut short by their room: more of theirs may be due. */
-      readonly mayHaveMore: Set<string>
+      /** Webhooks that may have due deliveries in storage that this loop does not hold. */
+      mayHaveMore: Set<string>
       /** The last claim was cut short by the loop's room in all. */
       fullClaim: boolean
       readonly tally: Tally
@@ -552,6 +579,48 @@ export const make = (options: Options = {}) =>
       readonly debug: boolean
       batch: Array<Outcome>
       unwritten: number
+      /** Room freed up for fan-out to read more events. */
+      readonly room: Signal.Signal
+      /** Set in `run`: fan-out hands fresh deliveries to this loop. */
+      fan: FanOut | undefined
+    }
+
+    // Fresh deliveries that `run` handed to its own loop before recording them: the batch of
+    // events they came from, recorded (its deliveries inserted, the outbox position moved past
+    // it) once every attempt of the batch has ended or `recordDelayMs` has passed, whichever is
+    // first. An attempt that ended by then is inserted with its result (one write for the
+    // delivery, not two); the others are inserted leased to this loop, and their results
+    // update the rows as usual.
+    interface Batch {
+      readonly deliveries: Array<NewDelivery>
+      /** The outbox position after the batch's last event. */
+      readonly position: string
+      readonly outcomes: Map<string, Outcome>
+      /** Handed-over deliveries whose attempt has not ended. */
+      inFlight: number
+      readonly recordBy: number
+      state: "open" | "writing" | "written" | "dropped"
+      /** Results that came in while the batch was written; applied as updates after it. */
+      late: Array<Outcome>
+    }
+    interface FanOut {
+      /** This loop's name for the fan-out lease. */
+      readonly owner: string
+      /** Where reading has got to; `undefined` without the lease. */
+      position: string | undefined
+      /** The position storage holds, as far as this loop knows. */
+      stored: string | undefined
+      leaseUntil: number
+      /** Read and not recorded yet, in order. */
+      batches: Array<Batch>
+      /** The first batch may be ready to record. */
+      readonly ready: Signal.Signal
+      /** Events read at most at once. */
+      readLimit: number
+      /** The webhook whose full share holds the next event back, and since when. */
+      blocked: { readonly webhookId: string; readonly since: number } | undefined
+      /** The blocking webhook's work went down to half its share. */
+      readonly drained: Signal.Signal
     }
 
     const perWebhookWindow = 2 * settings.perWebhookConcurrency
@@ -590,15 +659,26 @@ export const make = (options: Options = {}) =>
       ) {
         loop.wanted.notify()
       }
+      if (held <= window - settings.concurrency) loop.room.notify()
+      if (
+        loop.fan?.blocked?.webhookId === webhookId &&
+        loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency
+      ) {
+        loop.fan.drained.notify()
+      }
       dispatchIdle(loop)
     }
 
-    const record = (loop: Loop, outcome: Outcome) => {
+    const count = (loop: Loop, outcome: Outcome) => {
       loop.tally.attempts++
       const status = outcome.completion.status
       if (status === "succeeded") loop.tally.succeeded++
       else if (status === "failed") loop.tally.failed++
       else loop.tally.retried++
+    }
+
+    const record = (loop: Loop, outcome: Outcome) => {
+      count(loop, outcome)
       loop.batch.push(outcome)
       loop.unwritten++
       if (loop.batch.length === 1) loop.kick.notify()
@@ -618,13 +698,28 @@ export const make = (options: Options = {}) =>
             )
       )
 
+    // Where a result goes: with its delivery's insert while its batch is still open, after the
+    // insert while the batch is being written, as an update once it is recorded; nowhere if
+    // the batch was dropped (its events are fanned out again).
+    const settle = (loop: Loop, held: Held, outcome: Outcome | undefined) => {
+      const batch = held.batch
+      if (batch === undefined || batch.state === "written") {
+        if (outcome !== undefined) record(loop, outcome)
+      } else if (batch.state === "open") {
+        if (outcome !== undefined) batch.outcomes.set(held.claimed.id, outcome)
+        if (--batch.inFlight === 0) loop.fan?.ready.notify()
+      } else if (batch.state === "writing") {
+        if (outcome !== undefined) batch.late.push(outcome)
+      }
+      finish(loop, held.claimed.webhookId)
+    }
+
     const worker = (loop: Loop) =>
       Effect.forever(
         Effect.flatMap(takeWork(loop), (held) =>
-          Effect.map(attemptHeld(held, loop.debug), (outcome) => {
-            if (outcome !== undefined) record(loop, outcome)
-            finish(loop, held.claimed.webhookId)
-          })
+          held.batch?.state === "dropped"
+            ? Effect.sync(() => finish(loop, held.claimed.webhookId))
+            : Effect.map(attemptHeld(held, loop.debug), (outcome) => settle(loop, held, outcome))
         )
       )
 
@@ -652,6 +747,7 @@ export const make = (options: Options = {}) =>
             }
           }
           loop.written.notify()
+          loop.room.notify()
           // Results that arrived while this batch was written wait for the next turn.
           if (loop.batch.length > 0) loop.kick.notify()
         })
@@ -684,18 +780,21 @@ export const make = (options: Options = {}) =>
         })
         const counts = new Map<string, number>()
         for (const item of claimed) counts.set(item.webhookId, (counts.get(item.webhookId) ?? 0) + 1)
-        loop.mayHaveMore.clear()
-        for (const [webhookId, room] of roomByWebhook) if (room === 0) loop.mayHaveMore.add(webhookId)
+        // What the claim learnt about storage: a webhook that got room and less than it has
+        // nothing more there; one left out (room 0) keeps what was known of it.
+        const mayHaveMore = new Set<string>()
+        for (const webhookId of loop.mayHaveMore) if (roomByWebhook.get(webhookId) === 0) mayHaveMore.add(webhookId)
         for (const [webhookId, count] of counts) {
-          if (count >= (roomByWebhook.get(webhookId) ?? perWebhookWindow)) loop.mayHaveMore.add(webhookId)
+          if (count >= (roomByWebhook.get(webhookId) ?? perWebhookWindow)) mayHaveMore.add(webhookId)
         }
+        loop.mayHaveMore = mayHaveMore
         loop.fullClaim = claimed.length >= limit
         for (const item of claimed) loop.lanes.push(item.webhookId, { claimed: item, leaseUntil })
         dispatchIdle(loop)
         return claimed.length
       })
 
-    const makeLoop = (wanted: Signal.Signal, onRetry: Loop["onRetry"]) =>
+    const makeLoop = (wanted: Signal.Signal, onRetry: Loop["onRetry"], handOff: boolean) =>
       Effect.gen(function* () {
         const loop: Loop = {
           lanes: Lanes.make(settings.perWebhookConcurrency),
@@ -709,128 +808,334 @@ export const make = (options: Options = {}) =>
           onRetry,
           debug: yield* debugEnabled,
           batch: [],
-          unwritten: 0
+          unwritten: 0,
+          room: Signal.make(),
+          fan: handOff
+            ? {
+                owner: Random_.token(),
+                position: undefined,
+                stored: undefined,
+                leaseUntil: 0,
+                batches: [],
+                ready: Signal.make(),
+                readLimit: settings.fanOutBatchSize,
+                blocked: undefined,
+                drained: Signal.make()
+              }
+            : undefined
         }
-        // On a stop, results gathered and not written yet are written (after the workers and the
-        // completer are interrupted), so those deliveries are not sent again; attempts cut short
-        // are, once their leases run out.
+        // On a stop, after the workers, the completer and the recorder are interrupted: the
+        // fan-out batches are recorded (attempts cut short stay pending, unleased, to be sent
+        // again at once by whoever runs next) and the fan-out lease is released; then the
+        // results gathered and not written yet are written, so those deliveries are not sent
+        // again.
         yield* Effect.addFinalizer(() =>
-          Effect.suspend(() =>
-            loop.batch.length === 0
-              ? Effect.void
-              : persist(loop.batch).pipe(
-                  Effect.catchAllCause((cause) =>
-                    Effect.logError("Delivery results could not be written at stop; they will be sent again", cause)
-                  )
-                )
+          Effect.gen(function* () {
+            const fan = loop.fan
+            if (fan !== undefined) {
+              const batches = fan.batches.filter((batch) => batch.state !== "dropped" && batch.state !== "written")
+              yield* recordBatches(loop, fan, batches, true)
+            }
+            if (loop.batch.length > 0) yield* persist(loop.batch)
+          }).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.logError("Delivery results could not be written at stop; they will be sent again", cause)
+            )
           )
         )
         yield* Effect.forkScoped(completer(loop))
+        if (loop.fan !== undefined) yield* Effect.forkScoped(recorder(loop, loop.fan))
         for (let i = 0; i < settings.concurrency; i++) yield* Effect.forkScoped(worker(loop))
         return loop
       })
 
     // ---------------------------------------------------------------------------------------
-    // Fan-out, with hand-off to a delivery loop
+    // Fan-out
     // ---------------------------------------------------------------------------------------
 
-    // `run` passes its delivery loop, which takes the fresh deliveries it
-    // has room for straight away, leased in the insert itself, so they cost no claim; the rest
-    // wait in storage for a claim. A webhook with older deliveries waiting in storage gets none
-    // handed over, so its deliveries keep their order of becoming due.
-    const fanOutWith = (loop: Loop | undefined): Effect.Effect<FanOutSummary> =>
+    // The deliveries of a batch of events: one per subscribed webhook of the event's workspace
+    // whose filter matches.
+    const deliveriesOf = (events: ReadonlyArray<OutboxEvent>, now: number) =>
       Effect.gen(function* () {
-        const handed: Array<Held> = []
-        const skipped = new Set<string>()
-        const result = yield* transactor.withTransaction(
-          Effect.gen(function* () {
-            const now = yield* Clock.currentTimeMillis
-            const events = yield* outbox.claimPending(settings.fanOutBatchSize, Math.floor(now / 1000))
-            if (events.length === 0) return { events: 0, deliveries: 0 }
-            const subscribers = new Map<string, ReadonlyArray<Webhook>>()
-            const deliveries: Array<NewDelivery> = []
-            const problems: Array<Problem> = []
-            for (const event of events) {
-              const eventType = event.type
-              if (!isEventType(eventType)) {
-                problems.push({
-                  message: "An outbox event has a type outside the catalogue; nobody receives it",
-                  annotations: { eventId: event.id, eventType }
-                })
-                continue
-              }
-              const key = `${event.workspaceId}\u0000${eventType}`
-              let webhooks = subscribers.get(key)
-              if (webhooks === undefined) {
-                webhooks = yield* repository.subscribed(event.workspaceId, eventType)
-                subscribers.set(key, webhooks)
-              }
-              if (webhooks.length > 0) deliveriesFor(event, eventType, webhooks, now, deliveries, problems)
-            }
-            for (const problem of problems) {
-              yield* Effect.logError(problem.message).pipe(Effect.annotateLogs(problem.annotations))
-            }
-            if (loop !== undefined && deliveries.length > 0) handOff(loop, deliveries, now, handed, skipped)
-            if (deliveries.length > 0) yield* store.insert(deliveries)
-            return { events: events.length, deliveries: deliveries.length }
-          })
-        )
-        if (loop !== undefined) {
-          for (const held of handed) loop.lanes.push(held.claimed.webhookId, held)
-          for (const webhookId of skipped) loop.mayHaveMore.add(webhookId)
-          dispatchIdle(loop)
+        const subscribers = new Map<string, ReadonlyArray<Webhook>>()
+        const deliveries: Array<NewDelivery> = []
+        const problems: Array<Problem> = []
+        for (const event of events) {
+          const eventType = event.type
+          if (!isEventType(eventType)) {
+            problems.push({
+              message: "An outbox event has a type outside the catalogue; nobody receives it",
+              annotations: { eventId: event.id, eventType }
+            })
+            continue
+          }
+          const key = `${event.workspaceId}\u0000${eventType}`
+          let webhooks = subscribers.get(key)
+          if (webhooks === undefined) {
+            webhooks = yield* repository.subscribed(event.workspaceId, eventType)
+            subscribers.set(key, webhooks)
+          }
+          if (webhooks.length > 0) deliveriesFor(event, eventType, webhooks, now, deliveries, problems)
         }
-        if (result.deliveries > handed.length) deliverWake.notify()
-        return result
-      }).pipe(Effect.withSpan("Dispatcher.fanOut"))
+        for (const problem of problems) {
+          yield* Effect.logError(problem.message).pipe(Effect.annotateLogs(problem.annotations))
+        }
+        return deliveries
+      })
 
-    // Leases to the loop the fresh deliveries it has room for (in place, in `deliveries`).
-    const handOff = (
-      loop: Loop,
-      deliveries: Array<NewDelivery>,
-      now: number,
-      handed: Array<Held>,
-      skipped: Set<string>
-    ) => {
-      if (loop.unwritten >= maxUnwritten) return
-      const lease = { until: now + settings.leaseMs, token: Random_.token() }
-      let room = window - loop.lanes.held()
-      const taken = new Map<string, number>()
-      for (let i = 0; i < deliveries.length; i++) {
-        const delivery = deliveries[i]!
-        const webhookId = delivery.webhookId
-        const count = taken.get(webhookId) ?? 0
-        if (
-          room <= 0 ||
-          skipped.has(webhookId) ||
-          loop.mayHaveMore.has(webhookId) ||
-          loop.lanes.heldBy(webhookId) + count >= perWebhookWindow
-        ) {
-          skipped.add(webhookId)
-          if (room <= 0) loop.fullClaim = true
-          continue
-        }
-        taken.set(webhookId, count + 1)
-        room--
-        deliveries[i] = { ...delivery, lease }
-        handed.push({
-          claimed: {
-            id: delivery.id,
-            workspaceId: delivery.workspaceId,
-            webhookId,
-            eventId: delivery.eventId,
-            eventType: delivery.eventType,
-            body: delivery.body,
-            attempts: 0,
-            leaseToken: lease.token,
-            target: delivery.target
-          },
-          leaseUntil: lease.until
+    // One batch, on its own: takes the fan-out lease for the transaction (none while a `run`
+    // holds it), inserts the deliveries, moves the position and releases the lease.
+    const fanOut: Effect.Effect<FanOutSummary> = Effect.gen(function* () {
+      const result = yield* transactor.withTransaction(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const owner = Random_.token()
+          const position = yield* outbox.acquire(owner, now, now + settings.leaseMs)
+          if (Option.isNone(position)) return { events: 0, deliveries: 0 }
+          const events = yield* outbox.read(position.value, settings.fanOutBatchSize)
+          const deliveries = events.length === 0 ? [] : yield* deliveriesOf(events, now)
+          yield* store.insert(deliveries)
+          yield* outbox.advance(owner, events.at(-1)?.position ?? position.value, 0)
+          return { events: events.length, deliveries: deliveries.length }
         })
-      }
+      )
+      if (result.deliveries > 0) deliverWake.notify()
+      return result
+    }).pipe(Effect.withSpan("Dispatcher.fanOut"))
+
+    // Gives up what was read and not recorded; reading starts again from the stored position.
+    const dropBatches = (fan: FanOut) => {
+      for (const batch of fan.batches) batch.state = "dropped"
+      fan.batches = []
+      fan.position = undefined
     }
 
-    const fanOut = fanOutWith(undefined)
+    // One step of `run`'s fan-out: reads as many events as the loop has room for and hands
+    // their deliveries over, event by event. "full" when the loop has no room, "blocked" when
+    // an event waits for its webhook's share of the loop, "idle" when nothing more is there
+    // to read (or another dispatcher holds the lease).
+    const fanOutStep = (loop: Loop, fan: FanOut): Effect.Effect<"more" | "idle" | "full" | "blocked"> =>
+      Effect.gen(function* () {
+        const room = window - loop.lanes.held()
+        if (room < settings.concurrency || loop.unwritten >= maxUnwritten) return "full" as const
+        const now = yield* Clock.currentTimeMillis
+        // Takes the lease, or renews it while nothing waits to be recorded (recording renews it).
+        if (fan.position === undefined || (fan.batches.length === 0 && fan.leaseUntil - now < settings.leaseMs / 2)) {
+          const leaseUntil = now + settings.leaseMs
+          const stored = yield* outbox.acquire(fan.owner, now, leaseUntil)
+          if (Option.isNone(stored)) {
+            dropBatches(fan)
+            return "idle" as const
+          }
+          if (fan.position === undefined || stored.value !== fan.stored) {
+            dropBatches(fan)
+            fan.position = stored.value
+            fan.stored = stored.value
+          }
+          fan.leaseUntil = leaseUntil
+        }
+        const limit = Math.min(fan.readLimit, room)
+        const events = yield* outbox.read(fan.position!, limit)
+        if (events.length === 0) return "idle" as const
+        const deliveries = yield* deliveriesOf(events, now)
+        const taken = handOff(loop, fan, events, deliveries, now)
+        if (taken.events > 0) {
+          const batch: Batch = {
+            deliveries: taken.deliveries,
+            position: events[taken.events - 1]!.position,
+            outcomes: new Map(),
+            inFlight: taken.handed,
+            recordBy: now + settings.recordDelayMs,
+            state: "open",
+            late: []
+          }
+          for (const held of taken.held) loop.lanes.push(held.claimed.webhookId, { ...held, batch })
+          fan.batches.push(batch)
+          fan.position = batch.position
+          fan.ready.notify()
+          dispatchIdle(loop)
+        }
+        // Reads no more than fitted last time a webhook's share ran out, and twice as much
+        // after a batch that fitted whole.
+        if (taken.events < events.length) {
+          fan.readLimit = Math.max(16, taken.events)
+          return "blocked" as const
+        }
+        fan.readLimit = Math.min(settings.fanOutBatchSize, 2 * fan.readLimit)
+        return events.length < limit ? ("idle" as const) : ("more" as const)
+      }).pipe(Effect.withSpan("Dispatcher.fanOut"))
+
+    // Takes events from the front of a batch while all their deliveries fit in the loop: each
+    // webhook holds at most `2 × perWebhookConcurrency`. An event that does not fit waits in the
+    // outbox, to be read again once its webhook's work has gone down, so the order holds; if
+    // its webhook is still full after `recordDelayMs`, the webhook is slow: its deliveries are
+    // stored instead, to be claimed as it keeps up, and the others go on. A webhook with
+    // deliveries waiting in storage gets none handed over either, so it keeps its order.
+    const handOff = (
+      loop: Loop,
+      fan: FanOut,
+      events: ReadonlyArray<OutboxEvent>,
+      deliveries: Array<NewDelivery>,
+      now: number
+    ) => {
+      const lease = { until: now + settings.leaseMs, token: Random_.token() }
+      const held: Array<Held> = []
+      let room = window - loop.lanes.held()
+      let next = 0
+      let taken = 0
+      let cutBy: string | undefined
+      const pending = new Map<string, number>()
+      for (; taken < events.length; taken++) {
+        const eventId = events[taken]!.id
+        let end = next
+        while (end < deliveries.length && deliveries[end]!.eventId === eventId) end++
+        let need = 0
+        let full: string | undefined
+        for (let i = next; i < end; i++) {
+          const webhookId = deliveries[i]!.webhookId
+          if (loop.mayHaveMore.has(webhookId)) continue
+          need++
+          const count = (pending.get(webhookId) ?? 0) + 1
+          pending.set(webhookId, count)
+          if (full === undefined && loop.lanes.heldBy(webhookId) + count > perWebhookWindow) full = webhookId
+        }
+        if (full !== undefined || need > room) {
+          if (taken > 0) {
+            cutBy = full
+            break
+          }
+          if (
+            full !== undefined &&
+            (fan.blocked?.webhookId !== full || now - fan.blocked.since < settings.recordDelayMs)
+          ) {
+            cutBy = full
+            break
+          }
+          // Still full, or more deliveries than the whole loop has room for: store the rest.
+          for (let i = next; i < end; i++) {
+            const webhookId = deliveries[i]!.webhookId
+            if (webhookId === full || need > room) loop.mayHaveMore.add(webhookId)
+          }
+          fan.blocked = undefined
+        }
+        for (let i = next; i < end; i++) {
+          const delivery = deliveries[i]!
+          const webhookId = delivery.webhookId
+          if (loop.mayHaveMore.has(webhookId) || room <= 0) {
+            loop.mayHaveMore.add(webhookId)
+            continue
+          }
+          room--
+          deliveries[i] = { ...delivery, lease }
+          held.push({
+            claimed: {
+              id: delivery.id,
+              workspaceId: delivery.workspaceId,
+              webhookId,
+              eventId: delivery.eventId,
+              eventType: delivery.eventType,
+              body: delivery.body,
+              attempts: 0,
+              leaseToken: lease.token,
+              target: delivery.target
+            },
+            leaseUntil: lease.until
+          })
+        }
+        next = end
+      }
+      if (cutBy !== undefined) {
+        if (fan.blocked?.webhookId !== cutBy) fan.blocked = { webhookId: cutBy, since: now }
+      } else fan.blocked = undefined
+      return { events: taken, deliveries: deliveries.slice(0, next), held, handed: held.length }
+    }
+
+    // Records batches in order: their deliveries inserted (with the results in so far) and the
+    // outbox position moved past them, in one transaction, only while this loop holds the
+    // fan-out lease. If that fails, everything read and not recorded is given up and read again.
+    const recordBatches = (loop: Loop, fan: FanOut, batches: ReadonlyArray<Batch>, stopping: boolean) =>
+      Effect.gen(function* () {
+        if (batches.length === 0 && (!stopping || fan.stored === undefined)) return
+        const rows: Array<NewDelivery> = []
+        const retries: Array<number> = []
+        for (const batch of batches) {
+          batch.state = "writing"
+          // Results that came in during a write that did not finish go with this one.
+          for (const outcome of batch.late) batch.outcomes.set(outcome.claimed.id, outcome)
+          batch.late = []
+          for (const delivery of batch.deliveries) {
+            const outcome = batch.outcomes.get(delivery.id)
+            // A final failure is written as an update after the insert, which raises its alert.
+            if (outcome !== undefined && outcome.completion.status !== "failed") {
+              count(loop, outcome)
+              const { status, retryAt, attempt } = outcome.completion
+              if (retryAt !== null) retries.push(retryAt)
+              rows.push({
+                ...delivery,
+                lease: undefined,
+                dueAt: retryAt ?? delivery.dueAt,
+                outcome: { status, attempt }
+              })
+            } else {
+              if (outcome !== undefined) batch.late.push(outcome)
+              // At a stop nothing is in flight any more: the rest is free to be sent at once.
+              rows.push(stopping && outcome === undefined ? { ...delivery, lease: undefined } : delivery)
+            }
+          }
+        }
+        const now = yield* Clock.currentTimeMillis
+        const leaseUntil = stopping ? 0 : now + settings.leaseMs
+        const position = batches.at(-1)?.position ?? fan.stored!
+        const recorded = yield* transactor
+          .withTransaction(
+            Effect.flatMap(outbox.advance(fan.owner, position, leaseUntil), (held) =>
+              held ? Effect.as(store.insert(rows), true) : Effect.succeed(false)
+            )
+          )
+          .pipe(
+            Effect.catchAllCause((cause) =>
+              Cause.isInterruptedOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.as(Effect.logError("Fresh deliveries could not be recorded", cause), false)
+            )
+          )
+        if (!recorded) {
+          if (batches.length > 0) {
+            yield* Effect.logWarning(
+              "Fan-out gave up deliveries it had not recorded; their events are fanned out again"
+            ).pipe(Effect.annotateLogs({ deliveries: rows.length }))
+          }
+          dropBatches(fan)
+          return
+        }
+        fan.stored = position
+        fan.leaseUntil = leaseUntil
+        fan.batches = fan.batches.slice(batches.length)
+        for (const batch of batches) {
+          batch.state = "written"
+          for (const outcome of batch.late) record(loop, outcome)
+          batch.late = []
+        }
+        for (const retryAt of retries) yield* loop.onRetry(retryAt)
+        if (rows.some((row) => row.lease === undefined && row.outcome === undefined)) deliverWake.notify()
+      })
+
+    // Records the first batch once all its attempts have ended or its time is up, with the
+    // ready batches behind it.
+    const recorder = (loop: Loop, fan: FanOut) =>
+      Effect.forever(
+        Effect.gen(function* () {
+          const first = fan.batches[0]
+          if (first === undefined) return yield* fan.ready.wait
+          const now = yield* Clock.currentTimeMillis
+          if (first.inFlight > 0 && now < first.recordBy) {
+            return yield* Effect.raceFirst(fan.ready.wait, Effect.sleep(first.recordBy - now))
+          }
+          let count = 1
+          while (count < fan.batches.length && count < 8 && fan.batches[count]!.inFlight === 0) count++
+          yield* recordBatches(loop, fan, fan.batches.slice(0, count), false)
+        })
+      )
 
     const fanOutAll: Effect.Effect<FanOutSummary> = Effect.gen(function* () {
       let events = 0
@@ -845,7 +1150,7 @@ export const make = (options: Options = {}) =>
 
     const deliverDue: Effect.Effect<DeliverySummary> = Effect.scoped(
       Effect.gen(function* () {
-        const loop = yield* makeLoop(Signal.make(), () => Effect.void)
+        const loop = yield* makeLoop(Signal.make(), () => Effect.void, false)
         while (true) {
           const claimed = yield* claimFor(loop)
           if (claimed === "blocked") yield* loop.written.wait
@@ -883,14 +1188,18 @@ export const make = (options: Options = {}) =>
               scope
             )
           ).pipe(Effect.asVoid)
-        const loop = yield* makeLoop(deliverWake, onRetry)
+        const loop = yield* makeLoop(deliverWake, onRetry, true)
+        const fan = loop.fan!
         // Polling: one ticker wakes both loops, so a wait costs no timer of its own.
         yield* Effect.forkIn(Effect.forever(Effect.zipRight(Effect.sleep(settings.pollIntervalMs), wake)), scope)
         yield* Effect.forkIn(
           Effect.forever(
             Effect.gen(function* () {
-              const result = yield* survive(fanOutWith(loop), "fan-out")
-              if (result === undefined || result.events < settings.fanOutBatchSize) yield* fanOutWake.wait
+              const step = yield* survive(fanOutStep(loop, fan), "fan-out")
+              if (step === "full") yield* loop.room.wait
+              else if (step === "blocked")
+                yield* Effect.raceFirst(fan.drained.wait, Effect.sleep(settings.recordDelayMs))
+              else if (step !== "more") yield* fanOutWake.wait
             })
           ),
           scope

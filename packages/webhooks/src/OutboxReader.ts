@@ -1,10 +1,14 @@
 /**
- * The fan-out side of the outbox: the dispatcher claims recorded events that are not fanned out
- * yet, marking them fanned out, and writes their deliveries, all in one transaction. On
- * PostgreSQL `claimPending` is one `UPDATE events SET fanned_out_at = … WHERE seq IN (SELECT …
- * WHERE fanned_out_at IS NULL ORDER BY seq LIMIT n FOR UPDATE SKIP LOCKED) RETURNING …`, so
- * several dispatchers fan out disjoint events; a crash rolls the whole batch back and it is
- * fanned out again.
+ * The fan-out side of the outbox. Fan-out walks the recorded events in order behind a stored
+ * position, and nothing is written per event: one dispatcher at a time holds the fan-out lease,
+ * reads the events after its position, and moves the position forward in the transaction that
+ * records their deliveries. A dispatcher that dies leaves the lease to run out; the next one
+ * reads the same events again from the stored position (their deliveries keep their ids, which
+ * are derived from event and webhook).
+ *
+ * On PostgreSQL the order is the writing transaction's id, then `seq`, and `read` answers only
+ * events older than every transaction still open, so an event committed late can never fall
+ * behind the position.
  *
  * @since 0.1.0
  */
@@ -13,10 +17,12 @@ import { EventOutbox, record } from "@waybill/events/EventOutbox"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 
 /**
  * A recorded event as fan-out reads it: `body` is the delivery body, fixed when the event was
  * recorded (`{ id, type, createdAt, payload }`); fan-out parses it once to evaluate filters.
+ * `position` is where fan-out stands once it has handled this event (opaque to the dispatcher).
  *
  * @since 0.1.0
  * @category models
@@ -28,9 +34,12 @@ export interface OutboxEvent {
   /** Epoch seconds. */
   readonly createdAt: number
   readonly body: string
+  readonly position: string
 }
 
 /**
+ * Times are epoch milliseconds from the dispatcher's `Clock`.
+ *
  * @since 0.1.0
  * @category tags
  */
@@ -38,17 +47,24 @@ export class OutboxReader extends Context.Tag("@waybill/webhooks/OutboxReader")<
   OutboxReader,
   {
     /**
-     * Up to `limit` events not fanned out yet, oldest first, marked fanned out at `at` (epoch
-     * seconds) in the caller's transaction: they stay pending if it rolls back.
+     * Takes the fan-out lease for `owner` until `leaseUntil`, if nobody holds it, it ran out at
+     * `now`, or `owner` holds it already; answers the stored position, or none while another
+     * owner holds the lease.
      */
-    readonly claimPending: (limit: number, at: number) => Effect.Effect<ReadonlyArray<OutboxEvent>>
+    readonly acquire: (owner: string, now: number, leaseUntil: number) => Effect.Effect<Option.Option<string>>
+    /** Up to `limit` events after `position`, in fan-out order. Reads only; no lease needed. */
+    readonly read: (position: string, limit: number) => Effect.Effect<ReadonlyArray<OutboxEvent>>
+    /**
+     * Stores `position` and keeps the lease until `leaseUntil` (`0` releases it), only while
+     * `owner` holds it, in the caller's transaction; answers whether it did.
+     */
+    readonly advance: (owner: string, position: string, leaseUntil: number) => Effect.Effect<boolean>
   }
 >() {}
 
 /**
  * An in-memory outbox that serves both sides: producers `publish` through `EventOutbox`, fan-out
- * reads through `OutboxReader`. Run fan-out under the in-memory `Transactor` (one transaction at
- * a time), as the dispatcher does.
+ * reads through `OutboxReader`. Positions count events.
  *
  * @since 0.1.0
  * @category layers
@@ -56,8 +72,8 @@ export class OutboxReader extends Context.Tag("@waybill/webhooks/OutboxReader")<
 export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effectContext(
   Effect.sync(() => {
     const events: Array<OutboxEvent> = []
-    const fannedOut = new Set<string>()
-    let firstPending = 0
+    let stored = 0
+    let lease: { owner: string; until: number } | undefined
     const outbox = EventOutbox.of({
       publish: (workspaceId, newEvents) =>
         Effect.forEach(newEvents, (event) => record(workspaceId, event)).pipe(
@@ -69,7 +85,8 @@ export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effect
                   workspaceId: event.workspaceId,
                   type: event.type,
                   createdAt: event.createdAt,
-                  body: event.body
+                  body: event.body,
+                  position: String(events.length + 1)
                 })
               }
             })
@@ -77,15 +94,19 @@ export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effect
         )
     })
     const reader = OutboxReader.of({
-      claimPending: (limit) =>
+      acquire: (owner, now, leaseUntil) =>
         Effect.sync(() => {
-          while (firstPending < events.length && fannedOut.has(events[firstPending]!.id)) firstPending++
-          const claimed: Array<OutboxEvent> = []
-          for (let i = firstPending; i < events.length && claimed.length < limit; i++) {
-            if (!fannedOut.has(events[i]!.id)) claimed.push(events[i]!)
-          }
-          for (const event of claimed) fannedOut.add(event.id)
-          return claimed
+          if (lease !== undefined && lease.owner !== owner && lease.until > now) return Option.none()
+          lease = { owner, until: leaseUntil }
+          return Option.some(String(stored))
+        }),
+      read: (position, limit) => Effect.sync(() => events.slice(Number(position), Number(position) + limit)),
+      advance: (owner, position, leaseUntil) =>
+        Effect.sync(() => {
+          if (lease?.owner !== owner) return false
+          stored = Number(position)
+          lease = leaseUntil === 0 ? undefined : { owner, until: leaseUntil }
+          return true
         })
     })
     return Context.make(EventOutbox, outbox).pipe(Context.add(OutboxReader, reader))

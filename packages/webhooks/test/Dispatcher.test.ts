@@ -491,7 +491,7 @@ describe("Dispatcher", () => {
   it.effect("run takes the deliveries it fans out itself, leased as they are made, without a claim", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
-      yield* register(registration())
+      const webhook = yield* register(registration())
       const store = yield* DeliveryStore
       let claimedRows = 0
       const counting = DeliveryStore.of({
@@ -509,10 +509,94 @@ describe("Dispatcher", () => {
         "three attempts in flight"
       )
       assert.strictEqual(claimedRows, 0)
-      // The receiver has not answered yet: the deliveries are leased, nobody else may send them.
+      // The receiver has not answered yet: the deliveries are recorded leased once their time
+      // is up, and nobody else may send them.
+      yield* TestClock.adjust(200)
+      assert.strictEqual((yield* deliveriesOf(webhook.id)).length, 3)
       assert.deepStrictEqual(yield* other.deliverDue, { attempts: 0, succeeded: 0, retried: 0, failed: 0 })
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(makeLayer({ respond: () => Effect.never })))
+  )
+
+  it.effect("run records a fresh delivery once, with the result of its first attempt: no update, no claim", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      const store = yield* DeliveryStore
+      const calls = { insert: 0, complete: 0, claimed: 0 }
+      const counting = DeliveryStore.of({
+        ...store,
+        insert: (deliveries) =>
+          Effect.zipRight(
+            Effect.sync(() => calls.insert++),
+            store.insert(deliveries)
+          ),
+        complete: (completions) =>
+          Effect.zipRight(
+            Effect.sync(() => calls.complete++),
+            store.complete(completions)
+          ),
+        claimDue: (request) =>
+          Effect.tap(store.claimDue(request), (rows) => Effect.sync(() => (calls.claimed += rows.length)))
+      })
+      const d = yield* makeDispatcher({ pollIntervalMs: 60_000 }).pipe(Effect.provideService(DeliveryStore, counting))
+      const fiber = yield* Effect.fork(d.run)
+      const events = [
+        yield* publish("tour-created", { tour: tour() }),
+        yield* publish("tour-created", { tour: tour() }),
+        yield* publish("tour-created", { tour: tour() })
+      ]
+      yield* d.wake
+      yield* eventually(
+        Effect.map(deliveriesOf(webhook.id), (deliveries) => deliveries.length === 3),
+        "three deliveries recorded"
+      )
+      const recorded = yield* deliveriesOf(webhook.id)
+      assert.deepStrictEqual(
+        recorded.map((delivery) => [delivery.eventId, delivery.status, delivery.attempts.length]).sort(),
+        events.map((event) => [event.id, "succeeded", 1]).sort()
+      )
+      assert.deepStrictEqual(calls, { insert: 1, complete: 0, claimed: 0 })
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
+  it.effect("run: a slow receiver's fresh deliveries go to storage once it stays full; the others' go on", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const slow = yield* register(registration({ url: "https://slow.example.org/" }))
+      const fast = yield* register(registration({ url: "https://fast.example.org/" }))
+      const d = yield* dispatcher
+      const fiber = yield* Effect.fork(d.run)
+      for (let i = 0; i < 10; i++) yield* publish("tour-created", { tour: tour() })
+      yield* d.wake
+      // The slow receiver never answers: the fast one waits at most the patience (100 ms).
+      for (let i = 0; i < 5; i++) {
+        yield* TestClock.adjust(100)
+        for (let j = 0; j < 50; j++) yield* Effect.yieldNow()
+      }
+      yield* eventually(
+        Effect.map(
+          deliveriesOf(fast.id),
+          (deliveries) => deliveries.length === 10 && deliveries.every((delivery) => delivery.status === "succeeded")
+        ),
+        "the fast receiver got all its deliveries"
+      )
+      const sent = yield* requests
+      assert.strictEqual(sent.filter((received) => received.request.url === "https://fast.example.org/").length, 10)
+      assert.strictEqual(sent.filter((received) => received.request.url === "https://slow.example.org/").length, 2)
+      const slowDeliveries = yield* deliveriesOf(slow.id)
+      assert.strictEqual(slowDeliveries.length, 10)
+      assert.isTrue(slowDeliveries.every((delivery) => delivery.status === "pending"))
+      yield* Fiber.interrupt(fiber)
+    }).pipe(
+      Effect.provide(
+        makeLayer({
+          respond: (request) => (request.url.startsWith("https://slow.") ? Effect.never : ok()),
+          dispatcher: { concurrency: 4, perWebhookConcurrency: 2, pollIntervalMs: 60_000 }
+        })
+      )
+    )
   )
 
   it.effect("an attempt that could outlast its lease is not started; the delivery waits for the lease to run out", () =>
@@ -563,33 +647,91 @@ describe("Dispatcher", () => {
       const webhook = yield* register(registration())
       const store = yield* DeliveryStore
       let writes = 0
-      // The first write never ends: the second result waits behind it when the run stops.
+      // The first update never ends: the third result waits behind it when the run stops.
       const stalling = DeliveryStore.of({
         ...store,
         complete: (completions) => (++writes === 1 ? Effect.never : store.complete(completions))
       })
-      const d = yield* makeDispatcher({ pollIntervalMs: 60_000 }).pipe(Effect.provideService(DeliveryStore, stalling))
+      const d = yield* makeDispatcher({ pollIntervalMs: 60_000, recordDelayMs: 100 }).pipe(
+        Effect.provideService(DeliveryStore, stalling)
+      )
       const fiber = yield* Effect.fork(d.run)
       const first = yield* publish("tour-created", { tour: tour() })
       const second = yield* publish("tour-created", { tour: tour() })
+      const third = yield* publish("tour-created", { tour: tour() })
       yield* d.wake
       yield* eventually(
-        Effect.sync(() => writes === 1),
-        "the first result being written"
+        Effect.map(requests, (sent) => sent.length === 3),
+        "three attempts"
       )
-      yield* TestClock.adjust(1_000)
+      // At 100 ms the batch is recorded: the first with its result, the others in flight.
+      yield* TestClock.adjust(500)
+      yield* eventually(
+        Effect.sync(() => writes === 1),
+        "the second result being written"
+      )
+      yield* TestClock.adjust(500)
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      yield* Fiber.interrupt(fiber)
+      const byEvent = new Map((yield* deliveriesOf(webhook.id)).map((delivery) => [delivery.eventId, delivery]))
+      assert.strictEqual(byEvent.get(first.id)?.status, "succeeded")
+      assert.deepStrictEqual(byEvent.get(second.id)?.attempts, [])
+      assert.strictEqual(byEvent.get(third.id)?.status, "succeeded")
+    }).pipe(
+      Effect.provide(
+        makeLayer({
+          respond: (_, index) => (index === 0 ? ok() : Effect.zipRight(Effect.sleep(index * 500), ok()))
+        })
+      )
+    )
+  )
+
+  it.effect("a stopped run records its fresh deliveries with the results in so far and frees the rest", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      const store = yield* DeliveryStore
+      let inserts = 0
+      // Recording the batch never ends; the stop records it anew.
+      const stalling = DeliveryStore.of({
+        ...store,
+        insert: (deliveries) => (++inserts === 1 ? Effect.never : store.insert(deliveries))
+      })
+      const d = yield* makeDispatcher({ pollIntervalMs: 60_000, recordDelayMs: 100 }).pipe(
+        Effect.provideService(DeliveryStore, stalling)
+      )
+      const fiber = yield* Effect.fork(d.run)
+      const done = yield* publish("tour-created", { tour: tour() })
+      const cut = yield* publish("tour-created", { tour: tour() })
+      yield* d.wake
       yield* eventually(
         Effect.map(requests, (sent) => sent.length === 2),
         "both attempts"
       )
-      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      yield* TestClock.adjust(200)
+      yield* eventually(
+        Effect.sync(() => inserts === 1),
+        "the batch being recorded"
+      )
       yield* Fiber.interrupt(fiber)
       const byEvent = new Map((yield* deliveriesOf(webhook.id)).map((delivery) => [delivery.eventId, delivery]))
-      assert.strictEqual(byEvent.get(second.id)?.status, "succeeded")
-      assert.deepStrictEqual(byEvent.get(first.id)?.attempts, [])
+      assert.strictEqual(byEvent.get(done.id)?.status, "succeeded")
+      assert.deepStrictEqual(
+        byEvent.get(done.id)?.attempts.map((attempt) => attempt.statusCode),
+        [200]
+      )
+      assert.strictEqual(byEvent.get(cut.id)?.status, "pending")
+      assert.deepStrictEqual(byEvent.get(cut.id)?.attempts, [])
+      // The lease is released and the position stored: nothing to fan out again, and the
+      // delivery cut short is sent at once, with its id.
+      assert.deepStrictEqual(yield* d.fanOutAll, { events: 0, deliveries: 0 })
+      assert.deepStrictEqual(yield* d.deliverDue, { attempts: 1, succeeded: 1, retried: 0, failed: 0 })
+      const sent = yield* requests
+      assert.strictEqual(sent.length, 3)
+      assert.strictEqual(sent[2]!.request.headers["X-Delivery-Id"], byEvent.get(cut.id)?.id)
     }).pipe(
       Effect.provide(
-        makeLayer({ respond: (_, index) => (index === 0 ? ok() : Effect.zipRight(Effect.sleep(1_000), ok())) })
+        makeLayer({ respond: (_, index) => (index === 1 ? Effect.zipRight(Effect.sleep(10_000), ok()) : ok()) })
       )
     )
   )
