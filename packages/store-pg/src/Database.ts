@@ -96,13 +96,7 @@ export const layer = (
   Layer.scopedContext(
     Effect.gen(function* () {
       const pg = yield* client(config)
-      // Processes that start at once on a fresh database race to create the migrations table
-      // (`CREATE TABLE IF NOT EXISTS` is not safe against itself); the loser tries again and
-      // then waits on the table lock like any later starter.
-      yield* Migrations.run.pipe(
-        Effect.retry({ times: 3, while: (error) => error instanceof SqlError }),
-        Effect.provideService(SqlClient.SqlClient, pg)
-      )
+      yield* Migrations.run.pipe(Effect.provideService(SqlClient.SqlClient, pg))
       return Context.make(PgClient.PgClient, pg).pipe(
         Context.add(SqlClient.SqlClient, pg),
         Context.add(Transactor, transactorFrom(pg))

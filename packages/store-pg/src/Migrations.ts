@@ -6,7 +6,8 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type * as Effect from "effect/Effect"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
 import workspacesAndApiKeys from "./migrations/0001_workspaces_and_api_keys.js"
 import draftsAndEvents from "./migrations/0002_drafts_and_events.js"
 import tours from "./migrations/0003_tours.js"
@@ -44,4 +45,9 @@ export const table = "waybill_migrations"
  * @since 0.1.0
  * @category migrations
  */
-export const run = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })
+export const run = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table }).pipe(
+  // Processes that start at once on a fresh database race to create the migrations table
+  // (`CREATE TABLE IF NOT EXISTS` is not safe against itself); the loser tries again and then
+  // waits on the table lock like any later starter.
+  Effect.retry({ times: 3, while: (error) => error instanceof SqlError })
+)

@@ -79,7 +79,7 @@ export interface Options {
   readonly leaseMs?: number | undefined
   /** How often `run` looks for work when nobody wakes it. Default 1 000 ms. */
   readonly pollIntervalMs?: number | undefined
-  /** Events per fan-out transaction. Default 256. */
+  /** Events fan-out reads at once, at most (one `fanOut` transaction). Default 256. */
   readonly fanOutBatchSize?: number | undefined
   /** Completions per write. Default 256. */
   readonly completionBatchSize?: number | undefined
@@ -944,7 +944,7 @@ export const make = (options: Options = {}) =>
             deliveries: taken.deliveries,
             position: events[taken.events - 1]!.position,
             outcomes: new Map(),
-            inFlight: taken.handed,
+            inFlight: taken.held.length,
             recordBy: now + settings.recordDelayMs,
             state: "open",
             late: []
@@ -1047,7 +1047,7 @@ export const make = (options: Options = {}) =>
       if (cutBy !== undefined) {
         if (fan.blocked?.webhookId !== cutBy) fan.blocked = { webhookId: cutBy, since: now }
       } else fan.blocked = undefined
-      return { events: taken, deliveries: deliveries.slice(0, next), held, handed: held.length }
+      return { events: taken, deliveries: deliveries.slice(0, next), held }
     }
 
     // Records batches in order: their deliveries inserted (with the results in so far) and the
