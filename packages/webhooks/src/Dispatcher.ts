@@ -617,8 +617,11 @@ export const make = (options: Options = {}) =>
       readonly ready: Signal.Signal
       /** Events read at most at once. */
       readLimit: number
-      /** The webhook whose full share holds the next event back, and since when. */
-      blocked: { readonly webhookId: string; readonly since: number } | undefined
+      /**
+       * The webhook whose full share holds the next event back, since when, and how many of
+       * its attempts ended since then.
+       */
+      blocked: { readonly webhookId: string; since: number; ended: number } | undefined
       /** The blocking webhook's work went down to half its share. */
       readonly drained: Signal.Signal
     }
@@ -660,11 +663,10 @@ export const make = (options: Options = {}) =>
         loop.wanted.notify()
       }
       if (held <= window - settings.concurrency) loop.room.notify()
-      if (
-        loop.fan?.blocked?.webhookId === webhookId &&
-        loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency
-      ) {
-        loop.fan.drained.notify()
+      const blocked = loop.fan?.blocked
+      if (blocked?.webhookId === webhookId) {
+        blocked.ended++
+        if (loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency) loop.fan!.drained.notify()
       }
       dispatchIdle(loop)
     }
@@ -934,7 +936,10 @@ export const make = (options: Options = {}) =>
           }
           fan.leaseUntil = leaseUntil
         }
-        const limit = Math.min(fan.readLimit, room)
+        // A webhook has held the next event back for the patience: read a whole batch, to see
+        // whether another webhook's delivery waits behind it (see `handOff`).
+        const lookAhead = fan.blocked !== undefined && now - fan.blocked.since >= settings.recordDelayMs
+        const limit = lookAhead ? settings.fanOutBatchSize : Math.min(fan.readLimit, room)
         const events = yield* outbox.read(fan.position!, limit)
         if (events.length === 0) return "idle" as const
         const deliveries = yield* deliveriesOf(events, now)
@@ -967,10 +972,39 @@ export const make = (options: Options = {}) =>
 
     // Takes events from the front of a batch while all their deliveries fit in the loop: each
     // webhook holds at most `2 × perWebhookConcurrency`. An event that does not fit waits in the
-    // outbox, to be read again once its webhook's work has gone down, so the order holds; if
-    // its webhook is still full after `recordDelayMs`, the webhook is slow: its deliveries are
-    // stored instead, to be claimed as it keeps up, and the others go on. A webhook with
-    // deliveries waiting in storage gets none handed over either, so it keeps its order.
+    // outbox, to be read again once its webhook's work has gone down, so the order holds. If
+    // its webhook is still full after `recordDelayMs`, its deliveries are stored instead, to be
+    // claimed as it keeps up, and the others go on: when it is slow (fewer than
+    // `perWebhookConcurrency` of its attempts ended in that time), or when another webhook's
+    // delivery waits behind it in what was read. A webhook that keeps pace with nobody behind
+    // it is only busy: storing its deliveries would cost two more writes each and speed nobody
+    // up, so the event keeps waiting. A webhook with deliveries waiting in storage gets none
+    // handed over either, so it keeps its order.
+    // Whether the webhook `full`, which holds the next event back, has its deliveries stored
+    // now (see `handOff`); `deliveries` from `after` on are those read behind the event. A
+    // webhook found busy, not slow, is measured afresh over the next `recordDelayMs`.
+    const storeAround = (
+      loop: Loop,
+      fan: FanOut,
+      full: string,
+      deliveries: ReadonlyArray<NewDelivery>,
+      after: number,
+      now: number
+    ): boolean => {
+      const blocked = fan.blocked
+      if (blocked?.webhookId !== full || now - blocked.since < settings.recordDelayMs) return false
+      if (blocked.ended < settings.perWebhookConcurrency) return true
+      for (let i = after; i < deliveries.length; i++) {
+        const webhookId = deliveries[i]!.webhookId
+        if (webhookId !== full && !loop.mayHaveMore.has(webhookId) && loop.lanes.heldBy(webhookId) < perWebhookWindow) {
+          return true
+        }
+      }
+      blocked.since = now
+      blocked.ended = 0
+      return false
+    }
+
     const handOff = (
       loop: Loop,
       fan: FanOut,
@@ -1000,23 +1034,16 @@ export const make = (options: Options = {}) =>
           if (full === undefined && loop.lanes.heldBy(webhookId) + count > perWebhookWindow) full = webhookId
         }
         if (full !== undefined || need > room) {
-          if (taken > 0) {
+          if (full !== undefined && storeAround(loop, fan, full, deliveries, end, now)) {
+            loop.mayHaveMore.add(full)
+            fan.blocked = undefined
+          } else if (taken > 0 || full !== undefined) {
             cutBy = full
             break
+          } else {
+            // More deliveries than the whole loop has room for: store them.
+            for (let i = next; i < end; i++) loop.mayHaveMore.add(deliveries[i]!.webhookId)
           }
-          if (
-            full !== undefined &&
-            (fan.blocked?.webhookId !== full || now - fan.blocked.since < settings.recordDelayMs)
-          ) {
-            cutBy = full
-            break
-          }
-          // Still full, or more deliveries than the whole loop has room for: store the rest.
-          for (let i = next; i < end; i++) {
-            const webhookId = deliveries[i]!.webhookId
-            if (webhookId === full || need > room) loop.mayHaveMore.add(webhookId)
-          }
-          fan.blocked = undefined
         }
         for (let i = next; i < end; i++) {
           const delivery = deliveries[i]!
@@ -1045,7 +1072,7 @@ export const make = (options: Options = {}) =>
         next = end
       }
       if (cutBy !== undefined) {
-        if (fan.blocked?.webhookId !== cutBy) fan.blocked = { webhookId: cutBy, since: now }
+        if (fan.blocked?.webhookId !== cutBy) fan.blocked = { webhookId: cutBy, since: now, ended: 0 }
       } else fan.blocked = undefined
       return { events: taken, deliveries: deliveries.slice(0, next), held }
     }

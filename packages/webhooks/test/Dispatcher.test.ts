@@ -599,6 +599,109 @@ describe("Dispatcher", () => {
     )
   )
 
+  // Counts the store's writes and claimed rows.
+  const countingStore = Effect.map(DeliveryStore, (store) => {
+    const calls = { insert: 0, complete: 0, claimed: 0 }
+    const counting = DeliveryStore.of({
+      ...store,
+      insert: (deliveries) =>
+        Effect.zipRight(
+          Effect.sync(() => calls.insert++),
+          store.insert(deliveries)
+        ),
+      complete: (completions) =>
+        Effect.zipRight(
+          Effect.sync(() => calls.complete++),
+          store.complete(completions)
+        ),
+      claimDue: (request) =>
+        Effect.tap(store.claimDue(request), (rows) => Effect.sync(() => (calls.claimed += rows.length)))
+    })
+    return { calls, counting }
+  })
+
+  // Moves the clock on in small steps, letting the fibers run, until `check` holds.
+  const advanceUntil = <E, R>(check: Effect.Effect<boolean, E, R>, what: string) =>
+    Effect.gen(function* () {
+      for (let i = 0; i < 400; i++) {
+        if (yield* check) return
+        yield* TestClock.adjust(5)
+        for (let j = 0; j < 20; j++) yield* Effect.yieldNow()
+      }
+      assert.fail(`never happened: ${what}`)
+    })
+
+  // Answers after 10 ms: busy with 20 events at 2 at a time, but never slow.
+  const busy = (request: SendRequest) =>
+    request.url.startsWith("https://busy.") ? Effect.zipRight(Effect.sleep(10), ok()) : ok()
+
+  it.effect("run: a busy receiver that keeps pace, with nobody behind it, is not stored: one write each", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration({ url: "https://busy.example.org/" }))
+      const { calls, counting } = yield* countingStore
+      const d = yield* makeDispatcher({ concurrency: 4, perWebhookConcurrency: 2, pollIntervalMs: 60_000 }).pipe(
+        Effect.provideService(DeliveryStore, counting)
+      )
+      const fiber = yield* Effect.fork(d.run)
+      for (let i = 0; i < 20; i++) yield* publish("tour-created", { tour: tour() })
+      yield* d.wake
+      // It holds the fan-out back for far longer than the patience (100 ms), but keeps pace.
+      yield* advanceUntil(
+        Effect.map(
+          deliveriesOf(webhook.id),
+          (deliveries) => deliveries.length === 20 && deliveries.every((delivery) => delivery.status === "succeeded")
+        ),
+        "every delivery succeeded"
+      )
+      assert.strictEqual(calls.claimed, 0)
+      assert.strictEqual(calls.complete, 0)
+      assert.strictEqual((yield* requests).length, 20)
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(makeLayer({ respond: busy })))
+  )
+
+  it.effect("run: a busy receiver's deliveries are stored when another webhook's delivery waits behind them", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const busyHook = yield* register(registration({ url: "https://busy.example.org/" }))
+      const other = yield* register(
+        registration({
+          url: "https://other.example.org/",
+          filters: {
+            "tour-created": {
+              conditions: [{ field: "tour.properties.prop_region", operator: "is", value: "opt_north" }]
+            }
+          }
+        })
+      )
+      const { calls, counting } = yield* countingStore
+      const d = yield* makeDispatcher({ concurrency: 4, perWebhookConcurrency: 2, pollIntervalMs: 60_000 }).pipe(
+        Effect.provideService(DeliveryStore, counting)
+      )
+      const fiber = yield* Effect.fork(d.run)
+      for (let i = 0; i < 60; i++) yield* publish("tour-created", { tour: tour() })
+      yield* publish("tour-created", { tour: tour({ prop_region: "opt_north" }) })
+      yield* d.wake
+      yield* advanceUntil(
+        Effect.map(deliveriesOf(other.id), (deliveries) => deliveries[0]?.status === "succeeded"),
+        "the other webhook got its delivery"
+      )
+      // It did not wait for the busy receiver's 61 (31 rounds of 10 ms at 2 at a time).
+      const busyDone = (yield* deliveriesOf(busyHook.id)).filter((delivery) => delivery.status === "succeeded")
+      assert.isBelow(busyDone.length, 40)
+      yield* advanceUntil(
+        Effect.map(
+          deliveriesOf(busyHook.id),
+          (deliveries) => deliveries.length === 61 && deliveries.every((delivery) => delivery.status === "succeeded")
+        ),
+        "the busy receiver got all its deliveries, from storage"
+      )
+      assert.isAbove(calls.claimed, 0)
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(makeLayer({ respond: busy })))
+  )
+
   it.effect("an attempt that could outlast its lease is not started; the delivery waits for the lease to run out", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
