@@ -63,6 +63,27 @@ const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, what: string) =>
     assert.fail(`never happened: ${what}`)
   })
 
+// Counts the store's writes and claimed rows.
+const countingStore = Effect.map(DeliveryStore, (store) => {
+  const calls = { insert: 0, complete: 0, claimed: 0 }
+  const counting = DeliveryStore.of({
+    ...store,
+    insert: (deliveries) =>
+      Effect.zipRight(
+        Effect.sync(() => calls.insert++),
+        store.insert(deliveries)
+      ),
+    complete: (completions) =>
+      Effect.zipRight(
+        Effect.sync(() => calls.complete++),
+        store.complete(completions)
+      ),
+    claimDue: (request) =>
+      Effect.tap(store.claimDue(request), (rows) => Effect.sync(() => (calls.claimed += rows.length)))
+  })
+  return { calls, counting }
+})
+
 const headerNames = (request: SendRequest) => Object.keys(request.headers).sort()
 
 const verified = (request: SendRequest, secret: string) =>
@@ -522,23 +543,7 @@ describe("Dispatcher", () => {
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
       const webhook = yield* register(registration())
-      const store = yield* DeliveryStore
-      const calls = { insert: 0, complete: 0, claimed: 0 }
-      const counting = DeliveryStore.of({
-        ...store,
-        insert: (deliveries) =>
-          Effect.zipRight(
-            Effect.sync(() => calls.insert++),
-            store.insert(deliveries)
-          ),
-        complete: (completions) =>
-          Effect.zipRight(
-            Effect.sync(() => calls.complete++),
-            store.complete(completions)
-          ),
-        claimDue: (request) =>
-          Effect.tap(store.claimDue(request), (rows) => Effect.sync(() => (calls.claimed += rows.length)))
-      })
+      const { calls, counting } = yield* countingStore
       const d = yield* makeDispatcher({ pollIntervalMs: 60_000 }).pipe(Effect.provideService(DeliveryStore, counting))
       const fiber = yield* Effect.fork(d.run)
       const events = [
@@ -598,27 +603,6 @@ describe("Dispatcher", () => {
       )
     )
   )
-
-  // Counts the store's writes and claimed rows.
-  const countingStore = Effect.map(DeliveryStore, (store) => {
-    const calls = { insert: 0, complete: 0, claimed: 0 }
-    const counting = DeliveryStore.of({
-      ...store,
-      insert: (deliveries) =>
-        Effect.zipRight(
-          Effect.sync(() => calls.insert++),
-          store.insert(deliveries)
-        ),
-      complete: (completions) =>
-        Effect.zipRight(
-          Effect.sync(() => calls.complete++),
-          store.complete(completions)
-        ),
-      claimDue: (request) =>
-        Effect.tap(store.claimDue(request), (rows) => Effect.sync(() => (calls.claimed += rows.length)))
-    })
-    return { calls, counting }
-  })
 
   // Moves the clock on in small steps, letting the fibers run, until `check` holds.
   const advanceUntil = <E, R>(check: Effect.Effect<boolean, E, R>, what: string) =>
