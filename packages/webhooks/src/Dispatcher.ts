@@ -663,10 +663,10 @@ export const make = (options: Options = {}) =>
         loop.wanted.notify()
       }
       if (held <= window - settings.concurrency) loop.room.notify()
-      const blocked = loop.fan?.blocked
-      if (blocked?.webhookId === webhookId) {
-        blocked.ended++
-        if (loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency) loop.fan!.drained.notify()
+      const fan = loop.fan
+      if (fan?.blocked?.webhookId === webhookId) {
+        fan.blocked.ended++
+        if (loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency) fan.drained.notify()
       }
       dispatchIdle(loop)
     }
@@ -970,16 +970,6 @@ export const make = (options: Options = {}) =>
         return events.length < limit ? ("idle" as const) : ("more" as const)
       }).pipe(Effect.withSpan("Dispatcher.fanOut"))
 
-    // Takes events from the front of a batch while all their deliveries fit in the loop: each
-    // webhook holds at most `2 × perWebhookConcurrency`. An event that does not fit waits in the
-    // outbox, to be read again once its webhook's work has gone down, so the order holds. If
-    // its webhook is still full after `recordDelayMs`, its deliveries are stored instead, to be
-    // claimed as it keeps up, and the others go on: when it is slow (fewer than
-    // `perWebhookConcurrency` of its attempts ended in that time), or when another webhook's
-    // delivery waits behind it in what was read. A webhook that keeps pace with nobody behind
-    // it is only busy: storing its deliveries would cost two more writes each and speed nobody
-    // up, so the event keeps waiting. A webhook with deliveries waiting in storage gets none
-    // handed over either, so it keeps its order.
     // Whether the webhook `full`, which holds the next event back, has its deliveries stored
     // now (see `handOff`); `deliveries` from `after` on are those read behind the event. A
     // webhook found busy, not slow, is measured afresh over the next `recordDelayMs`.
@@ -1005,6 +995,16 @@ export const make = (options: Options = {}) =>
       return false
     }
 
+    // Takes events from the front of a batch while all their deliveries fit in the loop: each
+    // webhook holds at most `2 × perWebhookConcurrency`. An event that does not fit waits in the
+    // outbox, to be read again once its webhook's work has gone down, so the order holds. If
+    // its webhook is still full after `recordDelayMs`, its deliveries are stored instead, to be
+    // claimed as it keeps up, and the others go on: when it is slow (fewer than
+    // `perWebhookConcurrency` of its attempts ended in that time), or when another webhook's
+    // delivery waits behind it in what was read. A webhook that keeps pace with nobody behind
+    // it is only busy: storing its deliveries would cost two more writes each and speed nobody
+    // up, so the event keeps waiting. A webhook with deliveries waiting in storage gets none
+    // handed over either, so it keeps its order.
     const handOff = (
       loop: Loop,
       fan: FanOut,
