@@ -592,6 +592,8 @@ export const make = (options: Options = {}) =>
     // delivery, not two); the others are inserted leased to this loop, and their results
     // update the rows as usual.
     interface Batch {
+      /** Its number in the fan-out's order. */
+      readonly number: number
       readonly deliveries: Array<NewDelivery>
       /** The outbox position after the batch's last event. */
       readonly position: string
@@ -622,8 +624,23 @@ export const make = (options: Options = {}) =>
        * its attempts ended since then.
        */
       blocked: { readonly webhookId: string; since: number; ended: number } | undefined
-      /** The blocking webhook's work went down to half its share. */
+      /** The blocking webhook's work went down to half its share, or its storage caught up. */
       readonly drained: Signal.Signal
+      /** Webhooks whose fresh deliveries fan-out stores (see `holdsBack`). */
+      readonly storing: Map<string, Storing>
+      /** Batches are numbered in the order they are read: the last one made, the last recorded. */
+      made: number
+      recorded: number
+      /** The last batch in which each webhook had a delivery stored, not handed over. */
+      readonly lastStored: Map<string, number>
+    }
+    // A webhook whose fresh deliveries fan-out stores, measured over a window like a blocking
+    // one: since when, how many of its attempts ended since then, and whether fan-out holds its
+    // next event back until storage has caught up.
+    interface Storing {
+      since: number
+      ended: number
+      holding: boolean
     }
 
     const perWebhookWindow = 2 * settings.perWebhookConcurrency
@@ -664,9 +681,15 @@ export const make = (options: Options = {}) =>
       }
       if (held <= window - settings.concurrency) loop.room.notify()
       const fan = loop.fan
-      if (fan?.blocked?.webhookId === webhookId) {
-        fan.blocked.ended++
-        if (loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency) fan.drained.notify()
+      if (fan !== undefined) {
+        const storing = fan.storing.get(webhookId)
+        if (storing !== undefined) storing.ended++
+        if (fan.blocked?.webhookId === webhookId) {
+          fan.blocked.ended++
+          if (storing === undefined && loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency) {
+            fan.drained.notify()
+          }
+        }
       }
       dispatchIdle(loop)
     }
@@ -772,6 +795,8 @@ export const make = (options: Options = {}) =>
         }
         const now = yield* Clock.currentTimeMillis
         const leaseUntil = now + settings.leaseMs
+        // Batches recorded from now on may be too late for the claim to see.
+        const recordedBefore = loop.fan?.recorded ?? 0
         const claimed = yield* store.claimDue({
           now,
           limit,
@@ -790,6 +815,24 @@ export const make = (options: Options = {}) =>
           if (count >= (roomByWebhook.get(webhookId) ?? perWebhookWindow)) mayHaveMore.add(webhookId)
         }
         loop.mayHaveMore = mayHaveMore
+        const fan = loop.fan
+        if (fan !== undefined) {
+          // So does one whose deliveries fan-out stored in a batch the claim may not have seen:
+          // handing its next ones over would send them first.
+          for (const [webhookId, batch] of fan.lastStored) {
+            if (batch > recordedBefore) mayHaveMore.add(webhookId)
+            else fan.lastStored.delete(webhookId)
+          }
+          for (const [webhookId, storing] of fan.storing) {
+            if (mayHaveMore.has(webhookId)) continue
+            fan.storing.delete(webhookId)
+            // Storage caught up with the webhook fan-out held back for: its events can go on.
+            if (storing.holding && fan.blocked?.webhookId === webhookId) {
+              fan.blocked = undefined
+              fan.drained.notify()
+            }
+          }
+        }
         loop.fullClaim = claimed.length >= limit
         for (const item of claimed) loop.lanes.push(item.webhookId, { claimed: item, leaseUntil })
         dispatchIdle(loop)
@@ -822,7 +865,11 @@ export const make = (options: Options = {}) =>
                 ready: Signal.make(),
                 readLimit: settings.fanOutBatchSize,
                 blocked: undefined,
-                drained: Signal.make()
+                drained: Signal.make(),
+                storing: new Map(),
+                made: 0,
+                recorded: 0,
+                lastStored: new Map()
               }
             : undefined
         }
@@ -946,6 +993,7 @@ export const make = (options: Options = {}) =>
         const taken = handOff(loop, fan, events, deliveries, now)
         if (taken.events > 0) {
           const batch: Batch = {
+            number: ++fan.made,
             deliveries: taken.deliveries,
             position: events[taken.events - 1]!.position,
             outcomes: new Map(),
@@ -955,6 +1003,9 @@ export const make = (options: Options = {}) =>
             late: []
           }
           for (const held of taken.held) loop.lanes.push(held.claimed.webhookId, { ...held, batch })
+          for (const delivery of taken.deliveries) {
+            if (delivery.lease === undefined) fan.lastStored.set(delivery.webhookId, batch.number)
+          }
           fan.batches.push(batch)
           fan.position = batch.position
           fan.ready.notify()
@@ -983,15 +1034,55 @@ export const make = (options: Options = {}) =>
     ): boolean => {
       const blocked = fan.blocked
       if (blocked?.webhookId !== full || now - blocked.since < settings.recordDelayMs) return false
-      if (blocked.ended < settings.perWebhookConcurrency) return true
-      for (let i = after; i < deliveries.length; i++) {
-        const webhookId = deliveries[i]!.webhookId
-        if (webhookId !== full && !loop.mayHaveMore.has(webhookId) && loop.lanes.heldBy(webhookId) < perWebhookWindow) {
-          return true
-        }
+      if (blocked.ended < settings.perWebhookConcurrency || waitsBehind(loop, full, deliveries, after)) {
+        fan.storing.set(full, { since: now, ended: 0, holding: false })
+        return true
       }
       blocked.since = now
       blocked.ended = 0
+      return false
+    }
+
+    // Whether fan-out holds back the next event of `webhookId`, whose fresh deliveries it
+    // stores: once the webhook keeps pace again (as many attempts ended in `recordDelayMs` as a
+    // busy one's) with nobody waiting behind it, its next events wait in the outbox until a
+    // claim has caught up with its storage, and then go back to one write each. Measured
+    // afresh every `recordDelayMs`; stored it stays while it is slow or in someone's way.
+    const holdsBack = (
+      loop: Loop,
+      fan: FanOut,
+      webhookId: string,
+      deliveries: ReadonlyArray<NewDelivery>,
+      after: number,
+      now: number
+    ): boolean => {
+      const storing = fan.storing.get(webhookId)
+      if (storing === undefined) {
+        fan.storing.set(webhookId, { since: now, ended: 0, holding: false })
+        return false
+      }
+      if (now - storing.since < settings.recordDelayMs) return storing.holding
+      storing.holding =
+        storing.ended >= settings.perWebhookConcurrency && !waitsBehind(loop, webhookId, deliveries, after)
+      storing.since = now
+      storing.ended = 0
+      return storing.holding
+    }
+
+    // Whether another webhook's delivery, one fan-out would hand over, is among `deliveries`
+    // from `after` on.
+    const waitsBehind = (
+      loop: Loop,
+      webhookId: string,
+      deliveries: ReadonlyArray<NewDelivery>,
+      after: number
+    ): boolean => {
+      for (let i = after; i < deliveries.length; i++) {
+        const other = deliveries[i]!.webhookId
+        if (other !== webhookId && !loop.mayHaveMore.has(other) && loop.lanes.heldBy(other) < perWebhookWindow) {
+          return true
+        }
+      }
       return false
     }
 
@@ -1004,7 +1095,8 @@ export const make = (options: Options = {}) =>
     // delivery waits behind it in what was read. A webhook that keeps pace with nobody behind
     // it is only busy: storing its deliveries would cost two more writes each and speed nobody
     // up, so the event keeps waiting. A webhook with deliveries waiting in storage gets none
-    // handed over either, so it keeps its order.
+    // handed over either, so it keeps its order; once it keeps pace again, its event waits too,
+    // until storage has caught up (`holdsBack`).
     const handOff = (
       loop: Loop,
       fan: FanOut,
@@ -1025,13 +1117,21 @@ export const make = (options: Options = {}) =>
         while (end < deliveries.length && deliveries[end]!.eventId === eventId) end++
         let need = 0
         let full: string | undefined
+        let heldBack: string | undefined
         for (let i = next; i < end; i++) {
           const webhookId = deliveries[i]!.webhookId
-          if (loop.mayHaveMore.has(webhookId)) continue
+          if (loop.mayHaveMore.has(webhookId)) {
+            if (heldBack === undefined && holdsBack(loop, fan, webhookId, deliveries, end, now)) heldBack = webhookId
+            continue
+          }
           need++
           const count = (pending.get(webhookId) ?? 0) + 1
           pending.set(webhookId, count)
           if (full === undefined && loop.lanes.heldBy(webhookId) + count > perWebhookWindow) full = webhookId
+        }
+        if (heldBack !== undefined) {
+          cutBy = heldBack
+          break
         }
         if (full !== undefined || need > room) {
           if (full !== undefined && storeAround(loop, fan, full, deliveries, end, now)) {
@@ -1136,6 +1236,7 @@ export const make = (options: Options = {}) =>
           return
         }
         fan.stored = position
+        fan.recorded = batches.at(-1)?.number ?? fan.recorded
         fan.leaseUntil = leaseUntil
         fan.batches = fan.batches.slice(batches.length)
         for (const batch of batches) {

@@ -681,6 +681,45 @@ describe("Dispatcher", () => {
     }).pipe(Effect.provide(makeLayer({ respond: busy })))
   )
 
+  it.effect("run: a receiver stored while slow goes back to one write each once it keeps pace, in order", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration({ url: "https://busy.example.org/" }))
+      const { calls, counting } = yield* countingStore
+      const d = yield* makeDispatcher({ concurrency: 4, perWebhookConcurrency: 2, pollIntervalMs: 60_000 }).pipe(
+        Effect.provideService(DeliveryStore, counting)
+      )
+      const fiber = yield* Effect.fork(d.run)
+      // Events come faster (300/s) than the receiver takes them (200/s): a backlog throughout.
+      const published: Array<string> = []
+      for (let round = 0; round < 100; round++) {
+        for (let i = 0; i < 6; i++) published.push((yield* publish("tour-created", { tour: tour() })).id)
+        yield* d.wake
+        yield* TestClock.adjust(20)
+        for (let j = 0; j < 20; j++) yield* Effect.yieldNow()
+      }
+      yield* advanceUntil(
+        Effect.map(requests, (sent) => sent.length === 600),
+        "every delivery sent"
+      )
+      yield* advanceUntil(
+        Effect.map(deliveriesOf(webhook.id), (latest) => latest.every((delivery) => delivery.status === "succeeded")),
+        "the latest deliveries recorded as succeeded"
+      )
+      // Its first answers took 300 ms, so it was found slow and stored; once it kept pace, what
+      // was stored drained and the rest went back to one write each.
+      assert.isAbove(calls.claimed, 0)
+      assert.isBelow(calls.claimed, 300)
+      assert.deepStrictEqual(
+        (yield* requests).map((received) => received.request.headers["X-Event-Id"]),
+        published
+      )
+      yield* Fiber.interrupt(fiber)
+    }).pipe(
+      Effect.provide(makeLayer({ respond: (_, index) => Effect.zipRight(Effect.sleep(index < 4 ? 300 : 10), ok()) }))
+    )
+  )
+
   it.effect("an attempt that could outlast its lease is not started; the delivery waits for the lease to run out", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
