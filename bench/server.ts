@@ -3,6 +3,7 @@
  * the load generator never shares its event loop), and autocannon runs against it.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
@@ -78,11 +79,44 @@ export const startServer = async (databaseUrl: string, env: Record<string, strin
         () => false
       )
     )
-      return { base, stop: () => child.kill("SIGTERM") }
+      return { base, pid: child.pid!, stop: () => child.kill("SIGTERM") }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   child.kill("SIGKILL")
   throw new Error("the server did not start")
+}
+
+// User and system CPU seconds of a process so far, from /proc (Linux); NaN where unreadable.
+const cpuOf = (pid: string): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** CPU seconds the process `pid` has used so far (Linux; NaN elsewhere). */
+export const processCpuSeconds = (pid: number): number => cpuOf(String(pid))
+
+/** CPU seconds every PostgreSQL process on this machine has used so far (Linux; NaN elsewhere). */
+export const postgresCpuSeconds = (): number => {
+  let seconds = 0
+  try {
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue
+      let command: string
+      try {
+        command = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      } catch {
+        continue
+      }
+      if (command.startsWith("postgres")) seconds += cpuOf(pid) || 0
+    }
+  } catch {
+    return Number.NaN
+  }
+  return seconds
 }
 
 export interface LoadResult {

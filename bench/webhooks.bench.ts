@@ -26,7 +26,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { target } from "./harness.js"
-import { apiKey, freshDatabase, startServer } from "./server.js"
+import { apiKey, freshDatabase, postgresCpuSeconds, processCpuSeconds, startServer } from "./server.js"
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000)
 const HTTP_EVENTS = Math.max(1, Math.floor(EVENTS / 5))
@@ -147,6 +147,8 @@ try {
   const publishOne = (events: ReadonlyArray<NewEvent>) =>
     runtime.runPromise(Effect.flatMap(EventOutbox, (outbox) => outbox.publish(workspace, events)))
   const transactions = Math.ceil(EVENTS / EVENTS_PER_TRANSACTION)
+  // CPU spent per delivery by each party: steadier than the rates on a shared machine.
+  const cpuBefore = { server: processCpuSeconds(server.pid), postgres: postgresCpuSeconds(), own: process.cpuUsage() }
   const start = performance.now()
   await pool(transactions, PUBLISHERS, async (t) => {
     const events: Array<NewEvent> = []
@@ -158,6 +160,12 @@ try {
   })
   const publishedAt = performance.now()
   const end = await recorded(EVENTS, EVENTS)
+  const own = process.cpuUsage(cpuBefore.own)
+  const cpuPerDelivery = {
+    server: ((processCpuSeconds(server.pid) - cpuBefore.server) / EVENTS) * 1e6,
+    postgres: ((postgresCpuSeconds() - cpuBefore.postgres) / EVENTS) * 1e6,
+    own: (own.user + own.system) / EVENTS
+  }
   const latencies = [...published].flatMap(([id, sentAt]) => {
     const at = arrivals.get(id)
     return at === undefined ? [] : [at - sentAt]
@@ -199,6 +207,11 @@ try {
     `      ${rate.toFixed(0).padStart(6)} deliveries/s   ${(rate / bareRate).toFixed(2)} × bare   publish → receipt p50 ${ms(
       percentile(latencies, 50)
     )}, p99 ${ms(percentile(latencies, 99))}   (publishing alone ${((EVENTS / (publishedAt - start)) * 1000).toFixed(0)} events/s)`
+  )
+  console.log(
+    `      CPU per delivery: server ${cpuPerDelivery.server.toFixed(0)} µs, PostgreSQL ${cpuPerDelivery.postgres.toFixed(
+      0
+    )} µs, publishers and receiver (this process) ${cpuPerDelivery.own.toFixed(0)} µs`
   )
   console.log(
     `  ${HTTP_EVENTS} events via POST /events (${CONCURRENCY} clients, one event per request) → delivered → recorded`

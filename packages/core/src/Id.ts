@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as RandomBytes from "./RandomBytes.js"
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
@@ -51,7 +52,7 @@ export const format = (prefix: Prefix, epochMillis: number, random: Uint8Array):
  * @category constructors
  */
 export const make = (prefix: Prefix): Effect.Effect<string> =>
-  Effect.map(Clock.currentTimeMillis, (now) => format(prefix, now, crypto.getRandomValues(new Uint8Array(10))))
+  Effect.map(Clock.currentTimeMillis, (now) => format(prefix, now, RandomBytes.bytes(10)))
 
 /**
  * The key `derive` mixes into an id: 80 bits of SHA-256 over `text`. Compute it once per

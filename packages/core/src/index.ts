@@ -22,13 +22,18 @@ export * as Cursor from "./Cursor.js"
  * @since 0.1.0
  */
 export * as Id from "./Id.js"
-
 /**
  * Validation issues with dotted paths.
  *
  * @since 0.1.0
  */
 export * as Issue from "./Issue.js"
+/**
+ * Cryptographically strong random bytes from a pool.
+ *
+ * @since 0.1.0
+ */
+export * as RandomBytes from "./RandomBytes.js"
 
 /**
  * The unit-of-work port.

@@ -1,6 +1,7 @@
 import * as http from "node:http"
 import * as https from "node:https"
 import type { AddressInfo } from "node:net"
+import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { HostResolver } from "@waybill/webhooks/HostResolver"
 import type { SendRequest } from "@waybill/webhooks/HttpSender"
@@ -98,6 +99,55 @@ const request = (url: string, overrides: Partial<SendRequest> = {}): SendRequest
 })
 
 const sender = (options: Partial<Options> = {}) => make({ allowPrivateTargets: true, ...options })
+
+// A receiver written at the byte level, to play responses `node:http` would never send: each
+// request (read whole, by its Content-Length) is answered by `respond` with raw pieces written
+// one by one, a few milliseconds apart; `null` closes the connection there.
+const serveRaw = (respond: (index: number) => ReadonlyArray<string | null>) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly server: net.Server; readonly port: number; readonly connections: () => number }>(
+      (resume) => {
+        let connections = 0
+        let index = 0
+        const sockets = new Set<net.Socket>()
+        const server = net.createServer((socket) => {
+          connections++
+          sockets.add(socket)
+          socket.on("close", () => sockets.delete(socket))
+          socket.on("error", () => {})
+          let buffered = ""
+          socket.on("data", async (chunk) => {
+            buffered += chunk.toString("latin1")
+            while (true) {
+              const end = buffered.indexOf("\r\n\r\n")
+              if (end < 0) return
+              const length = Number(/content-length: (\d+)/i.exec(buffered.slice(0, end))?.[1] ?? 0)
+              if (buffered.length < end + 4 + length) return
+              buffered = buffered.slice(end + 4 + length)
+              for (const piece of respond(index++)) {
+                if (piece === null) return void socket.end()
+                socket.write(Buffer.from(piece, "latin1"))
+                await new Promise((resolve) => setTimeout(resolve, 5))
+              }
+            }
+          })
+        })
+        server.on("close", () => {
+          for (const socket of sockets) socket.destroy()
+        })
+        server.listen(0, "127.0.0.1", () =>
+          resume(
+            Effect.succeed({ server, port: (server.address() as AddressInfo).port, connections: () => connections })
+          )
+        )
+      }
+    ),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.emit("close")
+      })
+  )
 
 const reasonOf = <A>(result: Either.Either<A, { readonly reason: string }>) =>
   Either.isLeft(result) ? result.left.reason : "none"
@@ -256,6 +306,134 @@ describe("WebhookSender", () => {
       assert.deepStrictEqual(receiver.closed, ["/slow"])
     })
   )
+
+  describe("HTTP/1.1 framing", () => {
+    it.scopedLive("a chunked answer in pieces, then a Content-Length one in pieces: one connection", () =>
+      Effect.gen(function* () {
+        const receiver = yield* serveRaw((index) =>
+          index === 0
+            ? ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", "lo\r\n3;x=y\r\nabc\r\n0\r\n", "\r\n"]
+            : ["HTTP/1.1 202 Accepted\r\nContent-", "Length: 5\r\n\r\nhe", "llo"]
+        )
+        const send = yield* sender()
+        const url = `http://127.0.0.1:${receiver.port}/`
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 200 })
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 202 })
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 202 })
+        assert.strictEqual(receiver.connections(), 1)
+      })
+    )
+
+    it.scopedLive("skips informational answers; answers without a body end at their head", () =>
+      Effect.gen(function* () {
+        const receiver = yield* serveRaw((index) =>
+          index === 0
+            ? ["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", "HTTP/1.1 204\r\n\r\n"]
+            : ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"]
+        )
+        const send = yield* sender()
+        const url = `http://127.0.0.1:${receiver.port}/`
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 204 })
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 200 })
+        assert.strictEqual(receiver.connections(), 1)
+      })
+    )
+
+    it.scopedLive("a connection the answer closes, or that ends its body by closing, is not reused", () =>
+      Effect.gen(function* () {
+        const receiver = yield* serveRaw((index) =>
+          index === 0
+            ? ["HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", null]
+            : ["HTTP/1.0 201 Created\r\n\r\nuntil the end", null]
+        )
+        const send = yield* sender()
+        const url = `http://127.0.0.1:${receiver.port}/`
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 200 })
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 201 })
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 201 })
+        assert.strictEqual(receiver.connections(), 3)
+      })
+    )
+
+    it.scopedLive("a connection the receiver closed while idle is replaced", () =>
+      Effect.gen(function* () {
+        const receiver = yield* serveRaw(() => ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", null])
+        const send = yield* sender()
+        const url = `http://127.0.0.1:${receiver.port}/`
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 200 })
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 200 })
+        assert.strictEqual(receiver.connections(), 2)
+      })
+    )
+
+    it.scopedLive(
+      "an answer that is not HTTP/1.x, or a connection closed before its head, fails; nothing is reused",
+      () =>
+        Effect.gen(function* () {
+          const receiver = yield* serveRaw((index) =>
+            index === 0
+              ? ["SSH-2.0-OpenSSH\r\n\r\n"]
+              : index === 1
+                ? ["HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n"]
+                : index === 2
+                  ? ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"]
+                  : ["HTTP/1.1 20", null]
+          )
+          const send = yield* sender()
+          const url = `http://127.0.0.1:${receiver.port}/`
+          for (const expected of ["http", "http", "answered", "connect"]) {
+            const result = yield* Effect.either(send.send(request(url)))
+            // A body that breaks off after a head that reads whole is still an answer.
+            assert.strictEqual(Either.isRight(result) ? "answered" : reasonOf(result), expected)
+          }
+          assert.strictEqual(receiver.connections(), 4)
+        })
+    )
+
+    it.scopedLive("a header value that may not be sent fails with http before connecting", () =>
+      Effect.gen(function* () {
+        const receiver = yield* serveRaw(() => ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"])
+        const send = yield* sender()
+        const result = yield* Effect.either(
+          send.send(
+            request(`http://127.0.0.1:${receiver.port}/`, {
+              headers: { Authorization: "Bearer x\r\nX-Injected: 1" }
+            })
+          )
+        )
+        assert.strictEqual(reasonOf(result), "http")
+        assert.strictEqual(receiver.connections(), 0)
+      })
+    )
+
+    it.scopedLive("a Latin-1 header value goes as single bytes, as node:http sends it; the body stays UTF-8", () =>
+      Effect.gen(function* () {
+        const receiver = yield* serve((_, response) => response.writeHead(200).end())
+        const send = yield* sender()
+        const attempt = request(`http://127.0.0.1:${receiver.port}/`, { headers: { Authorization: "Bearer tökén" } })
+        assert.deepStrictEqual(yield* send.send(attempt), { statusCode: 200 })
+        assert.strictEqual(receiver.received[0]!.headers.authorization, "Bearer tökén")
+        assert.isTrue(receiver.received[0]!.body.equals(Buffer.from(attempt.body, "utf8")))
+      })
+    )
+
+    it.scopedLive("more attempts than connections allowed wait for a free one", () =>
+      Effect.gen(function* () {
+        const receiver = yield* serveRaw(() => ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"])
+        const send = yield* sender({ maxSocketsPerHost: 2 })
+        const url = `http://127.0.0.1:${receiver.port}/`
+        const answers = yield* Effect.forEach(Array.from({ length: 8 }), () => send.send(request(url)), {
+          concurrency: "unbounded"
+        })
+        assert.deepStrictEqual(
+          answers.map((answer) => answer.statusCode),
+          Array.from({ length: 8 }, () => 200)
+        )
+        assert.strictEqual(receiver.connections(), 2)
+      })
+    )
+  })
 
   it("classifies Node errors", () => {
     const coded = (code: string | undefined, syscall?: string) =>

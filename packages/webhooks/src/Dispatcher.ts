@@ -24,6 +24,7 @@
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
+import * as Random_ from "@waybill/core/RandomBytes"
 import { Transactor } from "@waybill/core/Transactor"
 import { type EventType, isEventType } from "@waybill/events/EventType"
 import { guardedRoots } from "@waybill/events/FilterFields"
@@ -45,7 +46,6 @@ import { type ClaimedDelivery, type Completion, DeliveryStore, type NewDelivery 
 import { type FailureAlert, FailureAlerts } from "./FailureAlerts.js"
 import { HttpSender, type SendError, type SendResponse } from "./HttpSender.js"
 import * as Lanes from "./internal/lanes.js"
-import * as Random_ from "./internal/random.js"
 import * as Signal from "./internal/signal.js"
 import { type OutboxEvent, OutboxReader } from "./OutboxReader.js"
 import { SecretBox, type SecretBoxError } from "./SecretBox.js"
@@ -127,9 +127,13 @@ export class Dispatcher extends Context.Tag("@waybill/webhooks/Dispatcher")<
     readonly fanOutAll: Effect.Effect<FanOutSummary>
     /** Attempts every delivery due now and returns when none is due or in flight. */
     readonly deliverDue: Effect.Effect<DeliverySummary>
-    /** Fan-out and delivery as two loops, until interrupted; they poll, and `wake` hurries them. */
+    /** Fan-out and delivery as two loops, until interrupted; they poll, and `wake` hurries fan-out. */
     readonly run: Effect.Effect<never>
-    /** Wakes `run` at once (after publishing, or on a database notification). */
+    /**
+     * Events were published (in this process, or a database notification says so): `run` fans
+     * out at once. Its delivery loop is woken by what fan-out stores, by retry times and by the
+     * poll, not by events, which it would only find nothing for.
+     */
     readonly wake: Effect.Effect<void>
   }
 >() {}
@@ -219,7 +223,8 @@ export const make = (options: Options = {}) =>
 
     const fanOutWake = Signal.make()
     const deliverWake = Signal.make()
-    const wake = Effect.sync(() => {
+    const wake = Effect.sync(() => fanOutWake.notify())
+    const wakeBoth = Effect.sync(() => {
       fanOutWake.notify()
       deliverWake.notify()
     })
@@ -1319,7 +1324,7 @@ export const make = (options: Options = {}) =>
         const loop = yield* makeLoop(deliverWake, onRetry, true)
         const fan = loop.fan!
         // Polling: one ticker wakes both loops, so a wait costs no timer of its own.
-        yield* Effect.forkIn(Effect.forever(Effect.zipRight(Effect.sleep(settings.pollIntervalMs), wake)), scope)
+        yield* Effect.forkIn(Effect.forever(Effect.zipRight(Effect.sleep(settings.pollIntervalMs), wakeBoth)), scope)
         yield* Effect.forkIn(
           Effect.forever(
             Effect.gen(function* () {
