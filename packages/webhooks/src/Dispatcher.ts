@@ -625,10 +625,10 @@ export const make = (options: Options = {}) =>
       /** Events read at most at once. */
       readLimit: number
       /**
-       * The webhook whose full share holds the next event back, since when, and how many of
-       * its attempts ended since then.
+       * The webhook whose full share holds the next event back, since when, how many of its
+       * attempts ended since then, and at how much work it counts as drained (half what it held).
        */
-      blocked: { readonly webhookId: string; since: number; ended: number } | undefined
+      blocked: { readonly webhookId: string; since: number; ended: number; drainedAt: number } | undefined
       /** The blocking webhook's work went down to half its share, or its storage caught up. */
       readonly drained: Signal.Signal
       /** Webhooks whose fresh deliveries fan-out stores (see `holdsBack`). */
@@ -649,6 +649,8 @@ export const make = (options: Options = {}) =>
     }
 
     const perWebhookWindow = 2 * settings.perWebhookConcurrency
+    // What fan-out may hand one webhook while the loop has room to spare: fewer, larger reads.
+    const handOffWindow = 4 * settings.perWebhookConcurrency
     const window = 2 * settings.concurrency
     const maxUnwritten = 2 * settings.completionBatchSize
 
@@ -691,7 +693,7 @@ export const make = (options: Options = {}) =>
         if (storing !== undefined) storing.ended++
         if (fan.blocked?.webhookId === webhookId) {
           fan.blocked.ended++
-          if (storing === undefined && loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency) {
+          if (storing === undefined && loop.lanes.heldBy(webhookId) <= fan.blocked.drainedAt) {
             fan.drained.notify()
           }
         }
@@ -1132,7 +1134,15 @@ export const make = (options: Options = {}) =>
           need++
           const count = (pending.get(webhookId) ?? 0) + 1
           pending.set(webhookId, count)
-          if (full === undefined && loop.lanes.heldBy(webhookId) + count > perWebhookWindow) full = webhookId
+          const holding = loop.lanes.heldBy(webhookId) + count
+          // Beyond its share only while the loop keeps `concurrency` free for the others.
+          if (
+            full === undefined &&
+            holding > perWebhookWindow &&
+            (holding > handOffWindow || room - need < settings.concurrency)
+          ) {
+            full = webhookId
+          }
         }
         if (heldBack !== undefined) {
           cutBy = heldBack
@@ -1177,7 +1187,14 @@ export const make = (options: Options = {}) =>
         next = end
       }
       if (cutBy !== undefined) {
-        if (fan.blocked?.webhookId !== cutBy) fan.blocked = { webhookId: cutBy, since: now, ended: 0 }
+        if (fan.blocked?.webhookId !== cutBy) {
+          fan.blocked = {
+            webhookId: cutBy,
+            since: now,
+            ended: 0,
+            drainedAt: Math.max(settings.perWebhookConcurrency, loop.lanes.heldBy(cutBy) >> 1)
+          }
+        }
       } else fan.blocked = undefined
       return { events: taken, deliveries: deliveries.slice(0, next), held }
     }

@@ -13,6 +13,7 @@ import { DeliveryStore } from "../src/DeliveryStore.js"
 import { Dispatcher, make as makeDispatcher } from "../src/Dispatcher.js"
 import { FailureAlerts } from "../src/FailureAlerts.js"
 import { SendError, type SendRequest, SentRequests } from "../src/HttpSender.js"
+import { OutboxReader } from "../src/OutboxReader.js"
 import { WebhookRepository } from "../src/WebhookRepository.js"
 import { WebhookService } from "../src/WebhookService.js"
 import {
@@ -636,6 +637,43 @@ describe("Dispatcher", () => {
       assert.strictEqual(calls.claimed, 0)
       assert.strictEqual(calls.complete, 0)
       assert.strictEqual((yield* requests).length, 20)
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(makeLayer({ respond: busy })))
+  )
+
+  it.effect("run: with room to spare, a busy receiver is handed up to 4× its concurrency: half the reads", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration({ url: "https://busy.example.org/" }))
+      const outbox = yield* OutboxReader
+      let reads = 0
+      const counting = OutboxReader.of({
+        ...outbox,
+        read: (position, limit) =>
+          Effect.zipRight(
+            Effect.sync(() => reads++),
+            outbox.read(position, limit)
+          )
+      })
+      const d = yield* makeDispatcher({ concurrency: 8, perWebhookConcurrency: 2, pollIntervalMs: 60_000 }).pipe(
+        Effect.provideService(OutboxReader, counting)
+      )
+      const fiber = yield* Effect.fork(d.run)
+      for (let i = 0; i < 48; i++) yield* publish("tour-created", { tour: tour() })
+      yield* d.wake
+      yield* advanceUntil(
+        Effect.map(requests, (sent) => sent.length === 48),
+        "every delivery sent"
+      )
+      // It holds up to 8 (2 in flight), and fan-out reads again once it is down to 4: about a
+      // read per 4 events; at 2 × its concurrency, it would be one per 2.
+      assert.isAtMost(reads, 16)
+      yield* advanceUntil(
+        Effect.map(deliveriesOf(webhook.id), (deliveries) =>
+          deliveries.every((delivery) => delivery.status === "succeeded")
+        ),
+        "every delivery recorded"
+      )
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(makeLayer({ respond: busy })))
   )
