@@ -308,50 +308,54 @@ describe("WebhookSender", () => {
   )
 
   describe("HTTP/1.1 framing", () => {
+    // Sends one attempt per expected status, in turn, to a byte-level receiver; answers how many
+    // connections it took.
+    const answersIn = (respond: (index: number) => ReadonlyArray<string | null>, statuses: ReadonlyArray<number>) =>
+      Effect.gen(function* () {
+        const receiver = yield* serveRaw(respond)
+        const send = yield* sender()
+        for (const statusCode of statuses) {
+          assert.deepStrictEqual(yield* send.send(request(`http://127.0.0.1:${receiver.port}/`)), { statusCode })
+        }
+        return receiver.connections()
+      })
+
     it.scopedLive("a chunked answer in pieces, then a Content-Length one in pieces: one connection", () =>
       Effect.gen(function* () {
-        const receiver = yield* serveRaw((index) =>
-          index === 0
-            ? ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", "lo\r\n3;x=y\r\nabc\r\n0\r\n", "\r\n"]
-            : ["HTTP/1.1 202 Accepted\r\nContent-", "Length: 5\r\n\r\nhe", "llo"]
+        const connections = yield* answersIn(
+          (index) =>
+            index === 0
+              ? ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", "lo\r\n3;x=y\r\nabc\r\n0\r\n", "\r\n"]
+              : ["HTTP/1.1 202 Accepted\r\nContent-", "Length: 5\r\n\r\nhe", "llo"],
+          [200, 202, 202]
         )
-        const send = yield* sender()
-        const url = `http://127.0.0.1:${receiver.port}/`
-        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 200 })
-        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 202 })
-        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 202 })
-        assert.strictEqual(receiver.connections(), 1)
+        assert.strictEqual(connections, 1)
       })
     )
 
     it.scopedLive("skips informational answers; answers without a body end at their head", () =>
       Effect.gen(function* () {
-        const receiver = yield* serveRaw((index) =>
-          index === 0
-            ? ["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", "HTTP/1.1 204\r\n\r\n"]
-            : ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"]
+        const connections = yield* answersIn(
+          (index) =>
+            index === 0
+              ? ["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", "HTTP/1.1 204\r\n\r\n"]
+              : ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"],
+          [204, 200]
         )
-        const send = yield* sender()
-        const url = `http://127.0.0.1:${receiver.port}/`
-        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 204 })
-        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 200 })
-        assert.strictEqual(receiver.connections(), 1)
+        assert.strictEqual(connections, 1)
       })
     )
 
     it.scopedLive("a connection the answer closes, or that ends its body by closing, is not reused", () =>
       Effect.gen(function* () {
-        const receiver = yield* serveRaw((index) =>
-          index === 0
-            ? ["HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", null]
-            : ["HTTP/1.0 201 Created\r\n\r\nuntil the end", null]
+        const connections = yield* answersIn(
+          (index) =>
+            index === 0
+              ? ["HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", null]
+              : ["HTTP/1.0 201 Created\r\n\r\nuntil the end", null],
+          [200, 201, 201]
         )
-        const send = yield* sender()
-        const url = `http://127.0.0.1:${receiver.port}/`
-        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 200 })
-        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 201 })
-        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 201 })
-        assert.strictEqual(receiver.connections(), 3)
+        assert.strictEqual(connections, 3)
       })
     )
 

@@ -336,10 +336,6 @@ class Connection {
     }
     return true
   }
-
-  hasExtra(): boolean {
-    return this.pending !== undefined
-  }
 }
 
 interface Pool {
@@ -398,7 +394,7 @@ export const makeClient = (options: { readonly maxSocketsPerOrigin: number; read
       pool.waiting.shift()?.()
     }
     const release = (connection: Connection) => {
-      if (closed || connection.hasExtra()) return connection.socket.destroy()
+      if (closed) return connection.socket.destroy()
       const next = pool.waiting.shift()
       if (next !== undefined) {
         pool.idle.push(connection)
