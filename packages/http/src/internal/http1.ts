@@ -392,6 +392,8 @@ export const makeClient = (options: { readonly maxSocketsPerOrigin: number; read
       const index = pool.idle.indexOf(connection)
       if (index >= 0) pool.idle.splice(index, 1)
       pool.waiting.shift()?.()
+      // An origin with nothing open or waiting is forgotten: webhook URLs come and go.
+      if (pool.open === 0 && pool.waiting.length === 0 && pools.get(origin.key) === pool) pools.delete(origin.key)
     }
     const release = (connection: Connection) => {
       if (closed) return connection.socket.destroy()
