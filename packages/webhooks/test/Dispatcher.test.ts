@@ -96,6 +96,16 @@ const countingStore = Effect.map(DeliveryStore, (store) => {
   return { calls, counting }
 })
 
+// `run` on a small loop (4 attempts in flight, 2 per webhook) over the counting store.
+const smallCountingRun = Effect.gen(function* () {
+  const { calls, counting } = yield* countingStore
+  const d = yield* makeDispatcher({ concurrency: 4, perWebhookConcurrency: 2, pollIntervalMs: 60_000 }).pipe(
+    Effect.provideService(DeliveryStore, counting)
+  )
+  const fiber = yield* Effect.fork(d.run)
+  return { calls, d, fiber }
+})
+
 const headerNames = (request: SendRequest) => Object.keys(request.headers).sort()
 
 const verified = (request: SendRequest, secret: string) =>
@@ -619,11 +629,7 @@ describe("Dispatcher", () => {
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
       const webhook = yield* register(registration({ url: "https://busy.example.org/" }))
-      const { calls, counting } = yield* countingStore
-      const d = yield* makeDispatcher({ concurrency: 4, perWebhookConcurrency: 2, pollIntervalMs: 60_000 }).pipe(
-        Effect.provideService(DeliveryStore, counting)
-      )
-      const fiber = yield* Effect.fork(d.run)
+      const { calls, d, fiber } = yield* smallCountingRun
       for (let i = 0; i < 20; i++) yield* publish("tour-created", { tour: tour() })
       yield* d.wake
       // It holds the fan-out back for far longer than the patience (100 ms), but keeps pace.
@@ -692,11 +698,7 @@ describe("Dispatcher", () => {
           }
         })
       )
-      const { calls, counting } = yield* countingStore
-      const d = yield* makeDispatcher({ concurrency: 4, perWebhookConcurrency: 2, pollIntervalMs: 60_000 }).pipe(
-        Effect.provideService(DeliveryStore, counting)
-      )
-      const fiber = yield* Effect.fork(d.run)
+      const { calls, d, fiber } = yield* smallCountingRun
       for (let i = 0; i < 60; i++) yield* publish("tour-created", { tour: tour() })
       yield* publish("tour-created", { tour: tour({ prop_region: "opt_north" }) })
       yield* d.wake
@@ -723,11 +725,7 @@ describe("Dispatcher", () => {
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
       const webhook = yield* register(registration({ url: "https://busy.example.org/" }))
-      const { calls, counting } = yield* countingStore
-      const d = yield* makeDispatcher({ concurrency: 4, perWebhookConcurrency: 2, pollIntervalMs: 60_000 }).pipe(
-        Effect.provideService(DeliveryStore, counting)
-      )
-      const fiber = yield* Effect.fork(d.run)
+      const { calls, d, fiber } = yield* smallCountingRun
       // Events come faster (300/s) than the receiver takes them (200/s): a backlog throughout.
       const published: Array<string> = []
       for (let round = 0; round < 100; round++) {

@@ -97,15 +97,15 @@ class Connection {
   private remaining = 0
   private read = 0
   private idleTimer: ReturnType<typeof setTimeout> | undefined
-  idleMs: number
+  // Closed after this long unused, before a receiver's common 5 s keep-alive timeout; lowered
+  // to a second before the timeout a receiver announces.
+  private idleMs = 4_000
 
   constructor(
     readonly socket: net.Socket,
     private readonly release: (connection: Connection) => void,
-    private readonly forget: (connection: Connection) => void,
-    idleMs: number
+    private readonly forget: (connection: Connection) => void
   ) {
-    this.idleMs = idleMs
     socket.on("data", (chunk: Buffer) => this.onData(chunk))
     socket.on("error", (error: Error) => this.onClose(error))
     socket.on("close", () => this.onClose(undefined))
@@ -354,9 +354,8 @@ export interface Pending {
 /**
  * Connection pools per origin; `close` destroys every connection.
  */
-export const makeClient = (options: { readonly maxSocketsPerOrigin: number; readonly idleMs?: number }) => {
+export const makeClient = (options: { readonly maxSocketsPerOrigin: number }) => {
   const pools = new Map<string, Pool>()
-  const idleMs = options.idleMs ?? 4_000
   let closed = false
 
   const poolOf = (key: string): Pool => {
@@ -405,7 +404,7 @@ export const makeClient = (options: { readonly maxSocketsPerOrigin: number; read
       connection.park()
       pool.idle.push(connection)
     }
-    return new Connection(socket, release, forget, idleMs)
+    return new Connection(socket, release, forget)
   }
 
   /** Sends one request; `callback` is called once, unless the request is aborted first. */
