@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
+import * as RandomBytes from "@waybill/core/RandomBytes"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -61,18 +62,23 @@ export class EventOutbox extends Context.Tag("@waybill/events/EventOutbox")<
 >() {}
 
 /**
- * Gives events their id and time (from `Clock`) and fixes their body. Adapters call this, so
- * every store records the same envelope.
+ * Gives events their ids and time (one `Clock` reading for the batch) and fixes their bodies.
+ * Adapters call this, so every store records the same envelope.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const record = (workspaceId: WorkspaceId, event: NewEvent): Effect.Effect<RecordedEvent> =>
-  Effect.gen(function* () {
-    const id = yield* Id.make("evt")
-    const createdAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    const body = JSON.stringify({ id, type: event.type, createdAt, payload: event.payload })
-    return { id, workspaceId, type: event.type, createdAt, payload: event.payload, body }
+export const recordAll = (
+  workspaceId: WorkspaceId,
+  events: ReadonlyArray<NewEvent>
+): Effect.Effect<ReadonlyArray<RecordedEvent>> =>
+  Effect.map(Clock.currentTimeMillis, (now) => {
+    const createdAt = Math.floor(now / 1000)
+    return events.map((event) => {
+      const id = Id.format("evt", now, RandomBytes.bytes(10))
+      const body = JSON.stringify({ id, type: event.type, createdAt, payload: event.payload })
+      return { id, workspaceId, type: event.type, createdAt, payload: event.payload, body }
+    })
   })
 
 /**
@@ -97,9 +103,7 @@ export const layerMemory: Layer.Layer<EventOutbox | MemoryEventLog> = Layer.effe
     const log = yield* Ref.make<ReadonlyArray<RecordedEvent>>([])
     const outbox = EventOutbox.of({
       publish: (workspaceId, events) =>
-        Effect.forEach(events, (event) => record(workspaceId, event)).pipe(
-          Effect.tap((recorded) => Ref.update(log, (all) => [...all, ...recorded]))
-        )
+        recordAll(workspaceId, events).pipe(Effect.tap((recorded) => Ref.update(log, (all) => [...all, ...recorded])))
     })
     return Context.make(EventOutbox, outbox).pipe(Context.add(MemoryEventLog, { all: Ref.get(log) }))
   })

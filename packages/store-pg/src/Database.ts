@@ -15,9 +15,10 @@ import { Transactor } from "@waybill/core/Transactor"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import * as Pg from "pg"
 import * as Embedded from "./internal/embedded.js"
+import { PreparingClient } from "./internal/preparedStatements.js"
 import * as Migrations from "./Migrations.js"
 
 /**
@@ -58,16 +59,50 @@ const transactorFrom = (sql: SqlClient.SqlClient) =>
       ) as typeof self
   })
 
+// Real PostgreSQL: our own pool, so its connections keep their statements prepared; opening it
+// checks the server answers, as `PgClient.make` does, within five seconds.
+const postgresPool = (url: string, maxConnections: number) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const pool = new Pg.Pool({
+          connectionString: url,
+          max: maxConnections,
+          application_name: "waybill",
+          types,
+          Client: PreparingClient as unknown as new () => Pg.ClientBase
+        })
+        pool.on("error", () => {})
+        try {
+          await pool.query("SELECT 1")
+        } catch (cause) {
+          await pool.end()
+          throw cause
+        }
+        return pool
+      },
+      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+    }).pipe(
+      Effect.timeoutFail({
+        duration: "5 seconds",
+        onTimeout: () =>
+          new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+      })
+    ),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+  )
+
 const client = (config: DatabaseConfig) =>
   Effect.gen(function* () {
     if (config._tag === "Postgres") {
-      return yield* PgClient.make({
-        url: config.url,
-        maxConnections: config.maxConnections ?? 10,
+      return yield* PgClient.fromPool({
+        acquire: postgresPool(Redacted.value(config.url), config.maxConnections ?? 10),
         applicationName: "waybill",
         types
       })
     }
+    // PGlite is one session shared by whatever connects to its socket, so statements prepared
+    // by a connection that broke would still be there for its replacement: unnamed ones only.
     const embedded = yield* Embedded.acquire(config.dataDir)
     return yield* PgClient.make({
       host: embedded.socketDir,

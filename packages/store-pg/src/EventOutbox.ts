@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { EventOutbox, record } from "@waybill/events/EventOutbox"
+import { EventOutbox, recordAll } from "@waybill/events/EventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -31,20 +31,18 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
       publish: (workspaceId, events) =>
         Effect.gen(function* () {
           if (events.length === 0) return []
-          const recorded = yield* Effect.forEach(events, (event) => record(workspaceId, event))
+          const recorded = yield* recordAll(workspaceId, events)
           // One statement (atomic without a transaction of its own): the rows, and a notification
-          // that PostgreSQL delivers on commit only; harmless where nobody listens.
+          // that PostgreSQL delivers on commit only; harmless where nobody listens. Its text is
+          // the same for any number of events (one array per column), so it is prepared once.
           yield* sql`
             WITH inserted AS (
-              INSERT INTO events ${sql.insert(
-                recorded.map((event) => ({
-                  id: event.id,
-                  workspace_id: event.workspaceId,
-                  type: event.type,
-                  created_at: event.createdAt,
-                  body: event.body
-                }))
-              )}
+              INSERT INTO events (id, workspace_id, type, created_at, body)
+              SELECT id, ${workspaceId}, type, created_at, body
+              FROM unnest(${recorded.map((event) => event.id)}::text[], ${recorded.map((event) => event.type)}::text[],
+                          ${recorded.map((event) => event.createdAt)}::bigint[], ${recorded.map((event) => event.body)}::text[])
+                   WITH ORDINALITY AS e(id, type, created_at, body, n)
+              ORDER BY n
               RETURNING 1
             )
             SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`

@@ -8,8 +8,9 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { assert, it } from "@effect/vitest"
 import * as Transactor from "@waybill/core/Transactor"
 import * as OutboxReader from "@waybill/webhooks/OutboxReader"
-import { Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as Database from "../src/Database.js"
+import { MAX_PREPARED_PER_CONNECTION } from "../src/internal/preparedStatements.js"
 import * as Migrations from "../src/Migrations.js"
 import * as StoreOutboxReader from "../src/OutboxReader.js"
 import * as Testing from "../src/Testing.js"
@@ -144,5 +145,35 @@ it.live.skipIf(!process.env.DATABASE_URL)(
         ["evt_pending_1", "evt_pending_2"]
       )
     }).pipe(Effect.scoped, Effect.provide(Reactivity.layer)),
+  120_000
+)
+
+it.live.skipIf(!process.env.DATABASE_URL)(
+  "on PostgreSQL, a statement with parameters is prepared once per connection and reused; at most a bounded number are kept",
+  () =>
+    Effect.gen(function* () {
+      const url = yield* Testing.freshPostgresDatabase(process.env.DATABASE_URL!)
+      const context = yield* Layer.build(
+        Database.layer({ _tag: "Postgres", url: Redacted.make(url), maxConnections: 1 })
+      )
+      const sql = Context.get(context, SqlClient.SqlClient)
+      const prepared = sql<{ name: string; statement: string; calls: number }>`
+        SELECT name, statement, generic_plans + custom_plans AS calls FROM pg_prepared_statements ORDER BY name`
+      const before = (yield* prepared).length
+      for (let i = 0; i < 3; i++) {
+        const rows = yield* sql<{ value: number }>`SELECT ${i}::int + 1 AS value`
+        assert.strictEqual(rows[0]!.value, i + 1)
+      }
+      const once = (yield* prepared).filter((row) => row.statement.includes("+ 1 AS value"))
+      assert.strictEqual(once.length, 1)
+      assert.strictEqual(once[0]!.calls, 3)
+      // Texts that vary stop being prepared at the bound, and still run.
+      for (let i = 0; i < MAX_PREPARED_PER_CONNECTION + 5; i++) {
+        const rows = yield* sql.unsafe<{ value: number }>(`SELECT $1::int + ${i} AS value`, [1])
+        assert.strictEqual(rows[0]!.value, i + 1)
+      }
+      assert.strictEqual((yield* prepared).length, MAX_PREPARED_PER_CONNECTION)
+      assert.isAbove(MAX_PREPARED_PER_CONNECTION, before + 1)
+    }).pipe(Effect.scoped),
   120_000
 )

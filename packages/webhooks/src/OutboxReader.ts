@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
-import { EventOutbox, record } from "@waybill/events/EventOutbox"
+import { EventOutbox, recordAll } from "@waybill/events/EventOutbox"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -76,7 +76,7 @@ export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effect
     let lease: { owner: string; until: number } | undefined
     const outbox = EventOutbox.of({
       publish: (workspaceId, newEvents) =>
-        Effect.forEach(newEvents, (event) => record(workspaceId, event)).pipe(
+        recordAll(workspaceId, newEvents).pipe(
           Effect.tap((recorded) =>
             Effect.sync(() => {
               for (const event of recorded) {
