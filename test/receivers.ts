@@ -1,7 +1,12 @@
 /**
  * Scriptable webhook receivers on 127.0.0.1 for end-to-end tests: each records every request
  * (path, headers, raw body) and answers as its script says.
+ *
+ * A receiver's URL has a path of its own (`/r<random>`): a test's webhooks outlive its receiver,
+ * and when a later receiver is given the same port, their deliveries reach it. Requests outside
+ * its path are answered 200 and not recorded; recorded paths are relative to it.
  */
+import { randomBytes } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Effect } from "effect"
@@ -30,11 +35,22 @@ export const receiver = (script: (request: Received, index: number) => Answer = 
   Effect.acquireRelease(
     Effect.async<{ readonly receiver: Receiver; readonly close: () => void }>((resume) => {
       const received: Array<Received> = []
+      const own = `/r${randomBytes(6).toString("hex")}`
       const server = createServer((req, res) => {
         const chunks: Array<Buffer> = []
         req.on("data", (chunk: Buffer) => chunks.push(chunk))
         req.on("end", () => {
-          const request = { path: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }
+          const url = req.url ?? "/"
+          if (url !== own && !url.startsWith(`${own}/`) && !url.startsWith(`${own}?`)) {
+            res.writeHead(200).end("not this receiver's")
+            return
+          }
+          const path = url.slice(own.length)
+          const request = {
+            path: path.startsWith("/") ? path : `/${path}`,
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString("utf8")
+          }
           const answer = script(request, received.length)
           received.push(request)
           const reply = () => {
@@ -52,7 +68,7 @@ export const receiver = (script: (request: Received, index: number) => Answer = 
         resume(
           Effect.succeed({
             receiver: {
-              url: `http://127.0.0.1:${port}`,
+              url: `http://127.0.0.1:${port}${own}`,
               received,
               for: (id) =>
                 received.filter(
