@@ -46,13 +46,22 @@ export const format = (prefix: Prefix, epochMillis: number, random: Uint8Array):
 }
 
 /**
+ * A fresh id for a time already read (one `Clock` reading for a batch of ids).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeAt = (prefix: Prefix, epochMillis: number): string =>
+  format(prefix, epochMillis, RandomBytes.bytes(10))
+
+/**
  * A fresh id for the current `Clock` time.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (prefix: Prefix): Effect.Effect<string> =>
-  Effect.map(Clock.currentTimeMillis, (now) => format(prefix, now, RandomBytes.bytes(10)))
+  Effect.map(Clock.currentTimeMillis, (now) => makeAt(prefix, now))
 
 /**
  * The key `derive` mixes into an id: 80 bits of SHA-256 over `text`. Compute it once per

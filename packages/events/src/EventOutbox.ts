@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
-import * as RandomBytes from "@waybill/core/RandomBytes"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -75,7 +74,7 @@ export const recordAll = (
   Effect.map(Clock.currentTimeMillis, (now) => {
     const createdAt = Math.floor(now / 1000)
     return events.map((event) => {
-      const id = Id.format("evt", now, RandomBytes.bytes(10))
+      const id = Id.makeAt("evt", now)
       const body = JSON.stringify({ id, type: event.type, createdAt, payload: event.payload })
       return { id, workspaceId, type: event.type, createdAt, payload: event.payload, body }
     })

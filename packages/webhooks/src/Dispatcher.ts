@@ -523,7 +523,7 @@ export const make = (options: Options = {}) =>
             for (const item of batch) {
               if (item.completion.status !== "failed" || !applied.has(item.completion.deliveryId)) continue
               const alert: FailureAlert = {
-                id: Id.format("alr", now, Random_.bytes(10)),
+                id: Id.makeAt("alr", now),
                 webhookId: item.claimed.webhookId,
                 deliveryId: item.claimed.id,
                 eventId: item.claimed.eventId,
