@@ -29,6 +29,12 @@ export * as Id from "./Id.js"
  */
 export * as Issue from "./Issue.js"
 /**
+ * The nesting limit of JSON input.
+ *
+ * @since 0.1.0
+ */
+export * as JsonDepth from "./JsonDepth.js"
+/**
  * Cryptographically strong random bytes from a pool.
  *
  * @since 0.1.0

@@ -4,6 +4,7 @@ import * as ApiKeys from "../src/ApiKeys.js"
 import * as Cursor from "../src/Cursor.js"
 import * as Id from "../src/Id.js"
 import * as Issue from "../src/Issue.js"
+import * as JsonDepth from "../src/JsonDepth.js"
 import * as ValidationError from "../src/ValidationError.js"
 import { WorkspaceId } from "../src/Workspace.js"
 
@@ -164,5 +165,48 @@ describe("Cursor", () => {
       assert.isTrue(Option.isNone(Cursor.idAfter("drf", bad)), bad)
     }
     assert.deepStrictEqual(Cursor.decode(Cursor.encode("tour:1:tour_x")), Option.some("tour:1:tour_x"))
+  })
+})
+
+describe("JsonDepth", () => {
+  const nested = (levels: number, key = "a"): unknown => {
+    let value: unknown = {}
+    for (let i = 1; i < levels; i++) value = { [key]: value }
+    return value
+  }
+
+  it("accepts 64 levels and scalars", () => {
+    assert.isTrue(JsonDepth.isWithinDepth(nested(64)))
+    assert.isTrue(JsonDepth.isWithinDepth("text"))
+    assert.isTrue(JsonDepth.isWithinDepth(null))
+  })
+
+  it("reports the 65th level at its dotted path, under a prefix", () => {
+    const issue = JsonDepth.depthIssue(nested(65), JsonDepth.maxDepth, "payload")
+    assert.deepStrictEqual(
+      issue,
+      Option.some(
+        Issue.make(["payload", ...Array(64).fill("a")].join("."), "nests deeper than 64 levels of objects and arrays")
+      )
+    )
+  })
+
+  it("counts arrays as levels and names indices", () => {
+    let value: unknown = [1]
+    for (let i = 1; i < 65; i++) value = [0, value]
+    const issue = Option.getOrThrow(JsonDepth.depthIssue(value))
+    assert.strictEqual(issue.path, Array(64).fill("1").join("."))
+  })
+
+  it("reports the first too-deep branch in document order", () => {
+    const issue = Option.getOrThrow(JsonDepth.depthIssue({ x: nested(70, "b"), y: nested(70, "c") }))
+    assert.isTrue(issue.path.startsWith("x.b"))
+  })
+
+  it("is safe at 100,000 levels and on a cyclic value", () => {
+    assert.isFalse(JsonDepth.isWithinDepth(JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)))
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    assert.isFalse(JsonDepth.isWithinDepth(cyclic))
   })
 })
