@@ -1,6 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
+import * as Server from "@waybill/example-server/Server"
 import { Effect } from "effect"
+import * as fc from "fast-check"
 import { contractMaster } from "./fixtures.js"
 import { call, forEachServer, isErrorBody, keys } from "./harness.js"
 
@@ -19,6 +21,25 @@ const productTransport = () => ({
   features: {},
   properties: { shipmentsCreator: {}, tourBar: {} }
 })
+
+// The fields a recurring master cannot do without (contract §2), as dotted paths.
+const requiredOfMaster = [
+  "origin",
+  "status",
+  "transportShapeId",
+  "transport.multiStopData.stops",
+  "transport.tour.vehicleClass",
+  "recurringSchedule.cronExpressions",
+  "recurringSchedule.timezone",
+  "recurringSchedule.leadTimeDays"
+] as const
+
+const without = (body: Record<string, unknown>, path: string): void => {
+  const segments = path.split(".")
+  let parent = body
+  for (const segment of segments.slice(0, -1)) parent = parent[segment] as Record<string, unknown>
+  delete parent[segments[segments.length - 1]!]
+}
 
 const outbox = (draftId: string) =>
   Effect.flatMap(
@@ -105,6 +126,47 @@ forEachServer("drafts over HTTP", (it) => {
       assert.deepStrictEqual(
         listBad.body.issues.map((issue: { path: string }) => issue.path),
         ["limit"]
+      )
+    })
+  )
+
+  it.effect("an empty body, or one with only a name, gets every required field in one 400", () =>
+    Effect.gen(function* () {
+      for (const json of [{}, { name: "Line" }, { origin: "fax", status: 7 }]) {
+        const reply = yield* call("/drafts", { key: keys.a, json })
+        assert.isTrue(isErrorBody(reply, 400, "bad_request"), reply.text)
+        assert.deepStrictEqual(
+          reply.body.issues.map((issue: { path: string }) => issue.path),
+          ["origin", "status", "transportShapeId"],
+          reply.text
+        )
+      }
+      const notAnObject = yield* call("/drafts", { key: keys.a, json: ["origin"] })
+      assert.isTrue(isErrorBody(notAnObject, 400, "bad_request"), notAnObject.text)
+      assert.deepStrictEqual(notAnObject.body.issues, [{ path: "", message: "must be a JSON object" }])
+    })
+  )
+
+  it.effect("a master missing any subset of its required fields gets an issue at each of them", () =>
+    Effect.gen(function* () {
+      const base = yield* Server.baseUrl
+      yield* Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(fc.subarray([...requiredOfMaster], { minLength: 1 }), async (missing) => {
+            const body: Record<string, unknown> = contractMaster()
+            for (const path of missing) without(body, path)
+            const response = await fetch(`${base}/drafts`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${keys.a}`, "content-type": "application/json" },
+              body: JSON.stringify(body)
+            })
+            const reply = (await response.json()) as { issues: ReadonlyArray<{ path: string }> }
+            assert.strictEqual(response.status, 400, JSON.stringify(reply))
+            const paths = new Set(reply.issues.map((issue) => issue.path))
+            for (const path of missing) assert.isTrue(paths.has(path), `${path} missing from ${JSON.stringify(reply)}`)
+          }),
+          { numRuns: 60 }
+        )
       )
     })
   )

@@ -5,8 +5,10 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as ApiError from "@waybill/http/ApiError"
 import * as Client from "@waybill/http/Client"
+import * as OutboxReader from "@waybill/webhooks/OutboxReader"
 import { Effect, Layer } from "effect"
 import * as OwnStorage from "../src/own-storage.js"
+import * as OwnUsers from "../src/own-users.js"
 
 const keys = { acme: "acme-key-0000000001", globex: "globex-key-000000001" }
 const web = OwnStorage.make(keys)
@@ -54,5 +56,21 @@ describe("own storage through the ports", () => {
         "url"
       )
     }).pipe(Effect.provide(fetchLayer))
+  )
+})
+
+describe("own users", () => {
+  it.effect("an action on behalf of a host's user is recorded, and published, with that user as actor", () =>
+    Effect.gen(function* () {
+      const action = yield* OwnUsers.activateLine({ id: "usr_4711", workspace: "acme" })
+      assert.deepStrictEqual(action.actor, { type: "operator-user", id: "usr_4711" })
+      const reader = yield* OutboxReader.OutboxReader
+      const published = (yield* reader.read("0", 10)).filter((event) => event.type === "transport-draft-action-created")
+      assert.strictEqual(published.length, 1)
+      assert.deepStrictEqual(JSON.parse(published[0]!.body).payload.action.actor, {
+        type: "operator-user",
+        id: "usr_4711"
+      })
+    }).pipe(Effect.provide(OwnStorage.layer(keys)))
   )
 })

@@ -111,8 +111,8 @@ export const layerImmediateRuns: Layer.Layer<DraftService, never, DraftService |
         )
       return DraftService.of({
         ...drafts,
-        act: (id, request) =>
-          Effect.tap(drafts.act(id, request), (result) =>
+        act: (id, request, actor) =>
+          Effect.tap(drafts.act(id, request, actor), (result) =>
             startsGeneration.has(request.type)
               ? Effect.flatMap(CurrentWorkspace, (workspace) =>
                   runNow({ workspaceId: workspace.id, id: result.transportDraft.id })

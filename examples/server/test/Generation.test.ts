@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Transactor from "@waybill/core/Transactor"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as CreateDraft from "@waybill/drafts/CreateDraft"
+import { apiKeyActor } from "@waybill/drafts/Draft"
 import * as DraftRepository from "@waybill/drafts/DraftRepository"
 import * as DraftService from "@waybill/drafts/DraftService"
 import { toClaimedMaster } from "@waybill/drafts/RecurringMaster"
@@ -81,7 +82,7 @@ const createAndActivate = Effect.gen(function* () {
   yield* TestClock.setTime(Date.parse("2027-01-04T00:00:00Z"))
   const service = yield* DraftService.DraftService
   const draft = yield* service.create(master).pipe(as)
-  return yield* service.act(draft.id, { type: "activate-recurring" }).pipe(as)
+  return yield* service.act(draft.id, { type: "activate-recurring" }, apiKeyActor("env-1")).pipe(as)
 })
 
 describe("immediate runs", () => {
@@ -96,10 +97,10 @@ describe("immediate runs", () => {
       assert.isTrue(stored.every((entry) => entry.workspaceId === workspace))
       const service = yield* DraftService.DraftService
       const id = result.transportDraft.id
-      yield* service.act(id, { type: "pause-recurring" }).pipe(as)
+      yield* service.act(id, { type: "pause-recurring" }, apiKeyActor("env-1")).pipe(as)
       yield* TestClock.setTime(Date.parse("2027-01-10T00:00:00Z"))
       assert.strictEqual((yield* (yield* TourRepository.MemoryTours).all).length, 3)
-      yield* service.act(id, { type: "resume-recurring" }).pipe(as)
+      yield* service.act(id, { type: "resume-recurring" }, apiKeyActor("env-1")).pipe(as)
       assert.deepStrictEqual(
         (yield* (yield* TourRepository.MemoryTours).all).map((entry) => entry.tour.triggerDate),
         ["2027-01-04", "2027-01-05", "2027-01-06", "2027-01-10", "2027-01-11", "2027-01-12"]

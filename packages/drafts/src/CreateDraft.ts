@@ -4,11 +4,14 @@
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
+import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as Schedule from "@waybill/recurring/Schedule"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { type Draft, DraftStatus, JsonObject, Origin } from "./Draft.js"
+import { isObject, own } from "./internal/json.js"
 import * as rules from "./internal/rules.js"
 import type { TransportShape } from "./ReferenceData.js"
 
@@ -19,9 +22,10 @@ const optionalNullable = <A, I>(schema: Schema.Schema<A, I>, message: string) =>
   })
 
 /**
- * The request body of `POST /drafts`. The structure is checked here; the rules (status for the
- * origin, recurring statuses refused, template copy, recurring-master rules…) are checked by
- * `validateCreate`, which reports them all together. `recurringSchedule` is taken as any value
+ * The request body of `POST /drafts`, as OpenAPI and typed clients describe it. `validateCreate`
+ * checks a received body against it field by field, together with the rules (status for the
+ * origin, recurring statuses refused, template copy, recurring-master rules…), and reports
+ * every problem at once. `recurringSchedule` is taken as any value
  * so that its problems are reported with the other rules; `null` means "no schedule". For the
  * fields a template provides (`name`, `transport`, `transportShapeId`, `recurringSchedule`) an
  * explicit `null` replaces the template's value; elsewhere `null` counts as omitted.
@@ -76,47 +80,117 @@ export interface CreateContext {
 
 type Copied = "name" | "transport" | "transportShapeId" | "recurringSchedule"
 
-// The request's value when the key is present (even `null`), else the template's.
-const inherit = <K extends Copied>(
-  request: CreateDraft,
-  template: Option.Option<Draft>,
-  key: K
-): CreateDraft[K] | Draft[K] | undefined =>
-  request[key] !== undefined ? request[key] : Option.isSome(template) ? template.value[key] : undefined
+type Field = keyof CreateDraft
+
+// One decoder per field, so that a malformed field is reported without hiding the others.
+const fieldDecoders = Object.fromEntries(
+  Object.entries(CreateDraft.fields).map(([key, field]) => [
+    key,
+    Schema.decodeUnknownEither(Schema.Struct({ [key]: field }), { errors: "all" })
+  ])
+) as Record<Field, (input: unknown) => Either.Either<Partial<CreateDraft>, ParseResult.ParseError>>
 
 /**
- * Validates a create request and builds the draft, or returns every violated rule with its
- * dotted path: status for the origin (recurring statuses refused), `payload` / `inboxId` on
- * decode drafts only, an existing template, a known transport shape, `{{ weekday }}` /
- * `{{ date }}` as the only name placeholders, and, for a recurring master, the seven rules of
- * contract §2 (schedule checked by `@waybill/recurring`). The transport is otherwise stored as
- * given.
+ * The request's fields that decoded, and the issues of those that did not. A key of `malformed`
+ * was sent but is unusable: rules that need it are skipped (its own issue says what is wrong),
+ * and a template's value does not stand in for it.
+ */
+interface Decoded {
+  readonly request: Partial<CreateDraft>
+  readonly malformed: ReadonlySet<Field>
+  readonly issues: ReadonlyArray<Issue.Issue>
+}
+
+const decodeFields = (input: Record<string, unknown>): Decoded => {
+  const request: Record<string, unknown> = {}
+  const malformed = new Set<Field>()
+  const issues: Array<Issue.Issue> = []
+  for (const key of Object.keys(fieldDecoders) as Array<Field>) {
+    const given = Object.hasOwn(input, key)
+    const decoded = fieldDecoders[key](given ? { [key]: input[key] } : {})
+    if (Either.isRight(decoded)) {
+      if (given) request[key] = decoded.right[key]
+    } else if (given) {
+      issues.push(...Issue.fromParseError(decoded.left))
+      malformed.add(key)
+    } else {
+      issues.push(Issue.make(key, "is required"))
+    }
+  }
+  return { request: request as Partial<CreateDraft>, malformed, issues }
+}
+
+/**
+ * The template draft id a create request names, if it names one as a string: what the caller
+ * looks up to build `CreateContext.template`.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const requestedTemplateId = (input: unknown): Option.Option<string> => {
+  const value = isObject(input) ? own(input, "templateDraftId") : undefined
+  return typeof value === "string" ? Option.some(value) : Option.none()
+}
+
+// The request's value when the key is present (even `null`), else the template's. Unknown
+// (`undefined`) when the request's value is malformed.
+const inherit = <K extends Copied>(
+  decoded: Decoded,
+  template: Option.Option<Draft>,
+  key: K
+): CreateDraft[K] | Draft[K] | undefined => {
+  if (decoded.malformed.has(key)) return undefined
+  const value = decoded.request[key]
+  return value !== undefined ? value : Option.isSome(template) ? template.value[key] : undefined
+}
+
+/**
+ * Validates a create request, as received (any JSON value), and builds the draft, or returns
+ * every problem with its dotted path at once: the body's structure (a missing `origin`, a `name`
+ * that is not a string…) together with every rule, each rule run on whatever parts of the
+ * request are usable. The rules: status for the origin (recurring statuses refused), `payload` /
+ * `inboxId` on decode drafts only, an existing template, a known transport shape (required,
+ * directly or from the template), `{{ weekday }}` / `{{ date }}` as the only name placeholders,
+ * and, for a recurring master, the seven rules of contract §2 (schedule checked by
+ * `@waybill/recurring`). A body nested deeper than `JsonDepth.maxDepth` gets that one issue. The
+ * transport is otherwise stored as given.
  *
  * @since 0.1.0
  * @category validation
  */
 export const validateCreate = (
-  request: CreateDraft,
+  input: unknown,
   context: CreateContext
 ): Either.Either<Draft, ReadonlyArray<Issue.Issue>> => {
-  const issues: Array<Issue.Issue> = []
+  if (!isObject(input)) return Either.left([Issue.make("", "must be a JSON object")])
+  const tooDeep = JsonDepth.depthIssue(input)
+  if (Option.isSome(tooDeep)) return Either.left([tooDeep.value])
+
+  const decoded = decodeFields(input)
+  const { malformed, request } = decoded
+  const issues: Array<Issue.Issue> = [...decoded.issues]
   const templateDraftId = request.templateDraftId ?? null
   const template = templateDraftId === null ? Option.none() : context.template
-  if (templateDraftId !== null && Option.isNone(template)) {
-    issues.push(Issue.make("templateDraftId", "no draft with this id exists"))
-  }
-  const name = inherit(request, template, "name") ?? null
-  const transport = inherit(request, template, "transport") ?? null
-  const transportShapeId = inherit(request, template, "transportShapeId") ?? null
-  const schedule = inherit(request, template, "recurringSchedule") ?? null
+  const templateMissing = templateDraftId !== null && Option.isNone(template)
+  if (templateMissing) issues.push(Issue.make("templateDraftId", "no draft with this id exists"))
+  const name = inherit(decoded, template, "name") ?? null
+  const transport = inherit(decoded, template, "transport") ?? null
+  const transportShapeId = inherit(decoded, template, "transportShapeId") ?? null
+  const schedule = inherit(decoded, template, "recurringSchedule") ?? null
   const isMaster = schedule !== null
 
   issues.push(...rules.originStatusIssues(request.origin, request.status, isMaster))
-  issues.push(...rules.decodeOnlyIssues(request.origin, request))
+  // A payload or inbox id on a non-decode draft is refused whatever its type.
+  if (request.origin !== undefined) {
+    issues.push(
+      ...rules.decodeOnlyIssues(request.origin, { payload: own(input, "payload"), inboxId: own(input, "inboxId") })
+    )
+  }
 
   const shape = transportShapeId === null ? Option.none() : context.transportShape(transportShapeId)
-  const templateMissing = templateDraftId !== null && Option.isNone(template)
-  if (transportShapeId === null) {
+  if (malformed.has("transportShapeId")) {
+    // Its own issue says what is wrong with it.
+  } else if (transportShapeId === null) {
     // With the template missing, its shape might have been meant: the template issue says it all.
     if (!templateMissing || request.transportShapeId === null) {
       issues.push(Issue.make("transportShapeId", "is required (directly or from the template draft)"))
@@ -129,12 +203,14 @@ export const validateCreate = (
   let recurringSchedule: Schedule.RecurringSchedule | null = null
   if (isMaster) {
     if (Option.isSome(shape)) issues.push(...rules.recurringShapeIssues(shape.value))
-    issues.push(...rules.masterTransportIssues(transport))
+    if (!malformed.has("transport")) issues.push(...rules.masterTransportIssues(transport))
     const validated = Schedule.validateSchedule(schedule, Math.floor(context.now / 1000), { phase: "create" })
     if (Either.isLeft(validated)) issues.push(...Issue.prefix(validated.left, "recurringSchedule"))
     else recurringSchedule = validated.right
   }
-  if (issues.length > 0) return Either.left(rules.dedupe(issues))
+  if (issues.length > 0 || request.origin === undefined || request.status === undefined) {
+    return Either.left(rules.dedupe(issues))
+  }
 
   const seconds = Math.floor(context.now / 1000)
   return Either.right({

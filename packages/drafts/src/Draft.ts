@@ -164,13 +164,18 @@ export const ActionRequest = Schema.Struct({
 export type ActionRequest = typeof ActionRequest.Type
 
 /**
- * Who performed an action: an API key (its id) or the system (the recurring generator).
+ * Who performed an action. The service's own actions use `api-key` (the caller's key id) or
+ * `system` (the recurring generator); an embedding host records its own users' actions with
+ * types of its own (`operator-user`), so any non-empty type is accepted (contract §5).
  *
  * @since 0.1.0
  * @category models
  */
 export const Actor = Schema.Struct({
-  type: Schema.Literal("api-key", "system"),
+  type: Schema.String.pipe(
+    Schema.minLength(1, { message: () => "must be a non-empty string" }),
+    Schema.annotations({ examples: ["api-key", "system", "operator-user"] })
+  ),
   id: Schema.String
 }).annotations({ identifier: "TransportDraftActor" })
 
@@ -187,6 +192,14 @@ export type Actor = typeof Actor.Type
  * @category constants
  */
 export const systemActor: Actor = { type: "system", id: "system" }
+
+/**
+ * The actor of an action taken with an API key: the HTTP layer's actor for every request.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const apiKeyActor = (apiKeyId: string): Actor => ({ type: "api-key", id: apiKeyId })
 
 /**
  * The action record (`TransportDraftAction`): what was done, by whom and when. `createdAt` is in

@@ -19,8 +19,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { type CreateDraft, validateCreate } from "./CreateDraft.js"
-import { type ActionRequest, type ActionResult, type Actor, type Draft, DraftStatus, systemActor } from "./Draft.js"
+import { type CreateDraft, requestedTemplateId, validateCreate } from "./CreateDraft.js"
+import { type ActionRequest, type ActionResult, Actor, type Draft, DraftStatus, systemActor } from "./Draft.js"
 import type { PreconditionFailed } from "./DraftError.js"
 import { DraftConflict, DraftNotFound, type InvalidTransition, ProductNotFound } from "./DraftError.js"
 import * as DraftEvents from "./DraftEvents.js"
@@ -70,8 +70,9 @@ export const ListParams = Schema.Struct({
 export type ListParams = typeof ListParams.Type
 
 /**
- * The service. Methods other than `endBySystem` act for the caller in `CurrentWorkspace`
- * (actions are recorded with actor `{ type: "api-key", id: apiKeyId }`).
+ * The service. Methods other than `endBySystem` act for the caller in `CurrentWorkspace`; an
+ * action is recorded with the actor its caller names (the HTTP layer: the request's API key,
+ * `apiKeyActor(apiKeyId)`; an embedding host: its own user, `{ type: "operator-user", id }`).
  *
  * @since 0.1.0
  * @category tags
@@ -79,18 +80,29 @@ export type ListParams = typeof ListParams.Type
 export class DraftService extends Context.Tag("@waybill/drafts/DraftService")<
   DraftService,
   {
-    /** `POST /drafts` → 201. Emits `transport-drafts-created` (+ `decode-job-result`). */
-    readonly create: (request: CreateDraft) => Effect.Effect<Draft, ValidationError.ValidationError, CurrentWorkspace>
+    /**
+     * `POST /drafts` → 201. Takes the body as received (a `CreateDraft`, or any JSON value: every
+     * structural problem and every rule violation comes back in one `ValidationError`). Emits
+     * `transport-drafts-created` (+ `decode-job-result`).
+     */
+    readonly create: (
+      request: CreateDraft | unknown
+    ) => Effect.Effect<Draft, ValidationError.ValidationError, CurrentWorkspace>
     /** `GET /drafts/{id}`. */
     readonly get: (id: string) => Effect.Effect<Draft, DraftNotFound, CurrentWorkspace>
     /** `GET /drafts?status=&limit=&cursor=`: newest first; `limit` 1–100 (default 20). */
     readonly list: (params: ListParams) => Effect.Effect<DraftPage, ValidationError.ValidationError, CurrentWorkspace>
     /** `DELETE /drafts/{id}` → 204. Emits `transport-drafts-deleted`; a running master → `DraftConflict`. */
     readonly delete: (id: string) => Effect.Effect<void, DraftNotFound | DraftConflict, CurrentWorkspace>
-    /** `POST /drafts/{id}/actions` → 200. Emits the lifecycle event and `transport-draft-action-created`. */
+    /**
+     * `POST /drafts/{id}/actions` → 200, performed by `actor` (any non-empty type; a malformed
+     * actor fails with a `ValidationError` at `actor.*`). Emits the lifecycle event and
+     * `transport-draft-action-created`.
+     */
     readonly act: (
       id: string,
-      request: ActionRequest
+      request: ActionRequest,
+      actor: Actor
     ) => Effect.Effect<
       ActionResult,
       DraftNotFound | InvalidTransition | ValidationError.ValidationError,
@@ -150,11 +162,12 @@ export const make = Effect.gen(function* () {
   const outbox = yield* EventOutbox
   const transactor = yield* Transactor
 
-  const create = Effect.fn("DraftService.create")(function* (request: CreateDraft) {
+  const create = Effect.fn("DraftService.create")(function* (request: unknown) {
     const workspace = yield* CurrentWorkspace
-    const templateDraftId = request.templateDraftId ?? null
-    const template =
-      templateDraftId === null ? Option.none<Draft>() : yield* repository.get(workspace.id, templateDraftId)
+    const templateDraftId = requestedTemplateId(request)
+    const template = Option.isNone(templateDraftId)
+      ? Option.none<Draft>()
+      : yield* repository.get(workspace.id, templateDraftId.value)
     const shapes = yield* referenceData.transportShapes(workspace.id)
     const id = yield* Id.make("drf")
     const now = yield* Clock.currentTimeMillis
@@ -236,9 +249,12 @@ export const make = Effect.gen(function* () {
       )
     })
 
-  const act = Effect.fn("DraftService.act")(function* (id: string, request: ActionRequest) {
+  const act = Effect.fn("DraftService.act")(function* (id: string, request: ActionRequest, actor: Actor) {
     const workspace = yield* CurrentWorkspace
-    return yield* applyAction(workspace.id, id, request, { type: "api-key", id: workspace.apiKeyId })
+    const checked = yield* Schema.decodeUnknown(Actor, { errors: "all" })(actor).pipe(
+      Effect.mapError((error) => ValidationError.fromIssues(Issue.fromParseError(error, "actor")))
+    )
+    return yield* applyAction(workspace.id, id, request, checked)
   })
 
   const execute = Effect.fn("DraftService.execute")(function* (productId: string, request: ExecuteRequest) {

@@ -1,22 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Issue from "@waybill/core/Issue"
+import type * as Issue from "@waybill/core/Issue"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
-import { type CreateContext, CreateDraft, validateCreate } from "../src/CreateDraft.js"
+import { type CreateContext, validateCreate } from "../src/CreateDraft.js"
 import type { Draft } from "../src/Draft.js"
 import { lookup } from "../src/ReferenceData.js"
-import {
-  decodeCreate,
-  draftOf,
-  manualBody,
-  masterBody,
-  masterTransport,
-  NOW,
-  NOW_SECONDS,
-  schedule,
-  shapes
-} from "./fixtures.js"
+import { draftOf, manualBody, masterBody, masterTransport, NOW, NOW_SECONDS, schedule, shapes } from "./fixtures.js"
 
 const context = (template: Option.Option<Draft> = Option.none()): CreateContext => ({
   id: "drf_0000000001bbbbbbbbbbbbbbbb",
@@ -25,13 +14,14 @@ const context = (template: Option.Option<Draft> = Option.none()): CreateContext 
   template
 })
 
-const run = (body: Record<string, unknown>, template?: Draft) =>
-  validateCreate(decodeCreate(body), context(template === undefined ? Option.none() : Option.some(template)))
+// The body as received: validateCreate decodes it field by field itself.
+const run = (body: unknown, template?: Draft) =>
+  validateCreate(body, context(template === undefined ? Option.none() : Option.some(template)))
 
-const issuesOf = (body: Record<string, unknown>, template?: Draft): ReadonlyArray<Issue.Issue> =>
+const issuesOf = (body: unknown, template?: Draft): ReadonlyArray<Issue.Issue> =>
   Either.match(run(body, template), { onLeft: (issues) => issues, onRight: () => [] })
 
-const pathsOf = (body: Record<string, unknown>, template?: Draft): ReadonlyArray<string> =>
+const pathsOf = (body: unknown, template?: Draft): ReadonlyArray<string> =>
   issuesOf(body, template).map((issue) => issue.path)
 
 const stop =
@@ -162,8 +152,8 @@ describe("validateCreate: every rule refuses", () => {
     [
       "a decode recurring master",
       { ...masterBody(), origin: "decode", status: "review-order" },
-      ["origin"],
-      "manual or hub"
+      ["status", "origin"],
+      "for a recurring master"
     ],
     ["a master in review-order", { ...masterBody(), status: "review-order" }, ["status"], "must be draft"],
     // Rule 2: the shape is recurring-enabled and outputs tours.
@@ -497,30 +487,80 @@ describe("validateCreate: templates", () => {
   })
 })
 
-describe("CreateDraft schema", () => {
-  it("refuses an unknown status or origin with one issue each", () => {
-    const result = Schema.decodeUnknownEither(CreateDraft, { errors: "all" })({ origin: "email", status: "open" })
-    assert.isTrue(Either.isLeft(result))
-    if (Either.isLeft(result)) {
-      assert.deepStrictEqual(Issue.fromParseError(result.left), [
-        { path: "origin", message: 'must be "decode", "hub" or "manual"' },
-        { path: "status", message: 'must be "draft", "review-order" or "review-rfq"' }
-      ])
+describe("validateCreate: the body's structure and the rules together", () => {
+  it("refuses an unknown status or origin with one issue each, beside the missing shape", () => {
+    assert.deepStrictEqual(issuesOf({ origin: "email", status: "open" }), [
+      { path: "origin", message: 'must be "decode", "hub" or "manual"' },
+      { path: "status", message: 'must be "draft", "review-order" or "review-rfq"' },
+      { path: "transportShapeId", message: "is required (directly or from the template draft)" }
+    ])
+  })
+
+  it("reports every required field of an empty body", () => {
+    assert.deepStrictEqual(issuesOf({}), [
+      { path: "origin", message: "is required" },
+      { path: "status", message: "is required" },
+      { path: "transportShapeId", message: "is required (directly or from the template draft)" }
+    ])
+  })
+
+  it("refuses a transport or payload that is not an object, beside the rules", () => {
+    assert.deepStrictEqual(pathsOf({ ...manualBody(), transport: [1], payload: "x" }), [
+      "transport",
+      "payload",
+      "payload"
+    ])
+    assert.deepStrictEqual(issuesOf({ ...manualBody(), transport: [1], payload: "x" })[2], {
+      path: "payload",
+      message: "is only allowed on decode drafts, not on manual drafts"
+    })
+  })
+
+  it("runs a master's rules when origin and status are malformed", () => {
+    const body = masterBody()
+    body.origin = 7
+    body.status = null
+    ;(body.transport as { tour: unknown }).tour = {}
+    withSchedule((schedule) => {
+      delete schedule.timezone
+    })(body)
+    assert.deepStrictEqual(pathsOf(body), [
+      "origin",
+      "status",
+      "transport.tour.vehicleClass",
+      "recurringSchedule.timezone"
+    ])
+  })
+
+  it("still refuses a recurring status when the origin is malformed", () => {
+    assert.deepStrictEqual(issuesOf({ origin: "fax", status: "active-recurring", transportShapeId: "shape_line" }), [
+      { path: "origin", message: 'must be "decode", "hub" or "manual"' },
+      {
+        path: "status",
+        message: "cannot be active-recurring at creation: create the draft with status draft and activate it"
+      }
+    ])
+  })
+
+  it("does not let a template's value stand in for a malformed field", () => {
+    const template = draftOf({ transportShapeId: "shape_line" })
+    assert.deepStrictEqual(
+      issuesOf({ origin: "manual", status: "draft", transportShapeId: 5, templateDraftId: template.id }, template),
+      [{ path: "transportShapeId", message: "must be a string" }]
+    )
+  })
+
+  it("refuses a body that is not an object at the root", () => {
+    for (const body of [null, [], "draft", 3]) {
+      assert.deepStrictEqual(issuesOf(body), [{ path: "", message: "must be a JSON object" }])
     }
   })
 
-  it("refuses a transport or payload that is not an object", () => {
-    const result = Schema.decodeUnknownEither(CreateDraft, { errors: "all" })({
-      ...manualBody(),
-      transport: [1],
-      payload: "x"
-    })
-    assert.isTrue(Either.isLeft(result))
-    if (Either.isLeft(result)) {
-      assert.deepStrictEqual(
-        Issue.fromParseError(result.left).map((issue) => issue.path),
-        ["transport", "payload"]
-      )
-    }
+  it("refuses a body nested deeper than 64 levels at the path where the limit is crossed", () => {
+    let deep: unknown = {}
+    for (let level = 0; level < 5_000; level++) deep = { a: deep }
+    const issues = issuesOf({ ...manualBody(), transport: deep })
+    assert.strictEqual(issues.length, 1)
+    assert.strictEqual(issues[0]!.path, ["transport", ...Array(63).fill("a")].join("."))
   })
 })

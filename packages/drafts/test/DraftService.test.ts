@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import type { CreateDraft } from "../src/CreateDraft.js"
-import { type ActionType, Draft } from "../src/Draft.js"
+import { type ActionType, apiKeyActor, Draft } from "../src/Draft.js"
 import * as DraftRepository from "../src/DraftRepository.js"
 import { DraftService, layer } from "../src/DraftService.js"
 import * as ProductEvaluator from "../src/ProductEvaluator.js"
@@ -92,9 +92,9 @@ const create = (body: Record<string, unknown>, workspaceId = wsA) =>
   Effect.flatMap(DraftService, (service) => service.create(decodeCreate(body) as CreateDraft)).pipe(as(workspaceId))
 
 const act = (id: string, type: ActionType, workspaceId = wsA, reason?: string) =>
-  Effect.flatMap(DraftService, (service) => service.act(id, reason === undefined ? { type } : { type, reason })).pipe(
-    as(workspaceId)
-  )
+  Effect.flatMap(DraftService, (service) =>
+    service.act(id, reason === undefined ? { type } : { type, reason }, apiKeyActor("key_a"))
+  ).pipe(as(workspaceId))
 
 describe("DraftService.create", () => {
   it.effect("stores the draft and records transport-drafts-created in the outbox", () =>

@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
-import type { ActionType } from "../src/Draft.js"
+import { type ActionType, apiKeyActor } from "../src/Draft.js"
 import * as DraftRepository from "../src/DraftRepository.js"
 import { DraftService, layer } from "../src/DraftService.js"
 import * as ProductEvaluator from "../src/ProductEvaluator.js"
@@ -129,7 +129,7 @@ describe("the recurring generator over drafts", () => {
       const generator = yield* TourGenerator.TourGenerator
       const asCaller = <A, E, R>(self: Effect.Effect<A, E, R>) =>
         Effect.provideService(self, CurrentWorkspace, { id: ws, apiKeyId: "key_a" })
-      const act = (id: string, type: ActionType) => asCaller(service.act(id, { type }))
+      const act = (id: string, type: ActionType) => asCaller(service.act(id, { type }, apiKeyActor("key_a")))
 
       const body = masterBody()
       ;(body.recurringSchedule as Record<string, unknown>).startsAt = NOW_SECONDS + 3600

@@ -15,6 +15,7 @@ import { Preview } from "@waybill/recurring/Occurrence"
 import * as Schema from "effect/Schema"
 import { Conflict, NotFound, PreconditionFailed } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
+import { documentedUnknown } from "./internal/openApi.js"
 
 /** Every request body reports all of its problems, not the first. */
 const allErrors = { parseOptions: { errors: "all" as const } }
@@ -85,7 +86,7 @@ export const OccurrencesPage = Schema.Struct({ data: Schema.Array(Preview) }).an
 export class DraftsApi extends HttpApiGroup.make("drafts")
   .add(
     HttpApiEndpoint.post("create", "/drafts")
-      .setPayload(CreateDraft.annotations(allErrors))
+      .setPayload(documentedUnknown(CreateDraft, "CreateDraftRequest", { checkOnEncode: true }))
       .addSuccess(Draft, { status: 201 })
       .annotate(OpenApi.Summary, "Create a transport draft or a recurring master")
   )

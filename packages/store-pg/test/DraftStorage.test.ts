@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as CreateDraft from "@waybill/drafts/CreateDraft"
+import { apiKeyActor } from "@waybill/drafts/Draft"
 import { DraftService, layer as DraftServiceLayer } from "@waybill/drafts/DraftService"
 import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
 import * as ReferenceData from "@waybill/drafts/ReferenceData"
@@ -160,7 +161,9 @@ forEachBackend(
         const drafts = yield* DraftService
         const created = yield* drafts.create(master()).pipe(as(wsA))
         const results = yield* Effect.all(
-          [1, 2].map(() => Effect.either(drafts.act(created.id, { type: "activate-recurring" }).pipe(as(wsA)))),
+          [1, 2].map(() =>
+            Effect.either(drafts.act(created.id, { type: "activate-recurring" }, apiKeyActor("env-1")).pipe(as(wsA)))
+          ),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(results.filter(Either.isRight).length, 1)

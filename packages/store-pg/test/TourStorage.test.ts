@@ -3,6 +3,7 @@ import { assert } from "@effect/vitest"
 import * as Transactor from "@waybill/core/Transactor"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as CreateDraft from "@waybill/drafts/CreateDraft"
+import { apiKeyActor } from "@waybill/drafts/Draft"
 import { DraftService, layer as DraftServiceLayer } from "@waybill/drafts/DraftService"
 import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
 import * as ReferenceData from "@waybill/drafts/ReferenceData"
@@ -69,7 +70,7 @@ const activeMaster = (workspaceId: WorkspaceId, schedule?: Record<string, unknow
   Effect.gen(function* () {
     const drafts = yield* DraftService
     const draft = yield* drafts.create(dailyMaster(schedule)).pipe(as(workspaceId))
-    yield* drafts.act(draft.id, { type: "activate-recurring" }).pipe(as(workspaceId))
+    yield* drafts.act(draft.id, { type: "activate-recurring" }, apiKeyActor("env-1")).pipe(as(workspaceId))
     return draft.id
   })
 
@@ -397,7 +398,7 @@ forEachBackend(
         const drafts = yield* DraftService
         const generator = yield* TourGenerator.make()
         yield* generator.run
-        yield* drafts.act(paused, { type: "pause-recurring" }).pipe(as(wsA))
+        yield* drafts.act(paused, { type: "pause-recurring" }, apiKeyActor("env-1")).pipe(as(wsA))
         yield* setNow("2027-08-05T00:00:00Z")
         const summary = yield* generator.run
         assert.strictEqual(summary.ended, 2)
@@ -419,7 +420,9 @@ forEachBackend(
           assert.strictEqual((yield* generator.runMaster({ workspaceId: wsA, id })).status, "skipped")
         }
         yield* assertExactlyOnce(running, dailyTriggers("2027-08-01T00:00:00Z", 3))
-        const again = yield* Effect.either(drafts.act(running, { type: "resume-recurring" }).pipe(as(wsA)))
+        const again = yield* Effect.either(
+          drafts.act(running, { type: "resume-recurring" }, apiKeyActor("env-1")).pipe(as(wsA))
+        )
         assert.isTrue(Either.isLeft(again))
       })
     )

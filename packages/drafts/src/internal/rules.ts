@@ -16,17 +16,27 @@ export const placeholderIssues = (name: string | null): Array<Issue.Issue> =>
 
 const recurringStatuses: ReadonlyArray<DraftStatus> = ["active-recurring", "paused-recurring", "ended-recurring"]
 
-/** Origin and status at creation, including rule 1 of a recurring master. */
-export const originStatusIssues = (origin: Origin, status: DraftStatus, isMaster: boolean): Array<Issue.Issue> => {
+/**
+ * Origin and status at creation, including rule 1 of a recurring master. Either may be
+ * `undefined` when the request's value was missing or malformed (reported by its own issue):
+ * the rules that need only the other one still run.
+ */
+export const originStatusIssues = (
+  origin: Origin | undefined,
+  status: DraftStatus | undefined,
+  isMaster: boolean
+): Array<Issue.Issue> => {
   const issues: Array<Issue.Issue> = []
-  if (recurringStatuses.includes(status)) {
+  if (status !== undefined && recurringStatuses.includes(status)) {
     issues.push(
       Issue.make("status", `cannot be ${status} at creation: create the draft with status draft and activate it`)
     )
   } else if (origin === "decode" && status === "draft") {
     issues.push(Issue.make("status", "must be review-order or review-rfq for a decode draft"))
-  } else if (origin !== "decode" && status !== "draft") {
+  } else if (origin !== undefined && origin !== "decode" && status !== undefined && status !== "draft") {
     issues.push(Issue.make("status", `must be draft for a ${origin} draft`))
+  } else if (isMaster && status !== undefined && status !== "draft") {
+    issues.push(Issue.make("status", "must be draft for a recurring master"))
   }
   if (isMaster && origin === "decode") {
     issues.push(Issue.make("origin", "must be manual or hub for a recurring master"))

@@ -2,6 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Issue from "@waybill/core/Issue"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
+import { apiKeyActor } from "@waybill/drafts/Draft"
 import type {
   DraftConflict,
   DraftNotFound,
@@ -66,7 +67,9 @@ export const DraftsLive = HttpApiBuilder.group(WaybillApi, "drafts", (handlers) 
         drafts.delete(path.id).pipe(Effect.catchTags({ DraftNotFound: notFound, DraftConflict: conflict }))
       )
       .handle("act", ({ path, payload }) =>
-        drafts.act(path.id, payload).pipe(
+        Effect.flatMap(CurrentWorkspace, (workspace) =>
+          drafts.act(path.id, payload, apiKeyActor(workspace.apiKeyId))
+        ).pipe(
           Effect.catchTags({
             DraftNotFound: notFound,
             InvalidTransition: invalidTransition,

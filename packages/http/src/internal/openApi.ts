@@ -1,4 +1,5 @@
 import * as JSONSchema from "effect/JSONSchema"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
 /**
@@ -28,15 +29,28 @@ export const extraComponents: Record<string, unknown> = {}
 /**
  * A request body accepted as any JSON value (a domain validator then reports every problem,
  * with its own messages and without echoing secrets), documented in OpenAPI and typed for
- * clients as `schema`.
+ * clients as `schema`. With `checkOnEncode`, the typed client still checks a payload against
+ * `schema` before sending it (the server decodes leniently either way); bodies that carry
+ * secrets leave it off, so no client-side parse error can quote one.
  */
-export const documentedUnknown = <A, I>(schema: Schema.Schema<A, I>, identifier: string): Schema.Schema<I> => {
+export const documentedUnknown = <A, I>(
+  schema: Schema.Schema<A, I>,
+  identifier: string,
+  options?: { readonly checkOnEncode?: boolean }
+): Schema.Schema<I> => {
   const jsonSchema = JSONSchema.fromAST(schema.ast, {
     definitions: extraComponents as Record<string, JSONSchema.JsonSchema7>,
     definitionPath: "#/components/schemas/",
     target: "openApi3.1"
   })
-  return Schema.Unknown.annotations({ identifier, jsonSchema }) as unknown as Schema.Schema<I>
+  const lenient = options?.checkOnEncode
+    ? Schema.transformOrFail(Schema.Unknown, Schema.Unknown, {
+        strict: true,
+        decode: ParseResult.succeed,
+        encode: (value) => ParseResult.encodeUnknown(schema)(value)
+      })
+    : Schema.Unknown
+  return lenient.annotations({ identifier, jsonSchema }) as unknown as Schema.Schema<I>
 }
 
 /** Adds `extraComponents` to a document, refusing to replace a different schema of the same name. */
