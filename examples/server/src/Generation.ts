@@ -1,7 +1,7 @@
 /**
  * Tour generation in the reference server (contract §2, §3): the generator over the PostgreSQL
- * ports, a run every `WAYBILL_GENERATOR_INTERVAL_MS`, and an immediate run for a master as soon
- * as its `activate-recurring` or `resume-recurring` has committed.
+ * ports, a run every `WAYBILL_GENERATOR_INTERVAL_MS`, and an immediate run for a master inside
+ * the transaction of its `activate-recurring` or `resume-recurring`.
  *
  * Several server processes may share one database: each runs its own loop, a master is claimed
  * with `FOR UPDATE SKIP LOCKED` for the length of its transaction (another process skips it),
@@ -11,19 +11,18 @@
  *
  * @since 0.1.0
  */
+import * as Transactor from "@waybill/core/Transactor"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import type { ActionType } from "@waybill/drafts/Draft"
 import { DraftService } from "@waybill/drafts/DraftService"
 import { ReferenceData } from "@waybill/drafts/ReferenceData"
-import type { MasterRef } from "@waybill/recurring/RecurringMasters"
 import * as TourGenerator from "@waybill/recurring/TourGenerator"
 import * as VehicleClass from "@waybill/recurring/VehicleClass"
 import * as RecurringMasters from "@waybill/store-pg/RecurringMasters"
 import * as TourRepository from "@waybill/store-pg/TourRepository"
 import type * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 
@@ -42,15 +41,6 @@ export interface Options {
   /** Generator tuning, e.g. `maxToursPerMaster` (the batch a master gets per run). */
   readonly generator?: TourGenerator.Options | undefined
 }
-
-/**
- * How long `POST /drafts/{id}/actions` waits for the immediate run before answering anyway; the
- * run goes on in the background.
- *
- * @since 0.1.0
- * @category constants
- */
-export const immediateRunWait = Duration.seconds(5)
 
 const startsGeneration: ReadonlySet<ActionType> = new Set(["activate-recurring", "resume-recurring"])
 
@@ -83,45 +73,51 @@ export const layerGenerator = (
         ? generator
         : TourGenerator.TourGenerator.of({
             run: Effect.withClock(generator.run, clock),
-            runMaster: (ref) => Effect.withClock(generator.runMaster(ref), clock)
+            runMaster: (ref, runOptions) => Effect.withClock(generator.runMaster(ref, runOptions), clock)
           })
     })
   )
 
 /**
- * Wraps the draft service: after an action that (re)starts generation has committed, the
- * master is run at once, in the layer's scope so a client hanging up does not cancel it. The
- * answer waits for the run up to `immediateRunWait`, so a client reading `GET /tours` right
- * after the 200 sees the tours, but never depends on it: whether the run fails, dies or is
- * slow, the action's result is returned as is (the generator logs failures; the loop retries).
+ * Wraps the draft service: an action that (re)starts generation runs the master's generation in
+ * its own transaction, after the status change, so the action, its events and the lead-time
+ * tours (up to `maxToursPerMaster`; the loop adds the rest) commit together. A client reading
+ * `GET /tours` right after the 200 sees them, whatever runs at the same time: another process's
+ * generator holding the row, or a racing action that is about to get its 409 (the claim inside
+ * the action's transaction is its own lock, never skipped). If generation fails, the action
+ * fails and nothing is written.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerImmediateRuns: Layer.Layer<DraftService, never, DraftService | TourGenerator.TourGenerator> =
-  Layer.scoped(
-    DraftService,
-    Effect.gen(function* () {
-      const drafts = yield* DraftService
-      const generator = yield* TourGenerator.TourGenerator
-      const scope = yield* Effect.scope
-      const runNow = (ref: MasterRef) =>
-        Effect.flatMap(Effect.forkIn(generator.runMaster(ref), scope), (run) =>
-          Effect.ignore(Effect.timeout(Fiber.await(run), immediateRunWait))
-        )
-      return DraftService.of({
-        ...drafts,
-        act: (id, request, actor) =>
-          Effect.tap(drafts.act(id, request, actor), (result) =>
-            startsGeneration.has(request.type)
-              ? Effect.flatMap(CurrentWorkspace, (workspace) =>
-                  runNow({ workspaceId: workspace.id, id: result.transportDraft.id })
+export const layerImmediateRuns: Layer.Layer<
+  DraftService,
+  never,
+  DraftService | TourGenerator.TourGenerator | Transactor.Transactor
+> = Layer.effect(
+  DraftService,
+  Effect.gen(function* () {
+    const drafts = yield* DraftService
+    const generator = yield* TourGenerator.TourGenerator
+    const transactor = yield* Transactor.Transactor
+    return DraftService.of({
+      ...drafts,
+      act: (id, request, actor) =>
+        startsGeneration.has(request.type)
+          ? transactor.withTransaction(
+              Effect.tap(drafts.act(id, request, actor), (result) =>
+                Effect.flatMap(CurrentWorkspace, (workspace) =>
+                  generator.runMaster(
+                    { workspaceId: workspace.id, id: result.transportDraft.id },
+                    { joinTransaction: true }
+                  )
                 )
-              : Effect.void
-          )
-      })
+              )
+            )
+          : drafts.act(id, request, actor)
     })
-  )
+  })
+)
 
 /**
  * Adds generation to a draft service: the PostgreSQL `RecurringMasters` and `TourRepository`

@@ -1,6 +1,6 @@
 /**
- * The immediate run after `activate-recurring` / `resume-recurring`, over in-memory ports: the
- * tours exist when the action answers, and the answer never depends on the run.
+ * The immediate run after `activate-recurring` / `resume-recurring`, over in-memory ports: it
+ * runs in the action's transaction, so the tours exist when the action answers.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Transactor from "@waybill/core/Transactor"
@@ -15,7 +15,7 @@ import * as EventOutbox from "@waybill/events/EventOutbox"
 import * as RecurringMasters from "@waybill/recurring/RecurringMasters"
 import * as TourGenerator from "@waybill/recurring/TourGenerator"
 import * as TourRepository from "@waybill/recurring/TourRepository"
-import { Chunk, Effect, Fiber, Layer, Option, Schema, TestClock } from "effect"
+import { Cause, Chunk, Effect, Exit, Fiber, Layer, Option, Schema, TestClock } from "effect"
 import * as Generation from "../src/Generation.js"
 
 const workspace = Schema.decodeSync(WorkspaceId)("ws-a")
@@ -108,33 +108,34 @@ describe("immediate runs", () => {
     }).pipe(Effect.provide(app(Generation.layerGenerator())))
   )
 
-  it.effect("a run that dies does not change the action's answer", () =>
+  it.effect("a run that dies fails the action: no 200 without its tours", () =>
     Effect.gen(function* () {
-      const result = yield* createAndActivate
-      assert.strictEqual(result.transportDraft.status, "active-recurring")
-      assert.strictEqual(result.action.payload.type, "activate-recurring")
+      const exit = yield* Effect.exit(createAndActivate)
+      assert.isTrue(Exit.isFailure(exit) && Cause.isDie(exit.cause))
     }).pipe(Effect.provide(app(fake(() => Effect.die(new Error("generator exploded"))))))
   )
 
-  it.effect("a slow run: the answer comes after the wait, the run goes on in the background", () => {
-    const seen = { started: 0, finished: 0 }
+  it.effect("the run is part of the action's transaction: the answer waits for it, other work waits too", () => {
+    const seen: Array<string> = []
     const slow = fake((ref) =>
-      Effect.sync(() => seen.started++).pipe(
+      Effect.sync(() => seen.push("run started")).pipe(
         Effect.zipRight(Effect.sleep("1 hour")),
-        Effect.zipRight(Effect.sync(() => seen.finished++)),
+        Effect.zipRight(Effect.sync(() => seen.push("run finished"))),
         Effect.as({ ref, status: "idle" as const, created: [] })
       )
     )
     return Effect.gen(function* () {
       const answer = yield* Effect.fork(createAndActivate)
-      // Both are waiting: the run (its hour) and the answer (its wait for the run).
-      while (Chunk.size(yield* TestClock.sleeps()) < 2) yield* Effect.yieldNow()
-      yield* TestClock.adjust(Generation.immediateRunWait)
-      const result = yield* Fiber.join(answer)
-      assert.strictEqual(result.transportDraft.status, "active-recurring")
-      assert.deepStrictEqual(seen, { started: 1, finished: 0 })
+      while (Chunk.size(yield* TestClock.sleeps()) < 1) yield* Effect.yieldNow()
+      const transactor = yield* Transactor.Transactor
+      const other = yield* Effect.fork(transactor.withTransaction(Effect.sync(() => seen.push("other transaction"))))
+      yield* Effect.yieldNow()
+      assert.deepStrictEqual(seen, ["run started"])
       yield* TestClock.adjust("1 hour")
-      assert.deepStrictEqual(seen, { started: 1, finished: 1 })
+      const result = yield* Fiber.join(answer)
+      yield* Fiber.join(other)
+      assert.strictEqual(result.transportDraft.status, "active-recurring")
+      assert.deepStrictEqual(seen, ["run started", "run finished", "other transaction"])
     }).pipe(Effect.provide(app(slow)))
   })
 })

@@ -6,6 +6,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 
 /**
@@ -28,9 +29,14 @@ export class Transactor extends Context.Tag("@waybill/core/Transactor")<
 export const withTransaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Transactor> =>
   Effect.flatMap(Transactor, (transactor) => transactor.withTransaction(self))
 
+// Set inside a memory transaction, so a nested one joins it instead of waiting for itself.
+const inMemoryTransaction = FiberRef.unsafeMake(false)
+
 /**
  * For in-memory ports: one transaction at a time, so read-check-write sequences inside a
- * transaction never interleave (the in-memory stand-in for row locks).
+ * transaction never interleave (the in-memory stand-in for row locks). A transaction opened
+ * inside another (by the same fiber or one it forked) joins it, as a nested SQL transaction
+ * does through a savepoint; it does not wait for the lock its caller holds.
  *
  * @since 0.1.0
  * @category layers
@@ -38,6 +44,9 @@ export const withTransaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.E
 export const layerMemory: Layer.Layer<Transactor> = Layer.sync(Transactor, () => {
   const lock = Effect.unsafeMakeSemaphore(1)
   return {
-    withTransaction: (self) => lock.withPermits(1)(self)
+    withTransaction: (self) =>
+      Effect.flatMap(FiberRef.get(inMemoryTransaction), (joined) =>
+        joined ? self : lock.withPermits(1)(Effect.locally(self, inMemoryTransaction, true))
+      )
   }
 })

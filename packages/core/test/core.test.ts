@@ -5,6 +5,7 @@ import * as Cursor from "../src/Cursor.js"
 import * as Id from "../src/Id.js"
 import * as Issue from "../src/Issue.js"
 import * as JsonDepth from "../src/JsonDepth.js"
+import * as Transactor from "../src/Transactor.js"
 import * as ValidationError from "../src/ValidationError.js"
 import { WorkspaceId } from "../src/Workspace.js"
 
@@ -209,4 +210,22 @@ describe("JsonDepth", () => {
     cyclic.self = cyclic
     assert.isFalse(JsonDepth.isWithinDepth(cyclic))
   })
+})
+
+describe("Transactor.layerMemory", () => {
+  it.effect("a nested transaction joins the open one; others wait their turn", () =>
+    Effect.gen(function* () {
+      const transactor = yield* Transactor.Transactor
+      const order: Array<string> = []
+      const nested = transactor.withTransaction(
+        Effect.zipRight(
+          Effect.sync(() => order.push("outer")),
+          transactor.withTransaction(Effect.sync(() => order.push("inner")))
+        )
+      )
+      const other = transactor.withTransaction(Effect.sync(() => order.push("other")))
+      yield* Effect.all([nested, other], { concurrency: "unbounded" })
+      assert.deepStrictEqual(order, ["outer", "inner", "other"])
+    }).pipe(Effect.provide(Transactor.layerMemory))
+  )
 })

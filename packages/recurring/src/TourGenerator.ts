@@ -70,10 +70,17 @@ export class TourGenerator extends Context.Tag("@waybill/recurring/TourGenerator
     /** One pass over every master the `RecurringMasters` port lists. */
     readonly run: Effect.Effect<RunSummary>
     /**
-     * One master right away (the server calls it after `activate-recurring` and
-     * `resume-recurring` commit). Must not be called inside an open transaction.
+     * One master right away, in a transaction of its own; a failure is logged and reported as
+     * `failed` (the loop retries it). With `joinTransaction`, it runs inside the caller's open
+     * transaction instead and a failure fails the caller's transaction: the reference server
+     * generates a master's lead-time tours in the transaction of its `activate-recurring` or
+     * `resume-recurring`, so the action and its tours commit together, whatever else runs at
+     * the same time.
      */
-    readonly runMaster: (ref: MasterRef) => Effect.Effect<MasterOutcome>
+    readonly runMaster: (
+      ref: MasterRef,
+      options?: { readonly joinTransaction?: boolean }
+    ) => Effect.Effect<MasterOutcome>
   }
 >() {}
 
@@ -169,7 +176,8 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
         )
 
     // The context is provided once per call, not once per master: providing costs microseconds.
-    const runMaster = (ref: MasterRef): Effect.Effect<MasterOutcome> => Effect.provide(processOne(ref), context)
+    const runMaster = (ref: MasterRef, runOptions?: { readonly joinTransaction?: boolean }) =>
+      Effect.provide(runOptions?.joinTransaction ? processClaimed(ref) : processOne(ref), context)
 
     // From the listed (maybe stale) state: an active master with no trigger due before its
     // horizon and a window still open needs no transaction this run. Its cursor stays put, so
