@@ -11,7 +11,7 @@ import type { WorkspaceId } from "@waybill/core/Workspace"
 import { Attempt, type DeliveryStatus } from "@waybill/webhooks/Delivery"
 import { type ClaimedDelivery, DeliveryStore } from "@waybill/webhooks/DeliveryStore"
 import * as Page from "@waybill/webhooks/Page"
-import { type Target, Webhook } from "@waybill/webhooks/Webhook"
+import { type Target, targetOf, Webhook } from "@waybill/webhooks/Webhook"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -29,6 +29,7 @@ interface ClaimedRow {
   readonly attempt_count: number
   readonly due_at: number
   readonly seq: number
+  readonly revision: number
 }
 
 /**
@@ -39,20 +40,25 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
   DeliveryStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    // Delivery targets by webhook id. Webhooks never change (there is no update), so an entry
-    // never goes stale; the map is cleared when it grows past a bound.
+    // Delivery targets by webhook id. A claim returns each webhook's current revision, so an
+    // entry older than that (an edit, maybe by another process) is read again; the map is
+    // cleared when it grows past a bound.
     const targets = new Map<string, Target>()
     const loadTargets = (webhookIds: ReadonlyArray<string>) =>
       Effect.map(
-        sql<{ document: unknown }>`SELECT document FROM webhooks WHERE id IN ${sql.in(webhookIds)}`,
+        sql<{
+          document: unknown
+          revision: number
+        }>`SELECT document, revision FROM webhooks WHERE id IN ${sql.in(webhookIds)}`,
         (rows) => {
           if (targets.size + rows.length > 10_000) targets.clear()
           for (const row of rows) {
-            const webhook = decodeWebhook(row.document)
-            targets.set(webhook.id, { webhookId: webhook.id, url: webhook.url, auth: webhook.auth })
+            const webhook = decodeWebhook({ ...(row.document as object), revision: row.revision })
+            targets.set(webhook.id, targetOf(webhook))
           }
         }
       )
+    const isCurrent = (row: ClaimedRow) => (targets.get(row.webhook_id)?.revision ?? 0) >= row.revision
     return DeliveryStore.of({
       insert: (deliveries) =>
         deliveries.length === 0
@@ -93,7 +99,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
             SELECT key AS webhook_id, value::int AS room
             FROM json_each_text(${JSON.stringify(Object.fromEntries(request.roomByWebhook))}::json)
           ), picked AS (
-            SELECT c.id, c.due_at, c.seq FROM webhooks w
+            SELECT c.id, c.due_at, c.seq, w.revision FROM webhooks w
             LEFT JOIN room r ON r.webhook_id = w.id
             CROSS JOIN LATERAL (
               SELECT d.id, d.due_at, d.seq FROM deliveries d
@@ -111,11 +117,11 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           FROM picked p, events e
           WHERE d.id = p.id AND e.id = d.event_id
           RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
-                    jsonb_array_length(d.attempts) AS attempt_count, p.due_at, p.seq`.pipe(
+                    jsonb_array_length(d.attempts) AS attempt_count, p.due_at, p.seq, p.revision`.pipe(
           Effect.flatMap((returned) => {
             const rows = [...returned].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
-            const unknown = [...new Set(rows.map((row) => row.webhook_id))].filter((id) => !targets.has(id))
-            return Effect.as(unknown.length === 0 ? Effect.void : loadTargets(unknown), rows)
+            const stale = [...new Set(rows.filter((row) => !isCurrent(row)).map((row) => row.webhook_id))]
+            return Effect.as(stale.length === 0 ? Effect.void : loadTargets(stale), rows)
           }),
           Effect.map((rows) =>
             rows.flatMap((row): Array<ClaimedDelivery> => {
@@ -184,6 +190,11 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           ),
           Effect.orDie
         ),
+      // Other processes see the edit through the revision their next claim returns.
+      retarget: (_workspaceId, target) =>
+        Effect.sync(() => {
+          if ((targets.get(target.webhookId)?.revision ?? 0) < target.revision) targets.set(target.webhookId, target)
+        }),
       deleteForWebhook: (workspaceId, webhookId) =>
         sql`DELETE FROM deliveries WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`.pipe(
           Effect.asVoid,

@@ -14,6 +14,7 @@ import tours from "./migrations/0003_tours.js"
 import webhooks from "./migrations/0004_webhooks.js"
 import deliveryFillfactor from "./migrations/0005_delivery_fillfactor.js"
 import outboxPosition from "./migrations/0006_outbox_position.js"
+import webhookRevision from "./migrations/0007_webhook_revision.js"
 
 /**
  * Every migration, keyed `NNNN_name` as the migrator expects.
@@ -27,7 +28,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0003_tours": tours,
   "0004_webhooks": webhooks,
   "0005_delivery_fillfactor": deliveryFillfactor,
-  "0006_outbox_position": outboxPosition
+  "0006_outbox_position": outboxPosition,
+  "0007_webhook_revision": webhookRevision
 }
 
 /**

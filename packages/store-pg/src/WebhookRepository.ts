@@ -15,6 +15,11 @@ import * as Schema from "effect/Schema"
 const encode = Schema.encodeSync(Webhook)
 const decode = Schema.decodeUnknownSync(Webhook)
 
+interface Row {
+  readonly document: unknown
+  readonly revision: number
+}
+
 /**
  * @since 0.1.0
  * @category layers
@@ -23,26 +28,41 @@ export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> =
   WebhookRepository,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const documents = (rows: ReadonlyArray<{ readonly document: unknown }>) => rows.map((row) => decode(row.document))
+    // The revision lives in its own column (edits raise it atomically); the document holds the rest.
+    const documents = (rows: ReadonlyArray<Row>) =>
+      rows.map((row) => decode({ ...(row.document as object), revision: row.revision }))
+    const stored = (webhook: Webhook) => {
+      const { revision: _revision, ...document } = encode(webhook)
+      return JSON.stringify(document)
+    }
     return WebhookRepository.of({
       insert: (webhook) =>
         sql`
           INSERT INTO webhooks (workspace_id, id, events, document, created_at)
           VALUES (${webhook.workspaceId}, ${webhook.id}, ARRAY(SELECT json_array_elements_text(${JSON.stringify(webhook.events)}::json)),
-                  ${JSON.stringify(encode(webhook))}::json, ${webhook.createdAt})`.pipe(Effect.asVoid, Effect.orDie),
+                  ${stored(webhook)}::json, ${webhook.createdAt})`.pipe(Effect.asVoid, Effect.orDie),
       get: (workspaceId, id) =>
-        sql<{
-          document: unknown
-        }>`SELECT document FROM webhooks WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
+        sql<Row>`SELECT document, revision FROM webhooks WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
           Effect.map((rows) => Option.fromNullable(documents(rows)[0])),
           Effect.orDie
         ),
       list: (workspaceId, query) =>
-        sql<{ document: unknown }>`
-          SELECT document FROM webhooks
+        sql<Row>`
+          SELECT document, revision FROM webhooks
           WHERE workspace_id = ${workspaceId} ${query.after === undefined ? sql`` : sql`AND id < ${query.after}`}
           ORDER BY id DESC LIMIT ${query.limit + 1}`.pipe(
           Effect.map((rows) => Page.make("whk", documents(rows), query.limit, (webhook) => webhook.id)),
+          Effect.orDie
+        ),
+      update: (webhook) =>
+        sql<Row>`
+          UPDATE webhooks
+          SET events = ARRAY(SELECT json_array_elements_text(${JSON.stringify(webhook.events)}::json)),
+              document = jsonb_set(${stored(webhook)}::jsonb, '{createdAt}', to_jsonb(created_at))::json,
+              revision = revision + 1
+          WHERE workspace_id = ${webhook.workspaceId} AND id = ${webhook.id}
+          RETURNING document, revision`.pipe(
+          Effect.map((rows) => Option.fromNullable(documents(rows)[0])),
           Effect.orDie
         ),
       delete: (workspaceId, id) =>
@@ -51,8 +71,8 @@ export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> =
           Effect.orDie
         ),
       subscribed: (workspaceId, eventType) =>
-        sql<{ document: unknown }>`
-          SELECT document FROM webhooks
+        sql<Row>`
+          SELECT document, revision FROM webhooks
           WHERE workspace_id = ${workspaceId} AND events @> ARRAY[${eventType}::text]
           ORDER BY id`.pipe(Effect.map(documents), Effect.orDie)
     })

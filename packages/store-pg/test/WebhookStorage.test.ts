@@ -315,6 +315,62 @@ forEachBackend(
       }).pipe(Effect.scoped)
     )
 
+    it.effect(
+      "an edit reaches every store: a claim after it carries the new target, even from a store that cached the old one",
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(NOW)
+          const workspace = Schema.decodeSync(WorkspaceId)("hooks-edit")
+          const hmac = { type: "hmac", secret }
+          const webhook = yield* register(
+            { url: "https://hooks.example.org/old", events: ["tour-created"], auth: hmac },
+            workspace
+          )
+          yield* Effect.forEach([0, 1], (i) => tourCreated(`tour_edit${i}`).pipe(as(workspace)))
+          yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+          // Another process's store: its own cache of targets.
+          const other = yield* Layer.build(DeliveryStore.layer).pipe(
+            Effect.map((context) => context.unsafeMap.get(DeliveryStoreTag.key) as DeliveryStoreTag["Type"])
+          )
+          const claim = (store: DeliveryStoreTag["Type"], leaseToken: string) =>
+            store.claimDue({
+              now: NOW,
+              limit: 1,
+              maxPerWebhook: 1,
+              roomByWebhook: new Map(),
+              leaseUntil: NOW + 60_000,
+              leaseToken
+            })
+          const before = yield* claim(other, "token-old")
+          assert.deepStrictEqual(
+            before.map((claimed) => [claimed.target.url, claimed.target.revision]),
+            [["https://hooks.example.org/old", 1]]
+          )
+          const edited = yield* Effect.flatMap(WebhookService, (service) =>
+            service.update(webhook.id, {
+              url: "https://hooks.example.org/new",
+              events: ["tour-created"],
+              auth: { type: "hmac" }
+            })
+          ).pipe(as(workspace))
+          assert.strictEqual(edited.url, "https://hooks.example.org/new")
+          const after = yield* claim(other, "token-new")
+          assert.deepStrictEqual(
+            after.map((claimed) => [claimed.target.url, claimed.target.revision]),
+            [["https://hooks.example.org/new", 2]]
+          )
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ revision: number; created_at: number }>`
+          SELECT revision, created_at FROM webhooks WHERE id = ${webhook.id}`
+          assert.deepStrictEqual(
+            rows.map((row) => [row.revision, Number(row.created_at)]),
+            [[2, webhook.createdAt]]
+          )
+          const read = yield* Effect.flatMap(WebhookService, (service) => service.get(webhook.id)).pipe(as(workspace))
+          assert.deepStrictEqual(read, edited)
+        }).pipe(Effect.scoped)
+    )
+
     it.effect("the outbox position: one lease holder at a time, events read in order behind it", () =>
       Effect.gen(function* () {
         const reader = yield* OutboxReaderTag

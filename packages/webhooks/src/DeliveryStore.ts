@@ -126,6 +126,13 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
       webhookId: string,
       query: Page.Query
     ) => Effect.Effect<Page.Page<DeliveryLog>>
+    /**
+     * A webhook's URL or authentication changed (an edit in the console): attempts that start
+     * from now on send to `target`, whatever target their delivery was made with. A store that
+     * reads the target at claim time (by the webhook's id and revision) only updates what it
+     * cached.
+     */
+    readonly retarget: (workspaceId: WorkspaceId, target: Target) => Effect.Effect<void>
     /** Removes a webhook's deliveries and attempts (the webhook is being deleted). */
     readonly deleteForWebhook: (workspaceId: WorkspaceId, webhookId: string) => Effect.Effect<void>
   }
@@ -140,6 +147,9 @@ interface Row {
   leaseToken: string | null
 }
 
+// The later of two targets of one webhook, by revision.
+const newer = (a: Target | undefined, b: Target): Target => (a !== undefined && a.revision > b.revision ? a : b)
+
 /**
  * An in-memory store. `claimDue` and `complete` run synchronously, so they are atomic with
  * respect to every other fiber, as the row locks make them on PostgreSQL.
@@ -152,6 +162,8 @@ export const makeMemory = (): DeliveryStore["Type"] => {
   // Per webhook, its rows in insertion order (the order they became due in, except for
   // retries) from the first one still pending: claims scan from there, without sorting.
   const lanes = new Map<string, { rows: Array<Row>; head: number }>()
+  // Per webhook, the target of its latest edit: it replaces what older deliveries were made with.
+  const retargeted = new Map<string, Target>()
   const logOf = (row: Row): DeliveryLog => ({
     id: row.delivery.id,
     eventId: row.delivery.eventId,
@@ -221,7 +233,7 @@ export const makeMemory = (): DeliveryStore["Type"] => {
               body: delivery.body,
               attempts: row.attempts.length,
               leaseToken: request.leaseToken,
-              target: delivery.target
+              target: newer(retargeted.get(webhookId), delivery.target)
             })
           }
         }
@@ -256,8 +268,13 @@ export const makeMemory = (): DeliveryStore["Type"] => {
           .map(logOf)
         return Page.make("dlv", found, query.limit, (log) => log.id)
       }),
+    retarget: (_workspaceId, target) =>
+      Effect.sync(() => {
+        retargeted.set(target.webhookId, newer(retargeted.get(target.webhookId), target))
+      }),
     deleteForWebhook: (workspaceId, webhookId) =>
       Effect.sync(() => {
+        retargeted.delete(webhookId)
         for (const [id, row] of rows) {
           if (row.delivery.workspaceId === workspaceId && row.delivery.webhookId === webhookId) {
             rows.delete(id)

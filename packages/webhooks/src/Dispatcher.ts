@@ -5,7 +5,7 @@
  *   dispatcher holds at a time, and makes one delivery per subscribed webhook of the event's
  *   workspace whose filter matches; delivery ids are derived from event and webhook, so an
  *   event read again after a crash keeps them. Each event's body is parsed once (only if some
- *   filter needs it); compiled filters are cached per webhook (webhooks never change). A
+ *   filter needs it); compiled filters are cached per webhook and revision. A
  *   filtered-out event leaves nothing. `run` hands fresh deliveries to its own delivery loop
  *   and records them a moment later, with the results of the attempts that ended by then, in
  *   the transaction that moves the position: in the steady state a delivery costs one write.
@@ -49,7 +49,7 @@ import * as Lanes from "./internal/lanes.js"
 import * as Signal from "./internal/signal.js"
 import { type OutboxEvent, OutboxReader } from "./OutboxReader.js"
 import { SecretBox, type SecretBoxError } from "./SecretBox.js"
-import { type OpenAuth, type SealedAuth, secretContext, type Target, type Webhook } from "./Webhook.js"
+import { type OpenAuth, type SealedAuth, secretContext, type Target, targetOf, type Webhook } from "./Webhook.js"
 import { WebhookRepository } from "./WebhookRepository.js"
 
 /**
@@ -233,26 +233,28 @@ export const make = (options: Options = {}) =>
     // Fan-out: matching events to webhooks
     // ---------------------------------------------------------------------------------------
 
-    // webhook id → event type → predicate. Webhooks never change, so entries never go stale;
-    // the map is cleared when it grows past a bound, as deleted webhooks leave entries behind.
-    const compiled = new Map<string, Map<string, Predicate>>()
+    // webhook id → its revision and, per event type, the predicate. An edited webhook comes
+    // with a higher revision and is compiled afresh; the map is cleared when it grows past a
+    // bound, as deleted webhooks leave entries behind.
+    const compiled = new Map<string, { readonly revision: number; readonly byType: Map<string, Predicate> }>()
     // What fan-out found worth a log line; logged after the batch, outside the hot loop.
     type Problem = { readonly message: string; readonly annotations: Record<string, string> }
 
     const predicateFor = (webhook: Webhook, eventType: EventType, problems: Array<Problem>): Predicate | undefined => {
       const filter = webhook.filters[eventType]
       if (filter === undefined) return undefined
-      const cached = compiled.get(webhook.id)?.get(eventType)
+      let entry = compiled.get(webhook.id)
+      if (entry !== undefined && entry.revision !== webhook.revision) entry = undefined
+      const cached = entry?.byType.get(eventType)
       if (cached !== undefined) return cached
       const result = compileFilterEither(filter, { guardedRoots: guardedRoots(eventType) })
       const predicate = Either.getOrElse(result, () => failClosed)
-      if (compiled.size >= 10_000) compiled.clear()
-      let byType = compiled.get(webhook.id)
-      if (byType === undefined) {
-        byType = new Map()
-        compiled.set(webhook.id, byType)
+      if (entry === undefined) {
+        if (compiled.size >= 10_000) compiled.clear()
+        entry = { revision: webhook.revision, byType: new Map() }
+        compiled.set(webhook.id, entry)
       }
-      byType.set(eventType, predicate)
+      entry.byType.set(eventType, predicate)
       if (Either.isLeft(result)) {
         problems.push({
           message: "A stored webhook filter cannot be evaluated; it matches nothing",
@@ -331,7 +333,7 @@ export const make = (options: Options = {}) =>
           createdAt: Math.floor(now / 1000),
           dueAt: now,
           body: event.body,
-          target: { webhookId: webhook.id, url: webhook.url, auth: webhook.auth }
+          target: targetOf(webhook)
         })
       }
     }

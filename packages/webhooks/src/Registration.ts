@@ -19,7 +19,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ssrf from "./Ssrf.js"
-import { type Filters, limits, type OpenAuth, secretLength } from "./Webhook.js"
+import { type Filters, limits, MASK, type OpenAuth, secretFieldOf, secretLength } from "./Webhook.js"
 
 /**
  * A registration that passed every rule; its secret is `Redacted`.
@@ -318,6 +318,44 @@ const validateDescription = (value: unknown): { issues: Array<Issue.Issue>; desc
     }
   }
   return { issues: [], description: value }
+}
+
+/**
+ * For an edit of a stored webhook (the console's `PUT`, contract §5): the secret field the
+ * request leaves to the stored value, if it does. It does when the auth type is the stored one
+ * and the secret is omitted or sent as the mask `"********"`; a changed type needs its secret
+ * (validation then asks for it at its path).
+ *
+ * @since 0.1.0
+ * @category editing
+ */
+export const keptSecretField = (
+  input: unknown,
+  storedType: "basic" | "bearer" | "hmac"
+): Option.Option<"password" | "token" | "secret"> => {
+  const auth = isRecord(input) ? own(input, "auth") : undefined
+  if (!isRecord(auth) || own(auth, "type") !== storedType) return Option.none()
+  const field = secretFieldOf(storedType)
+  const secret = own(auth, field)
+  return secret === undefined || secret === MASK ? Option.some(field) : Option.none()
+}
+
+/**
+ * For an edit: the mask `"********"` sent as the secret of a changed auth type is refused at its
+ * path. It is what a form shows for a stored secret, never a secret someone chose; taking it
+ * literally would store the mask as the new secret.
+ *
+ * @since 0.1.0
+ * @category editing
+ */
+export const maskedSecretIssues = (input: unknown, storedType: "basic" | "bearer" | "hmac"): Array<Issue.Issue> => {
+  const auth = isRecord(input) ? own(input, "auth") : undefined
+  const type = isRecord(auth) ? own(auth, "type") : undefined
+  if (type === storedType || (type !== "basic" && type !== "bearer" && type !== "hmac")) return []
+  const field = secretFieldOf(type)
+  return own(auth as Record<string, unknown>, field) === MASK
+    ? [Issue.make(`auth.${field}`, `is the mask "${MASK}": a changed authentication type needs its secret`)]
+    : []
 }
 
 /**

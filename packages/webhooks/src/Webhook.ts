@@ -159,8 +159,10 @@ export type OpenAuth =
   | { readonly type: "hmac"; readonly secret: Redacted.Redacted<string> }
 
 /**
- * A stored webhook. There is no update: a webhook never changes after registration, so
- * anything derived from it (compiled filters) may be cached by id.
+ * A stored webhook. The public API has no update, but the operator console edits webhooks in
+ * place (contract §5): `revision` starts at 1 and storage raises it on every edit, so anything
+ * derived from a webhook (compiled filters, a delivery target) may be cached by id and
+ * `revision`, in any process.
  *
  * @since 0.1.0
  * @category schemas
@@ -173,7 +175,8 @@ export const Webhook = Schema.Struct({
   filters: Filters,
   auth: SealedAuth,
   description: Schema.NullOr(Schema.String),
-  createdAt: Schema.Int
+  createdAt: Schema.Int,
+  revision: Schema.optionalWith(Schema.Int, { default: () => 1 })
 }).annotations({ identifier: "StoredWebhook" })
 
 /**
@@ -257,16 +260,31 @@ export const toResponse = (webhook: Webhook): WebhookResponse => ({
 })
 
 /**
- * The part of a webhook the dispatcher needs to send: where, and with what authentication.
+ * The part of a webhook the dispatcher needs to send: where, and with what authentication, as
+ * of the webhook's `revision`.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Target {
   readonly webhookId: string
+  readonly revision: number
   readonly url: string
   readonly auth: SealedAuth
 }
+
+/**
+ * The delivery target of a webhook.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const targetOf = (webhook: Webhook): Target => ({
+  webhookId: webhook.id,
+  revision: webhook.revision,
+  url: webhook.url,
+  auth: webhook.auth
+})
 
 /**
  * Where a sealed secret of a webhook belongs, bound into its encryption (associated data) so a
@@ -276,4 +294,22 @@ export interface Target {
  * @category secrets
  */
 export const secretContext = (webhookId: string, type: SealedAuth["type"]): string =>
-  `${webhookId}/auth.${type === "basic" ? "password" : type === "bearer" ? "token" : "secret"}`
+  `${webhookId}/auth.${secretFieldOf(type)}`
+
+/**
+ * The sealed secret of a stored authentication setting.
+ *
+ * @since 0.1.0
+ * @category secrets
+ */
+export const sealedSecretOf = (auth: SealedAuth): SealedSecret =>
+  auth.type === "basic" ? auth.password : auth.type === "bearer" ? auth.token : auth.secret
+
+/**
+ * The field of an authentication type that holds its secret.
+ *
+ * @since 0.1.0
+ * @category secrets
+ */
+export const secretFieldOf = (type: SealedAuth["type"]): "password" | "token" | "secret" =>
+  type === "basic" ? "password" : type === "bearer" ? "token" : "secret"

@@ -26,6 +26,13 @@ export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRep
     readonly get: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<Webhook>>
     /** Newest first (by id), `limit` after the id `after`; pages built with `Page.make("whk", …)`. */
     readonly list: (workspaceId: WorkspaceId, query: Page.Query) => Effect.Effect<Page.Page<Webhook>>
+    /**
+     * Replaces a stored webhook's settings (`url`, `events`, `filters`, `auth`, `description`)
+     * and raises its `revision` by one, atomically (two edits never share a revision); `id`,
+     * `workspaceId` and `createdAt` stay. Returns the webhook as stored, or none when there is
+     * no webhook with this id in the workspace.
+     */
+    readonly update: (webhook: Webhook) => Effect.Effect<Option.Option<Webhook>>
     /** Removes a webhook; `false` when there was none with this id in the workspace. */
     readonly delete: (workspaceId: WorkspaceId, id: string) => Effect.Effect<boolean>
     /**
@@ -62,6 +69,14 @@ export const makeMemory = (): WebhookRepository["Type"] => {
           .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
           .slice(0, query.limit + 1)
         return Page.make("whk", rows, query.limit, (webhook) => webhook.id)
+      }),
+    update: (webhook) =>
+      Effect.sync(() => {
+        const stored = webhooks(webhook.workspaceId).get(webhook.id)
+        if (stored === undefined) return Option.none()
+        const updated: Webhook = { ...webhook, createdAt: stored.createdAt, revision: stored.revision + 1 }
+        webhooks(webhook.workspaceId).set(webhook.id, updated)
+        return Option.some(updated)
       }),
     delete: (workspaceId, id) => Effect.sync(() => webhooks(workspaceId).delete(id)),
     subscribed: (workspaceId, eventType) =>

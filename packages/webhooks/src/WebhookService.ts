@@ -22,18 +22,21 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { DeliveryLog } from "./Delivery.js"
 import { DeliveryStore } from "./DeliveryStore.js"
 import { type FailureAlert, FailureAlerts } from "./FailureAlerts.js"
 import { HostResolver } from "./HostResolver.js"
 import * as Page from "./Page.js"
-import { hostToResolve, validateRegistration } from "./Registration.js"
+import { hostToResolve, keptSecretField, maskedSecretIssues, validateRegistration } from "./Registration.js"
 import { SecretBox } from "./SecretBox.js"
 import {
   type OpenAuth,
   type SealedAuth,
+  sealedSecretOf,
   secretContext,
+  targetOf,
   toResponse,
   type Webhook,
   type WebhookResponse
@@ -125,6 +128,17 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
     ) => Effect.Effect<Page.Page<WebhookResponse>, ValidationError.ValidationError, CurrentWorkspace>
     /** `GET /webhooks/{id}`. */
     readonly get: (id: string) => Effect.Effect<WebhookResponse, WebhookNotFound, CurrentWorkspace>
+    /**
+     * The console's edit (`PUT /console/api/webhooks/{id}`, contract §5): the body of
+     * `POST /webhooks`, validated the same way, replaces the webhook's settings. A secret
+     * omitted or sent as `"********"` keeps the stored one while the auth type is unchanged; a
+     * changed type needs its secret. The webhook keeps its id, delivery log and alerts; attempts
+     * that start after the edit use the new URL and authentication.
+     */
+    readonly update: (
+      id: string,
+      input: unknown
+    ) => Effect.Effect<WebhookResponse, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
     /** `DELETE /webhooks/{id}` → 204; its pending deliveries go with it. */
     readonly delete: (id: string) => Effect.Effect<void, WebhookNotFound, CurrentWorkspace>
     /** `GET /webhooks/filter-fields?event=`: a missing or unknown type fails at `event`. */
@@ -196,21 +210,30 @@ export const make = (options: Options) =>
       }
     }
 
+    const validate = (input: unknown, editIssues: ReadonlyArray<Issue.Issue> = []) =>
+      Effect.gen(function* () {
+        const workspace = yield* CurrentWorkspace
+        const definitions = yield* propertyDefinitions.forWorkspace(workspace.id)
+        const resolvedAddresses = yield* resolveHost(input)
+        return yield* Either.match(
+          validateRegistration(input, {
+            propertyDefinitions: definitions,
+            allowPrivateTargets: options.allowPrivateTargets,
+            resolvedAddresses
+          }),
+          {
+            onLeft: (issues) => Effect.fail(ValidationError.fromIssues([...issues, ...editIssues], "webhook")),
+            onRight: (registration) =>
+              editIssues.length === 0
+                ? Effect.succeed(registration)
+                : Effect.fail(ValidationError.fromIssues(editIssues, "webhook"))
+          }
+        )
+      })
+
     const register = Effect.fn("WebhookService.register")(function* (input: unknown) {
       const workspace = yield* CurrentWorkspace
-      const definitions = yield* propertyDefinitions.forWorkspace(workspace.id)
-      const resolvedAddresses = yield* resolveHost(input)
-      const registration = yield* Either.match(
-        validateRegistration(input, {
-          propertyDefinitions: definitions,
-          allowPrivateTargets: options.allowPrivateTargets,
-          resolvedAddresses
-        }),
-        {
-          onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "webhook")),
-          onRight: Effect.succeed
-        }
-      )
+      const registration = yield* validate(input)
       const id = yield* Id.make("whk")
       const createdAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
       const webhook: Webhook = {
@@ -221,7 +244,8 @@ export const make = (options: Options) =>
         filters: registration.filters,
         auth: yield* seal(id, registration.auth),
         description: registration.description,
-        createdAt
+        createdAt,
+        revision: 1
       }
       yield* repository.insert(webhook)
       return toResponse(webhook)
@@ -248,6 +272,49 @@ export const make = (options: Options) =>
 
     const get = Effect.fn("WebhookService.get")(function* (id: string) {
       return toResponse(yield* find(id))
+    })
+
+    // The request with the stored secret in place of one it leaves to the stored value, so the
+    // edit is validated (and sealed again) exactly as a registration.
+    const withKeptSecret = (current: Webhook, input: unknown) =>
+      Option.match(keptSecretField(input, current.auth.type), {
+        onNone: () => Effect.succeed(input),
+        onSome: (field) =>
+          Effect.map(
+            secretBox
+              .open(sealedSecretOf(current.auth), secretContext(current.id, current.auth.type))
+              .pipe(Effect.orDie),
+            (secret) => {
+              const request = input as { readonly auth: Record<string, unknown> }
+              return { ...request, auth: { ...request.auth, [field]: Redacted.value(secret) } }
+            }
+          )
+      })
+
+    const update = Effect.fn("WebhookService.update")(function* (id: string, input: unknown) {
+      const current = yield* find(id)
+      const registration = yield* validate(
+        yield* withKeptSecret(current, input),
+        maskedSecretIssues(input, current.auth.type)
+      )
+      const edited: Webhook = {
+        ...current,
+        url: registration.url,
+        events: registration.events,
+        filters: registration.filters,
+        auth: yield* seal(id, registration.auth),
+        description: registration.description
+      }
+      const stored = yield* transactor.withTransaction(
+        Effect.tap(repository.update(edited), (updated) =>
+          Option.match(updated, {
+            onNone: () => Effect.void,
+            onSome: (webhook) => deliveryStore.retarget(webhook.workspaceId, targetOf(webhook))
+          })
+        )
+      )
+      if (Option.isNone(stored)) return yield* Effect.fail(WebhookNotFound.of(id))
+      return toResponse(stored.value)
     })
 
     const remove = Effect.fn("WebhookService.delete")(function* (id: string) {
@@ -287,7 +354,7 @@ export const make = (options: Options) =>
       return yield* failureAlerts.list(workspace.id, { ...query, webhookId: params.webhookId })
     })
 
-    return WebhookService.of({ register, list, get, delete: remove, filterFields, deliveries, alerts })
+    return WebhookService.of({ register, update, list, get, delete: remove, filterFields, deliveries, alerts })
   })
 
 /**

@@ -12,7 +12,7 @@ import type { Attempt } from "../src/Delivery.js"
 import { DeliveryStore } from "../src/DeliveryStore.js"
 import { Dispatcher, make as makeDispatcher } from "../src/Dispatcher.js"
 import { FailureAlerts } from "../src/FailureAlerts.js"
-import { SendError, type SendRequest, SentRequests } from "../src/HttpSender.js"
+import { SendError, type SendRequest } from "../src/HttpSender.js"
 import { OutboxReader } from "../src/OutboxReader.js"
 import { WebhookRepository } from "../src/WebhookRepository.js"
 import { WebhookService } from "../src/WebhookService.js"
@@ -20,6 +20,7 @@ import {
   basicAuth,
   bearerAuth,
   captureLogs,
+  deliveriesOf,
   hmacAuth,
   inWorkspace,
   LogLines,
@@ -31,23 +32,15 @@ import {
   register,
   registration,
   renderings,
+  requests,
   secrets,
+  settle,
   tour,
   wsA,
   wsB
 } from "./fixtures.js"
 
 const dispatcher = Dispatcher
-
-const settle = Effect.flatMap(dispatcher, (d) => Effect.zipRight(d.fanOutAll, d.deliverDue))
-
-const requests = Effect.flatMap(SentRequests, (sent) => sent.all)
-
-const deliveriesOf = (webhookId: string, workspaceId: WorkspaceId = wsA) =>
-  Effect.flatMap(WebhookService, (service) => service.deliveries(webhookId, { limit: 100 })).pipe(
-    inWorkspace(workspaceId),
-    Effect.map((page) => page.data)
-  )
 
 const alertsOf = (workspaceId: WorkspaceId = wsA) =>
   Effect.flatMap(WebhookService, (service) => service.alerts({ limit: 100 })).pipe(

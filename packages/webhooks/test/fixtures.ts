@@ -100,6 +100,19 @@ export const register = (input: unknown, workspaceId: WorkspaceId = wsA) =>
 export const publish = (type: EventType, payload: unknown, workspaceId: WorkspaceId = wsA) =>
   EventIntake.publish({ type, payload }).pipe(inWorkspace(workspaceId))
 
+/** Fans out every recorded event, then attempts every due delivery. */
+export const settle = Effect.flatMap(Dispatcher.Dispatcher, (d) => Effect.zipRight(d.fanOutAll, d.deliverDue))
+
+/** The requests the scripted sender received, in order. */
+export const requests = Effect.flatMap(HttpSender.SentRequests, (sent) => sent.all)
+
+/** A webhook's delivery log, newest first. */
+export const deliveriesOf = (webhookId: string, workspaceId: WorkspaceId = wsA) =>
+  Effect.flatMap(WebhookService.WebhookService, (service) => service.deliveries(webhookId, { limit: 100 })).pipe(
+    inWorkspace(workspaceId),
+    Effect.map((page) => page.data)
+  )
+
 export const registration = (overrides: Record<string, unknown> = {}) => ({
   url: "https://hooks.example.org/waybill",
   events: ["tour-created"],
