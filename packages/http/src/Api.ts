@@ -7,6 +7,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as EventsOpenApi from "@waybill/events/OpenApi"
 import { BadRequest } from "./ApiError.js"
+import { ConsoleApi } from "./ConsoleApi.js"
 import { DraftsApi, ProductsApi } from "./DraftsApi.js"
 import { withExtraComponents, withoutSyntheticIds } from "./internal/openApi.js"
 import { ReferenceDataApi } from "./ReferenceDataApi.js"
@@ -25,6 +26,7 @@ export class WaybillApi extends HttpApi.make("waybill")
   .add(ProductsApi)
   .add(ToursApi)
   .add(WebhooksApi)
+  .add(ConsoleApi)
   .addError(BadRequest)
   // The webhooks section comes from the event catalogue, its single source of truth.
   .annotate(OpenApi.Transform, (document) => withoutSyntheticIds(withExtraComponents(EventsOpenApi.addTo(document))))

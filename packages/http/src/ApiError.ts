@@ -116,3 +116,12 @@ export interface ErrorBody {
  */
 export const badRequest = (error: ValidationError): BadRequest =>
   new BadRequest({ message: error.message, issues: error.issues })
+
+/**
+ * Builds a `NotFound` from a domain not-found error (its message names what was not found).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const notFound = (error: { readonly message: string }): NotFound =>
+  new NotFound({ message: error.message, issues: [] })

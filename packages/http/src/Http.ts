@@ -23,6 +23,7 @@ import type { WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Layer from "effect/Layer"
 import { WaybillApi } from "./Api.js"
 import * as Authentication from "./Authentication.js"
+import { ConsoleLive } from "./internal/consoleHttp.js"
 import { checkBodies, describeFailures } from "./internal/contractErrors.js"
 import { DraftsLive, ProductsLive } from "./internal/draftsHttp.js"
 import { ReferenceDataLive } from "./internal/referenceDataHttp.js"
@@ -63,6 +64,7 @@ export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = HttpApiBu
     ProductsLive,
     ToursLive,
     WebhooksLive,
+    ConsoleLive,
     DescribeFailuresLive
   ]),
   Layer.provide(Authentication.layer)
@@ -78,6 +80,26 @@ export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = HttpApiBu
 export const middleware = <E, R>(app: HttpApp.Default<E, R>) => HttpMiddleware.logger(checkBodies(app))
 
 /**
+ * Serves the API, `GET /openapi.json`, `GET /docs` and the routes `routes` adds to
+ * `HttpApiBuilder.Router` (the operator console's `Console.layer()`, for example) on the
+ * `HttpServer` in context. Routes must be added here, not beside: the server reads the router
+ * once, when it is built.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerServerWith = <E, R>(
+  routes: Layer.Layer<never, E, R>
+): Layer.Layer<never, E, HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices | Requirements | R> =>
+  HttpApiBuilder.serve(middleware).pipe(
+    Layer.provide(routes),
+    Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(layerApi),
+    HttpServer.withLogAddress
+  )
+
+/**
  * Serves the API, `GET /openapi.json` and `GET /docs` on the `HttpServer` in context.
  *
  * @since 0.1.0
@@ -87,12 +109,7 @@ export const layerServer: Layer.Layer<
   never,
   never,
   HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices | Requirements
-> = HttpApiBuilder.serve(middleware).pipe(
-  Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-  Layer.provide(layerApi),
-  HttpServer.withLogAddress
-)
+> = layerServerWith(Layer.empty)
 
 /**
  * A Fetch-style handler `(Request) => Promise<Response>` serving the same routes, for mounting

@@ -31,6 +31,13 @@ export * as Authentication from "./Authentication.js"
 export * as Client from "./Client.js"
 
 /**
+ * The operator console's own route: editing a webhook in place.
+ *
+ * @since 0.1.0
+ */
+export * as ConsoleApi from "./ConsoleApi.js"
+
+/**
  * Drafts, actions and product evaluation endpoints.
  *
  * @since 0.1.0
