@@ -103,6 +103,14 @@ describe("nesting bounds of the catalogue", () => {
     for (const levels of [limit - 1, 100_000]) {
       assert.throws(() => Producer.redactTourAction(action(levels)), ValidationError, under("payload.deep", limit - 2))
     }
+    // The action of a payload decodePayload takes is always within the limit.
+    const tour = sampleOf("Tour") as Entity.Tour
+    const payload = { tour, action: action(limit - 3) }
+    assert.isTrue(Either.isRight(Payload.decodePayload("tour-action-created", payload)))
+    assert.deepStrictEqual(
+      Producer.redact("tour-action-created", payload).action.payload.deep,
+      action(limit - 3).payload.deep
+    )
   })
 
   it("PropertyDefinition.decodeAll refuses a list nested deeper than 64 levels, at its path", () => {
