@@ -8,11 +8,13 @@
 import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 import * as Issue from "@waybill/core/Issue"
+import * as JsonDepth from "@waybill/core/JsonDepth"
 import { ReferenceDataSet } from "@waybill/drafts/ReferenceData"
 import { decodeAll as decodeDefinitions, type PropertyDefinition } from "@waybill/events/PropertyDefinition"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /**
@@ -62,6 +64,9 @@ export const parse = (path: string, json: unknown): Either.Either<ReferenceDataF
         problems: issues.map((issue) => `${issue.path === "" ? "(root)" : issue.path}: ${issue.message}`)
       })
     )
+  // The schema decoders' messages quote refused values recursively: bound the file as a body is.
+  const tooDeep = JsonDepth.depthIssue(json)
+  if (Option.isSome(tooDeep)) return fail([tooDeep.value])
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return fail([Issue.make("", "must be a JSON object")])
   }

@@ -6,9 +6,12 @@
  */
 import type { Issue } from "@waybill/core/Issue"
 import * as IssueM from "@waybill/core/Issue"
+import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Timestamp } from "./Entity.js"
+import { maxPayloadDepth } from "./EventOutbox.js"
 import { all, EventType, isEventType } from "./EventType.js"
 import { fromParseError } from "./internal/issues.js"
 import { pascal } from "./internal/names.js"
@@ -88,10 +91,16 @@ const decodeShell = Schema.decodeUnknownEither(Envelope)
  * Decodes a delivery body: exactly the four keys, a catalogue type, and a payload valid for that
  * type. On failure, every issue found, with dotted paths (`payload.tour.id`).
  *
+ * A body nested deeper than a payload may be (`EventOutbox.maxPayloadDepth`, plus the envelope's
+ * own level) gets one issue at the path where that limit is crossed and is not decoded, so a
+ * hostile body cannot exhaust a receiver's stack in the decoder's messages.
+ *
  * @since 0.1.0
  * @category decoding
  */
 export const decode = (input: unknown): Either.Either<AnyEnvelope, ReadonlyArray<Issue>> => {
+  const tooDeep = JsonDepth.depthIssue(input, maxPayloadDepth + 1)
+  if (Option.isSome(tooDeep)) return Either.left([tooDeep.value])
   const shell = decodeShell(input, parseOptions)
   const record = typeof input === "object" && input !== null && !Array.isArray(input) ? input : undefined
   const type = record !== undefined && "type" in record && isEventType(record.type) ? record.type : undefined

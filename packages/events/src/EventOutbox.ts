@@ -3,16 +3,33 @@
  * that raised them (run them inside `Transactor.withTransaction`); the webhook dispatcher drains
  * the store behind it. Recording fixes the delivery body bytes once (contract §5).
  *
+ * Payloads nest at most `maxPayloadDepth` levels: what producers build from inputs the contract
+ * bounds at 64 levels (a draft's `transport`, at level 2 of `POST /drafts`, is at level 4 of a
+ * `transport-drafts-created` payload), and what the consumer helpers (`Envelope.decode`) accept.
+ *
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
+import * as JsonDepth from "@waybill/core/JsonDepth"
+import * as ValidationError from "@waybill/core/ValidationError"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type { EventType } from "./EventType.js"
+
+/**
+ * The deepest payload, in levels of objects and arrays: twice the contract's input limit
+ * (`JsonDepth.maxDepth`), because events embed request bodies a few levels down, yet far from
+ * any stack limit of the recursive code that reads them (schema decoders, `JSON.stringify`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxPayloadDepth = 2 * JsonDepth.maxDepth
 
 /**
  * An event a producer wants to publish.
@@ -51,7 +68,7 @@ export class EventOutbox extends Context.Tag("@waybill/events/EventOutbox")<
     /**
      * Records events, all or none (an adapter writes them atomically, in the caller's
      * transaction when there is one, so they commit or roll back with the change that raised
-     * them).
+     * them). A payload nested deeper than `maxPayloadDepth` is a defect (see `recordAll`).
      */
     readonly publish: (
       workspaceId: WorkspaceId,
@@ -64,6 +81,10 @@ export class EventOutbox extends Context.Tag("@waybill/events/EventOutbox")<
  * Gives events their ids and time (one `Clock` reading for the batch) and fixes their bodies.
  * Adapters call this, so every store records the same envelope.
  *
+ * A payload nested deeper than `maxPayloadDepth` is a defect of its producer (every input it
+ * can come from is bounded at 64 levels first): the batch dies with a `ValidationError` naming
+ * the path, before `JSON.stringify` could exhaust the stack, and nothing is recorded.
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -71,12 +92,18 @@ export const recordAll = (
   workspaceId: WorkspaceId,
   events: ReadonlyArray<NewEvent>
 ): Effect.Effect<ReadonlyArray<RecordedEvent>> =>
-  Effect.map(Clock.currentTimeMillis, (now) => {
-    const createdAt = Math.floor(now / 1000)
-    return events.map((event) => {
-      const id = Id.makeAt("evt", now)
-      const body = JSON.stringify({ id, type: event.type, createdAt, payload: event.payload })
-      return { id, workspaceId, type: event.type, createdAt, payload: event.payload, body }
+  Effect.suspend(() => {
+    for (const event of events) {
+      const tooDeep = JsonDepth.depthIssue(event.payload, maxPayloadDepth, "payload")
+      if (Option.isSome(tooDeep)) return Effect.die(ValidationError.fromIssues([tooDeep.value], `${event.type} event`))
+    }
+    return Effect.map(Clock.currentTimeMillis, (now) => {
+      const createdAt = Math.floor(now / 1000)
+      return events.map((event) => {
+        const id = Id.makeAt("evt", now)
+        const body = JSON.stringify({ id, type: event.type, createdAt, payload: event.payload })
+        return { id, workspaceId, type: event.type, createdAt, payload: event.payload, body }
+      })
     })
   })
 

@@ -5,11 +5,14 @@
  * @since 0.1.0
  */
 import type { Issue } from "@waybill/core/Issue"
+import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as AST from "effect/SchemaAST"
 import * as Entity from "./Entity.js"
+import { maxPayloadDepth } from "./EventOutbox.js"
 import type { EventType } from "./EventType.js"
 import { GuardedId, NoPresenceId, NotFilterableId } from "./internal/annotations.js"
 import { fromParseError } from "./internal/issues.js"
@@ -300,14 +303,21 @@ const decoderFor = (type: EventType) => {
  * is: a `__proto__` key from `JSON.parse` stays an own data property instead of becoming a
  * prototype, as it would in a rebuilt object.
  *
+ * A payload nested deeper than `EventOutbox.maxPayloadDepth` levels gets one issue at the path
+ * where that limit is crossed and is not decoded: the decoder's messages quote the values they
+ * refuse, and quoting recurses.
+ *
  * @since 0.1.0
  * @category decoding
  */
 export const decodePayload = <T extends EventType>(
   type: T,
   input: unknown
-): Either.Either<PayloadOf<T>, ReadonlyArray<Issue>> =>
-  Either.match(decoderFor(type)(input), {
+): Either.Either<PayloadOf<T>, ReadonlyArray<Issue>> => {
+  const tooDeep = JsonDepth.depthIssue(input, maxPayloadDepth)
+  if (Option.isSome(tooDeep)) return Either.left([tooDeep.value])
+  return Either.match(decoderFor(type)(input), {
     onLeft: (error) => Either.left(fromParseError(error)),
     onRight: () => Either.right(input as PayloadOf<T>)
   })
+}

@@ -5,9 +5,13 @@
  *
  * @since 0.1.0
  */
+import * as JsonDepth from "@waybill/core/JsonDepth"
+import * as ValidationError from "@waybill/core/ValidationError"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Entity from "./Entity.js"
+import { maxPayloadDepth } from "./EventOutbox.js"
 import type { EventType } from "./EventType.js"
 import type { PayloadOf } from "./Payload.js"
 
@@ -69,7 +73,7 @@ const reduceCarrierBooking = (value: unknown): { readonly keep: boolean; readonl
 }
 
 // Walks own properties and arrays; every `carrierBooking` is reduced and every `providerPayload`
-// removed, wherever it sits.
+// removed, wherever it sits. Recursive: `redactTourAction` bounds the depth before calling it.
 const stripCarrierInternals = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(stripCarrierInternals)
   if (!isRecord(value)) return value
@@ -100,10 +104,16 @@ export const isAssignAction = (type: string): boolean => /^assign(?:$|[-_A-Z])/.
  * reduced to `provider`, `carrierId`, `carrierBookingId`, `trackingRef`; raw provider payloads
  * (`providerPayload`) are removed; on assign actions `payload.preAssignCarrierId` is removed.
  *
+ * Throws a `ValidationError` naming the path for an action nested deeper than
+ * `EventOutbox.maxPayloadDepth` levels, rather than exhausting the stack: no event could carry
+ * it, and `POST /events` (`decodePayload`) never lets one through.
+ *
  * @since 0.1.0
  * @category redaction
  */
 export const redactTourAction = (action: Entity.TourAction): Entity.TourAction => {
+  const tooDeep = JsonDepth.depthIssue(action, maxPayloadDepth)
+  if (Option.isSome(tooDeep)) throw ValidationError.fromIssues([tooDeep.value], "tour action")
   const stripped = stripCarrierInternals(action) as Entity.TourAction
   return isAssignAction(stripped.payload.type)
     ? { ...stripped, payload: omit(stripped.payload, ["preAssignCarrierId"]) }

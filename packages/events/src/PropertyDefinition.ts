@@ -6,12 +6,14 @@
  */
 import type { Issue } from "@waybill/core/Issue"
 import * as IssueM from "@waybill/core/Issue"
+import * as JsonDepth from "@waybill/core/JsonDepth"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import { SelectOption } from "@waybill/filters/FilterField"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { entityNames } from "./Entity.js"
 import { fromParseError } from "./internal/issues.js"
@@ -83,12 +85,16 @@ export type PropertyDefinition = typeof PropertyDefinition.Type
 /**
  * Validates a list of definitions (e.g. the reference-data file's `propertyDefinitions`):
  * every issue, with paths relative to the list; an `(entity, id)` pair may appear only once.
+ * A list nested deeper than `JsonDepth.maxDepth` levels gets one issue where the limit is
+ * crossed and is not decoded (the decoder's messages quote the values they refuse, recursively).
  *
  * @since 0.1.0
  * @category decoding
  */
-export const decodeAll = (input: unknown): Either.Either<ReadonlyArray<PropertyDefinition>, ReadonlyArray<Issue>> =>
-  Either.flatMap(
+export const decodeAll = (input: unknown): Either.Either<ReadonlyArray<PropertyDefinition>, ReadonlyArray<Issue>> => {
+  const tooDeep = JsonDepth.depthIssue(input)
+  if (Option.isSome(tooDeep)) return Either.left([tooDeep.value])
+  return Either.flatMap(
     Either.mapLeft(
       Schema.decodeUnknownEither(Schema.Array(PropertyDefinition))(input, {
         errors: "all",
@@ -108,6 +114,7 @@ export const decodeAll = (input: unknown): Either.Either<ReadonlyArray<PropertyD
       return issues.length === 0 ? Either.right(definitions) : Either.left(issues)
     }
   )
+}
 
 /**
  * The port that knows each workspace's property definitions. The reference server provides it

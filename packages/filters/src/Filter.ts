@@ -200,6 +200,10 @@ const leavesOf = (group: FilterGroup): number =>
  * `MAX_CONDITIONS` conditions. The schema checks the shape; `validateFilter` also checks the
  * fields, operators and operands against the event's catalogue, with friendlier messages.
  *
+ * The schema is recursive and checks the depth only once it has decoded every level: decode
+ * untrusted input with `validateFilter`, whose validator stops descending past `MAX_DEPTH`, so
+ * no input, however deep, reaches this schema.
+ *
  * @since 0.1.0
  * @category schemas
  */

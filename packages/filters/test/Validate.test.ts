@@ -142,6 +142,17 @@ describe("validateFilter", () => {
       ])
     })
 
+    it("are counted before anything descends further: 100,000 levels are the same one issue", () => {
+      assert.deepStrictEqual(pathsOf(nested(100_000)), [
+        "conditions.0.conditions.0.conditions.0.conditions.0.conditions.0"
+      ])
+      const arrays = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)
+      assert.deepStrictEqual(pathsOf(one({ field: "tour.status", operator: "equals", value: arrays, extra: arrays })), [
+        "conditions.0.extra",
+        "conditions.0.value"
+      ])
+    })
+
     it("hold at most 50 conditions in all", () => {
       const condition = { field: "tour.status", operator: "equals", value: "x" }
       const spread = (count: number) => ({

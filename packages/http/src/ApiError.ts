@@ -12,7 +12,8 @@ import * as Schema from "effect/Schema"
 const issues = Schema.Array(Issue)
 
 /**
- * 400: malformed JSON, schema violation or rule violation; `issues` lists every violation.
+ * 400: malformed JSON, a body nested deeper than 64 levels, schema violation or rule violation;
+ * `issues` lists every violation.
  *
  * @since 0.1.0
  * @category errors

@@ -85,6 +85,34 @@ describe("contract error bodies", () => {
     })
   )
 
+  it.effect("a body nested deeper than 64 levels is 400 at the path where the limit is crossed", () =>
+    Effect.gen(function* () {
+      // `nested` is a struct that ignores unknown keys: a deep value under one reaches the route.
+      const body = (levels: number) =>
+        `{"name":"a","count":1,"nested":{"flag":true,"deep":${"[".repeat(levels - 2)}${"]".repeat(levels - 2)}}}`
+      const accepted = yield* post(body(64))
+      assert.strictEqual(accepted.status, 200)
+      for (const levels of [65, 5_000, 100_000]) {
+        const refused = yield* post(body(levels))
+        assert.strictEqual(refused.status, 400)
+        assert.deepStrictEqual(refused.body, {
+          code: "bad_request",
+          message: "The request body nests deeper than 64 levels of objects and arrays",
+          issues: [
+            {
+              path: ["nested", "deep", ...Array(62).fill("0")].join("."),
+              message: "nests deeper than 64 levels of objects and arrays"
+            }
+          ]
+        })
+      }
+      // JSON.parse itself survives the deepest body the size limit lets through.
+      const half = MAX_BODY_BYTES / 2
+      const brackets = yield* post(`${"[".repeat(half)}${"]".repeat(half)}`)
+      assert.deepStrictEqual([brackets.status, brackets.body.issues[0].path], [400, Array(64).fill("0").join(".")])
+    })
+  )
+
   it.effect("unknown routes are 404 with the contract body", () =>
     Effect.gen(function* () {
       const { status, body } = yield* call("/nowhere")

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
+import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
@@ -240,6 +241,8 @@ const KNOWN = new Set(Object.keys(fields))
  * Validates a schedule and returns either every issue (paths relative to the schedule:
  * `startsAt`, `cronExpressions.1`, `weekdayTimeOffsets.sat`) or the decoded schedule. `now` is
  * epoch seconds. Callers nesting it prefix the paths (`Issue.prefix(issues, "recurringSchedule")`).
+ * A schedule nested deeper than `JsonDepth.maxDepth` levels gets the one issue where the limit is
+ * crossed: the schema decoders' default messages quote the values they refuse, recursively.
  *
  * @since 0.1.0
  * @category validation
@@ -249,6 +252,8 @@ export const validateSchedule = (
   now: number,
   options?: { readonly phase?: Phase }
 ): Either.Either<RecurringSchedule, ReadonlyArray<Issue.Issue>> => {
+  const tooDeep = JsonDepth.depthIssue(input)
+  if (Option.isSome(tooDeep)) return Either.left([tooDeep.value])
   if (!isRecord(input)) return Either.left([Issue.make("", "must be an object")])
   const issues: Array<Issue.Issue> = []
   for (const key of Object.keys(input)) {

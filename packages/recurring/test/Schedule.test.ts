@@ -106,6 +106,20 @@ describe("validateSchedule", () => {
     assert.deepStrictEqual(paths("x"), [""])
   })
 
+  it("refuses a schedule nested deeper than 64 levels at the path where the limit is crossed", () => {
+    // The schedule, weekdayTimeOffsets, then `levels` arrays under `sat`.
+    const arrays = (levels: number) => JSON.parse(`${"[".repeat(levels)}${"]".repeat(levels)}`)
+    for (const levels of [63, 5_000, 100_000]) {
+      assert.deepStrictEqual(issuesOf({ ...valid, weekdayTimeOffsets: { sat: arrays(levels) } }), [
+        {
+          path: ["weekdayTimeOffsets", "sat", ...Array<string>(62).fill("0")].join("."),
+          message: "nests deeper than 64 levels of objects and arrays"
+        }
+      ])
+    }
+    assert.deepStrictEqual(paths({ ...valid, weekdayTimeOffsets: { sat: arrays(62) } }), ["weekdayTimeOffsets.sat"])
+  })
+
   it("bounds the number of expressions to 1..16", () => {
     assert.deepStrictEqual(paths({ ...valid, cronExpressions: [] }), ["cronExpressions"])
     const seventeen = Array.from({ length: 17 }, (_, i) => `${i} 6 * * *`)

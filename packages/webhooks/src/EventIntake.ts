@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
+import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent, type RecordedEvent } from "@waybill/events/EventOutbox"
@@ -14,6 +15,7 @@ import { decodePayload } from "@waybill/events/Payload"
 import { redact } from "@waybill/events/Producer"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /**
@@ -40,11 +42,15 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * Checks a `POST /events` body: every issue, or the event to record with its payload redacted.
+ * A body nested deeper than `JsonDepth.maxDepth` levels (contract §1) gets the one issue where
+ * the limit is crossed, as over HTTP, before anything recursive sees it.
  *
  * @since 0.1.0
  * @category validation
  */
 export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArray<Issue.Issue>> => {
+  const tooDeep = JsonDepth.depthIssue(input)
+  if (Option.isSome(tooDeep)) return Either.left([tooDeep.value])
   if (!isRecord(input)) return Either.left([Issue.make("", "must be a JSON object")])
   const issues: Array<Issue.Issue> = []
   for (const key of Object.keys(input)) {

@@ -78,4 +78,19 @@ describe("EventIntake", () => {
       assert.isTrue(error.issues.every((issue) => issue.path.startsWith("payload.")))
     }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
   )
+
+  it("takes a body of 64 levels and refuses deeper ones at the path where the limit is crossed", () => {
+    // body, payload, tour, properties, then `levels` arrays under `deep`.
+    const body = (levels: number) => ({
+      type: "tour-created",
+      payload: { tour: tour({ deep: JSON.parse(`${"[".repeat(levels)}${"]".repeat(levels)}`) }) }
+    })
+    assert.isTrue(Either.isRight(decodeEvent(body(60))))
+    const path = ["payload", "tour", "properties", "deep", ...Array<string>(60).fill("0")].join(".")
+    for (const levels of [61, 5_000, 100_000]) {
+      assert.deepStrictEqual(issuesOf(body(levels)), [
+        { path, message: "nests deeper than 64 levels of objects and arrays" }
+      ])
+    }
+  })
 })

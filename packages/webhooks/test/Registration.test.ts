@@ -293,4 +293,31 @@ describe("validateRegistration", () => {
     assert.deepStrictEqual(issuesOf(registration({ description: null })), [])
     assert.deepStrictEqual(pathsOf(registration({ description: "d".repeat(1001) })), ["description"])
   })
+
+  it("never descends into a deep value: 100,000 levels in every field are issues at those fields", () => {
+    const levels = 100_000
+    const arrays = JSON.parse(`${"[".repeat(levels)}${"]".repeat(levels)}`)
+    const groups = JSON.parse(
+      `${'{"conditions":['.repeat(levels)}{"field":"tour.status","operator":"equals","value":"x"}${"]}".repeat(levels)}`
+    )
+    const input = {
+      url: arrays,
+      events: ["tour-created", "tour-action-created"],
+      filters: {
+        "tour-created": groups,
+        "tour-action-created": { conditions: [{ field: "action.payload.type", operator: "equals", value: arrays }] }
+      },
+      auth: { type: "hmac", secret: arrays },
+      description: arrays,
+      extra: arrays
+    }
+    assert.deepStrictEqual(pathsOf(input), [
+      "extra",
+      "url",
+      "filters.tour-created.conditions.0.conditions.0.conditions.0.conditions.0.conditions.0",
+      "filters.tour-action-created.conditions.0.value",
+      "auth.secret",
+      "description"
+    ])
+  })
 })

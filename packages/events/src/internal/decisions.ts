@@ -64,6 +64,15 @@ export const decisions: ReadonlyArray<string> = [
   "**Deduplicator.** `makeDeduplicator({ capacity })` remembers the most recently seen delivery ids (least " +
     "recently seen evicted first); `seen(id)` checks and records at once; `forget(id)` lets the retry through " +
     "when handling the first attempt failed.",
+  "**Nesting depth.** A payload nests at most `EventOutbox.maxPayloadDepth` (128) levels of objects and arrays, " +
+    "twice the contract's input limit of 64: events embed request bodies a few levels down (a draft's " +
+    "`transport`, level 2 of `POST /drafts`, is level 4 of a `transport-drafts-created` payload), so the " +
+    "input limit cannot apply to them, yet 128 is far from any stack limit. `decodePayload` answers a deeper " +
+    "payload with one issue at the path where the limit is crossed, and `Envelope.decode` a body deeper than " +
+    "129, before any schema decoder quotes (recursively) a refused value; `recordAll` refuses to record a " +
+    "deeper payload (the batch dies with a `ValidationError` naming the path: a producer's defect, since every " +
+    "input is bounded first), so the service never sends a body its own consumer helpers refuse; " +
+    "`redactTourAction` throws that error for such an action instead of recursing into it.",
   "**Outbox port.** `EventOutbox.NewEvent.type` is narrowed to `EventType`; `RecordedEvent.type` stays a string " +
     "so storage adapters need not re-check rows. `Producer.event(type, payload)` types the payload by event."
 ]

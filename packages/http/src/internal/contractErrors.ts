@@ -6,6 +6,7 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Issue } from "@waybill/core/Issue"
+import * as JsonDepth from "@waybill/core/JsonDepth"
 import { fromIssues, ValidationError } from "@waybill/core/ValidationError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -67,8 +68,9 @@ const readNodeBody = (source: IncomingMessage) =>
   })
 
 /**
- * Checks a request body before routing: JSON media type (415), size (413), well-formed JSON
- * (400). Returns the response to send instead, or nothing when the request may be routed.
+ * Checks a request body before routing: JSON media type (415), size (413), well-formed JSON and
+ * at most `JsonDepth.maxDepth` levels of nesting (400). Returns the response to send instead, or
+ * nothing when the request may be routed.
  */
 const checkBody = (
   request: HttpServerRequest.HttpServerRequest
@@ -108,12 +110,24 @@ const checkBody = (
     if (Either.isLeft(text))
       return isBodyTooLarge(text.left) ? tooLarge : errorResponse(400, "The request body could not be read")
     if (text.right === TOO_LARGE || Buffer.byteLength(text.right, "utf8") > MAX_BODY_BYTES) return tooLarge
+    let parsed: unknown
     try {
-      JSON.parse(text.right)
+      parsed = JSON.parse(text.right)
     } catch (error) {
       return errorResponse(
         400,
         `Malformed JSON in the request body: ${error instanceof Error ? error.message : "parse error"}`
+      )
+    }
+    // V8's JSON.parse is iterative (it parses a 1 MiB body of nothing but brackets), but the
+    // schema decoders, their error messages and JSON.stringify behind the routes recurse: a body
+    // they could not survive is refused here, at the path where the limit is crossed.
+    const tooDeep = JsonDepth.depthIssue(parsed)
+    if (Option.isSome(tooDeep)) {
+      return errorResponse(
+        400,
+        `The request body nests deeper than ${JsonDepth.maxDepth} levels of objects and arrays`,
+        [tooDeep.value]
       )
     }
     if (seedable) Object.assign(request, { textEffect: Effect.succeed(text.right) })
@@ -121,8 +135,8 @@ const checkBody = (
   })
 
 /**
- * Wraps the whole HTTP app: body checks (media type 415, size 413, well-formed JSON 400) run
- * before routing, so no handler ever sees an unchecked body.
+ * Wraps the whole HTTP app: body checks (media type 415, size 413, well-formed JSON and nesting
+ * depth 400) run before routing, so no handler ever sees an unchecked body.
  */
 export const checkBodies = <E, R>(
   app: HttpApp.Default<E, R>
