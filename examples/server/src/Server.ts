@@ -10,6 +10,7 @@ import { join } from "node:path"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as DraftService from "@waybill/drafts/DraftService"
@@ -165,7 +166,8 @@ const dispatching = (config: ServerConfig) =>
 export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, options: Generation.Options = {}) => {
   const ports = layerPorts(config, referenceData, options)
   const server = Layer.mergeAll(
-    Http.layerServer,
+    // The API, its reference at /docs, and the operator console at /console.
+    Http.layerServerWith(Console.layer()),
     developmentKey(config),
     dispatching(config),
     Generation.layerLoop(config.generatorIntervalMs)

@@ -6,7 +6,9 @@
  */
 import { randomFillSync } from "node:crypto"
 
-const pool = Buffer.allocUnsafe(4096)
+// A plain typed array (not a Node Buffer), so loading this module needs no Node global: the
+// operator console bundles modules that import it for the browser.
+const pool = new Uint8Array(4096)
 let offset = pool.length
 
 /**

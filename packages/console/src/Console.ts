@@ -1,0 +1,188 @@
+/**
+ * The operator console (contract §5 "Operator console", the spec's Settings → Webhooks): a web
+ * page for registering, editing and deleting webhooks, building their filters, and reading their
+ * delivery logs and alerts. Its page and assets are public, like `/docs`; every data call goes to
+ * the API with the key the operator signs in with (kept in the tab's `sessionStorage` only).
+ *
+ * Everything ships with the server: the page's script (Preact, the typed client of
+ * `@waybill/http`, Effect) is bundled by esbuild in memory on first use; nothing is fetched from
+ * another origin, and the Content-Security-Policy says so to the browser.
+ *
+ * Mount it beside the API: `Console.layer()` inside `Http.layerServerWith` for an Effect server,
+ * or `Console.toWebHandler()` for any server that speaks Fetch `Request`/`Response`.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Bundle from "./internal/bundle.js"
+
+/**
+ * Where the console lives, relative to the API's root (default `/console`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly path?: string | undefined
+}
+
+/**
+ * One answer of the console: status, headers and body.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Asset {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+// Nothing but this origin, no inline script or style, no framing.
+const contentSecurityPolicy = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'"
+].join("; ")
+
+const securityHeaders = {
+  "content-security-policy": contentSecurityPolicy,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cross-origin-opener-policy": "same-origin"
+}
+
+// Relative asset URLs keep the page working under any mount prefix: from `…/console` they
+// resolve to `…/console/assets/…`, from `…/console/` to the same place.
+const page = (assets: string) => `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Waybill console</title>
+    <link rel="icon" href="data:,">
+    <link rel="stylesheet" href="${assets}/app.css">
+    <script type="module" src="${assets}/app.js"></script>
+  </head>
+  <body>
+    <div id="app"><p class="loading">Loading the Waybill console…</p></div>
+    <noscript>The Waybill console needs JavaScript.</noscript>
+  </body>
+</html>
+`
+
+let bundle: Promise<Bundle.Bundle> | undefined
+// Built once per process, on first use; a failed build is tried again on the next request.
+const loadBundle = () => {
+  bundle ??= Bundle.make().catch((error: unknown) => {
+    bundle = undefined
+    throw error
+  })
+  return bundle
+}
+
+const normalise = (path: string | undefined) => `/${(path ?? "/console").replace(/^\/+|\/+$/g, "")}`
+
+/**
+ * The console's answer for a request path (relative to the API's root), or none when the path
+ * is not the console's. Fails only if the page script cannot be built.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const answer = (pathname: string, options: Options = {}): Effect.Effect<Option.Option<Asset>, Error> => {
+  const base = normalise(options.path)
+  const name = base.slice(base.lastIndexOf("/") + 1)
+  if (pathname === base || pathname === `${base}/`) {
+    const assets = pathname === base ? `${name}/assets` : "assets"
+    return Effect.succeed(
+      Option.some({
+        status: 200,
+        headers: { ...securityHeaders, "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" },
+        body: page(assets)
+      })
+    )
+  }
+  const kind = pathname === `${base}/assets/app.js` ? "script" : pathname === `${base}/assets/app.css` ? "style" : null
+  if (kind === null) return Effect.succeed(Option.none())
+  return Effect.tryPromise({
+    try: loadBundle,
+    catch: (cause) => new Error("The console's page script could not be built", { cause })
+  }).pipe(
+    Effect.map((built) =>
+      Option.some({
+        status: 200,
+        headers: {
+          ...securityHeaders,
+          "content-type": kind === "script" ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8",
+          "cache-control": "no-cache"
+        },
+        body: kind === "script" ? built.script : built.style
+      })
+    )
+  )
+}
+
+const toResponse = (asset: Asset) =>
+  HttpServerResponse.text(asset.body, {
+    status: asset.status,
+    headers: asset.headers,
+    contentType: asset.headers["content-type"]
+  })
+
+/**
+ * The console's routes on `HttpApiBuilder.Router`: give it to `Http.layerServerWith`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<never> => {
+  const base = normalise(options.path)
+  const handler = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    answer(new URL(request.url, "http://console.local").pathname, options).pipe(
+      Effect.map(Option.match({ onNone: () => HttpServerResponse.empty({ status: 404 }), onSome: toResponse })),
+      Effect.orDie
+    )
+  )
+  return HttpApiBuilder.Router.use((router) =>
+    Effect.all([
+      // One route serves `base` and `base/` (the router ignores a trailing slash).
+      router.get(base as `/${string}`, handler),
+      router.get(`${base}/assets/app.js` as `/${string}`, handler),
+      router.get(`${base}/assets/app.css` as `/${string}`, handler)
+    ])
+  )
+}
+
+/**
+ * The console as a Fetch-style handler: mount it beside the API's web handler, at the same
+ * root. Answers the console's paths and 404 for any other.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toWebHandler =
+  (options: Options = {}) =>
+  async (request: Request): Promise<Response> => {
+    const found = await Effect.runPromise(Effect.either(answer(new URL(request.url).pathname, options)))
+    if (found._tag === "Left") {
+      return Response.json(
+        { code: "internal", message: "The console could not be built.", issues: [] },
+        { status: 500 }
+      )
+    }
+    return Option.match(found.right, {
+      onNone: () => new Response(null, { status: 404 }),
+      onSome: (asset) => new Response(request.method === "HEAD" ? null : asset.body, asset)
+    })
+  }

@@ -1,0 +1,52 @@
+/**
+ * The API's 400 issues, shown at the control whose path they name (contract §5), and a summary
+ * of all of them at the top of a form.
+ */
+import type { Issue } from "@waybill/core/Issue"
+import { controlId } from "./filterModel.js"
+
+export type Issues = ReadonlyArray<Issue>
+
+const errorId = (path: string) => `${controlId(path)}-error`
+
+/** Props that tie a control to its issues: `aria-invalid` and `aria-describedby`. */
+export const invalidity = (issues: Issues, path: string) =>
+  issues.some((issue) => issue.path === path)
+    ? { "aria-invalid": true as const, "aria-describedby": errorId(path) }
+    : {}
+
+/** The messages of the issues at exactly this path, under its control. */
+export const FieldIssues = ({ issues, path }: { readonly issues: Issues; readonly path: string }) => {
+  const here = issues.filter((issue) => issue.path === path)
+  if (here.length === 0) return null
+  return (
+    <p class="field-error" id={errorId(path)}>
+      {here.map((issue) => issue.message).join("; ")}
+    </p>
+  )
+}
+
+/** Every issue of a refused request, each linking to its control when the form shows one. */
+export const IssueSummary = ({ message, issues }: { readonly message: string; readonly issues: Issues }) => (
+  <div class="issue-summary" role="alert" tabIndex={-1}>
+    <p>{message}</p>
+    {issues.length > 0 && (
+      <ul>
+        {issues.map((issue) => (
+          <li key={`${issue.path}:${issue.message}`}>
+            <a href={`#${controlId(issue.path)}`} onClick={(event) => focusControl(event, issue.path)}>
+              {issue.path === "" ? "the request" : issue.path}
+            </a>
+            : {issue.message}
+          </li>
+        ))}
+      </ul>
+    )}
+  </div>
+)
+
+// Moves focus to the control instead of changing the hash (the hash is the page's route).
+const focusControl = (event: Event, path: string) => {
+  event.preventDefault()
+  document.getElementById(controlId(path))?.focus()
+}

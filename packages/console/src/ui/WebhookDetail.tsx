@@ -1,0 +1,127 @@
+/**
+ * One webhook: its settings, its delivery log (every attempt with status code, error class and
+ * duration) and its failure alerts.
+ */
+import type { DeliveryLog } from "@waybill/webhooks/Delivery"
+import type { FailureAlert } from "@waybill/webhooks/FailureAlerts"
+import type { WebhookResponse } from "@waybill/webhooks/Webhook"
+import { useEffect, useState } from "preact/hooks"
+import { type Api, ApiFailure, call } from "./api.js"
+
+const time = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ")} UTC`
+
+interface Pages {
+  readonly deliveries: ReadonlyArray<DeliveryLog>
+  readonly deliveriesCursor: string | null
+  readonly alerts: ReadonlyArray<FailureAlert>
+}
+
+export const WebhookDetail = (props: { readonly api: Api; readonly webhook: WebhookResponse }) => {
+  const { api, webhook } = props
+  const [pages, setPages] = useState<Pages | null>(null)
+  const [failure, setFailure] = useState<string | null>(null)
+
+  const refresh = async () => {
+    try {
+      const [deliveries, alerts] = await Promise.all([
+        call(api.webhooks.deliveries({ path: { id: webhook.id }, urlParams: { limit: 50 } })),
+        call(api.webhooks.alerts({ urlParams: { webhookId: webhook.id, limit: 50 } }))
+      ])
+      setPages({ deliveries: deliveries.data, deliveriesCursor: deliveries.nextCursor, alerts: alerts.data })
+      setFailure(null)
+    } catch (error) {
+      setFailure(error instanceof ApiFailure ? error.message : String(error))
+    }
+  }
+  const more = async (cursor: string) => {
+    const page = await call(api.webhooks.deliveries({ path: { id: webhook.id }, urlParams: { limit: 50, cursor } }))
+    setPages((known) =>
+      known === null
+        ? known
+        : { ...known, deliveries: [...known.deliveries, ...page.data], deliveriesCursor: page.nextCursor }
+    )
+  }
+  useEffect(() => {
+    refresh()
+  }, [webhook.id])
+
+  return (
+    <>
+      <div class="toolbar">
+        <a class="button" href={`#/webhooks/${webhook.id}/edit`}>
+          Edit
+        </a>
+        <button type="button" onClick={refresh}>
+          Refresh
+        </button>
+      </div>
+      <dl class="settings">
+        <dt>Events</dt>
+        <dd>{webhook.events.join(", ")}</dd>
+        <dt>Filters</dt>
+        <dd>{Object.keys(webhook.filters).length === 0 ? "none" : Object.keys(webhook.filters).join(", ")}</dd>
+        <dt>Authentication</dt>
+        <dd>{webhook.auth.type}</dd>
+      </dl>
+      {failure !== null && (
+        <p role="alert" class="error">
+          {failure}
+        </p>
+      )}
+      <section aria-labelledby="log-title">
+        <h2 id="log-title">Delivery log</h2>
+        {pages === null ? (
+          <p class="loading">Loading deliveries…</p>
+        ) : pages.deliveries.length === 0 ? (
+          <p class="empty">No deliveries yet.</p>
+        ) : (
+          <ul class="cards deliveries">
+            {pages.deliveries.map((delivery) => (
+              <li class="card delivery" key={delivery.id}>
+                <div class="delivery-head">
+                  <span class={`status status-${delivery.status}`}>{delivery.status}</span>
+                  <span class="event-type">{delivery.eventType}</span>
+                </div>
+                <p class="ids">
+                  <span>delivery {delivery.id}</span> <span>event {delivery.eventId}</span>
+                </p>
+                <ul class="attempts" aria-label={`Attempts of ${delivery.id}`}>
+                  {delivery.attempts.map((attempt, index) => (
+                    <li key={`${delivery.id}-${index}`}>
+                      <span>#{index + 1}</span> <span>{time(attempt.at)}</span>{" "}
+                      <span>{attempt.statusCode === null ? "no response" : `HTTP ${attempt.statusCode}`}</span>
+                      {attempt.error !== null && <span class="error-class"> {attempt.error}</span>}{" "}
+                      <span>{attempt.durationMs} ms</span>
+                    </li>
+                  ))}
+                  {delivery.attempts.length === 0 && <li>not attempted yet</li>}
+                </ul>
+              </li>
+            ))}
+          </ul>
+        )}
+        {pages?.deliveriesCursor != null && (
+          <button type="button" onClick={() => more(pages.deliveriesCursor!)}>
+            Load more deliveries
+          </button>
+        )}
+      </section>
+      <section aria-labelledby="alerts-title">
+        <h2 id="alerts-title">Failure alerts</h2>
+        {pages !== null && pages.alerts.length === 0 && <p class="empty">No failure alerts.</p>}
+        {pages !== null && pages.alerts.length > 0 && (
+          <ul class="cards alerts">
+            {pages.alerts.map((alert) => (
+              <li class="card" key={alert.id}>
+                <p>
+                  <strong>{time(alert.createdAt)}</strong> {alert.eventType}: {alert.reason}
+                </p>
+                <p class="ids">delivery {alert.deliveryId}</p>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  )
+}

@@ -1,0 +1,277 @@
+/**
+ * Creating and editing a webhook: URL, description, events, authentication and a filter per
+ * subscribed event. Editing never receives a secret: a secret field left empty keeps the stored
+ * value while the auth type is unchanged; a changed type asks for its secret (contract §5).
+ */
+import type { EventType } from "@waybill/events/EventType"
+import type { FilterField } from "@waybill/filters/FilterField"
+import type { WebhookResponse } from "@waybill/webhooks/Webhook"
+import { useEffect, useRef, useState } from "preact/hooks"
+import { type Api, ApiFailure, call } from "./api.js"
+import { EventPicker } from "./EventPicker.js"
+import { FilterBuilder } from "./FilterBuilder.js"
+import { controlId, emptyGroup, fromFilter, type GroupNode, toFilter } from "./filterModel.js"
+import { FieldIssues, IssueSummary, type Issues, invalidity } from "./Issues.js"
+
+type AuthType = "hmac" | "basic" | "bearer"
+
+const secretLabels: Record<AuthType, { readonly field: string; readonly label: string; readonly hint: string }> = {
+  hmac: { field: "secret", label: "Shared secret", hint: "16 to 512 characters; signs every delivery (HMAC-SHA256)." },
+  basic: { field: "password", label: "Password", hint: "1 to 512 characters." },
+  bearer: { field: "token", label: "Token", hint: "1 to 512 characters; sent as Authorization: Bearer." }
+}
+
+interface Form {
+  readonly url: string
+  readonly description: string
+  readonly events: ReadonlyArray<EventType>
+  readonly authType: AuthType
+  readonly username: string
+  readonly secret: string
+  readonly filters: Readonly<Record<string, GroupNode>>
+}
+
+const blank: Form = {
+  url: "https://",
+  description: "",
+  events: [],
+  authType: "hmac",
+  username: "",
+  secret: "",
+  filters: {}
+}
+
+const formOf = (webhook: WebhookResponse): Form => ({
+  url: webhook.url,
+  description: webhook.description ?? "",
+  events: webhook.events,
+  authType: webhook.auth.type,
+  username: webhook.auth.type === "basic" ? webhook.auth.username : "",
+  secret: "",
+  filters: Object.fromEntries(Object.entries(webhook.filters).map(([event, filter]) => [event, fromFilter(filter)]))
+})
+
+// Filter fields per event type, loaded once each.
+const useFilterFields = (api: Api, events: ReadonlyArray<string>) => {
+  const [fields, setFields] = useState<Readonly<Record<string, ReadonlyArray<FilterField>>>>({})
+  useEffect(() => {
+    for (const event of events) {
+      if (fields[event] !== undefined) continue
+      call(api.webhooks.filterFields({ urlParams: { event } })).then(
+        (answer) => setFields((known) => ({ ...known, [event]: answer.data })),
+        () => setFields((known) => ({ ...known, [event]: [] }))
+      )
+    }
+  }, [api, events.join(",")])
+  return fields
+}
+
+export const WebhookForm = (props: {
+  readonly api: Api
+  readonly existing?: WebhookResponse | undefined
+  readonly onSaved: (webhook: WebhookResponse) => void
+}) => {
+  const { api, existing } = props
+  const [form, setForm] = useState<Form>(existing === undefined ? blank : formOf(existing))
+  const [failure, setFailure] = useState<ApiFailure | null>(null)
+  const [saving, setSaving] = useState(false)
+  const summary = useRef<HTMLDivElement>(null)
+  const filtered = form.events.filter((event) => form.filters[event] !== undefined)
+  const fields = useFilterFields(api, filtered)
+  const issues: Issues = failure?.issues ?? []
+  const keepsSecret = existing !== undefined && existing.auth.type === form.authType
+  const secret = secretLabels[form.authType]
+  const set = (next: Partial<Form>) => setForm((current) => ({ ...current, ...next }))
+
+  useEffect(() => {
+    if (failure !== null) summary.current?.querySelector<HTMLElement>(".issue-summary")?.focus()
+  }, [failure])
+
+  const payload = () => {
+    const auth: Record<string, unknown> = { type: form.authType }
+    if (form.authType === "basic") auth.username = form.username
+    if (form.secret !== "" || !keepsSecret) auth[secret.field] = form.secret
+    const filters = Object.fromEntries(
+      filtered.map((event) => [event, toFilter(form.filters[event]!, fields[event] ?? [])])
+    )
+    return {
+      url: form.url.trim(),
+      events: form.events,
+      ...(filtered.length > 0 ? { filters } : {}),
+      auth,
+      ...(form.description.trim() === "" ? {} : { description: form.description.trim() })
+    }
+  }
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setSaving(true)
+    try {
+      // The typed client's request types describe a valid body; the API validates what is sent.
+      const body = payload() as never
+      const saved = await call(
+        existing === undefined
+          ? api.webhooks.register({ payload: body })
+          : api.console.updateWebhook({ path: { id: existing.id }, payload: body })
+      )
+      props.onSaved(saved)
+    } catch (error) {
+      setFailure(error instanceof ApiFailure ? error : new ApiFailure(0, String(error), []))
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  return (
+    <form class="webhook-form" onSubmit={submit} noValidate>
+      <div ref={summary}>
+        {failure !== null && (
+          <IssueSummary
+            message={
+              failure.issues.length > 0
+                ? `The webhook was not saved: ${failure.issues.length} problem${failure.issues.length === 1 ? "" : "s"}.`
+                : failure.message
+            }
+            issues={failure.issues}
+          />
+        )}
+      </div>
+
+      <section>
+        <h2>Target</h2>
+        <div class="control">
+          <label for={controlId("url")}>URL</label>
+          <input
+            id={controlId("url")}
+            type="url"
+            value={form.url}
+            autoComplete="url"
+            {...invalidity(issues, "url")}
+            onInput={(e) => set({ url: e.currentTarget.value })}
+          />
+          <FieldIssues issues={issues} path="url" />
+          <p class="hint">An https:// address that receives a POST per event.</p>
+        </div>
+        <div class="control">
+          <label for={controlId("description")}>Description (optional)</label>
+          <input
+            id={controlId("description")}
+            type="text"
+            value={form.description}
+            {...invalidity(issues, "description")}
+            onInput={(e) => set({ description: e.currentTarget.value })}
+          />
+          <FieldIssues issues={issues} path="description" />
+        </div>
+      </section>
+
+      <section>
+        <h2>Events</h2>
+        <EventPicker selected={form.events} issues={issues} onChange={(events) => set({ events })} />
+      </section>
+
+      <section>
+        <h2>Authentication</h2>
+        <div class="control">
+          <label for={controlId("auth.type")}>Method</label>
+          <select
+            id={controlId("auth.type")}
+            value={form.authType}
+            {...invalidity(issues, "auth.type")}
+            onChange={(e) => set({ authType: e.currentTarget.value as AuthType, secret: "" })}
+          >
+            <option value="hmac">HMAC signature</option>
+            <option value="basic">Basic (username and password)</option>
+            <option value="bearer">Bearer token</option>
+          </select>
+          <FieldIssues issues={issues} path="auth" />
+          <FieldIssues issues={issues} path="auth.type" />
+        </div>
+        {form.authType === "basic" && (
+          <div class="control">
+            <label for={controlId("auth.username")}>Username</label>
+            <input
+              id={controlId("auth.username")}
+              type="text"
+              value={form.username}
+              autoComplete="off"
+              {...invalidity(issues, "auth.username")}
+              onInput={(e) => set({ username: e.currentTarget.value })}
+            />
+            <FieldIssues issues={issues} path="auth.username" />
+          </div>
+        )}
+        <div class="control">
+          <label for={controlId(`auth.${secret.field}`)}>{secret.label}</label>
+          <input
+            id={controlId(`auth.${secret.field}`)}
+            type="password"
+            value={form.secret}
+            autoComplete="new-password"
+            placeholder={keepsSecret ? "unchanged" : ""}
+            {...invalidity(issues, `auth.${secret.field}`)}
+            onInput={(e) => set({ secret: e.currentTarget.value })}
+          />
+          <FieldIssues issues={issues} path={`auth.${secret.field}`} />
+          <p class="hint">
+            {keepsSecret ? "Leave empty to keep the stored value, or type a new one. " : ""}
+            {secret.hint} Write-only: it is never shown again.
+          </p>
+        </div>
+      </section>
+
+      <section>
+        <h2>Filters</h2>
+        {form.events.length === 0 && <p class="hint">Pick events first; each may have a filter.</p>}
+        <FieldIssues issues={issues} path="filters" />
+        {form.events.map((event) => {
+          const root = form.filters[event]
+          const path = `filters.${event}`
+          return (
+            <div class="event-filter" key={event}>
+              <h3>{event}</h3>
+              <FieldIssues issues={issues} path={path} />
+              {root === undefined ? (
+                <>
+                  <p class="hint">Every {event} event is delivered.</p>
+                  <button type="button" onClick={() => set({ filters: { ...form.filters, [event]: emptyGroup() } })}>
+                    Add a filter for {event}
+                  </button>
+                </>
+              ) : fields[event] === undefined ? (
+                <p class="hint">Loading the fields of {event}…</p>
+              ) : (
+                <>
+                  <FilterBuilder
+                    root={root}
+                    fields={fields[event]!}
+                    path={path}
+                    issues={issues}
+                    onChange={(next) => set({ filters: { ...form.filters, [event]: next } })}
+                  />
+                  <button
+                    type="button"
+                    class="link danger"
+                    onClick={() => {
+                      const { [event]: _removed, ...rest } = form.filters
+                      set({ filters: rest })
+                    }}
+                  >
+                    Remove the filter of {event}
+                  </button>
+                </>
+              )}
+            </div>
+          )
+        })}
+      </section>
+
+      <div class="form-actions">
+        <button type="submit" class="primary" disabled={saving}>
+          {saving ? "Saving…" : existing === undefined ? "Create webhook" : "Save changes"}
+        </button>
+        <a href={existing === undefined ? "#/" : `#/webhooks/${existing.id}`}>Cancel</a>
+      </div>
+    </form>
+  )
+}
