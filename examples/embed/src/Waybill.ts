@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 
+import * as Console from "@waybill/console/Console"
 import { config } from "@waybill/example-server/Config"
 import * as Generation from "@waybill/example-server/Generation"
 import * as ReferenceDataFile from "@waybill/example-server/ReferenceDataFile"
@@ -28,7 +29,10 @@ import * as Scope from "effect/Scope"
  * @category models
  */
 export interface Waybill {
-  /** `(Request) => Promise<Response>`: every route of the API, `/health`, `/openapi.json`, `/docs`. */
+  /**
+   * `(Request) => Promise<Response>`: every route of the API, `/health`, `/openapi.json`, `/docs`,
+   * and the operator console at `/console`.
+   */
   readonly handler: (request: Request) => Promise<Response>
   /** Stops the background loops, then closes the database. */
   readonly close: () => Promise<void>
@@ -64,7 +68,8 @@ export const make = async (env: Record<string, string | undefined> = process.env
   )
   const web = Http.toWebHandler(Layer.succeedContext(context))
   return {
-    handler: (request) => web.handler(request),
+    // The operator console in front of the API: its page and assets, everything else to the API.
+    handler: Console.toWebHandler({ next: (request) => web.handler(request) }),
     close: async () => {
       await web.dispose()
       await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -39,6 +39,23 @@ for (const example of examples) {
       assert.strictEqual(((await spec.json()) as { openapi: string }).openapi, "3.1.0")
     })
 
+    it("serves the operator console under the mount path, its assets where the page points", async () => {
+      const page = await fetch(`${running.url}/waybill/console`)
+      assert.strictEqual(page.status, 200)
+      const html = await page.text()
+      const script = /src="([^"]+)"/.exec(html)![1]!
+      const asset = await fetch(new URL(script, `${running.url}/waybill/console`))
+      assert.strictEqual(asset.status, 200)
+      assert.strictEqual(asset.headers.get("content-type"), "text/javascript; charset=utf-8")
+      // The console's own API route still reaches the API: without a key, 401.
+      const edit = await fetch(`${running.url}/waybill/console/api/webhooks/whk_x`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: "{}"
+      })
+      assert.strictEqual(edit.status, 401)
+    })
+
     it.live("answers authenticated endpoints through the typed client", () =>
       Effect.gen(function* () {
         const waybill = yield* Client.make({ baseUrl: `${running.url}/waybill`, apiKey: key })

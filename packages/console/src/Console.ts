@@ -9,7 +9,8 @@
  * another origin, and the Content-Security-Policy says so to the browser.
  *
  * Mount it beside the API: `Console.layer()` inside `Http.layerServerWith` for an Effect server,
- * or `Console.toWebHandler()` for any server that speaks Fetch `Request`/`Response`.
+ * or `Console.toWebHandler({ next: api })` in front of the API's web handler for any server
+ * that speaks Fetch `Request`/`Response` (node:http, Express and Hono in `examples/embed`).
  *
  * @since 0.1.0
  */
@@ -165,15 +166,18 @@ export const layer = (options: Options = {}): Layer.Layer<never> => {
 }
 
 /**
- * The console as a Fetch-style handler: mount it beside the API's web handler, at the same
- * root. Answers the console's paths and 404 for any other.
+ * The console as a Fetch-style handler, in front of the API's web handler `next` (mount both at
+ * the API's root): GET and HEAD of the console's page and assets are answered here, everything
+ * else (the console's own API route included) goes to `next`, or 404 without one.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const toWebHandler =
-  (options: Options = {}) =>
+  (options: Options & { readonly next?: ((request: Request) => Promise<Response>) | undefined } = {}) =>
   async (request: Request): Promise<Response> => {
+    const next = options.next ?? (async () => new Response(null, { status: 404 }))
+    if (request.method !== "GET" && request.method !== "HEAD") return next(request)
     const found = await Effect.runPromise(Effect.either(answer(new URL(request.url).pathname, options)))
     if (found._tag === "Left") {
       return Response.json(
@@ -182,7 +186,7 @@ export const toWebHandler =
       )
     }
     return Option.match(found.right, {
-      onNone: () => new Response(null, { status: 404 }),
+      onNone: () => next(request),
       onSome: (asset) => new Response(request.method === "HEAD" ? null : asset.body, asset)
     })
   }
