@@ -30,6 +30,7 @@ import * as WebhookRepository from "@waybill/store-pg/WebhookRepository"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import * as WebhookService from "@waybill/webhooks/WebhookService"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -139,6 +140,8 @@ export const layerPorts = (
 // The dispatcher fans out and delivers in the background for as long as the server runs. On
 // PostgreSQL, a notification on the events channel wakes it at once (any process may have
 // written the event); PGlite has no LISTEN, so there it polls (and in-process publishers wake it).
+// A lost connection (the database restarted) ends the notifications: the server listens again
+// every second until it can, meanwhile polling, and logs the loss and the return once each.
 const dispatching = (config: ServerConfig) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
@@ -146,9 +149,26 @@ const dispatching = (config: ServerConfig) =>
       yield* Effect.forkScoped(dispatcher.run)
       if (config.database._tag === "Postgres") {
         const pg = yield* PgClient.PgClient
-        yield* pg.listen(EventOutbox.channel).pipe(
-          Stream.runForEach(() => dispatcher.wake),
-          Effect.catchAllCause((cause) => Effect.logWarning("Event notifications stopped; polling only", cause)),
+        let lost = false
+        const listening = pg.listen(EventOutbox.channel).pipe(
+          Stream.runForEach(() => {
+            if (!lost) return dispatcher.wake
+            lost = false
+            return Effect.zipRight(Effect.logInfo("Event notifications are back"), dispatcher.wake)
+          })
+        )
+        yield* listening.pipe(
+          Effect.catchAllCause((cause) =>
+            lost || Cause.isInterruptedOnly(cause)
+              ? Effect.void
+              : Effect.sync(() => {
+                  lost = true
+                }).pipe(Effect.zipRight(Effect.logWarning("Event notifications lost; polling until they are back")))
+          ),
+          // Whatever was written meanwhile is found by the next poll; listening resumes here.
+          Effect.zipRight(Effect.sleep("1 second")),
+          Effect.zipRight(dispatcher.wake),
+          Effect.forever,
           Effect.forkScoped
         )
       }

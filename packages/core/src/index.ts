@@ -10,6 +10,13 @@
 export * as ApiKeys from "./ApiKeys.js"
 
 /**
+ * Whether the storage behind the ports can be reached.
+ *
+ * @since 0.1.0
+ */
+export * as Availability from "./Availability.js"
+
+/**
  * Opaque list cursors.
  *
  * @since 0.1.0

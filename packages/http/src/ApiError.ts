@@ -68,6 +68,17 @@ export class PreconditionFailed extends Schema.Class<PreconditionFailed>("Precon
 ) {}
 
 /**
+ * 503: the database cannot be reached; nothing was written (sent with `Retry-After`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Unavailable extends Schema.Class<Unavailable>("Unavailable")(
+  { code: Schema.tag("unavailable"), message: Schema.String, issues },
+  HttpApiSchema.annotations({ status: 503 })
+) {}
+
+/**
  * The codes of the contract, by status, for responses produced outside the API definition
  * (unknown routes, body limits, unexpected failures).
  *
@@ -92,6 +103,8 @@ export const codeForStatus = (status: number): string => {
       return "payload_too_large"
     case 415:
       return "unsupported_media_type"
+    case 503:
+      return "unavailable"
     default:
       return status >= 500 ? "internal" : "bad_request"
   }

@@ -12,6 +12,7 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type { ApiKeys } from "@waybill/core/ApiKeys"
+import { Availability } from "@waybill/core/Availability"
 import type { Transactor } from "@waybill/core/Transactor"
 import type { DraftService } from "@waybill/drafts/DraftService"
 import type { ReferenceData } from "@waybill/drafts/ReferenceData"
@@ -20,7 +21,9 @@ import type { TourQuery } from "@waybill/recurring/TourQuery"
 import type { VehicleClassPolicy } from "@waybill/recurring/VehicleClass"
 import type { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import type { WebhookService } from "@waybill/webhooks/WebhookService"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { WaybillApi } from "./Api.js"
 import * as Authentication from "./Authentication.js"
 import { ConsoleLive } from "./internal/consoleHttp.js"
@@ -31,7 +34,15 @@ import { SystemLive } from "./internal/systemHttp.js"
 import { ToursLive } from "./internal/toursHttp.js"
 import { WebhooksLive } from "./internal/webhooksHttp.js"
 
-const DescribeFailuresLive = HttpApiBuilder.middleware(WaybillApi, describeFailures)
+// With storage that can be unreachable (an Availability layer), its outages are 503s, not 500s.
+const DescribeFailuresLive = Layer.unwrapEffect(
+  Effect.map(Effect.serviceOption(Availability), (availability) =>
+    HttpApiBuilder.middleware(
+      WaybillApi,
+      describeFailures(Option.match(availability, { onNone: () => () => false, onSome: (port) => port.isOutage }))
+    )
+  )
+)
 
 /**
  * What the API needs from the embedder: the ports behind the endpoints.

@@ -24,6 +24,7 @@ class TestApi extends HttpApi.make("test")
           .addSuccess(Schema.Struct({ ok: Schema.Boolean }))
       )
       .add(HttpApiEndpoint.get("explode", "/explode").addSuccess(Schema.String))
+      .add(HttpApiEndpoint.get("outage", "/outage").addSuccess(Schema.String))
   )
   .addError(BadRequest) {}
 
@@ -31,11 +32,23 @@ const ThingsLive = HttpApiBuilder.group(TestApi, "things", (handlers) =>
   handlers
     .handle("create", () => Effect.succeed({ ok: true }))
     .handle("explode", () => Effect.die(new Error("database password hunter2 leaked in a stack")))
+    .handle("outage", () => Effect.die(new DatabaseDown("connect ECONNREFUSED 10.0.0.7:5432 as admin/hunter2")))
 )
+
+// What an Availability port would call an outage: here, one error class.
+class DatabaseDown extends Error {}
 
 const { handler, dispose } = HttpApiBuilder.toWebHandler(
   Layer.mergeAll(
-    HttpApiBuilder.api(TestApi).pipe(Layer.provide([ThingsLive, HttpApiBuilder.middleware(TestApi, describeFailures)])),
+    HttpApiBuilder.api(TestApi).pipe(
+      Layer.provide([
+        ThingsLive,
+        HttpApiBuilder.middleware(
+          TestApi,
+          describeFailures((defect) => defect instanceof DatabaseDown)
+        )
+      ])
+    ),
     HttpServer.layerContext
   ),
   { middleware: checkBodies }
@@ -45,7 +58,11 @@ const call = (path: string, init: RequestInit = {}) =>
   Effect.promise(async () => {
     const response = await handler(new Request(`http://test${path}`, init))
     const text = await response.text()
-    return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+    return {
+      status: response.status,
+      retryAfter: response.headers.get("retry-after"),
+      body: text === "" ? undefined : JSON.parse(text)
+    }
   })
 
 const post = (body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
@@ -123,10 +140,26 @@ describe("contract error bodies", () => {
     })
   )
 
+  it.effect("an unreachable database is 503 unavailable with Retry-After, and reveals nothing", () =>
+    Effect.gen(function* () {
+      for (let i = 0; i < 3; i++) {
+        const { status, retryAfter, body } = yield* call("/outage")
+        assert.strictEqual(status, 503)
+        assert.strictEqual(retryAfter, "5")
+        assert.deepStrictEqual(body, {
+          code: "unavailable",
+          message: "The database cannot be reached; nothing was written. Try again shortly.",
+          issues: []
+        })
+      }
+    })
+  )
+
   it.effect("an unexpected failure is 500 and reveals nothing", () =>
     Effect.gen(function* () {
-      const { status, body } = yield* call("/explode")
+      const { status, retryAfter, body } = yield* call("/explode")
       assert.strictEqual(status, 500)
+      assert.isNull(retryAfter)
       assert.deepStrictEqual(body, { code: "internal", message: "Internal server error", issues: [] })
       yield* Effect.promise(dispose)
     })

@@ -11,12 +11,14 @@ import type { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import { Availability } from "@waybill/core/Availability"
 import { Transactor } from "@waybill/core/Transactor"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Pg from "pg"
+import * as StorageAvailability from "./internal/availability.js"
 import * as Embedded from "./internal/embedded.js"
 import { PreparingClient } from "./internal/preparedStatements.js"
 import * as Migrations from "./Migrations.js"
@@ -116,8 +118,8 @@ const client = (config: DatabaseConfig) =>
   })
 
 /**
- * The database: `PgClient`, `SqlClient` and a `Transactor` backed by SQL transactions, with
- * every migration applied.
+ * The database: `PgClient`, `SqlClient`, a `Transactor` backed by SQL transactions and its
+ * `Availability` (a `SELECT 1`; connection failures are outages), with every migration applied.
  *
  * @since 0.1.0
  * @category layers
@@ -125,7 +127,7 @@ const client = (config: DatabaseConfig) =>
 export const layer = (
   config: DatabaseConfig
 ): Layer.Layer<
-  PgClient.PgClient | SqlClient.SqlClient | Transactor,
+  PgClient.PgClient | SqlClient.SqlClient | Transactor | Availability,
   SqlError | MigrationError | Embedded.EmbeddedStartError
 > =>
   Layer.scopedContext(
@@ -134,7 +136,8 @@ export const layer = (
       yield* Migrations.run.pipe(Effect.provideService(SqlClient.SqlClient, pg))
       return Context.make(PgClient.PgClient, pg).pipe(
         Context.add(SqlClient.SqlClient, pg),
-        Context.add(Transactor, transactorFrom(pg))
+        Context.add(Transactor, transactorFrom(pg)),
+        Context.add(Availability, StorageAvailability.make(pg))
       )
     })
   ).pipe(Layer.provide(Reactivity.layer))

@@ -1,6 +1,6 @@
 import { IncomingMessage } from "node:http"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -136,54 +136,93 @@ const checkBody = (
 
 /**
  * Wraps the whole HTTP app: body checks (media type 415, size 413, well-formed JSON and nesting
- * depth 400) run before routing, so no handler ever sees an unchecked body.
+ * depth 400) run before routing, so no handler ever sees an unchecked body; every 503 gets its
+ * `Retry-After`.
  */
 export const checkBodies = <E, R>(
   app: HttpApp.Default<E, R>
 ): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.flatMap(checkBody(request), (refused) => (refused === undefined ? app : Effect.succeed(refused)))
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler(withRetryAfter),
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.flatMap(checkBody(request), (refused) => (refused === undefined ? app : Effect.succeed(refused)))
+    )
   )
+
+// Every 503 (the database unreachable, readiness included) says when to try again (contract §1).
+// A pre-response handler, because the platform sends a response as soon as the app returns it.
+const withRetryAfter = (
+  _request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+) =>
+  Effect.succeed(
+    response.status === 503 && response.headers["retry-after"] === undefined
+      ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_SECONDS))
+      : response
+  )
+
+/** Seconds a client is asked to wait before trying again while the database is unreachable. */
+export const RETRY_AFTER_SECONDS = 5
 
 /**
  * Failures the API definition does not describe itself, turned into the contract's body: request
- * decoding (400 with every issue), domain validation (400), unknown routes (404) and unexpected
- * defects (500, logged, no internals). Runs inside the API, around the router.
+ * decoding (400 with every issue), domain validation (400), unknown routes (404), the database
+ * being unreachable (503, logged once per outage, not once per request) and unexpected defects
+ * (500, logged, no internals). Runs inside the API, around the router. `isOutage` tells an
+ * unreachable database from a bug (the `Availability` port).
  */
-export const describeFailures = <E, R>(
-  app: HttpApp.Default<E, R>
-): HttpApp.Default<E | BadRequest, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.catchAllCause(
-    app,
-    (
-      cause
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E | BadRequest, HttpServerRequest.HttpServerRequest> => {
-      const failure = Cause.failureOption(cause)
-      if (Option.isSome(failure)) {
-        const error: unknown = failure.value
-        if (error instanceof HttpApiDecodeError) {
-          const invalid = fromIssues(
-            error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }))
-          )
-          return Effect.fail(new BadRequest({ message: invalid.message, issues: invalid.issues }))
+export const describeFailures = (isOutage: (defect: unknown) => boolean) => {
+  // When the current outage was last logged: one line per minute at most, with the count since.
+  let loggedAt = 0
+  let unlogged = 0
+  const outage = (defect: unknown) =>
+    Effect.suspend(() => {
+      unlogged++
+      const now = Date.now()
+      if (now - loggedAt < 60_000) return Effect.void
+      const count = unlogged
+      loggedAt = now
+      unlogged = 0
+      return Effect.logWarning(
+        `The database cannot be reached: requests are answered 503 unavailable until it is back (${count} since the last report)`
+      ).pipe(Effect.annotateLogs({ cause: defect instanceof Error ? defect.message : String(defect) }))
+    }).pipe(Effect.as(errorResponse(503, "The database cannot be reached; nothing was written. Try again shortly.")))
+
+  return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E | BadRequest, R | HttpServerRequest.HttpServerRequest> =>
+    Effect.catchAllCause(
+      app,
+      (
+        cause
+      ): Effect.Effect<HttpServerResponse.HttpServerResponse, E | BadRequest, HttpServerRequest.HttpServerRequest> => {
+        const failure = Cause.failureOption(cause)
+        if (Option.isSome(failure)) {
+          const error: unknown = failure.value
+          if (error instanceof HttpApiDecodeError) {
+            const invalid = fromIssues(
+              error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }))
+            )
+            return Effect.fail(new BadRequest({ message: invalid.message, issues: invalid.issues }))
+          }
+          if (error instanceof ValidationError) {
+            return Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
+          }
+          if (error instanceof HttpServerError.RequestError) {
+            return Effect.succeed(errorResponse(400, "The request body could not be read"))
+          }
+          if (error instanceof HttpServerError.RouteNotFound) {
+            return Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+              errorResponse(404, `No route for ${request.method} ${request.url.split("?")[0]}`)
+            )
+          }
+          return Effect.failCause(cause)
         }
-        if (error instanceof ValidationError) {
-          return Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
-        }
-        if (error instanceof HttpServerError.RequestError) {
-          return Effect.succeed(errorResponse(400, "The request body could not be read"))
-        }
-        if (error instanceof HttpServerError.RouteNotFound) {
-          return Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
-            errorResponse(404, `No route for ${request.method} ${request.url.split("?")[0]}`)
-          )
-        }
-        return Effect.failCause(cause)
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+        const defect = Cause.squash(cause)
+        if (isOutage(defect)) return outage(defect)
+        return Effect.as(
+          Effect.logError("Unexpected failure while handling a request", defect),
+          errorResponse(500, "Internal server error")
+        )
       }
-      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-      return Effect.as(
-        Effect.logError("Unexpected failure while handling a request", Cause.squash(cause)),
-        errorResponse(500, "Internal server error")
-      )
-    }
-  )
+    )
+}
