@@ -1,0 +1,151 @@
+/**
+ * Bad input at volume: at least 10,000 generated bodies, valid-looking and not, sent to every
+ * endpoint that takes a body. None may get a 5xx; every refusal carries the contract's error
+ * body; the server is healthy afterwards. JSON nesting of every depth up to 100,000 is among
+ * them. (On the embedded database: this is about the HTTP and domain layers, not storage.)
+ */
+import { assert, layer } from "@effect/vitest"
+import * as Server from "@waybill/example-server/Server"
+import * as Testing from "@waybill/store-pg/Testing"
+import { Effect } from "effect"
+import * as fc from "fast-check"
+import { contractMaster } from "./fixtures.js"
+import { call, keys, serverLayer } from "./harness.js"
+
+const pglite = Testing.backends({})[0]!
+
+const codes: Record<number, string> = {
+  400: "bad_request",
+  401: "unauthorized",
+  404: "not_found",
+  409: "conflict",
+  412: "precondition_failed",
+  413: "payload_too_large",
+  415: "unsupported_media_type"
+}
+
+// Valid bodies per endpoint, as starting points for mutation.
+const valid = {
+  draft: contractMaster(),
+  action: { type: "activate-recurring", reason: "fuzz" },
+  execute: { draftId: "drf_unknown" },
+  webhook: {
+    url: "https://hooks.example.org/fuzz",
+    events: ["tour-created", "tour-action-created"],
+    filters: {
+      "tour-created": { match: "any", conditions: [{ field: "tour.status", operator: "equals", value: "x" }] }
+    },
+    auth: { type: "hmac", secret: "fuzz-secret-0123456789" }
+  },
+  event: {
+    type: "tour-created",
+    payload: { tour: { id: "tour_fuzz", status: "planned", substatus: null, properties: {} } }
+  }
+} as const
+
+/** A copy of `value` with the node at a random path replaced by `replacement` (or removed). */
+const mutate = (value: unknown, steps: ReadonlyArray<number>, replacement: unknown, remove: boolean): unknown => {
+  if (steps.length === 0 || typeof value !== "object" || value === null) return replacement
+  const entries = Array.isArray(value)
+    ? value.map((item, index) => [String(index), item] as const)
+    : Object.entries(value)
+  if (entries.length === 0) return replacement
+  const [key] = entries[steps[0]! % entries.length]!
+  const copy: Record<string, unknown> | Array<unknown> = Array.isArray(value) ? [...value] : { ...value }
+  const child = (copy as Record<string, unknown>)[key]
+  if (remove && steps.length === 1) {
+    if (Array.isArray(copy)) copy.splice(Number(key), 1)
+    else delete copy[key]
+    return copy
+  }
+  ;(copy as Record<string, unknown>)[key] = mutate(child, steps.slice(1), replacement, remove)
+  return copy
+}
+
+const nested = (depth: number, open: string, close: string) => `${open.repeat(depth)}1${close.repeat(depth)}`
+
+/** A body as text: arbitrary JSON, a mutated valid body, malformed text, or deep nesting. */
+const bodyFor = (start: unknown) =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.jsonValue().map((value) => JSON.stringify(value)) },
+    {
+      weight: 5,
+      arbitrary: fc
+        .tuple(fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), fc.boolean())
+        .map(([steps, replacement, remove]) => JSON.stringify(mutate(start, steps, replacement, remove)))
+    },
+    { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.oneof(fc.integer({ min: 1, max: 130 }), fc.integer({ min: 1, max: 100_000 })),
+          fc.constantFrom(["[", "]"], ['{"a":', "}"])
+        )
+        .map(([depth, [open, close]]) => nested(depth, open!, close!))
+    }
+  )
+
+layer(serverLayer(pglite), { timeout: "300 seconds", excludeTestServices: true })(
+  "bad input at volume [pglite]",
+  (it) => {
+    it.effect(
+      "10,000 generated bodies across every endpoint with a body: no 5xx, every refusal with the contract's body",
+      () =>
+        Effect.gen(function* () {
+          const base = yield* Server.baseUrl
+          const draft = (yield* call("/drafts", { key: keys.a, json: contractMaster() })).body.id as string
+          const webhook = (yield* call("/webhooks", { key: keys.a, json: valid.webhook })).body.id as string
+          const endpoints = [
+            { method: "POST", path: "/drafts", start: valid.draft },
+            { method: "POST", path: `/drafts/${draft}/actions`, start: valid.action },
+            { method: "POST", path: "/drafts/drf_unknown/actions", start: valid.action },
+            { method: "POST", path: "/products/prod_ftl/execute", start: { draftId: draft } },
+            { method: "POST", path: "/products/prod_unknown/execute", start: valid.execute },
+            { method: "POST", path: "/webhooks", start: valid.webhook },
+            { method: "PUT", path: `/console/api/webhooks/${webhook}`, start: valid.webhook },
+            { method: "POST", path: "/events", start: valid.event }
+          ] as const
+          const request = fc.oneof(
+            ...endpoints.map((endpoint) => bodyFor(endpoint.start).map((body) => ({ ...endpoint, body })))
+          )
+          let sent = 0
+          const statuses = new Map<number, number>()
+          yield* Effect.promise(() =>
+            fc.assert(
+              fc.asyncProperty(fc.array(request, { minLength: 50, maxLength: 50 }), async (batch) => {
+                await Promise.all(
+                  batch.map(async ({ method, path, body }) => {
+                    const response = await fetch(`${base}${path}`, {
+                      method,
+                      headers: { authorization: `Bearer ${keys.a}`, "content-type": "application/json" },
+                      body
+                    })
+                    const text = await response.text()
+                    sent++
+                    statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
+                    const where = `${method} ${path} ${body.slice(0, 200)} → ${response.status} ${text.slice(0, 300)}`
+                    assert.isBelow(response.status, 500, where)
+                    if (response.status < 400) return
+                    const error = JSON.parse(text) as { code: unknown; message: unknown; issues: unknown }
+                    assert.deepStrictEqual(Object.keys(error).sort(), ["code", "issues", "message"], where)
+                    assert.strictEqual(error.code, response.status === 409 ? error.code : codes[response.status], where)
+                    assert.isString(error.message, where)
+                    assert.isArray(error.issues, where)
+                    for (const issue of error.issues as Array<unknown>) {
+                      assert.deepStrictEqual(Object.keys(issue as object).sort(), ["message", "path"], where)
+                    }
+                  })
+                )
+              }),
+              { numRuns: 200 }
+            )
+          )
+          assert.isAtLeast(sent, 10_000)
+          console.log(`bad input at volume: ${sent} bodies, statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
+          const ready = yield* call("/health/ready")
+          assert.strictEqual(ready.status, 200)
+        })
+    )
+  }
+)
