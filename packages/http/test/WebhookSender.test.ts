@@ -372,6 +372,19 @@ describe("WebhookSender", () => {
     )
 
     it.scopedLive(
+      "a request whose kept-alive connection the receiver closes unanswered goes again on a fresh one",
+      () =>
+        Effect.gen(function* () {
+          // The second request meets the receiver's idle close: no answer, the connection ends.
+          const connections = yield* answersIn(
+            (index) => (index === 1 ? [null] : ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"]),
+            [200, 200, 200]
+          )
+          assert.strictEqual(connections, 2)
+        })
+    )
+
+    it.scopedLive(
       "an answer that is not HTTP/1.x, or a connection closed before its head, fails; nothing is reused",
       () =>
         Effect.gen(function* () {

@@ -8,7 +8,9 @@
  * the body, and how many body bytes to read at most. What it answers: the status code, once the
  * response is complete or `maxBytes` of its body were read (then the connection is dropped),
  * or an error carrying Node's code for the classification. A connection is reused only after a
- * response whose end was known (`Content-Length` or chunked) and that did not ask to close.
+ * response whose end was known (`Content-Length` or chunked) and that did not ask to close; a
+ * request whose reused connection the receiver had closed meanwhile (reset before any answer) is
+ * sent once more on a fresh connection.
  */
 import * as net from "node:net"
 import * as tls from "node:tls"
@@ -415,11 +417,29 @@ export const makeClient = (options: { readonly maxSocketsPerOrigin: number }) =>
     maxBytes: number,
     callback: (result: Result) => void
   ): Pending => {
-    const pool = poolOf(origin.key)
+    let pool = poolOf(origin.key)
     let connection: Connection | undefined
     let aborted = false
-    const exchange: Exchange = { maxBytes, callback, statusCode: undefined }
-    const start = () => {
+    let reused = false
+    let resent = false
+    const exchange: Exchange = {
+      maxBytes,
+      statusCode: undefined,
+      callback: (result) => {
+        // A pooled connection the receiver closed while it sat idle (its keep-alive timeout
+        // racing our request) fails before any answer: nobody answered, so the request goes
+        // once more, on a fresh connection, instead of failing the attempt. A fresh connection
+        // that fails so is a failure.
+        if (reused && !resent && !aborted && result._tag === "Error" && result.statusCode === undefined) {
+          if (result.error.code === "ECONNRESET" || result.error.code === "EPIPE") {
+            resent = true
+            return start(true)
+          }
+        }
+        callback(result)
+      }
+    }
+    const start = (fresh = false) => {
       if (aborted) return
       if (closed) {
         callback({
@@ -429,8 +449,11 @@ export const makeClient = (options: { readonly maxSocketsPerOrigin: number }) =>
         })
         return
       }
+      // Looked up again: a pool left with nothing open or waiting is forgotten meanwhile.
+      pool = poolOf(origin.key)
       // Most recently used first: the connection least likely to have been closed meanwhile.
-      connection = pool.idle.pop()
+      connection = fresh ? undefined : pool.idle.pop()
+      reused = connection !== undefined
       if (connection === undefined) {
         if (pool.open >= options.maxSocketsPerOrigin) {
           pool.waiting.push(start)
