@@ -119,6 +119,69 @@ describe.skipIf(url === undefined || url === "")("dispatcher processes on one Po
   )
 
   it.live(
+    "two processes, one killed holding leases: the other takes its deliveries over once the leases expire",
+    () =>
+      Effect.gen(function* () {
+        const databaseUrl = yield* Testing.freshPostgresDatabase(url!)
+        // A delivery's first arrival is answered only after 3 s, which the killed process never
+        // hears: every attempt it made is in flight at the kill and must be sent again.
+        const seen = new Set<unknown>()
+        const target = yield* receiver((request) => {
+          const first = !seen.has(request.headers["x-delivery-id"])
+          seen.add(request.headers["x-delivery-id"])
+          return { status: 200, delayMs: first ? 3_000 : 0 }
+        })
+        const [doomed, survivor] = yield* Effect.all([serverProcess(databaseUrl), serverProcess(databaseUrl)], {
+          concurrency: 2
+        })
+        yield* post(doomed.base, "/webhooks", {
+          url: target.url,
+          events: ["tour-created"],
+          auth: { type: "hmac", secret: "process-test-hmac-secret" }
+        })
+        const events = yield* publishTours(doomed.base, 30, "takeover")
+        yield* eventually(
+          Effect.sync(() => target.received.length >= 3),
+          "deliveries in flight"
+        )
+        doomed.child.kill("SIGKILL")
+        const killedAt = Date.now()
+        const inFlight = events.filter((id) => target.for(id).length > 0).length
+        // The survivor sends each again once the killed process's lease has run out.
+        yield* eventually(
+          Effect.sync(() => events.every((id) => target.for(id).length >= 2)),
+          "every event sent again by the surviving process",
+          60_000
+        )
+        const takeover = Date.now() - killedAt
+        for (const id of events) {
+          const deliveryIds = new Set(target.for(id).map((request) => request.headers["x-delivery-id"]))
+          assert.strictEqual(deliveryIds.size, 1, `event ${id} arrived under one delivery id`)
+        }
+        const log = yield* Effect.promise(() =>
+          fetch(`${survivor.base}/webhooks?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then((r) =>
+            r.json()
+          )
+        )
+        const webhookId = (log as { data: Array<{ id: string }> }).data[0]!.id
+        yield* eventually(
+          Effect.promise(() =>
+            fetch(`${survivor.base}/webhooks/${webhookId}/deliveries?limit=100`, {
+              headers: { authorization: `Bearer ${key}` }
+            })
+              .then((r) => r.json())
+              .then((page) => (page as { data: Array<{ status: string }> }).data.every((d) => d.status === "succeeded"))
+          ),
+          "every delivery recorded as succeeded"
+        )
+        console.log(
+          `takeover: ${inFlight} of ${events.length} deliveries in flight at the SIGKILL, all sent again and answered ${takeover} ms after it (lease 8,000 ms: the 3 s timeout + 5 s)`
+        )
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
     "two server processes at once deliver each delivery once",
     () =>
       Effect.gen(function* () {
