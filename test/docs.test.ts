@@ -186,7 +186,8 @@ const released = async (dataDir: string, server: Background, graceful: boolean, 
   const deadline = Date.now() + timeoutMs
   const lock = join(dataDir, "waybill.lock")
   for (;;) {
-    const holder = existsSync(lock) ? Number(readFileSync(lock, "utf8").trim()) : undefined
+    // The lock file holds the holder's pid (and, on Linux, its start time).
+    const holder = existsSync(lock) ? Number(readFileSync(lock, "utf8").trim().split(/\s+/)[0]) : undefined
     if (holder === undefined || !alive(holder)) {
       if (graceful) assert.isUndefined(holder, `the server ended without releasing ${lock}:\n${server.output()}`)
       return

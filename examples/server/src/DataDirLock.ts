@@ -2,20 +2,32 @@
  * One process at a time on an embedded data directory. PGlite keeps the database in the memory
  * of the process that opened it and writes it back to the directory: a second process (another
  * server, `npm run keys`) on the same directory would neither see the first one's changes nor be
- * seen, and could overwrite them. The server and the keys tool therefore hold
- * `<dataDir>/waybill.lock` (the holder's pid) while they use the directory. A lock whose process
- * is gone is stale and taken over. `memory://` and PostgreSQL need no lock.
+ * seen, and could overwrite them. `memory://` and PostgreSQL need no lock.
+ *
+ * On Linux the lock is held by the kernel: a Unix socket in the abstract namespace, named after
+ * the directory's identity, bound for the life of the process. Binding is atomic (two starters
+ * can never both win) and the kernel releases the name when the holder's files close at its
+ * death, so nothing stale is left behind, whatever killed it. A process killed with SIGKILL
+ * frees its memory before it closes its files, so for a few milliseconds a dying holder still
+ * holds the name: `/proc/<pid>/stat` tells a holder that is exiting (or a zombie, or gone, or a
+ * reused pid) from a live one, and the starter waits for the former and refuses only the latter.
+ * `<dataDir>/waybill.lock` records the holder's pid and start time, for that and for the message.
+ *
+ * Elsewhere (no abstract namespace, no /proc), the lock file alone is the lock, and a holder
+ * whose pid does not answer `kill(pid, 0)` is taken over.
  *
  * @since 0.1.0
  */
-import { mkdir, readFile, unlink, writeFile } from "node:fs/promises"
+import { createHash } from "node:crypto"
+import { mkdir, readFile, realpath, stat, unlink, writeFile } from "node:fs/promises"
+import * as net from "node:net"
 import { join } from "node:path"
 import type { DatabaseConfig } from "@waybill/store-pg/Database"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 
 /**
- * The directory is in use by another live process, or the lock cannot be written.
+ * The directory is in use by another live process, or the lock cannot be taken.
  *
  * @since 0.1.0
  * @category errors
@@ -30,6 +42,95 @@ export class DataDirLockError extends Data.TaggedError("DataDirLockError")<{ rea
  */
 export const fileName = "waybill.lock"
 
+/** How long a starter waits for a holder that is exiting before it gives up. */
+const EXIT_WAIT_MS = 10_000
+
+const PF_EXITING = 0x4
+
+interface Holder {
+  readonly pid: number
+  /** Clock ticks since boot when it started (`/proc/<pid>/stat` field 22), if known. */
+  readonly startTime: string | undefined
+}
+
+// Fields 3 onwards of /proc/<pid>/stat; the command name (field 2) may hold spaces and ')'.
+const procStat = async (pid: number): Promise<ReadonlyArray<string> | undefined> => {
+  try {
+    const text = await readFile(`/proc/${pid}/stat`, "utf8")
+    return text.slice(text.lastIndexOf(")") + 2).split(" ")
+  } catch {
+    return undefined
+  }
+}
+
+const ownStartTime = async () => (await procStat(process.pid))?.[19]
+
+/** Whether a recorded holder is a live process that is not on its way out. */
+const isLive = async (holder: Holder): Promise<boolean> => {
+  const fields = await procStat(holder.pid)
+  if (fields === undefined) return false
+  const [state, , , , , , flags] = fields
+  if (state === "Z" || state === "X" || state === "x") return false
+  if ((Number(flags) & PF_EXITING) !== 0) return false
+  return holder.startTime === undefined || holder.startTime === fields[19]
+}
+
+const readHolder = async (file: string): Promise<Holder | undefined> => {
+  const [pid, startTime] = (await readFile(file, "utf8").catch(() => "")).trim().split(/\s+/)
+  const parsed = Number.parseInt(pid ?? "", 10)
+  return Number.isInteger(parsed) && parsed > 0 ? { pid: parsed, startTime } : undefined
+}
+
+const inUse = (directory: string, holder: Holder | undefined) =>
+  new DataDirLockError({
+    message: `The embedded database in ${directory} is in use by ${holder === undefined ? "another process" : `process ${holder.pid}`} (a running server?). Stop it first, or share a PostgreSQL database through DATABASE_URL.`
+  })
+
+// The abstract socket name of a directory: its real path and its device and inode, hashed.
+const socketName = async (directory: string) => {
+  const real = await realpath(directory)
+  const { dev, ino } = await stat(real)
+  return `\0waybill-data-dir-${createHash("sha256").update(`${real}\0${dev}\0${ino}`).digest("hex").slice(0, 40)}`
+}
+
+const bind = (name: string) =>
+  new Promise<net.Server | "in-use">((resolve, reject) => {
+    const server = net.createServer((socket) => socket.destroy())
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      error.code === "EADDRINUSE" ? resolve("in-use") : reject(error)
+    )
+    server.listen({ path: name }, () => {
+      // The lock must not keep the process alive on its own.
+      server.unref()
+      resolve(server)
+    })
+  })
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Linux: the kernel-held lock, waiting for a holder that is exiting. */
+const takeHeld = async (directory: string, file: string): Promise<() => Promise<void>> => {
+  const name = await socketName(directory)
+  const deadline = Date.now() + EXIT_WAIT_MS
+  while (true) {
+    const bound = await bind(name)
+    if (bound !== "in-use") {
+      await writeFile(file, `${process.pid} ${(await ownStartTime()) ?? ""}\n`, { mode: 0o600 })
+      return async () => {
+        bound.close()
+        const holder = await readHolder(file)
+        if (holder?.pid === process.pid) await unlink(file).catch(() => undefined)
+      }
+    }
+    const holder = await readHolder(file)
+    // A live holder is refused at once; one that is exiting (or has not written its pid yet) is
+    // waited for, a little.
+    if (holder !== undefined && holder.pid !== process.pid && (await isLive(holder))) throw inUse(directory, holder)
+    if (Date.now() > deadline) throw inUse(directory, holder)
+    await sleep(20)
+  }
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0)
@@ -40,20 +141,20 @@ const alive = (pid: number) => {
   }
 }
 
-const take = async (file: string): Promise<void> => {
+/** Elsewhere: the lock file is the lock; a holder whose pid is gone is taken over. */
+const takeFile = async (directory: string, file: string): Promise<() => Promise<void>> => {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await writeFile(file, `${process.pid}\n`, { flag: "wx", mode: 0o600 })
-      return
+      return async () => {
+        const holder = await readHolder(file)
+        if (holder?.pid === process.pid) await unlink(file).catch(() => undefined)
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
     }
-    const holder = Number.parseInt((await readFile(file, "utf8").catch(() => "")).trim(), 10)
-    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
-      throw new DataDirLockError({
-        message: `The embedded database in ${join(file, "..")} is in use by process ${holder} (a running server?). Stop it first, or share a PostgreSQL database through DATABASE_URL.`
-      })
-    }
+    const holder = await readHolder(file)
+    if (holder !== undefined && holder.pid !== process.pid && alive(holder.pid)) throw inUse(directory, holder)
     // Stale (its process is gone): take it over.
     await unlink(file).catch(() => undefined)
   }
@@ -68,22 +169,19 @@ const take = async (file: string): Promise<void> => {
  */
 export const acquire = (database: DatabaseConfig) => {
   if (database._tag !== "Embedded" || database.dataDir === "memory://") return Effect.void
-  const file = join(database.dataDir, fileName)
+  const directory = database.dataDir
+  const file = join(directory, fileName)
   return Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        await mkdir(database.dataDir, { recursive: true })
-        await take(file)
+        await mkdir(directory, { recursive: true })
+        return process.platform === "linux" ? await takeHeld(directory, file) : await takeFile(directory, file)
       },
       catch: (error) =>
         error instanceof DataDirLockError
           ? error
           : new DataDirLockError({ message: `Cannot lock ${file}: ${(error as Error).message}` })
     }),
-    () =>
-      Effect.promise(async () => {
-        const holder = await readFile(file, "utf8").catch(() => "")
-        if (holder.trim() === String(process.pid)) await unlink(file).catch(() => undefined)
-      })
+    (release) => Effect.promise(release)
   )
 }
