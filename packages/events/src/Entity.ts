@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { EntityId, FieldTypeId } from "./internal/annotations.js"
+import { EntityId, FieldTypeId, FilterAsId } from "./internal/annotations.js"
 import { oneOf } from "./internal/schemas.js"
 
 const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -30,6 +30,30 @@ export const OpenFields = Schema.Record({ key: Schema.String, value: Schema.Unkn
 export const OpenObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   description: "any JSON object"
 })
+
+/**
+ * Any JSON value, for a field the spec names but shows no type for (contract §5: the catalogue
+ * accepts any JSON value there). Filters still offer it, as they would `filterAs` (text, a
+ * number, a date, a select with its options): they compare strictly, so a value of another type
+ * simply does not match.
+ *
+ * @since 0.1.0
+ * @category building blocks
+ */
+export const AnyJson = (filterAs: Schema.Schema.Any) =>
+  Schema.Unknown.annotations({
+    description: "any JSON value (the spec shows no type for it)",
+    [FilterAsId]: filterAs.ast
+  })
+
+/**
+ * Like `AnyJson`, for a field that must be present (any value, but not absent).
+ *
+ * @since 0.1.0
+ * @category building blocks
+ */
+export const AnyJsonPresent = (filterAs: Schema.Schema.Any) =>
+  AnyJson(filterAs).pipe(Schema.filter((value) => value !== undefined || "is required"))
 
 /**
  * Integer epoch seconds (contract §1).
@@ -179,7 +203,7 @@ export type CalloutTour = typeof CalloutTour.Type
  * @category entities
  */
 export const Shipment = entity("shipment", "Shipment", "A shipment.", {
-  status: optional(Schema.String)
+  status: optional(AnyJson(Schema.String))
 })
 
 /**
@@ -209,7 +233,7 @@ export type Order = typeof Order.Type
  */
 export const DocumentLink = entity("documentLink", "DocumentLink", "A link between a document and an entity.", {
   targetEntityType: optional(Schema.String),
-  targetEntityId: optional(Schema.String)
+  targetEntityId: optional(AnyJson(Schema.String))
 })
 
 /**
@@ -338,10 +362,10 @@ export type TransportDraft = typeof TransportDraft.Type
 export const CalloutWithStats = Schema.Struct(
   {
     id: Schema.String,
-    currentBid: optional(Schema.NullOr(Schema.Number)),
-    bidCount: optional(Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({ title: "bid count" })),
-    isWinning: optional(Schema.Boolean),
-    suggestedBid: Schema.NullOr(Schema.Number)
+    currentBid: optional(AnyJson(Schema.Number)),
+    bidCount: optional(AnyJson(Schema.Number)),
+    isWinning: optional(AnyJson(Schema.Boolean)),
+    suggestedBid: AnyJsonPresent(Schema.Number)
   },
   OpenFields
 ).annotations({
@@ -384,9 +408,9 @@ const NeverOnLost = Schema.Never.annotations({ message: () => "is never present 
 export const LostWriteOff = Schema.Struct(
   {
     reason: Schema.Literal("Lost"),
-    note: optional(Schema.String),
-    writtenOffBy: Schema.String,
-    writtenOffAt: optional(Timestamp),
+    note: optional(AnyJson(Schema.String)),
+    writtenOffBy: AnyJsonPresent(Schema.String),
+    writtenOffAt: optional(AnyJson(Timestamp)),
     disposedAt: optional(NeverOnLost),
     disposedBy: optional(NeverOnLost)
   },
@@ -403,11 +427,11 @@ export const LostWriteOff = Schema.Struct(
 export const DamagedWriteOff = Schema.Struct(
   {
     reason: Schema.Literal("Damaged"),
-    note: optional(Schema.String),
-    writtenOffBy: Schema.String,
-    writtenOffAt: optional(Timestamp),
+    note: optional(AnyJson(Schema.String)),
+    writtenOffBy: AnyJsonPresent(Schema.String),
+    writtenOffAt: optional(AnyJson(Timestamp)),
     disposedAt: optional(Timestamp),
-    disposedBy: optional(Schema.String)
+    disposedBy: optional(AnyJson(Schema.String))
   },
   OpenFields
 )
@@ -461,8 +485,8 @@ export const terminalLoadStatuses = ["Returned", "Perished"] as const
 export const LegLoad = Schema.Struct(
   {
     id: Schema.String,
-    status: optional(Schema.String),
-    returnShipmentId: optional(Schema.NullOr(Schema.String)),
+    status: optional(AnyJson(Schema.String)),
+    returnShipmentId: optional(AnyJson(Schema.String)),
     writeOff: optional(WriteOff)
   },
   OpenFields
@@ -503,7 +527,7 @@ export type LegLoad = typeof LegLoad.Type
  * @category entities
  */
 export const Leg = entity("leg", "Leg", "A leg of a shipment; delivered whole after each transition.", {
-  status: optional(Schema.String),
+  status: optional(AnyJson(Schema.String)),
   loads: optional(Schema.Array(LegLoad))
 })
 
@@ -526,8 +550,9 @@ export const Comment = entity("comment", "Comment", "A comment.", {})
 export const CommentReaction = entity("commentReaction", "CommentReaction", "A reaction to a comment.", {})
 
 /**
- * Task status values. The spec names no task statuses; these follow its events (a task is
- * open until exactly one of completed, skipped or cancelled closes it).
+ * The task statuses the producer's rules recognise (`Producer.taskEvents`: a task is open until
+ * exactly one of completed, skipped or cancelled closes it). The spec names no task statuses, so
+ * the catalogue accepts any value in `task.status`; these are the ones that raise events.
  *
  * @since 0.1.0
  * @category entities
@@ -553,20 +578,22 @@ export const TaskOutcome = Schema.Struct({ formOutput: optional(OpenObject) }, O
   identifier: "TaskOutcome"
 })
 
+// The seed names these without types (kind, assignee, origin, "timestamps", templateId,
+// templateKey; a status is implied by the task events): any JSON value, offered to filters.
 const taskFields = {
-  kind: Schema.String,
-  status: optional(TaskStatus),
-  assignee: optional(Schema.NullOr(Schema.String)),
-  origin: optional(Schema.String),
-  templateId: optional(Schema.String),
-  templateKey: optional(Schema.String),
-  createdAt: optional(Timestamp),
-  updatedAt: optional(Timestamp),
-  dueAt: optional(Schema.NullOr(Timestamp)),
-  closedAt: optional(Schema.NullOr(Timestamp))
+  kind: optional(AnyJson(Schema.String)),
+  status: optional(AnyJson(TaskStatus)),
+  assignee: optional(AnyJson(Schema.String)),
+  origin: optional(AnyJson(Schema.String)),
+  templateId: optional(AnyJson(Schema.String)),
+  templateKey: optional(AnyJson(Schema.String)),
+  createdAt: optional(AnyJson(Timestamp)),
+  updatedAt: optional(AnyJson(Timestamp)),
+  dueAt: optional(AnyJson(Timestamp)),
+  closedAt: optional(AnyJson(Timestamp))
 }
 
-const templateKeyNeedsTemplateId = <A extends { readonly templateId?: string; readonly templateKey?: string }>(
+const templateKeyNeedsTemplateId = <A extends { readonly templateId?: unknown; readonly templateKey?: unknown }>(
   task: A
 ) =>
   task.templateKey !== undefined && task.templateId === undefined
@@ -739,10 +766,21 @@ export const TransportDraftAction = action("TransportDraftAction", "An action on
     },
     OpenFields
   ).annotations({ identifier: "TransportDraftActionPayload" }),
+  // Any actor on published events (a host records its own users' actions, contract §5); the
+  // service's own actions use "api-key" and "system".
   actor: optional(
-    Schema.Struct({ type: oneOf("api-key", "system"), id: Schema.String }, OpenFields).annotations({
-      identifier: "Actor"
-    })
+    Schema.Struct(
+      {
+        type: Schema.String.pipe(
+          Schema.minLength(1, { message: () => "must be a non-empty string" }),
+          Schema.annotations({
+            description: "who acted: api-key and system for the service's own actions, any other kind for a host's"
+          })
+        ),
+        id: Schema.String
+      },
+      OpenFields
+    ).annotations({ identifier: "Actor" })
   )
 })
 

@@ -119,8 +119,15 @@ const walk = (ast: AST.AST, path: string, inherited: Inherited): ReadonlyArray<S
           ]
         : own
     }
+    case "UnknownKeyword":
+      // Any JSON value (a field the spec names without a type): offered as the schema it is
+      // annotated to be filtered as, else not at all.
+      return Option.match(Annotations.get<AST.AST>(ast, Annotations.FilterAsId), {
+        onNone: () => [],
+        onSome: (filterAs) => walk(filterAs, path, here)
+      })
     default:
-      // Arrays (TupleType), maps, unknown and never: arrays are not traversed implicitly.
+      // Arrays (TupleType), maps and never: arrays are not traversed implicitly.
       return []
   }
 }

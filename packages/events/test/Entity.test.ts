@@ -65,34 +65,40 @@ describe("entity rules", () => {
       )
     })
 
-    it("types the write-off: reason Lost or Damaged, who wrote it off", () => {
+    it("checks the write-off's reason (Lost or Damaged) and that it says who wrote it off; their values may be any JSON", () => {
       assert.deepStrictEqual(
         legIssues([
           { id: "a", status: "Perished", writeOff: { reason: "Stolen", writtenOffBy: "u" } },
           { id: "b", status: "Perished", writeOff: { reason: "Lost" } },
-          { id: "c", status: "Perished", writeOff: { reason: "Damaged", writtenOffBy: "u", note: 5 } }
+          {
+            id: "c",
+            status: "Perished",
+            writeOff: { reason: "Damaged", writtenOffBy: { type: "operator-user", id: "u" }, note: 5 }
+          }
         ]).map((issue) => issue.path),
-        ["leg.loads.0.writeOff.reason", "leg.loads.1.writeOff.writtenOffBy", "leg.loads.2.writeOff.note"]
+        ["leg.loads.0.writeOff.reason", "leg.loads.1.writeOff.writtenOffBy"]
       )
     })
   })
 
   describe("tasks", () => {
-    it("types kind, assignee, origin, timestamps, templateId and templateKey", () => {
+    it("takes any JSON value where the spec names a field without a type (kind, assignee, origin, timestamps…)", () => {
       assert.deepStrictEqual(taskIssues("task-created", sampleOf("Task")), [])
       assert.deepStrictEqual(
         taskIssues("task-created", {
           id: "task_1",
-          kind: 1,
-          assignee: 2,
-          origin: false,
-          createdAt: "now",
+          kind: { form: "pod" },
+          assignee: { type: "operator-user", id: "usr_7" },
+          origin: ["sequence", 3],
+          createdAt: "2026-11-24T10:00:00Z",
           templateId: 3,
-          status: "done"
-        })
-          .map((issue) => issue.path)
-          .sort(),
-        ["task.assignee", "task.createdAt", "task.kind", "task.origin", "task.status", "task.templateId"]
+          status: null
+        }),
+        []
+      )
+      assert.deepStrictEqual(
+        taskIssues("task-created", { kind: "k" }).map((issue) => issue.path),
+        ["task.id"]
       )
     })
 
@@ -169,5 +175,32 @@ describe("entity rules", () => {
         "callouts.0.suggestedBid"
       ])
     })
+  })
+})
+
+describe("transport draft actions on published events", () => {
+  const actionIssues = (actor: unknown) => {
+    const result = Payload.decodePayload("transport-draft-action-created", {
+      transportDraft: sampleOf("TransportDraft"),
+      action: { ...(sampleOf("TransportDraftAction") as object), actor }
+    })
+    return Either.isLeft(result) ? result.left : []
+  }
+
+  it("take any actor with a non-empty type and an id (a host's own users)", () => {
+    for (const type of ["api-key", "system", "operator-user", "integration"]) {
+      assert.deepStrictEqual(actionIssues({ type, id: "u1" }), [], type)
+    }
+  })
+
+  it("refuse an empty actor type or a missing id, at their paths", () => {
+    assert.deepStrictEqual(
+      actionIssues({ type: "", id: "u1" }).map((issue) => issue.path),
+      ["action.actor.type"]
+    )
+    assert.deepStrictEqual(
+      actionIssues({ type: "operator-user" }).map((issue) => issue.path),
+      ["action.actor.id"]
+    )
   })
 })

@@ -16,6 +16,7 @@ const known = new Set([
   "enum",
   "const",
   "minimum",
+  "minLength",
   "pattern",
   "dependentRequired",
   "if",
@@ -56,6 +57,9 @@ export const validate = (
   if (Array.isArray(s.enum) && !s.enum.some((option) => option === value)) errors.push(`${path}: not in enum`)
   if ("const" in s && s.const !== value) errors.push(`${path}: not the const`)
   if (typeof s.minimum === "number" && typeof value === "number" && value < s.minimum) errors.push(`${path}: too small`)
+  if (typeof s.minLength === "number" && typeof value === "string" && [...value].length < s.minLength) {
+    errors.push(`${path}: too short`)
+  }
   if (typeof s.pattern === "string" && typeof value === "string" && !new RegExp(s.pattern, "u").test(value)) {
     errors.push(`${path}: does not match ${s.pattern}`)
   }

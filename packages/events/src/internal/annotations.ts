@@ -8,6 +8,9 @@ import type * as AST from "effect/SchemaAST"
 /** Overrides the filter-field type derived from the AST (timestamps and ISO days are `date`). */
 export const FieldTypeId: unique symbol = Symbol.for("@waybill/events/annotation/FieldType")
 
+/** On a schema that takes any JSON value: the schema filters see it as (its type, its options). */
+export const FilterAsId: unique symbol = Symbol.for("@waybill/events/annotation/FilterAs")
+
 /** Names the entity a struct is, so `<path>.properties.<id>` fields come from its definitions. */
 export const EntityId: unique symbol = Symbol.for("@waybill/events/annotation/Entity")
 

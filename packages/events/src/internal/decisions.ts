@@ -1,10 +1,29 @@
 /** The "Decisions" section of docs/events.md: what the contract leaves open, decided here. */
 export const decisions: ReadonlyArray<string> = [
-  "**Required entity fields.** Every entity has a required string `id`. Beyond it only what the spec marks as " +
-    "essential is required: `Tour.status`; `TransportDraft.origin` and `.status`; `Task.kind`; on every action " +
-    "record `id`, `payload.type`, `createdAt`, `createdAtMilliseconds`; `CalloutWithStats.suggestedBid` (a number " +
-    "or `null`, the one stat every auction reveals). Every other typed field is optional, and every entity is " +
-    "open: fields the spec does not show pass through unchanged.",
+  "**Required entity fields.** Every entity has a required string `id` (contract §1: ids are strings). Beyond " +
+    "it only what the spec marks as essential is required: `Tour.status`; `TransportDraft.origin` and `.status`; " +
+    "on every action record `id`, `payload.type`, `createdAt`, `createdAtMilliseconds`; " +
+    "`CalloutWithStats.suggestedBid` (present, the one stat every auction reveals); a write-off's `writtenOffBy`. " +
+    "Every other field is optional, and every entity is open: fields the spec does not show pass through " +
+    "unchanged.",
+  "**Open where the spec shows no type (contract §5).** Where the seed names a field but shows no type, any JSON " +
+    "value is accepted: on `Task` `kind`, `assignee`, `origin`, its timestamps (`createdAt`, `updatedAt`, " +
+    '`dueAt`, `closedAt`: the seed says "timestamps" without names), `templateId`, `templateKey` and `status` ' +
+    "(the seed names no task status); a leg's and a load's `status`, a load's `returnShipmentId`, a write-off's " +
+    "`note`, `writtenOffBy`, `writtenOffAt`, `disposedBy`; `Shipment.status`; `DocumentLink.targetEntityId`; a " +
+    "callout's `currentBid`, `bidCount`, `isWinning`, `suggestedBid`. So a host whose tasks have an assignee " +
+    'object (`{ type: "operator-user", id }`) publishes them as they are. Still validated, on the seed\'s or the ' +
+    "contract's authority: ids (strings), `properties` (an object keyed by property id), `referencedEntity` " +
+    "(`orn`, `type`, `id`, strings), a completed task's `outcome.formOutput` (an object keyed by form element " +
+    "id), `templateKey` only with `templateId`, load `Returned`/`Perished` rules, write-off `reason` " +
+    "(`Lost`/`Damaged`), `disposedAt` (epoch seconds, contract §1) with `disposedBy`, mailbox statuses " +
+    "(`active`/`inactive`), `targetEntityType` (the seed shows `task`), action records' timestamps (contract " +
+    "§1), and what contracts §2 and §3 define for drafts, draft actions and tours. Filters still offer every " +
+    "opened field, as the type it usually has (`task.status` as a select of the statuses the producer knows, " +
+    "timestamps as dates): filters compare strictly, so another type simply does not match.",
+  "**Actors on published events.** A `TransportDraftAction`'s `actor` is any `{ type, id }` with a non-empty " +
+    "`type` and a string `id` (contract §5: a host records its own users' actions; the service's own use " +
+    "`api-key` and `system`). `action.actor.type` is therefore a text filter field, no longer a select of the two.",
   "**Exact top-level keys.** A payload has exactly its event's keys: an unknown top-level key is an issue " +
     "(`is unexpected`). `referencedEntity` is closed too (`orn`, `type`, `id`), so a task event can never embed " +
     "the referenced entity.",
@@ -12,20 +31,19 @@ export const decisions: ReadonlyArray<string> = [
     "unchanged (same object). A `__proto__` key from `JSON.parse` therefore stays an own data property and is " +
     "delivered as sent; redaction builds its copies with own data properties too, never through a prototype.",
   "**Status snapshot.** `oldStatus` and `newStatus` of `tour-action-created` come together or not at all.",
-  "**Leg loads.** A leg carries `loads[]`; a load has `id`, `status` (open string; `Returned` and `Perished` " +
+  "**Leg loads.** A leg carries `loads[]`; a load has `id`, `status` (any value; `Returned` and `Perished` " +
     "are the terminal values the spec names), `returnShipmentId?` and `writeOff?`. `writeOff` is present exactly " +
     "when `status` is `Perished`: `{ reason: Lost|Damaged, note?, writtenOffBy, writtenOffAt?, disposedAt?, " +
-    "disposedBy? }`. `disposedAt` (epoch seconds) and `disposedBy` come together, only on `Damaged`; a `Lost` " +
-    "write-off carrying either is refused.",
-  "**Tasks.** `Task.status` is `open|completed|skipped|cancelled` (optional; the spec names no task statuses, " +
-    "these follow its events). `assignee` is a user id or `null`; the timestamps are `createdAt`, `updatedAt`, " +
-    "`dueAt`, `closedAt` (epoch seconds). `templateKey` requires `templateId`. The task of `task-completed` " +
-    "requires `outcome.formOutput`; the producer gives a task without a form an empty `formOutput`.",
+    "disposedBy? }` (the field names are ours; the seed names the facts). `disposedAt` (epoch seconds) and " +
+    "`disposedBy` come together, only on `Damaged`; a `Lost` write-off carrying either is refused.",
+  "**Tasks.** `templateKey` requires `templateId`. The task of `task-completed` requires `outcome.formOutput`; " +
+    "the producer gives a task without a form an empty `formOutput`. The producer's rules read closing from " +
+    "`status` values `completed`, `skipped`, `cancelled` (`Entity.TaskStatus`); any other value is open.",
   "**Other typed fields.** `Tour` also types the generated-tour fields of contract §3 (`name`, `draftId`, " +
     "`triggerAt`, `triggerDate`, `timezone`, `vehicleClass`, `vehicleClassReason`, `stops`, `createdAt`); " +
-    "`TransportDraft` and `TransportDraftAction` follow contract §2; `Shipment`, `Leg` have an optional `status`; " +
-    "`Mailbox` an optional `status` (`active|inactive`); `DocumentLink` optional `targetEntityType`, " +
-    "`targetEntityId`. Every whole entity may carry `properties` (custom properties keyed by property id).",
+    "`TransportDraft` and `TransportDraftAction` follow contract §2; `Mailbox` has an optional `status` " +
+    "(`active|inactive`), `DocumentLink` an optional `targetEntityType`. Every whole entity may carry `properties` " +
+    "(custom properties keyed by property id).",
   "**Filter-field typing.** Strings are `text`, numbers `number`, booleans `checkbox`, unions of string literals " +
     "`select` (option id and label are the value); epoch timestamps (seconds or milliseconds) and `YYYY-MM-DD` days " +
     "are `date`. Arrays and maps are never traversed, so list events and `callouts` offer nothing. Every field " +
