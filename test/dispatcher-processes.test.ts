@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect } from "effect"
-import { eventually, receiver } from "./receivers.js"
+import { eventually, type Received, receiver } from "./receivers.js"
 
 const url = process.env.DATABASE_URL
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -114,6 +114,52 @@ describe.skipIf(url === undefined || url === "")("dispatcher processes on one Po
           const deliveryIds = new Set(target.for(id).map((request) => request.headers["x-delivery-id"]))
           assert.strictEqual(deliveryIds.size, 1, `event ${id} arrived under one delivery id`)
         }
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "after a SIGKILL, the deliveries sent again are at most those in flight or answered in its last 250 ms",
+    () =>
+      Effect.gen(function* () {
+        const databaseUrl = yield* Testing.freshPostgresDatabase(url!)
+        const target = yield* receiver(() => ({ status: 200, delayMs: 30 }))
+        const first = yield* serverProcess(databaseUrl)
+        yield* post(first.base, "/webhooks", {
+          url: target.url,
+          events: ["tour-created"],
+          auth: { type: "hmac", secret: "process-test-hmac-secret" }
+        })
+        const events = yield* publishTours(first.base, 80, "bound")
+        yield* eventually(
+          Effect.sync(() => target.received.filter((request) => request.answeredAt !== undefined).length >= 30),
+          "deliveries answered"
+        )
+        first.child.kill("SIGKILL")
+        const killedAt = Date.now()
+        const before = target.received.filter((request) => request.arrivedAt <= killedAt)
+        const idOf = (request: Received) => String(request.headers["x-delivery-id"])
+        // What the killed process could not have recorded: answers it had not had for 250 ms.
+        const excusable = new Set(
+          before.filter((request) => request.answeredAt === undefined || request.answeredAt > killedAt - 250).map(idOf)
+        )
+        const answeredEarlier = before.length - excusable.size
+        yield* serverProcess(databaseUrl)
+        yield* eventually(
+          Effect.sync(() => events.every((id) => target.for(id).length >= 1)),
+          "every event after the restart",
+          60_000
+        )
+        yield* Effect.sleep("1 second")
+        const sentBefore = new Set(before.map(idOf))
+        const resent = new Set(
+          target.received.filter((request) => request.arrivedAt > killedAt && sentBefore.has(idOf(request))).map(idOf)
+        )
+        const unexcused = [...resent].filter((id) => !excusable.has(id))
+        console.log(
+          `crash duplicates: ${before.length} sent before the SIGKILL (${answeredEarlier} answered over 250 ms before it, ${excusable.size} in flight or answered later); ${resent.size} sent again, ${unexcused.length} of them answered earlier`
+        )
+        assert.deepStrictEqual(unexcused, [], "re-sent although answered more than 250 ms before the kill")
       }).pipe(Effect.scoped),
     180_000
   )

@@ -15,6 +15,10 @@ export interface Received {
   readonly path: string
   readonly headers: IncomingHttpHeaders
   readonly body: string
+  /** When the request arrived (epoch ms). */
+  readonly arrivedAt: number
+  /** When its answer was written, if it was (epoch ms). */
+  answeredAt: number | undefined
 }
 
 export interface Answer {
@@ -46,10 +50,12 @@ export const receiver = (script: (request: Received, index: number) => Answer = 
             return
           }
           const path = url.slice(own.length)
-          const request = {
+          const request: Received = {
             path: path.startsWith("/") ? path : `/${path}`,
             headers: req.headers,
-            body: Buffer.concat(chunks).toString("utf8")
+            body: Buffer.concat(chunks).toString("utf8"),
+            arrivedAt: Date.now(),
+            answeredAt: undefined
           }
           const answer = script(request, received.length)
           received.push(request)
@@ -57,6 +63,7 @@ export const receiver = (script: (request: Received, index: number) => Answer = 
             if (res.destroyed) return
             res.writeHead(answer.status, answer.headers ?? {})
             res.end("ok")
+            request.answeredAt = Date.now()
           }
           if (answer.delayMs === undefined) reply()
           else setTimeout(reply, answer.delayMs).unref()
