@@ -197,7 +197,7 @@ describe.skipIf(url === undefined || url === "")("dispatcher processes on one Po
         yield* eventually(
           Effect.sync(() => events.every((id) => target.for(id).length >= 2)),
           "every event sent again by the surviving process",
-          60_000
+          150_000
         )
         const takeover = Date.now() - killedAt
         for (const id of events) {
