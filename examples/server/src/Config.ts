@@ -72,11 +72,45 @@ export const parseApiKeys = (value: string): Either.Either<ReadonlyArray<StaticK
   return Either.right(keys)
 }
 
-const positiveInt = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.withDefault(fallback),
-    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })
+// Checks a value after reading it, naming the variable in the error (a bare `Config.validate`
+// reports an empty path: "Invalid data at :").
+const checked = <A>(name: string, config: Config.Config<A>, message: string, valid: (value: A) => boolean) =>
+  Config.mapOrFail(config, (value) =>
+    valid(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([name], message))
   )
+
+const positiveInt = (name: string, fallback: number) =>
+  checked(name, Config.integer(name).pipe(Config.withDefault(fallback)), "must be a positive integer", (n) => n > 0)
+
+// A URL the pg driver would read; never echoed, as it may hold a password.
+const isPostgresUrl = (value: string) => {
+  try {
+    const url = new URL(value)
+    return (url.protocol === "postgres:" || url.protocol === "postgresql:") && url.hostname !== ""
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The configuration's errors, one line each, naming the variable: `WAYBILL_SECRET_KEY: must be
+ * 32 bytes as 64 hexadecimal characters`. Values are never quoted back (they may be secrets).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const describeError = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return [...new Set([...describeError(error.left), ...describeError(error.right)])]
+    case "MissingData":
+    case "InvalidData":
+    case "SourceUnavailable":
+    case "Unsupported":
+      return [`${error.path.length === 0 ? "configuration" : error.path.join("_")}: ${error.message}`]
+  }
+}
 
 /**
  * The whole configuration, from the environment.
@@ -87,7 +121,14 @@ const positiveInt = (name: string, fallback: number) =>
 export const config: Config.Config<ServerConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  databaseUrl: Config.option(
+    checked(
+      "DATABASE_URL",
+      Config.redacted("DATABASE_URL"),
+      "must be a PostgreSQL URL such as postgres://user:password@host:5432/database",
+      (url) => isPostgresUrl(Redacted.value(url))
+    )
+  ),
   dataDir: Config.string("WAYBILL_DATA_DIR").pipe(Config.withDefault(".waybill/data")),
   apiKeys: Config.option(Config.string("WAYBILL_API_KEYS")).pipe(
     Config.mapOrFail(
@@ -103,18 +144,21 @@ export const config: Config.Config<ServerConfig> = Config.all({
   ),
   allowPrivateTargets: Config.boolean("WAYBILL_ALLOW_PRIVATE_TARGETS").pipe(Config.withDefault(false)),
   secretKey: Config.option(
-    Config.redacted("WAYBILL_SECRET_KEY").pipe(
-      Config.validate({
-        message: "must be 32 bytes as 64 hexadecimal characters",
-        validation: (key) => /^[0-9a-fA-F]{64}$/.test(Redacted.value(key))
-      })
+    checked(
+      "WAYBILL_SECRET_KEY",
+      Config.redacted("WAYBILL_SECRET_KEY"),
+      "must be 32 bytes as 64 hexadecimal characters (generate one with: openssl rand -hex 32)",
+      (key) => /^[0-9a-fA-F]{64}$/.test(Redacted.value(key))
     )
   ),
   retryDelayMs: positiveInt("WAYBILL_RETRY_DELAY_MS", 10_000),
   deliveryTimeoutMs: positiveInt("WAYBILL_DELIVERY_TIMEOUT_MS", 20_000),
   deliveryLeaseMs: Config.option(
-    Config.integer("WAYBILL_DELIVERY_LEASE_MS").pipe(
-      Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })
+    checked(
+      "WAYBILL_DELIVERY_LEASE_MS",
+      Config.integer("WAYBILL_DELIVERY_LEASE_MS"),
+      "must be a positive integer",
+      (n) => n > 0
     )
   ).pipe(Config.map(Option.getOrUndefined)),
   generatorIntervalMs: positiveInt("WAYBILL_GENERATOR_INTERVAL_MS", 60_000),
@@ -125,20 +169,31 @@ export const config: Config.Config<ServerConfig> = Config.all({
         const millis = /(Z|[+-]\d{2}:\d{2})$/.test(value) ? Date.parse(value) : Number.NaN
         return Number.isNaN(millis)
           ? Either.left(
-              ConfigError.InvalidData([], "must be an ISO 8601 instant with Z or an offset, e.g. 2026-12-31T12:00:00Z")
+              ConfigError.InvalidData(
+                ["WAYBILL_CLOCK_START"],
+                "must be an ISO 8601 instant with Z or an offset, e.g. 2026-12-31T12:00:00Z"
+              )
             )
           : Either.right(millis)
       })
     )
   ).pipe(Config.map(Option.getOrUndefined))
 }).pipe(
-  Config.map(
-    ({ dataDir, ...rest }): ServerConfig => ({
-      ...rest,
-      database: Option.match(rest.databaseUrl, {
-        onNone: (): DatabaseConfig => ({ _tag: "Embedded", dataDir }),
-        onSome: (url): DatabaseConfig => ({ _tag: "Postgres", url })
-      })
-    })
+  // Checked here, with the rest, so that nothing is touched (no migration run) before refusing.
+  Config.mapOrFail(({ dataDir, ...rest }) =>
+    Option.isSome(rest.databaseUrl) && Option.isNone(rest.secretKey)
+      ? Either.left(
+          ConfigError.InvalidData(
+            ["WAYBILL_SECRET_KEY"],
+            "is required with DATABASE_URL: every process sharing the database must encrypt webhook secrets with the same key (generate one with: openssl rand -hex 32)"
+          )
+        )
+      : Either.right<ServerConfig>({
+          ...rest,
+          database: Option.match(rest.databaseUrl, {
+            onNone: (): DatabaseConfig => ({ _tag: "Embedded", dataDir }),
+            onSome: (url): DatabaseConfig => ({ _tag: "Postgres", url })
+          })
+        })
   )
 )

@@ -188,10 +188,11 @@ export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, op
   const server = Layer.mergeAll(
     // The API, its reference at /docs, and the operator console at /console.
     Http.layerServerWith(Console.layer()),
-    developmentKey(config),
     dispatching(config),
     Generation.layerLoop(config.generatorIntervalMs)
   ).pipe(
+    // The development key is printed before the server says where it listens.
+    Layer.provideMerge(developmentKey(config)),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),
     Layer.provideMerge(ports)
   )

@@ -25,9 +25,10 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { config } from "./Config.js"
+import { config, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
 import * as Server from "./Server.js"
+import * as Startup from "./Startup.js"
 
 const usage = `Usage: npm run keys -- <command>
 
@@ -88,14 +89,17 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
     .join("\n")
 }
 
+let settings: ServerConfig | undefined
+
 const run = (command: Command) =>
   Effect.gen(function* () {
     if (command._tag === "Help") return yield* Effect.sync(() => console.log(usage))
-    const settings = yield* config
-    yield* DataDirLock.acquire(settings.database)
+    settings = yield* config
+    const configured = settings
+    yield* DataDirLock.acquire(configured.database)
     const keys = ApiKeys.layer([]).pipe(
       Layer.provide(ApiKeyStore.layer),
-      Layer.provide(Database.layer(Server.databaseConfig(settings)))
+      Layer.provide(Database.layer(Server.databaseConfig(configured)))
     )
     yield* Effect.gen(function* () {
       const service = yield* ApiKeys.ApiKeys
@@ -126,8 +130,8 @@ const run = (command: Command) =>
             )
           }
           // Keys from the environment live nowhere else; say so rather than hide them.
-          if (Option.isSome(settings.apiKeys)) {
-            console.log(`WAYBILL_API_KEYS also configures ${settings.apiKeys.value.length} key(s) (ids env-1...).`)
+          if (Option.isSome(configured.apiKeys)) {
+            console.log(`WAYBILL_API_KEYS also configures ${configured.apiKeys.value.length} key(s) (ids env-1...).`)
           }
           return
         }
@@ -142,15 +146,14 @@ const run = (command: Command) =>
 
 const program = Effect.suspend(() => parse(process.argv.slice(2))).pipe(
   Effect.flatMap(run),
-  Effect.catchTags({
-    ConfigError: (error) => new CliError({ message: `Configuration error: ${error}`, exitCode: 1 }),
-    SqlError: (error) => new CliError({ message: `Database error: ${error.message}`, exitCode: 1 }),
-    MigrationError: (error) => new CliError({ message: `Database migration failed: ${error.message}`, exitCode: 1 }),
-    DataDirLockError: (error) => new CliError({ message: error.message, exitCode: 1 })
-  }),
-  Effect.catchIf(
-    (error): error is Database.EmbeddedStartError => error instanceof Database.EmbeddedStartError,
-    (error) => new CliError({ message: error.message, exitCode: 1 })
+  // Settings, database and lock failures: the same one line as the server's.
+  Effect.mapError((error) =>
+    error instanceof CliError
+      ? error
+      : new CliError({
+          message: Option.getOrElse(Startup.describeFailure(error, settings), () => String(error)),
+          exitCode: 1
+        })
   ),
   Effect.tapError((error) => Effect.sync(() => console.error(error.message))),
   Logger.withMinimumLogLevel(LogLevel.Warning)

@@ -1,30 +1,26 @@
 /**
  * Runs the reference server from the environment (`npm start`). Stops gracefully on SIGINT and
- * SIGTERM: the HTTP server closes, then the database.
+ * SIGTERM: the HTTP server closes, then the database. A setting or a database the server cannot
+ * use stops it with one line naming the variable and the cause, before anything is written.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Database from "@waybill/store-pg/Database"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as AdjustableClock from "./AdjustableClock.js"
-import { config } from "./Config.js"
+import { config, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
 import { load } from "./ReferenceDataFile.js"
 import * as Server from "./Server.js"
+import * as Startup from "./Startup.js"
+
+let settings: ServerConfig | undefined
 
 const program = Effect.gen(function* () {
-  const settings = yield* config
+  settings = yield* config
   // One process per embedded data directory (the keys tool takes the same lock).
   yield* DataDirLock.acquire(settings.database)
   const referenceData = yield* load(settings.referenceDataPath)
-  yield* Effect.logInfo(
-    `Waybill starting on ${Database.describe(
-      Server.databaseConfig(settings),
-      Option.getOrUndefined(Option.map(settings.databaseUrl, Redacted.value))
-    )}`
-  )
+  yield* Effect.logInfo(`Waybill starting on ${Startup.describeDatabase(settings)}`)
   if (settings.clockStart !== undefined) {
     yield* Effect.logWarning(
       `WAYBILL_CLOCK_START: the server's clock starts at ${new Date(settings.clockStart).toISOString()} (development only)`
@@ -35,8 +31,8 @@ const program = Effect.gen(function* () {
 }).pipe(Effect.scoped)
 
 // Ctrl-C under `npm start` reaches the server more than once (from the terminal, then relayed by
-// npm and tsx), and a repeat after runMain's own handler is gone would exit on the spot, before
-// the database is closed. So repeats are ignored while the shutdown runs; after 10 s, one more
+// npm), and a repeat after runMain's own handler is gone would exit on the spot, before the
+// database is closed. So repeats are ignored while the shutdown runs; after 10 s, one more
 // forces the exit.
 let firstSignalAt: number | undefined
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -47,12 +43,16 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   })
 }
 
+// Started by an npm script, the server stops with it: a parent that is killed (even with
+// SIGKILL) leaves the server an orphan, seen here as a changed parent process id.
+if (process.env.npm_lifecycle_event !== undefined) {
+  const parent = process.ppid
+  setInterval(() => {
+    if (process.ppid !== parent) process.kill(process.pid, "SIGTERM")
+  }, 500).unref()
+}
+
 program.pipe(
-  Effect.catchTags({
-    ConfigError: (error) => Effect.logError(`Configuration error: ${error}`).pipe(Effect.zipRight(Effect.fail(1))),
-    ReferenceDataError: (error) => Effect.logError(error.message).pipe(Effect.zipRight(Effect.fail(1))),
-    DataDirLockError: (error) => Effect.logError(error.message).pipe(Effect.zipRight(Effect.fail(1))),
-    SecretKeyError: (error) => Effect.logError(error.message).pipe(Effect.zipRight(Effect.fail(1)))
-  }),
-  NodeRuntime.runMain({ disableErrorReporting: false })
+  Effect.tapErrorCause((cause) => Effect.logError(Startup.report(cause, settings))),
+  NodeRuntime.runMain({ disableErrorReporting: true })
 )

@@ -62,7 +62,11 @@ const transactorFrom = (sql: SqlClient.SqlClient) =>
   })
 
 // Real PostgreSQL: our own pool, so its connections keep their statements prepared; opening it
-// checks the server answers, as `PgClient.make` does, within five seconds.
+// checks the server answers, as `PgClient.make` does. The driver's own connect deadline bounds
+// that check (and every later connect): a timeout around an uninterruptible acquire would never
+// fire against a host that accepts TCP but never speaks PostgreSQL.
+const connectTimeoutMs = 5_000
+
 const postgresPool = (url: string, maxConnections: number) =>
   Effect.acquireRelease(
     Effect.tryPromise({
@@ -71,6 +75,7 @@ const postgresPool = (url: string, maxConnections: number) =>
           connectionString: url,
           max: maxConnections,
           application_name: "waybill",
+          connectionTimeoutMillis: connectTimeoutMs,
           types,
           Client: PreparingClient as unknown as new () => Pg.ClientBase
         })
@@ -84,13 +89,7 @@ const postgresPool = (url: string, maxConnections: number) =>
         return pool
       },
       catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
-    }).pipe(
-      Effect.timeoutFail({
-        duration: "5 seconds",
-        onTimeout: () =>
-          new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
-      })
-    ),
+    }),
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
   )
 
