@@ -1,10 +1,18 @@
+import { defaultClientConditions, defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
+
+// Inside the workspace, `@waybill/*` imports resolve to the TypeScript sources (the
+// `@waybill/source` export condition), never to a build that may be stale.
+const source = "@waybill/source"
 
 // One project for the pure and storage packages, one for end-to-end tests over real HTTP.
 export default defineConfig({
+  resolve: { conditions: [source, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } },
   test: {
     projects: [
       {
+        extends: true,
         test: {
           name: "packages",
           include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
@@ -14,6 +22,7 @@ export default defineConfig({
         }
       },
       {
+        extends: true,
         test: {
           name: "e2e",
           include: ["test/**/*.test.ts"],

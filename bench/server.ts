@@ -43,7 +43,7 @@ export const freshDatabase = async () => {
 export const apiKey = "bench-key-0000000001"
 
 /**
- * Starts `examples/server` on the database; resolves when `/health` answers. With
+ * Starts `packages/server` on the database; resolves when `/health` answers. With
  * `BENCH_CPU_PROF=<dir>` the server writes a V8 CPU profile there when it stops.
  */
 export const startServer = async (databaseUrl: string, env: Record<string, string> = {}) => {
@@ -54,7 +54,7 @@ export const startServer = async (databaseUrl: string, env: Record<string, strin
       ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
       "--import",
       "tsx",
-      "examples/server/src/main.ts"
+      "packages/server/src/main.ts"
     ],
     {
       cwd: fileURLToPath(new URL("..", import.meta.url)),

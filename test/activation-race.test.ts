@@ -4,8 +4,8 @@
  * exist the moment its 200 arrives, whichever way the transactions interleave.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as ReferenceDataFile from "@waybill/example-server/ReferenceDataFile"
-import * as Server from "@waybill/example-server/Server"
+import * as ReferenceDataFile from "@waybill/server/ReferenceDataFile"
+import * as Server from "@waybill/server/Server"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Layer, Redacted } from "effect"
 import { keys, testConfig } from "./harness.js"

@@ -64,7 +64,7 @@ const start = async (): Promise<Started> => {
   const port = await freePort()
   // The embedded database: whatever DATABASE_URL the tests run with is not this server's.
   const { DATABASE_URL: _postgres, ...inherited } = process.env
-  const child = spawn("python3", ["-c", launcher, process.execPath, "--import", "tsx", "examples/server/src/main.ts"], {
+  const child = spawn("python3", ["-c", launcher, process.execPath, "--import", "tsx", "packages/server/src/main.ts"], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     env: {

@@ -29,7 +29,7 @@ const serverProcess = (databaseUrl: string) =>
     const port = yield* freePort
     const child = yield* Effect.acquireRelease(
       Effect.sync(() =>
-        spawn(process.execPath, ["--import", "tsx", "examples/server/src/main.ts"], {
+        spawn(process.execPath, ["--import", "tsx", "packages/server/src/main.ts"], {
           cwd: root,
           stdio: ["ignore", "ignore", "inherit"],
           env: {

@@ -314,7 +314,7 @@ describe("docs: every block is marked, and samples are the files", () => {
       [...readFileSync(join(root, "docs/operations.md"), "utf8").matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]!)
     )
     const read = new Set(
-      [...readFileSync(join(root, "examples/server/src/Config.ts"), "utf8").matchAll(/\(\s*"([A-Z][A-Z_]+)"/g)].map(
+      [...readFileSync(join(root, "packages/server/src/Config.ts"), "utf8").matchAll(/\(\s*"([A-Z][A-Z_]+)"/g)].map(
         (m) => m[1]!
       )
     )
@@ -421,7 +421,7 @@ describe("docs: commands", () => {
     const workDir = temp()
     const env = { WAYBILL_DATA_DIR: join(workDir, ".waybill", "data") }
     const [direct] = runBlocks("server-direct")
-    assert.strictEqual(direct!.content, "node --import tsx examples/server/src/main.ts")
+    assert.strictEqual(direct!.content, "node --import tsx packages/server/src/main.ts")
     const first = await startServer(direct!.content, env)
     const key = (await first.server.waitFor(DEV_KEY))[0]
     const draft = await api(first.base, key, "/drafts", {

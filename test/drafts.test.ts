@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
-import * as Server from "@waybill/example-server/Server"
+import * as Server from "@waybill/server/Server"
 import { Effect } from "effect"
 import * as fc from "fast-check"
 import { contractMaster } from "./fixtures.js"

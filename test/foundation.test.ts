@@ -1,6 +1,6 @@
 import { request } from "node:http"
 import { assert } from "@effect/vitest"
-import * as Server from "@waybill/example-server/Server"
+import * as Server from "@waybill/server/Server"
 import { Effect } from "effect"
 import { call, forEachServer, isErrorBody, keys } from "./harness.js"
 

@@ -5,7 +5,7 @@
  * them. (On the embedded database: this is about the HTTP and domain layers, not storage.)
  */
 import { assert, layer } from "@effect/vitest"
-import * as Server from "@waybill/example-server/Server"
+import * as Server from "@waybill/server/Server"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect } from "effect"
 import * as fc from "fast-check"

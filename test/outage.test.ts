@@ -7,8 +7,8 @@
  * 202 (before the outage or after it) is delivered.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as ReferenceDataFile from "@waybill/example-server/ReferenceDataFile"
-import * as Server from "@waybill/example-server/Server"
+import * as ReferenceDataFile from "@waybill/server/ReferenceDataFile"
+import * as Server from "@waybill/server/Server"
 import { Effect, Layer, Redacted } from "effect"
 import { keys, testConfig } from "./harness.js"
 import { canRunCluster, cluster } from "./postgres-cluster.js"

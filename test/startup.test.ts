@@ -34,7 +34,7 @@ const start = (env: Record<string, string>): Promise<Run> =>
   new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "examples/server/src/main.ts"],
+      ["--import", "tsx", "packages/server/src/main.ts"],
       { cwd: root, env: environment(env), timeout: 60_000 },
       (error, stdout, stderr) =>
         resolve({
@@ -193,7 +193,7 @@ describe("npm start stops with its parent", () => {
       try {
         assert.isTrue(await waitUntil(() => /Listening on/.test(output), 50_000), output)
         const node = descendants(npm.pid!).find((pid) =>
-          readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("examples/server/src/main.ts")
+          readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("packages/server/src/main.ts")
         )
         assert.isDefined(node, output)
         process.kill(npm.pid!, signal)

@@ -1,6 +1,7 @@
 /**
  * Runs an example when its file is executed directly (`npx tsx examples/embed/src/express.ts`)
- * rather than imported by a test: starts it on `PORT` (default 3001), prints where, and closes
+ * rather than imported by a test: starts it on `PORT` (default: the example's own port, so that
+ * the three run side by side: node:http 3001, Express 3002, Hono 3003), prints where, and closes
  * it on Ctrl-C or SIGTERM.
  *
  * @since 0.1.0
@@ -23,10 +24,10 @@ export interface Running {
  * @since 0.1.0
  * @category utils
  */
-export const runIfMain = (moduleUrl: string, start: (port: number) => Promise<Running>): void => {
+export const runIfMain = (moduleUrl: string, start: (port: number) => Promise<Running>, defaultPort: number): void => {
   const script = process.argv[1]
   if (script === undefined || pathToFileURL(script).href !== moduleUrl) return
-  start(Number(process.env.PORT ?? 3001)).then(
+  start(Number(process.env.PORT ?? defaultPort)).then(
     (running) => {
       console.log(`Listening on ${running.url}; Waybill at ${running.url}/waybill (try ${running.url}/waybill/health)`)
       // Ctrl-C under npx/tsx arrives more than once: the first one closes, repeats wait for it.

@@ -4,20 +4,20 @@
  *   WAYBILL_API_KEYS=acme:a-long-random-key npx tsx examples/embed/src/express.ts
  */
 import type { AddressInfo } from "node:net"
+import { getRequestListener } from "@hono/node-server"
+import * as Waybill from "@waybill/server/Waybill"
 import express from "express"
 import { type Running, runIfMain } from "./Main.js"
-import { toNodeListener } from "./NodeListener.js"
-import * as Waybill from "./Waybill.js"
 
 export const start = async (port: number, env: Record<string, string | undefined> = process.env): Promise<Running> => {
-  const waybill = await Waybill.make(env)
+  const waybill = await Waybill.make({ env, basePath: "/waybill" })
   const app = express()
   app.get("/", (_req, res) => {
     res.json({ app: "my backend" })
   })
   // Express removes "/waybill" from req.url before the listener sees it. Register no body
   // parser (express.json()) in front of it: Waybill reads and checks the raw body itself.
-  app.use("/waybill", toNodeListener(waybill.handler))
+  app.use("/waybill", getRequestListener(waybill.handler))
   const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
     const listening = app.listen(port, "127.0.0.1", (error?: Error) => (error ? reject(error) : resolve(listening)))
   })
@@ -31,4 +31,4 @@ export const start = async (port: number, env: Record<string, string | undefined
   }
 }
 
-runIfMain(import.meta.url, start)
+runIfMain(import.meta.url, start, 3002)

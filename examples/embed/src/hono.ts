@@ -6,13 +6,13 @@
  */
 import type { AddressInfo } from "node:net"
 import { serve } from "@hono/node-server"
+import * as Waybill from "@waybill/server/Waybill"
 import { Hono } from "hono"
 import { mount } from "hono/mount"
 import { type Running, runIfMain } from "./Main.js"
-import * as Waybill from "./Waybill.js"
 
 export const start = async (port: number, env: Record<string, string | undefined> = process.env): Promise<Running> => {
-  const waybill = await Waybill.make(env)
+  const waybill = await Waybill.make({ env, basePath: "/waybill" })
   const app = new Hono()
   app.get("/", (c) => c.json({ app: "my backend" }))
   app.all(
@@ -32,4 +32,4 @@ export const start = async (port: number, env: Record<string, string | undefined
   }
 }
 
-runIfMain(import.meta.url, start)
+runIfMain(import.meta.url, start, 3003)

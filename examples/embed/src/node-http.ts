@@ -5,19 +5,20 @@
  */
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { getRequestListener } from "@hono/node-server"
+import * as Waybill from "@waybill/server/Waybill"
 import { type Running, runIfMain } from "./Main.js"
-import { toNodeListener } from "./NodeListener.js"
-import * as Waybill from "./Waybill.js"
 
 export const start = async (port: number, env: Record<string, string | undefined> = process.env): Promise<Running> => {
-  const waybill = await Waybill.make(env)
-  const api = toNodeListener(waybill.handler)
+  const waybill = await Waybill.make({ env, basePath: "/waybill" })
+  const api = getRequestListener(waybill.handler)
   const server = createServer((req, res) => {
     const url = req.url ?? "/"
     if (url === "/waybill" || url.startsWith("/waybill/") || url.startsWith("/waybill?")) {
       // The API's routes start at its root: strip the mount path.
       req.url = url.slice("/waybill".length) || "/"
-      return api(req, res)
+      void api(req, res)
+      return
     }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ app: "my backend" }))
   })
@@ -32,4 +33,4 @@ export const start = async (port: number, env: Record<string, string | undefined
   }
 }
 
-runIfMain(import.meta.url, start)
+runIfMain(import.meta.url, start, 3001)

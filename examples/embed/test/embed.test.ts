@@ -36,7 +36,12 @@ for (const example of examples) {
       assert.strictEqual(health.status, 200)
       assert.deepStrictEqual(await health.json(), { status: "ok" })
       const spec = await fetch(`${running.url}/waybill/openapi.json`)
-      assert.strictEqual(((await spec.json()) as { openapi: string }).openapi, "3.1.0")
+      const document = (await spec.json()) as { openapi: string; servers?: ReadonlyArray<{ url: string }> }
+      assert.strictEqual(document.openapi, "3.1.0")
+      // The document names the mount path, so the API reference's samples and "try it" reach it.
+      assert.deepStrictEqual(document.servers, [{ url: "/waybill" }])
+      const docs = await (await fetch(`${running.url}/waybill/docs`)).text()
+      assert.include(docs, '"servers":[{"url":"/waybill"}]')
     })
 
     it("serves the operator console under the mount path, its assets where the page points", async () => {

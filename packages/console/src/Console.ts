@@ -85,7 +85,7 @@ const page = (assets: string) => `<!doctype html>
 let bundle: Promise<Bundle.Bundle> | undefined
 // Built once per process, on first use; a failed build is tried again on the next request.
 const loadBundle = () => {
-  bundle ??= Bundle.make().catch((error: unknown) => {
+  bundle ??= Bundle.load().catch((error: unknown) => {
     bundle = undefined
     throw error
   })

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import type * as HttpApp from "@effect/platform/HttpApp"
@@ -12,6 +12,7 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as OpenApi from "@effect/platform/OpenApi"
 import type { ApiKeys } from "@waybill/core/ApiKeys"
 import { Availability } from "@waybill/core/Availability"
 import type { Transactor } from "@waybill/core/Transactor"
@@ -148,18 +149,48 @@ export const layerServer: Layer.Layer<
 > = layerServerWith(Layer.empty)
 
 /**
+ * Where a web handler is mounted: `basePath` is the path prefix under which the host serves it
+ * (`"/waybill"` for `app.use("/waybill", …)`), so that `/openapi.json` and `/docs` name it as
+ * their `servers` entry and "try it" requests reach the API.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface WebHandlerOptions {
+  readonly basePath?: string | undefined
+}
+
+/**
+ * The API whose OpenAPI document names `basePath` (normalised to `/prefix`, or `/`) as its
+ * server.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerApiAt = (basePath: string): Layer.Layer<HttpApi.Api, never, Requirements> => {
+  const url = `/${basePath.replace(/^\/+|\/+$/g, "")}`
+  return Layer.effect(
+    HttpApi.Api,
+    Effect.map(HttpApi.Api, ({ api, context }) => ({ api: api.annotate(OpenApi.Servers, [{ url }]), context }))
+  ).pipe(Layer.provide(layerApi))
+}
+
+/**
  * A Fetch-style handler `(Request) => Promise<Response>` serving the same routes, for mounting
  * inside another server. Call `dispose` on shutdown.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const toWebHandler = <E>(dependencies: Layer.Layer<Requirements, E>) =>
+export const toWebHandler = <E>(dependencies: Layer.Layer<Requirements, E>, options: WebHandlerOptions = {}) =>
   HttpApiBuilder.toWebHandler(
     Layer.mergeAll(
       HttpApiScalar.layer({ path: "/docs" }),
       HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
       HttpServer.layerContext
-    ).pipe(Layer.provideMerge(layerApi), Layer.provide(dependencies)),
+    ).pipe(
+      Layer.provideMerge(options.basePath === undefined ? layerApi : layerApiAt(options.basePath)),
+      Layer.provide(dependencies)
+    ),
     { middleware: checkBodies }
   )
