@@ -23,6 +23,7 @@
  *
  * @since 0.1.0
  */
+import * as Availability from "@waybill/core/Availability"
 import * as Id from "@waybill/core/Id"
 import * as Random_ from "@waybill/core/RandomBytes"
 import { Transactor } from "@waybill/core/Transactor"
@@ -1315,16 +1316,20 @@ export const make = (options: Options = {}) =>
       })
     ).pipe(Effect.withSpan("Dispatcher.deliverDue"))
 
-    const survive = <A>(self: Effect.Effect<A>, what: string): Effect.Effect<A | undefined> =>
+    // A failed turn is reported (an outage once, not once a turn) and the loop goes on after a pause.
+    const survive = <A>(self: Effect.Effect<A>, reporter: Availability.LoopReporter): Effect.Effect<A | undefined> =>
       self.pipe(
+        Effect.tap(() => reporter.succeeded),
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)
-            : Effect.zipRight(
-                Effect.logError(`The dispatcher's ${what} loop failed; it goes on after a pause`, cause),
-                Effect.as(Effect.sleep(settings.pollIntervalMs), undefined)
-              )
+            : Effect.zipRight(reporter.failed(cause), Effect.as(Effect.sleep(settings.pollIntervalMs), undefined))
         )
+      )
+    const reporterOf = (what: string) =>
+      Availability.loopReporter(
+        `the dispatcher's ${what} loop`,
+        `The dispatcher's ${what} loop failed; it goes on after a pause`
       )
 
     const run: Effect.Effect<never> = Effect.scoped(
@@ -1342,12 +1347,14 @@ export const make = (options: Options = {}) =>
           ).pipe(Effect.asVoid)
         const loop = yield* makeLoop(deliverWake, onRetry, true)
         const fan = loop.fan!
+        const fanOutReporter = yield* reporterOf("fan-out")
+        const deliveryReporter = yield* reporterOf("delivery")
         // Polling: one ticker wakes both loops, so a wait costs no timer of its own.
         yield* Effect.forkIn(Effect.forever(Effect.zipRight(Effect.sleep(settings.pollIntervalMs), wakeBoth)), scope)
         yield* Effect.forkIn(
           Effect.forever(
             Effect.gen(function* () {
-              const step = yield* survive(fanOutStep(loop, fan), "fan-out")
+              const step = yield* survive(fanOutStep(loop, fan), fanOutReporter)
               if (step === "full") yield* loop.room.wait
               else if (step === "blocked")
                 yield* Effect.raceFirst(fan.drained.wait, Effect.sleep(settings.recordDelayMs))
@@ -1358,7 +1365,7 @@ export const make = (options: Options = {}) =>
         )
         return yield* Effect.forever(
           Effect.gen(function* () {
-            const claimed = yield* survive(claimFor(loop), "delivery")
+            const claimed = yield* survive(claimFor(loop), deliveryReporter)
             if (claimed === "blocked") yield* loop.written.wait
             else yield* deliverWake.wait
           })
