@@ -12,7 +12,7 @@ import * as Testing from "@waybill/store-pg/Testing"
 import autocannon from "autocannon"
 import { Effect } from "effect"
 import { contractMaster } from "./fixtures.js"
-import { processKey, serverProcess } from "./server-process.js"
+import { logEntries, processKey, serverProcess } from "./server-process.js"
 
 const url = process.env.DATABASE_URL
 const seconds = 30
@@ -81,7 +81,7 @@ describe.skipIf(url === undefined || url === "")("load held on PostgreSQL", () =
           `load: server RSS ${megabytes(atStart)} at start, ${megabytes(before)} after the warm-up, ${megabytes(after)} after ${seconds} s of load (every 5 s: ${samples.map(megabytes).join(", ")})`
         )
         assert.isBelow(after, before * 2 + 50 * 1024 * 1024, "the server's resident set stays flat")
-        const errors = server.output.filter((line) => /level=(ERROR|FATAL)/.test(line))
+        const errors = logEntries(server.output).filter((entry) => entry.level === "ERROR" || entry.level === "FATAL")
         assert.deepStrictEqual(errors, [], "nothing logged as an error")
       }).pipe(Effect.scoped),
     { timeout: 90_000 }

@@ -94,3 +94,18 @@ export const serverProcess = (
     }
     return { base, child, output, rss } satisfies ServerProcess
   })
+
+export interface LogEntry {
+  readonly level: string
+  readonly message: string
+}
+
+/**
+ * The log entries among a server's output lines (Effect's logger: `[time] LEVEL (#fiber) spans:
+ * message`, then the annotations and any cause on lines of their own).
+ */
+export const logEntries = (lines: ReadonlyArray<string>): Array<LogEntry> =>
+  lines.flatMap((line) => {
+    const entry = /^\[[^\]]+\] ([A-Z]+) \(#\d+\)[^:]*: (.*)$/.exec(line)
+    return entry === null ? [] : [{ level: entry[1]!, message: entry[2]! }]
+  })
