@@ -214,6 +214,13 @@ const describeFailure = (statusCode: number | null, error: SendError | undefined
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
     const settings = settingsOf(options)
+    const availability = yield* Effect.serviceOption(Availability.Availability)
+    // A write the unreachable database refused is said briefly (the loops report the outage);
+    // any other failure with its cause.
+    const logWriteFailure = (message: string, cause: Cause.Cause<unknown>) =>
+      Option.isSome(availability) && availability.value.isOutage(Cause.squash(cause))
+        ? Effect.logWarning(`${message} (the database cannot be reached)`)
+        : Effect.logError(message, cause)
     const outbox = yield* OutboxReader
     const repository = yield* WebhookRepository
     const store = yield* DeliveryStore
@@ -771,7 +778,7 @@ export const make = (options: Options = {}) =>
               Effect.catchAllCause((cause) =>
                 Cause.isInterruptedOnly(cause)
                   ? Effect.failCause(cause)
-                  : Effect.logError("Delivery results could not be written; they will be retried", cause)
+                  : logWriteFailure("Delivery results could not be written; they will be retried", cause)
               )
             )
           }
@@ -1248,7 +1255,7 @@ export const make = (options: Options = {}) =>
             Effect.catchAllCause((cause) =>
               Cause.isInterruptedOnly(cause)
                 ? Effect.failCause(cause)
-                : Effect.as(Effect.logError("Fresh deliveries could not be recorded", cause), false)
+                : Effect.as(logWriteFailure("Fresh deliveries could not be recorded", cause), false)
             )
           )
         if (!recorded) {
