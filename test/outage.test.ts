@@ -154,6 +154,29 @@ describe.runIf(canRunCluster)("database outage under continuous publishing", () 
         })
         assert.strictEqual(registered.status, 201)
 
+        // A recurring master whose window ends during the coming outage, so that only the
+        // generator's loop can end it, and only after the outage. The server's clock started at
+        // 05:59:30 (WAYBILL_CLOCK_START): its daily 06:00 UTC tour is generated at activation,
+        // and its window ends at 06:00:01.
+        const endsAt = Date.parse("2027-01-01T06:00:01Z") / 1000
+        const { startsAt: _, ...schedule } = contractMaster().recurringSchedule
+        const master = yield* request(base, "/drafts", {
+          key,
+          json: {
+            ...contractMaster(),
+            recurringSchedule: { ...schedule, cronExpressions: ["0 6 * * *"], timezone: "UTC", endsAt }
+          }
+        })
+        assert.strictEqual(master.status, 201, JSON.stringify(master.body))
+        // The server's clock minus ours, to a second.
+        const skew = master.body.createdAt * 1000 - Date.now()
+        const serverNow = () => (Date.now() + skew) / 1000
+        const activated = yield* request(base, `/drafts/${master.body.id}/actions`, {
+          key,
+          json: { type: "activate-recurring" }
+        })
+        assert.strictEqual(activated.status, 200, JSON.stringify(activated.body))
+
         // Liveness and readiness, every 100 ms.
         const probes: Array<{ at: number; live: number; ready: number }> = []
         let running = true
@@ -221,28 +244,6 @@ describe.runIf(canRunCluster)("database outage under continuous publishing", () 
         const afterRestart = yield* readyAgain(restarted)
         yield* Effect.sleep("2 seconds")
 
-        // A recurring master whose window ends during the coming outage, so that only the
-        // generator's loop can end it, and only after the outage. The server's clock started at
-        // 05:59:30 (WAYBILL_CLOCK_START): its daily 06:00 UTC tour is generated at activation,
-        // and its window ends at 06:00:01.
-        const endsAt = Date.parse("2027-01-01T06:00:01Z") / 1000
-        const { startsAt: _, ...schedule } = contractMaster().recurringSchedule
-        const master = yield* request(base, "/drafts", {
-          key,
-          json: {
-            ...contractMaster(),
-            recurringSchedule: { ...schedule, cronExpressions: ["0 6 * * *"], timezone: "UTC", endsAt }
-          }
-        })
-        assert.strictEqual(master.status, 201, JSON.stringify(master.body))
-        // The server's clock minus ours, to a second.
-        const skew = master.body.createdAt * 1000 - Date.now()
-        const serverNow = () => (Date.now() + skew) / 1000
-        const activated = yield* request(base, `/drafts/${master.body.id}/actions`, {
-          key,
-          json: { type: "activate-recurring" }
-        })
-        assert.strictEqual(activated.status, 200, JSON.stringify(activated.body))
         // Publishing goes on until the window is about to end.
         yield* Effect.sleep(Math.max(0, (endsAt - 5 - serverNow()) * 1000))
         assert.strictEqual((yield* request(base, `/drafts/${master.body.id}`, { key })).body.status, "active-recurring")
@@ -289,6 +290,7 @@ describe.runIf(canRunCluster)("database outage under continuous publishing", () 
         assert.strictEqual(ended.length, 1)
         assert.isAbove(ended[0]!.arrivedAt, started)
 
+        // OUTAGE_LOG=1 prints the server's whole log (to see what an operator would).
         if (process.env.OUTAGE_LOG) console.log(server.output.join("\n"))
         // What the log says from the 10-s stop on: warnings and errors, and the returns.
         const log = logEntries(server.output.slice(logBefore)).filter(
