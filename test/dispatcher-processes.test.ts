@@ -3,64 +3,13 @@
  * nothing (the restarted process takes over expired leases; duplicates keep their delivery id),
  * and two processes running at once deliver each delivery once.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { createServer } from "node:net"
-import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect } from "effect"
 import { eventually, type Received, receiver } from "./receivers.js"
+import { processKey as key, serverProcess } from "./server-process.js"
 
 const url = process.env.DATABASE_URL
-const root = fileURLToPath(new URL("..", import.meta.url))
-const key = "process-test-key-0001"
-
-const freePort = Effect.async<number>((resume) => {
-  const probe = createServer()
-  probe.listen(0, "127.0.0.1", () => {
-    const { port } = probe.address() as { port: number }
-    probe.close(() => resume(Effect.succeed(port)))
-  })
-})
-
-/** A reference server process on a fresh port; killed with SIGKILL when the scope closes. */
-const serverProcess = (databaseUrl: string) =>
-  Effect.gen(function* () {
-    const port = yield* freePort
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        spawn(process.execPath, ["--import", "tsx", "packages/server/src/main.ts"], {
-          cwd: root,
-          stdio: ["ignore", "ignore", "inherit"],
-          env: {
-            ...process.env,
-            DATABASE_URL: databaseUrl,
-            PORT: String(port),
-            HOST: "127.0.0.1",
-            WAYBILL_SECRET_KEY: "ab".repeat(32),
-            WAYBILL_API_KEYS: `ws-proc:${key}`,
-            WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
-            WAYBILL_DELIVERY_TIMEOUT_MS: "3000",
-            WAYBILL_DELIVERY_LEASE_MS: "4000",
-            WAYBILL_RETRY_DELAY_MS: "300"
-          }
-        })
-      ),
-      (child: ChildProcess) => Effect.sync(() => child.kill("SIGKILL"))
-    )
-    const base = `http://127.0.0.1:${port}`
-    yield* eventually(
-      Effect.promise(() =>
-        fetch(`${base}/health`).then(
-          (r) => r.ok,
-          () => false
-        )
-      ),
-      "the server process to start",
-      90_000
-    )
-    return { base, child }
-  })
 
 const post = (base: string, path: string, body: unknown) =>
   Effect.promise(() =>

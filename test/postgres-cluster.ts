@@ -4,7 +4,7 @@
  * tests stop and restart it; the machine's own PostgreSQL is never touched). Needs the server
  * binaries (Debian's postgresql package); as root, the cluster runs as the `postgres` user.
  */
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -22,10 +22,14 @@ const binaries = (() => {
 export const canRunCluster = binaries !== undefined && existsSync(join(binaries, "pg_ctl"))
 
 const asRoot = process.getuid?.() === 0
-const run = (tool: string, args: ReadonlyArray<string>) =>
-  asRoot
-    ? execFileSync("runuser", ["-u", "postgres", "--", join(binaries!, tool), ...args], { stdio: "pipe" })
-    : execFileSync(join(binaries!, tool), args, { stdio: "pipe" })
+const command = (tool: string, args: ReadonlyArray<string>): [string, Array<string>] =>
+  asRoot ? ["runuser", ["-u", "postgres", "--", join(binaries!, tool), ...args]] : [join(binaries!, tool), [...args]]
+const run = (tool: string, args: ReadonlyArray<string>) => execFileSync(...command(tool, args), { stdio: "pipe" })
+// Without blocking the test's event loop: its clients and servers go on meanwhile.
+const runAsync = (tool: string, args: ReadonlyArray<string>) =>
+  Effect.async<void>((resume) => {
+    execFile(...command(tool, args), (error) => resume(error ? Effect.die(error) : Effect.void))
+  })
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -40,9 +44,9 @@ export interface Cluster {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */
   readonly url: string
   /** Stops the server (fast shutdown: open connections are cut, as in a restart). */
-  readonly stop: () => void
-  /** Starts it again on the same data directory and port. */
-  readonly start: () => void
+  readonly stop: Effect.Effect<void>
+  /** Starts it again on the same data directory and port; done once it accepts connections. */
+  readonly start: Effect.Effect<void>
 }
 
 /** A cluster for the scope: created, started, and at the end stopped and removed. */
@@ -55,13 +59,10 @@ export const cluster = Effect.acquireRelease(
     run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
     const port = await freePort()
     const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`
-    const start = () => {
-      run("pg_ctl", ["-D", data, "-o", options, "-l", join(directory, "log"), "-w", "-t", "30", "start"])
-    }
-    const stop = () => {
-      run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"])
-    }
-    start()
+    const startArgs = ["-D", data, "-o", options, "-l", join(directory, "log"), "-w", "-t", "30", "start"]
+    const start = runAsync("pg_ctl", startArgs)
+    const stop = runAsync("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"])
+    run("pg_ctl", startArgs)
     return { directory, cluster: { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop, start } }
   }),
   ({ directory }) =>

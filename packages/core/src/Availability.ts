@@ -7,9 +7,11 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 
 /**
  * @since 0.1.0
@@ -39,3 +41,53 @@ export const layerAlways: Layer.Layer<Availability> = Layer.succeed(Availability
   check: Effect.succeed(true),
   isOutage: () => false
 })
+
+/**
+ * What a background loop (the dispatcher's, the tour generator's) says about its failures: an
+ * outage of the storage once when the loop first meets it (a warning naming the loop, without a
+ * stack) and once when the loop runs again, however many turns fail meanwhile; any other failure
+ * every time, as an error with its cause. Without an `Availability` layer every failure is of
+ * the second kind.
+ *
+ * @since 0.1.0
+ * @category reporting
+ */
+export interface LoopReporter {
+  /** Reports a failed turn of the loop. */
+  readonly failed: (cause: Cause.Cause<unknown>) => Effect.Effect<void>
+  /** Reports a turn that went through (says the loop runs again if it had met an outage). */
+  readonly succeeded: Effect.Effect<void>
+}
+
+/**
+ * A reporter for the loop named `loop` (e.g. "the dispatcher's delivery loop"); `failure` is
+ * the message of a failure that is not an outage.
+ *
+ * @since 0.1.0
+ * @category reporting
+ */
+export const loopReporter = (loop: string, failure: string): Effect.Effect<LoopReporter> =>
+  Effect.map(Effect.serviceOption(Availability), (availability) => {
+    // When the loop met the current outage; undefined while it runs.
+    let since: number | undefined
+    const isOutage = (cause: Cause.Cause<unknown>) =>
+      Option.isSome(availability) && availability.value.isOutage(Cause.squash(cause))
+    return {
+      failed: (cause) =>
+        Effect.suspend(() => {
+          if (!isOutage(cause)) return Effect.logError(failure, cause)
+          if (since !== undefined) return Effect.void
+          since = Date.now()
+          const squashed = Cause.squash(cause)
+          return Effect.logWarning(`The database cannot be reached: ${loop} waits until it is back`).pipe(
+            Effect.annotateLogs({ cause: squashed instanceof Error ? squashed.message : String(squashed) })
+          )
+        }),
+      succeeded: Effect.suspend(() => {
+        if (since === undefined) return Effect.void
+        const seconds = ((Date.now() - since) / 1000).toFixed(1)
+        since = undefined
+        return Effect.logInfo(`The database is back: ${loop} runs again (it waited ${seconds} s)`)
+      })
+    }
+  })

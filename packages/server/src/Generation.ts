@@ -11,6 +11,7 @@
  *
  * @since 0.1.0
  */
+import * as Availability from "@waybill/core/Availability"
 import * as Transactor from "@waybill/core/Transactor"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import type { ActionType } from "@waybill/drafts/Draft"
@@ -143,16 +144,23 @@ export const withTours = <E, R>(drafts: Layer.Layer<DraftService, E, R>, options
  */
 export const layerLoop = (interval: Duration.DurationInput): Layer.Layer<never, never, TourGenerator.TourGenerator> =>
   Layer.scopedDiscard(
-    Effect.flatMap(TourGenerator.TourGenerator, (generator) =>
-      generator.run.pipe(
+    Effect.gen(function* () {
+      const generator = yield* TourGenerator.TourGenerator
+      // An unreachable database is said once when met and once when gone, not once a run.
+      const reporter = yield* Availability.loopReporter(
+        "the tour generator",
+        "Tour generation run failed; retried next interval"
+      )
+      return yield* generator.run.pipe(
         Effect.tap((summary) =>
           summary.toursCreated + summary.ended + summary.failed > 0
             ? Effect.logInfo("Tour generation run").pipe(Effect.annotateLogs({ ...summary }))
             : Effect.void
         ),
-        Effect.catchAllCause((cause) => Effect.logError("Tour generation run failed; retried next interval", cause)),
+        Effect.zipLeft(reporter.succeeded),
+        Effect.catchAllCause(reporter.failed),
         Effect.repeat(Schedule.spaced(interval)),
         Effect.forkScoped
       )
-    )
+    })
   )

@@ -17,6 +17,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import * as Pg from "pg"
 import * as StorageAvailability from "./internal/availability.js"
 import * as Embedded from "./internal/embedded.js"
@@ -93,14 +94,60 @@ const postgresPool = (url: string, maxConnections: number) =>
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
   )
 
+// Notifications on a connection of their own, as `PgClient.listen` does, except that every
+// notification on the channel is emitted, an empty one too (`PgClient.listen` drops those, and
+// the outbox's are empty: no process was ever woken by another's events), and a lost connection
+// ends the stream with a failure (`PgClient.listen` ignores the connection's errors: after a
+// restart of PostgreSQL its stream stays open and silent for good), so that a caller can listen
+// again.
+const listen =
+  (url: string) =>
+  (channel: string): Stream.Stream<string, SqlError> =>
+    Stream.asyncPush<string, SqlError>((emit) =>
+      Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            const client = new Pg.Client({ connectionString: url, application_name: "waybill" })
+            const lost = (cause: unknown) =>
+              emit.fail(new SqlError({ cause, message: "The connection listening for notifications was lost" }))
+            client.on("error", lost)
+            client.on("end", () => lost(new Error("Connection terminated")))
+            client.on("notification", (message) => {
+              // Our notifications carry no payload (`PgClient.listen` drops those).
+              if (message.channel === channel) emit.single(message.payload ?? "")
+            })
+            try {
+              await client.connect()
+              await client.query(`LISTEN ${Pg.escapeIdentifier(channel)}`)
+            } catch (cause) {
+              client.removeAllListeners()
+              client.on("error", () => {})
+              await client.end().catch(() => {})
+              throw cause
+            }
+            return client
+          },
+          catch: (cause) => new SqlError({ cause, message: "Failed to listen" })
+        }),
+        (client) =>
+          Effect.promise(() => {
+            client.removeAllListeners()
+            client.on("error", () => {})
+            return client.end().catch(() => {})
+          }).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+      )
+    )
+
 const client = (config: DatabaseConfig) =>
   Effect.gen(function* () {
     if (config._tag === "Postgres") {
-      return yield* PgClient.fromPool({
-        acquire: postgresPool(Redacted.value(config.url), config.maxConnections ?? 10),
+      const url = Redacted.value(config.url)
+      const pg = yield* PgClient.fromPool({
+        acquire: postgresPool(url, config.maxConnections ?? 10),
         applicationName: "waybill",
         types
       })
+      return Object.assign(pg, { listen: listen(url) })
     }
     // PGlite is one session shared by whatever connects to its socket, so statements prepared
     // by a connection that broke would still be there for its replacement: unnamed ones only.

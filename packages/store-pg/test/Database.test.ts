@@ -8,8 +8,9 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { assert, it } from "@effect/vitest"
 import * as Transactor from "@waybill/core/Transactor"
 import * as OutboxReader from "@waybill/webhooks/OutboxReader"
-import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Option, Queue, Redacted, Stream } from "effect"
 import * as Database from "../src/Database.js"
+import * as EventOutbox from "../src/EventOutbox.js"
 import { MAX_PREPARED_PER_CONNECTION } from "../src/internal/preparedStatements.js"
 import * as Migrations from "../src/Migrations.js"
 import * as StoreOutboxReader from "../src/OutboxReader.js"
@@ -176,4 +177,35 @@ it.live.skipIf(!process.env.DATABASE_URL)(
       assert.isAbove(MAX_PREPARED_PER_CONNECTION, before + 1)
     }).pipe(Effect.scoped),
   120_000
+)
+
+it.live.skipIf(!process.env.DATABASE_URL)(
+  "on PostgreSQL, listen hears the outbox's notifications (empty ones) and fails once its connection is lost",
+  () =>
+    Effect.gen(function* () {
+      const url = yield* Testing.freshPostgresDatabase(process.env.DATABASE_URL!)
+      const context = yield* Layer.build(
+        Database.layer({ _tag: "Postgres", url: Redacted.make(url), maxConnections: 2 })
+      )
+      const pg = Context.get(context, PgClient.PgClient)
+      const heard = yield* Queue.unbounded<string>()
+      const listening = yield* pg.listen(EventOutbox.channel).pipe(
+        Stream.runForEach((payload) => Queue.offer(heard, payload)),
+        Effect.exit,
+        Effect.fork
+      )
+      // Until the LISTEN is in place, notifications are sent again.
+      let payload: Option.Option<string> = Option.none()
+      for (let tries = 0; tries < 25 && Option.isNone(payload); tries++) {
+        yield* pg`SELECT pg_notify(${EventOutbox.channel}, '')`
+        payload = yield* Queue.take(heard).pipe(Effect.timeoutOption("200 millis"))
+      }
+      assert.deepStrictEqual(payload, Option.some(""), "a notification heard within 5 s")
+      // PostgreSQL ends the listening connection (as a restart does): the stream fails.
+      yield* pg`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`
+      const ended = yield* Fiber.join(listening).pipe(Effect.timeoutOption("10 seconds"))
+      assert.isTrue(Option.isSome(ended) && Exit.isFailure(ended.value), "the stream failed")
+    }).pipe(Effect.scoped),
+  60_000
 )

@@ -23,6 +23,7 @@
  *
  * @since 0.1.0
  */
+import * as Availability from "@waybill/core/Availability"
 import * as Id from "@waybill/core/Id"
 import * as Random_ from "@waybill/core/RandomBytes"
 import { Transactor } from "@waybill/core/Transactor"
@@ -213,6 +214,13 @@ const describeFailure = (statusCode: number | null, error: SendError | undefined
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
     const settings = settingsOf(options)
+    const availability = yield* Effect.serviceOption(Availability.Availability)
+    // A write the unreachable database refused is said briefly (the loops report the outage);
+    // any other failure with its cause.
+    const logWriteFailure = (message: string, cause: Cause.Cause<unknown>) =>
+      Option.isSome(availability) && availability.value.isOutage(Cause.squash(cause))
+        ? Effect.logWarning(`${message} (the database cannot be reached)`)
+        : Effect.logError(message, cause)
     const outbox = yield* OutboxReader
     const repository = yield* WebhookRepository
     const store = yield* DeliveryStore
@@ -770,7 +778,7 @@ export const make = (options: Options = {}) =>
               Effect.catchAllCause((cause) =>
                 Cause.isInterruptedOnly(cause)
                   ? Effect.failCause(cause)
-                  : Effect.logError("Delivery results could not be written; they will be retried", cause)
+                  : logWriteFailure("Delivery results could not be written; they will be retried", cause)
               )
             )
           }
@@ -1247,7 +1255,7 @@ export const make = (options: Options = {}) =>
             Effect.catchAllCause((cause) =>
               Cause.isInterruptedOnly(cause)
                 ? Effect.failCause(cause)
-                : Effect.as(Effect.logError("Fresh deliveries could not be recorded", cause), false)
+                : Effect.as(logWriteFailure("Fresh deliveries could not be recorded", cause), false)
             )
           )
         if (!recorded) {
@@ -1315,16 +1323,20 @@ export const make = (options: Options = {}) =>
       })
     ).pipe(Effect.withSpan("Dispatcher.deliverDue"))
 
-    const survive = <A>(self: Effect.Effect<A>, what: string): Effect.Effect<A | undefined> =>
+    // A failed turn is reported (an outage once, not once a turn) and the loop goes on after a pause.
+    const survive = <A>(self: Effect.Effect<A>, reporter: Availability.LoopReporter): Effect.Effect<A | undefined> =>
       self.pipe(
+        Effect.tap(() => reporter.succeeded),
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)
-            : Effect.zipRight(
-                Effect.logError(`The dispatcher's ${what} loop failed; it goes on after a pause`, cause),
-                Effect.as(Effect.sleep(settings.pollIntervalMs), undefined)
-              )
+            : Effect.zipRight(reporter.failed(cause), Effect.as(Effect.sleep(settings.pollIntervalMs), undefined))
         )
+      )
+    const reporterOf = (what: string) =>
+      Availability.loopReporter(
+        `the dispatcher's ${what} loop`,
+        `The dispatcher's ${what} loop failed; it goes on after a pause`
       )
 
     const run: Effect.Effect<never> = Effect.scoped(
@@ -1342,12 +1354,14 @@ export const make = (options: Options = {}) =>
           ).pipe(Effect.asVoid)
         const loop = yield* makeLoop(deliverWake, onRetry, true)
         const fan = loop.fan!
+        const fanOutReporter = yield* reporterOf("fan-out")
+        const deliveryReporter = yield* reporterOf("delivery")
         // Polling: one ticker wakes both loops, so a wait costs no timer of its own.
         yield* Effect.forkIn(Effect.forever(Effect.zipRight(Effect.sleep(settings.pollIntervalMs), wakeBoth)), scope)
         yield* Effect.forkIn(
           Effect.forever(
             Effect.gen(function* () {
-              const step = yield* survive(fanOutStep(loop, fan), "fan-out")
+              const step = yield* survive(fanOutStep(loop, fan), fanOutReporter)
               if (step === "full") yield* loop.room.wait
               else if (step === "blocked")
                 yield* Effect.raceFirst(fan.drained.wait, Effect.sleep(settings.recordDelayMs))
@@ -1358,7 +1372,7 @@ export const make = (options: Options = {}) =>
         )
         return yield* Effect.forever(
           Effect.gen(function* () {
-            const claimed = yield* survive(claimFor(loop), "delivery")
+            const claimed = yield* survive(claimFor(loop), deliveryReporter)
             if (claimed === "blocked") yield* loop.written.wait
             else yield* deliverWake.wait
           })

@@ -167,19 +167,24 @@ export const RETRY_AFTER_SECONDS = 5
 /**
  * Failures the API definition does not describe itself, turned into the contract's body: request
  * decoding (400 with every issue), domain validation (400), unknown routes (404), the database
- * being unreachable (503, logged once per outage, not once per request) and unexpected defects
+ * being unreachable (503, logged when an outage begins and once a minute while it lasts, not once
+ * per request) and unexpected defects
  * (500, logged, no internals). Runs inside the API, around the router. `isOutage` tells an
  * unreachable database from a bug (the `Availability` port).
  */
 export const describeFailures = (isOutage: (defect: unknown) => boolean) => {
-  // When the current outage was last logged: one line per minute at most, with the count since.
+  // One line when an outage begins (no request refused for twice the Retry-After before), then
+  // one a minute at most while it lasts, with the count since the last.
   let loggedAt = 0
+  let refusedAt = 0
   let unlogged = 0
   const outage = (defect: unknown) =>
     Effect.suspend(() => {
       unlogged++
       const now = Date.now()
-      if (now - loggedAt < 60_000) return Effect.void
+      const begins = now - refusedAt > 2 * RETRY_AFTER_SECONDS * 1000
+      refusedAt = now
+      if (!begins && now - loggedAt < 60_000) return Effect.void
       const count = unlogged
       loggedAt = now
       unlogged = 0

@@ -1,0 +1,111 @@
+/**
+ * The reference server in a process of its own (`node --import tsx packages/server/src/main.ts`)
+ * on a free loopback port: for tests that kill it, read its memory, or read its log. The process
+ * is killed with SIGKILL when the scope closes.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+import { Effect } from "effect"
+import { eventually } from "./receivers.js"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+/** The API key of workspace `ws-proc` in every server process. */
+export const processKey = "process-test-key-0001"
+
+export const freePort = Effect.async<number>((resume) => {
+  const probe = createServer()
+  probe.listen(0, "127.0.0.1", () => {
+    const { port } = probe.address() as { port: number }
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+export interface ServerProcess {
+  readonly base: string
+  readonly child: ChildProcess
+  /** Every line the process wrote to stdout and stderr so far (with `captureOutput`). */
+  readonly output: Array<string>
+  /** The process's resident set size now, in bytes (from /proc). */
+  readonly rss: () => number
+}
+
+/**
+ * A reference server process on `databaseUrl`, ready when it answers `/health`. `env` adds to or
+ * overrides its environment; with `captureOutput` its log is kept in `output` rather than shown.
+ */
+export const serverProcess = (
+  databaseUrl: string,
+  options: { readonly env?: Record<string, string>; readonly captureOutput?: boolean } = {}
+) =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    const output: Array<string> = []
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const child = spawn(process.execPath, ["--import", "tsx", "packages/server/src/main.ts"], {
+          cwd: root,
+          stdio: ["ignore", options.captureOutput ? "pipe" : "ignore", options.captureOutput ? "pipe" : "inherit"],
+          env: {
+            ...process.env,
+            DATABASE_URL: databaseUrl,
+            PORT: String(port),
+            HOST: "127.0.0.1",
+            WAYBILL_SECRET_KEY: "ab".repeat(32),
+            WAYBILL_API_KEYS: `ws-proc:${processKey}`,
+            WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
+            WAYBILL_DELIVERY_TIMEOUT_MS: "3000",
+            WAYBILL_DELIVERY_LEASE_MS: "4000",
+            WAYBILL_RETRY_DELAY_MS: "300",
+            ...options.env
+          }
+        })
+        for (const stream of [child.stdout, child.stderr]) {
+          let partial = ""
+          stream?.setEncoding("utf8")
+          stream?.on("data", (chunk: string) => {
+            const lines = (partial + chunk).split("\n")
+            partial = lines.pop() ?? ""
+            output.push(...lines)
+          })
+        }
+        return child
+      }),
+      (child: ChildProcess) => Effect.sync(() => child.kill("SIGKILL"))
+    )
+    const base = `http://127.0.0.1:${port}`
+    yield* eventually(
+      Effect.promise(() =>
+        fetch(`${base}/health`).then(
+          (r) => r.ok,
+          () => false
+        )
+      ),
+      "the server process to start",
+      90_000
+    )
+    const rss = () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
+      const kib = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)
+      if (kib === null) throw new Error(`no VmRSS for process ${child.pid}`)
+      return Number(kib[1]) * 1024
+    }
+    return { base, child, output, rss } satisfies ServerProcess
+  })
+
+export interface LogEntry {
+  readonly level: string
+  readonly message: string
+}
+
+/**
+ * The log entries among a server's output lines (Effect's logger: `[time] LEVEL (#fiber) spans:
+ * message`, then the annotations and any cause on lines of their own).
+ */
+export const logEntries = (lines: ReadonlyArray<string>): Array<LogEntry> =>
+  lines.flatMap((line) => {
+    const entry = /^\[[^\]]+\] ([A-Z]+) \(#\d+\)[^:]*: (.*)$/.exec(line)
+    return entry === null ? [] : [{ level: entry[1]!, message: entry[2]! }]
+  })
