@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * API keys of the reference server (`npm run keys -- <command>`), on the database the server
  * uses: the same environment (`DATABASE_URL`, else the embedded database in `WAYBILL_DATA_DIR`).

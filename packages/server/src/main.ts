@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Runs the reference server from the environment (`npm start`). Stops gracefully on SIGINT and
  * SIGTERM: the HTTP server closes, then the database. A setting or a database the server cannot

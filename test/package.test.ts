@@ -1,0 +1,161 @@
+/**
+ * Waybill as a host installs it: every `@waybill/*` package is built and packed, and the
+ * tarballs go into an empty project outside the workspace with plain `npm install` (no tsx, no
+ * path mapping, no workspace links). There the pure packages are imported from plain Node (ESM
+ * and `require`), a TypeScript consumer is type-checked under `moduleResolution: nodenext`, and
+ * an Express and a Hono application mount the web handler, answer requests and deliver a signed
+ * event that the receiver kit verifies.
+ */
+import { execFile } from "node:child_process"
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { packAll } from "../scripts/pack.js"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const work = mkdtempSync(join(tmpdir(), "waybill-consumer-"))
+const project = join(work, "host")
+
+// Nothing of the workspace's environment: no source condition, no npm script context.
+const environment = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CI: "true" }
+
+const run = (command: string, args: ReadonlyArray<string>, timeout = 240_000) =>
+  new Promise<{ code: number; output: string }>((resolve) =>
+    execFile(
+      command,
+      args,
+      { cwd: project, env: environment, timeout, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, output: stdout + stderr })
+    )
+  )
+
+// The host's other dependencies at the versions the workspace locked (so the npm cache has them).
+const installed = (name: string) =>
+  (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
+const peers = [
+  "effect",
+  "@effect/platform",
+  "@effect/platform-node",
+  "@effect/sql",
+  "@effect/sql-pg",
+  "@effect/experimental"
+]
+const hostDependencies = ["express", "hono", "@hono/node-server"]
+const hostDevDependencies = ["typescript", "@types/node", "@types/express"]
+
+describe("the packed packages in a project outside the workspace", () => {
+  let install = { code: -1, output: "" }
+
+  beforeAll(async () => {
+    const tarballs = packAll(join(work, "tarballs"))
+    mkdirSync(join(project, "src/domain"), { recursive: true })
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify(
+        {
+          name: "host",
+          private: true,
+          type: "module",
+          dependencies: Object.fromEntries([
+            ...tarballs.map(({ name, tarball }) => [name, `file:${tarball}`]),
+            ...[...peers, ...hostDependencies].map((name) => [name, installed(name)])
+          ]),
+          devDependencies: Object.fromEntries(hostDevDependencies.map((name) => [name, installed(name)]))
+        },
+        null,
+        2
+      )
+    )
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          skipLibCheck: true,
+          types: ["node"],
+          rootDir: "src",
+          outDir: "dist"
+        },
+        include: ["src"]
+      })
+    )
+    // The consumer: the domain examples of docs/embedding.md and a host with Express and Hono.
+    for (const file of readdirSync(join(root, "examples/embed/src/domain"))) {
+      cpSync(join(root, "examples/embed/src/domain", file), join(project, "src/domain", file))
+    }
+    cpSync(join(root, "test/package/host.ts"), join(project, "src/host.ts"))
+    writeFileSync(
+      join(project, "require.cjs"),
+      [
+        'const Hmac = require("@waybill/signing/Hmac")',
+        'const { compileFilter } = require("@waybill/filters/Filter")',
+        'const Either = require("effect/Either")',
+        'const headers = Hmac.signatureHeaders("a shared secret of 16+ characters", 1798000000, "{}")',
+        'const verdict = Hmac.verify({ secret: "a shared secret of 16+ characters", headers, rawBody: "{}", now: 1798000000 })',
+        "console.log(JSON.stringify({ verified: Either.isRight(verdict), compile: typeof compileFilter }))"
+      ].join("\n")
+    )
+    install = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"])
+  }, 600_000)
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+  it("installs from the tarballs with plain npm install, one copy of Effect", async () => {
+    assert.strictEqual(install.code, 0, install.output)
+    const listing = await run("npm", ["ls", "effect", "--all", "--parseable"])
+    const copies = new Set(listing.output.split("\n").filter((line) => line.endsWith("/node_modules/effect")))
+    assert.strictEqual(copies.size, 1, listing.output)
+    // The packages hold their build, not the workspace's links.
+    const manifest = JSON.parse(readFileSync(join(project, "node_modules/@waybill/http/package.json"), "utf8")) as {
+      exports: Record<string, unknown>
+      peerDependencies: Record<string, string>
+    }
+    assert.deepInclude(manifest.exports["./*"] as object, { types: "./dist/*.d.ts", default: "./dist/*.js" })
+    assert.containsAllKeys(manifest.peerDependencies, ["effect", "@effect/platform"])
+  }, 120_000)
+
+  it("type-checks a TypeScript consumer under moduleResolution nodenext and runs it with plain Node", async () => {
+    assert.strictEqual(install.code, 0, install.output)
+    const compiled = await run(join(project, "node_modules/.bin/tsc"), ["-p", "."])
+    assert.strictEqual(compiled.code, 0, compiled.output)
+    for (const example of ["signing", "filters", "recurring", "drafts"]) {
+      const ran = await run(process.execPath, [`dist/domain/${example}.js`])
+      assert.strictEqual(ran.code, 0, `${example}: ${ran.output}`)
+      assert.notMatch(ran.output, /Error/, `${example}: ${ran.output}`)
+    }
+  }, 240_000)
+
+  it("requires the packages from CommonJS", async () => {
+    assert.strictEqual(install.code, 0, install.output)
+    const ran = await run(process.execPath, ["require.cjs"])
+    assert.strictEqual(ran.code, 0, ran.output)
+    assert.include(ran.output, '{"verified":true,"compile":"function"}')
+  }, 60_000)
+
+  it("mounts the web handler in Express and Hono, answers, and delivers a signed event the receiver kit verifies", async () => {
+    assert.strictEqual(install.code, 0, install.output)
+    const ran = await run(process.execPath, ["dist/host.js"], 120_000)
+    assert.strictEqual(ran.code, 0, ran.output)
+    const lines = ran.output
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    const expected = {
+      health: 200,
+      servers: [{ url: "/waybill" }],
+      webhook: 201,
+      published: 202,
+      delivered: "tour-created"
+    }
+    assert.deepStrictEqual(lines, [
+      { framework: "express", ...expected },
+      { framework: "hono", ...expected }
+    ])
+  }, 180_000)
+})
