@@ -26,8 +26,9 @@ forEachServer("foundation", (it) => {
     })
   )
 
-  it.effect("a missing, malformed, empty or unknown key is 401", () =>
+  it.effect("a missing, malformed, empty or unknown key is 401, with the same body whatever the reason", () =>
     Effect.gen(function* () {
+      const bodies = new Set<string>()
       const attempts = [
         {},
         { authorization: `Basic ${keys.a}` },
@@ -40,7 +41,9 @@ forEachServer("foundation", (it) => {
         const reply = yield* call("/transport-shapes", { headers })
         assert.isTrue(isErrorBody(reply, 401, "unauthorized"), `${JSON.stringify(headers)} → ${reply.text}`)
         assert.isFalse(reply.text.includes(keys.a))
+        bodies.add(reply.text)
       }
+      assert.strictEqual(bodies.size, 1, [...bodies].join("\n"))
     })
   )
 

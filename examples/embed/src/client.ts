@@ -24,9 +24,16 @@ const program = Effect.gen(function* () {
   // Error bodies are typed failures: one class per status of the contract.
   Effect.catchIf(
     (error) => error instanceof ApiError.Unauthorized,
-    (error) => Effect.dieMessage(`Check WAYBILL_API_KEY: ${error.message}`)
+    (error) => Effect.fail(`check WAYBILL_API_KEY: ${Client.describeError(error)}`)
   ),
+  // Anything else that failed, as one line.
+  Effect.mapError(Client.describeError),
   Effect.provide(FetchHttpClient.layer)
 )
 
-Effect.runPromise(program)
+Effect.runPromise(Effect.either(program)).then((result) => {
+  if (result._tag === "Left") {
+    console.error(result.left)
+    process.exitCode = 1
+  }
+})

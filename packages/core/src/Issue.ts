@@ -58,10 +58,18 @@ export const prefix = (issues: ReadonlyArray<Issue>, path: string | number): Arr
  * @since 0.1.0
  * @category conversions
  */
-export const fromParseError = (error: ParseResult.ParseError, path: string | number = ""): Array<Issue> =>
-  Arr.dedupeWith(
+export const fromParseError = (error: ParseResult.ParseError, path: string | number = ""): Array<Issue> => {
+  const issues = Arr.dedupeWith(
     ParseResult.ArrayFormatter.formatErrorSync(error).map((item) =>
       make(joinPath(path, ...item.path.map((segment) => String(segment))), item.message)
     ),
     (a, b) => a.path === b.path && a.message === b.message
   )
+  // An optional field is a union with `undefined`: its refused value also fails that member, whose
+  // "Expected undefined" says nothing the field's own message does not.
+  return issues.filter(
+    (issue) =>
+      !issue.message.startsWith("Expected undefined, actual ") ||
+      !issues.some((other) => other !== issue && other.path === issue.path)
+  )
+}

@@ -82,6 +82,26 @@ describe("Issue", () => {
     }
   })
 
+  it("says what an optional field expects, without the union's 'Expected undefined'", () => {
+    const schema = Schema.Struct({
+      status: Schema.optional(
+        Schema.String.pipe(Schema.filter((s) => s === "draft", { message: () => "must be one of the statuses" }))
+      ),
+      limit: Schema.optional(Schema.Number)
+    })
+    const result = Schema.decodeUnknownEither(schema)({ status: "nope", limit: "x" }, { errors: "all" })
+    assert.isTrue(result._tag === "Left")
+    if (result._tag === "Left") {
+      const issues = Issue.fromParseError(result.left)
+      assert.deepStrictEqual(
+        issues.map((i) => i.path),
+        ["status", "limit"]
+      )
+      assert.strictEqual(issues[0]!.message, "must be one of the statuses")
+      assert.notMatch(issues[1]!.message, /Expected undefined/)
+    }
+  })
+
   it("prefixes nested issues", () => {
     assert.deepStrictEqual(Issue.prefix([Issue.make("x", "m"), Issue.make("", "n")], "filters"), [
       { path: "filters.x", message: "m" },

@@ -29,7 +29,11 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@wa
 // `Bearer <token>` refused, so the header is read again here.
 const BEARER = /^Bearer ([\x21-\x7e]+)$/
 
-const refuse = (message: string) => Effect.fail(new Unauthorized({ message, issues: [] }))
+// One body whatever the reason (missing, malformed, unknown or revoked): a caller learns nothing
+// about which keys exist.
+const refused = Effect.fail(
+  new Unauthorized({ message: "A valid API key is required: send Authorization: Bearer <apiKey>", issues: [] })
+)
 
 /**
  * The middleware over the `ApiKeys` service.
@@ -45,13 +49,10 @@ export const layer: Layer.Layer<Authentication, never, ApiKeys> = Layer.effect(
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const header = request.headers.authorization
-          if (header === undefined || header === "") {
-            return yield* refuse("Missing API key: send Authorization: Bearer <apiKey>")
-          }
-          const match = BEARER.exec(header)
-          if (match === null) return yield* refuse("Malformed Authorization header: expected Bearer <apiKey>")
+          const match = header === undefined ? null : BEARER.exec(header)
+          if (match === null) return yield* refused
           const principal = yield* keys.authenticate(Redacted.make(match[1]!))
-          if (Option.isNone(principal)) return yield* refuse("Unknown or revoked API key")
+          if (Option.isNone(principal)) return yield* refused
           return { id: principal.value.workspaceId, apiKeyId: principal.value.apiKeyId }
         })
     })

@@ -10,6 +10,7 @@ import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
 import type * as Redacted from "effect/Redacted"
 import { WaybillApi } from "./Api.js"
 
@@ -76,3 +77,48 @@ export const make = (options: Options) =>
  * @category models
  */
 export type Client = Effect.Effect.Success<ReturnType<typeof make>>
+
+const statusOf: Record<string, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  invalid_transition: 409,
+  conflict: 409,
+  precondition_failed: 412,
+  unavailable: 503
+}
+
+const firstLine = (text: string) => text.split("\n", 1)[0] ?? ""
+
+/**
+ * One readable line for any failure of a client call, for logs and command-line tools: the
+ * contract's error body (`401 unauthorized: A valid API key is required…`), a server that could
+ * not be reached (`cannot reach http://…: connect ECONNREFUSED 127.0.0.1:3000`), an unexpected
+ * status or an answer that does not decode.
+ *
+ * @example
+ * ```ts
+ * Effect.runPromise(program.pipe(Effect.tapError((error) => Effect.logError(Client.describeError(error)))))
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const describeError = (error: unknown): string => {
+  if (typeof error !== "object" || error === null) return String(error)
+  if (ParseResult.isParseError(error)) return `the answer does not match the API: ${firstLine(error.message)}`
+  const { _tag, code, message } = error as { _tag?: unknown; code?: unknown; message?: unknown }
+  if (typeof code === "string" && typeof message === "string") {
+    return `${statusOf[code] ?? "error"} ${code}: ${message}`
+  }
+  if (_tag === "RequestError") {
+    const { request, cause } = error as { request: { url: string }; cause?: unknown }
+    const reason = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause : cause).message : String(cause)
+    return `cannot reach ${request.url}: ${firstLine(reason)}`
+  }
+  if (_tag === "ResponseError") {
+    const { response, request } = error as { response: { status: number }; request: { url: string } }
+    return `unexpected answer ${response.status} from ${request.url}`
+  }
+  return typeof message === "string" && message !== "" ? firstLine(message) : String(error)
+}
