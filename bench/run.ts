@@ -24,7 +24,9 @@ if (files.length === 0) {
 let failed = 0
 for (const file of files) {
   console.log(`\n=== ${file}`)
-  const result = spawnSync(process.execPath, ["--import", "tsx", join(here, file)], { stdio: "inherit" })
+  const result = spawnSync(process.execPath, ["--conditions=@waybill/source", "--import", "tsx", join(here, file)], {
+    stdio: "inherit"
+  })
   if (result.status !== 0) failed++
 }
 process.exit(failed === 0 ? 0 : 1)

@@ -17,7 +17,7 @@ const run = () =>
     delete env.DATABASE_URL
     const [command, args] = viaNpm
       ? ["npm", ["run", "--silent", "demo"]]
-      : [process.execPath, ["--import", "tsx", "scripts/demo.ts"]]
+      : [process.execPath, ["--conditions=@waybill/source", "--import", "tsx", "scripts/demo.ts"]]
     execFile(command, args, { cwd: root, env, encoding: "utf8", timeout: 150_000 }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
     )

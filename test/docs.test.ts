@@ -37,7 +37,11 @@ const scenarios = [
   "server-direct",
   "quickstart",
   "quickstart-client",
+  "quickstart-local-server",
+  "quickstart-receiver",
+  "quickstart-deliveries",
   "keys",
+  "embed-install",
   "embed-server",
   "embed-client",
   "commands",
@@ -355,6 +359,33 @@ describe("docs: commands", () => {
     graceful(await server.stop("SIGINT"), "SIGINT", server.output())
     await released(dataDir, server, false)
 
+    // Your own deliveries: the server again with loopback targets allowed, the example receiver,
+    // a webhook to it and an event published; the receiver verifies and prints the delivery.
+    const [localBlock] = runBlocks("quickstart-local-server")
+    const local = await startServer(localBlock!.content, { WAYBILL_DATA_DIR: dataDir })
+    const receiverPort = await freePort()
+    const [receiverBlock] = runBlocks("quickstart-receiver")
+    const receiver = start(receiverBlock!.content, { env: { PORT: String(receiverPort) } })
+    await receiver.waitFor(/receiver listening on/)
+    const deliveries = await bash(
+      strictCurl(
+        runBlocks("quickstart-deliveries")
+          .map((block) => block.content)
+          .join("\n")
+          .replaceAll("127.0.0.1:3000", `127.0.0.1:${local.port}`)
+          .replaceAll("127.0.0.1:3001", `127.0.0.1:${receiverPort}`)
+      ),
+      { env: { WAYBILL_API_KEY: key } }
+    )
+    ok(deliveries, "the quickstart's deliveries")
+    assert.match(deliveries.stdout, /\{"id":"evt_\w+"\}/)
+    const delivered = await receiver.waitFor(/event=tour-created delivery=(dlv_\w+) verified=hmac/, 30_000)
+    assert.include(deliveries.stdout, '"eventType":"tour-created"')
+    graceful(await receiver.stop("SIGINT"), "SIGINT", receiver.output())
+    graceful(await local.server.stop("SIGINT"), "SIGINT", local.server.output())
+    await released(dataDir, local.server, false)
+    assert.include(deliveries.stdout, delivered[1]!)
+
     // npm run keys, line by line: `key_...` is the key created just before (quickstart) or the
     // development key the client used so far (security.md's rotation).
     const env = { WAYBILL_DATA_DIR: dataDir }
@@ -421,7 +452,7 @@ describe("docs: commands", () => {
     const workDir = temp()
     const env = { WAYBILL_DATA_DIR: join(workDir, ".waybill", "data") }
     const [direct] = runBlocks("server-direct")
-    assert.strictEqual(direct!.content, "node --import tsx packages/server/src/main.ts")
+    assert.strictEqual(direct!.content, "node --conditions=@waybill/source --import tsx packages/server/src/main.ts")
     const first = await startServer(direct!.content, env)
     const key = (await first.server.waitFor(DEV_KEY))[0]
     const draft = await api(first.base, key, "/drafts", {

@@ -19,11 +19,15 @@ const committed = readFileSync(committedPath, "utf8")
 const stale = "docs/openapi.json is stale: run npm run docs:openapi (npx tsx scripts/generate-openapi.ts)"
 
 const script = (...args: Array<string>) =>
-  execFileSync(process.execPath, ["--import", "tsx", join(root, "scripts/generate-openapi.ts"), ...args], {
-    cwd: root,
-    encoding: "utf8",
-    stdio: "pipe"
-  })
+  execFileSync(
+    process.execPath,
+    ["--conditions=@waybill/source", "--import", "tsx", join(root, "scripts/generate-openapi.ts"), ...args],
+    {
+      cwd: root,
+      encoding: "utf8",
+      stdio: "pipe"
+    }
+  )
 
 describe("docs/openapi.json", () => {
   it("is the document of WaybillApi, formatted as the script writes it", () => {

@@ -32,25 +32,27 @@ const run = (command: string, args: ReadonlyArray<string>, timeout = 240_000) =>
     )
   )
 
-// The host's other dependencies at the versions the workspace locked (so the npm cache has them).
+// The host's own dependencies at the versions the workspace locked (so the npm cache has them).
 const installed = (name: string) =>
-  (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
-const peers = [
-  "effect",
-  "@effect/platform",
-  "@effect/platform-node",
-  "@effect/sql",
-  "@effect/sql-pg",
-  "@effect/experimental"
-]
+  `${name}@${(JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version}`
 const hostDependencies = ["express", "hono", "@hono/node-server"]
 const hostDevDependencies = ["typescript", "@types/node", "@types/express"]
+
+// The install command of docs/embedding.md, as written.
+const documentedInstall = /<!-- run: embed-install -->\n```sh\n(.+)\n```/.exec(
+  readFileSync(join(root, "docs/embedding.md"), "utf8")
+)?.[1]
 
 describe("the packed packages in a project outside the workspace", () => {
   let install = { code: -1, output: "" }
 
   beforeAll(async () => {
     const tarballs = packAll(join(work, "tarballs"))
+    const tarballOf = new Map(tarballs.map(({ name, tarball }) => [name, tarball]))
+    // The registry, played by the tarballs: the documented command names packages, each of which
+    // is installed from its tarball; the ones it brings along are pinned to theirs by overrides.
+    const command = (documentedInstall ?? "").split(" ")
+    const named = command.filter((word) => tarballOf.has(word))
     mkdirSync(join(project, "src/domain"), { recursive: true })
     writeFileSync(
       join(project, "package.json"),
@@ -59,11 +61,9 @@ describe("the packed packages in a project outside the workspace", () => {
           name: "host",
           private: true,
           type: "module",
-          dependencies: Object.fromEntries([
-            ...tarballs.map(({ name, tarball }) => [name, `file:${tarball}`]),
-            ...[...peers, ...hostDependencies].map((name) => [name, installed(name)])
-          ]),
-          devDependencies: Object.fromEntries(hostDevDependencies.map((name) => [name, installed(name)]))
+          overrides: Object.fromEntries(
+            tarballs.filter(({ name }) => !named.includes(name)).map(({ name, tarball }) => [name, `file:${tarball}`])
+          )
         },
         null,
         2
@@ -101,12 +101,24 @@ describe("the packed packages in a project outside the workspace", () => {
         "console.log(JSON.stringify({ verified: Either.isRight(verdict), compile: typeof compileFilter }))"
       ].join("\n")
     )
-    install = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"])
+    const options = ["--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
+    if (command.slice(0, 2).join(" ") !== "npm install" || named.length === 0) {
+      install = {
+        code: 1,
+        output: `docs/embedding.md: the embed-install block is not an npm install of @waybill packages: ${documentedInstall}`
+      }
+      return
+    }
+    install = await run("npm", [...command.slice(1).map((word) => tarballOf.get(word) ?? word), ...options])
+    if (install.code !== 0) return
+    install = await run("npm", ["install", ...hostDependencies.map(installed), ...options])
+    if (install.code !== 0) return
+    install = await run("npm", ["install", "--save-dev", ...hostDevDependencies.map(installed), ...options])
   }, 600_000)
 
   afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-  it("installs from the tarballs with plain npm install, one copy of Effect", async () => {
+  it("installs as docs/embedding.md says, with plain npm install: Effect as a peer, one copy of it", async () => {
     assert.strictEqual(install.code, 0, install.output)
     const listing = await run("npm", ["ls", "effect", "--all", "--parseable"])
     const copies = new Set(listing.output.split("\n").filter((line) => line.endsWith("/node_modules/effect")))

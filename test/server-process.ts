@@ -45,23 +45,27 @@ export const serverProcess = (
     const output: Array<string> = []
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const child = spawn(process.execPath, ["--import", "tsx", "packages/server/src/main.ts"], {
-          cwd: root,
-          stdio: ["ignore", options.captureOutput ? "pipe" : "ignore", options.captureOutput ? "pipe" : "inherit"],
-          env: {
-            ...process.env,
-            DATABASE_URL: databaseUrl,
-            PORT: String(port),
-            HOST: "127.0.0.1",
-            WAYBILL_SECRET_KEY: "ab".repeat(32),
-            WAYBILL_API_KEYS: `ws-proc:${processKey}`,
-            WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
-            WAYBILL_DELIVERY_TIMEOUT_MS: "3000",
-            WAYBILL_DELIVERY_LEASE_MS: "4000",
-            WAYBILL_RETRY_DELAY_MS: "300",
-            ...options.env
+        const child = spawn(
+          process.execPath,
+          ["--conditions=@waybill/source", "--import", "tsx", "packages/server/src/main.ts"],
+          {
+            cwd: root,
+            stdio: ["ignore", options.captureOutput ? "pipe" : "ignore", options.captureOutput ? "pipe" : "inherit"],
+            env: {
+              ...process.env,
+              DATABASE_URL: databaseUrl,
+              PORT: String(port),
+              HOST: "127.0.0.1",
+              WAYBILL_SECRET_KEY: "ab".repeat(32),
+              WAYBILL_API_KEYS: `ws-proc:${processKey}`,
+              WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
+              WAYBILL_DELIVERY_TIMEOUT_MS: "3000",
+              WAYBILL_DELIVERY_LEASE_MS: "4000",
+              WAYBILL_RETRY_DELAY_MS: "300",
+              ...options.env
+            }
           }
-        })
+        )
         for (const stream of [child.stdout, child.stderr]) {
           let partial = ""
           stream?.setEncoding("utf8")

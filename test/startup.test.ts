@@ -34,7 +34,7 @@ const start = (env: Record<string, string>): Promise<Run> =>
   new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "packages/server/src/main.ts"],
+      ["--conditions=@waybill/source", "--import", "tsx", "packages/server/src/main.ts"],
       { cwd: root, env: environment(env), timeout: 60_000 },
       (error, stdout, stderr) =>
         resolve({

@@ -233,7 +233,7 @@ describe("example receiver configuration", () => {
 describe("example receiver as a process", () => {
   it("starts from the environment, prints its address and one line per verified event", async () => {
     const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
-    const child = spawn(process.execPath, ["--import", "tsx", main], {
+    const child = spawn(process.execPath, ["--conditions=@waybill/source", "--import", "tsx", main], {
       env: { ...process.env, PORT: "0", HOST: "127.0.0.1", RECEIVER_AUTH: "hmac", RECEIVER_SECRET: secret },
       stdio: ["ignore", "pipe", "pipe"]
     })

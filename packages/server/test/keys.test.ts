@@ -40,7 +40,7 @@ const keys = (env: Env, ...args: Array<string>) =>
   new Promise<Run>((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", keysScript, ...args],
+      ["--conditions=@waybill/source", "--import", "tsx", keysScript, ...args],
       { env: { ...baseEnv(), ...env }, encoding: "utf8" },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
     )
