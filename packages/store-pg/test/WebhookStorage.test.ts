@@ -276,7 +276,7 @@ forEachBackend(
           ].sort()
         )
         const retried = second.find((claimed) => claimed.webhookId === two.id && claimed.eventId === events[0]!.id)!
-        const attempt = { at: NOW / 1000, statusCode: 200, durationMs: 3, error: null }
+        const attempt = { at: NOW / 1000, statusCode: 200, durationMs: 3, error: null, trigger: "automatic" as const }
         const applied = yield* store.complete([
           { deliveryId: first[0]!.id, leaseToken: "token-1", attempt, status: "succeeded", retryAt: null },
           // Not this lease's token: ignored.

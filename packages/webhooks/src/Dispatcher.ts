@@ -135,6 +135,11 @@ export class Dispatcher extends Context.Tag("@waybill/webhooks/Dispatcher")<
      * poll, not by events, which it would only find nothing for.
      */
     readonly wake: Effect.Effect<void>
+    /**
+     * Stored deliveries were made due outside fan-out (a resend or a replay): `run` claims at
+     * once instead of at its next poll.
+     */
+    readonly wakeDelivery: Effect.Effect<void>
   }
 >() {}
 
@@ -330,6 +335,7 @@ export const make = (options: Options = {}) =>
           webhookId: webhook.id,
           eventId: event.id,
           eventType,
+          eventCreatedAt: event.createdAt,
           createdAt: Math.floor(now / 1000),
           dueAt: now,
           body: event.body,
@@ -408,14 +414,22 @@ export const make = (options: Options = {}) =>
       retryDraw: number
     ): Outcome => {
       const attempt = claimed.attempts + 1
+      // Numbered on across cycles; each cycle (fan-out's, or a resend's or replay's) has one retry.
+      const inCycle = attempt - claimed.cycleStart
       const statusCode = Either.isRight(result) ? result.right.statusCode : null
       const succeeded = statusCode !== null && isSuccess(statusCode)
       const error: ErrorClass | null = succeeded ? null : Either.isLeft(result) ? result.left.reason : "http"
-      const record: Attempt = { at: Math.floor(start / 1000), statusCode, durationMs: Math.max(0, end - start), error }
+      const record: Attempt = {
+        at: Math.floor(start / 1000),
+        statusCode,
+        durationMs: Math.max(0, end - start),
+        error,
+        trigger: claimed.trigger
+      }
       const base = { deliveryId: claimed.id, leaseToken: claimed.leaseToken, attempt: record }
       const completion: Completion = succeeded
         ? { ...base, status: "succeeded", retryAt: null }
-        : attempt < maxAttempts
+        : inCycle < maxAttempts
           ? {
               ...base,
               status: "pending",
@@ -437,6 +451,7 @@ export const make = (options: Options = {}) =>
         eventId: claimed.eventId,
         eventType: claimed.eventType,
         attempt: claimed.attempts + 1,
+        trigger: claimed.trigger,
         statusCode: completion.attempt.statusCode ?? "none",
         durationMs: completion.attempt.durationMs,
         error: completion.attempt.error ?? "none"
@@ -1180,6 +1195,8 @@ export const make = (options: Options = {}) =>
               eventType: delivery.eventType,
               body: delivery.body,
               attempts: 0,
+              cycleStart: 0,
+              trigger: "automatic",
               leaseToken: lease.token,
               target: delivery.target
             },
@@ -1366,7 +1383,9 @@ export const make = (options: Options = {}) =>
       })
     )
 
-    return Dispatcher.of({ fanOut, fanOutAll, deliverDue, run, wake })
+    const wakeDelivery = Effect.sync(() => deliverWake.notify())
+
+    return Dispatcher.of({ fanOut, fanOutAll, deliverDue, run, wake, wakeDelivery })
   })
 
 /**

@@ -80,6 +80,13 @@ export * as Registration from "./Registration.js"
 export * as SecretBox from "./SecretBox.js"
 
 /**
+ * Resend and replay: request rules, retention window, errors.
+ *
+ * @since 0.1.0
+ */
+export * as Replay from "./Replay.js"
+
+/**
  * Which webhook targets are refused: the IANA special-purpose address registries.
  *
  * @since 0.1.0
