@@ -66,7 +66,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("replay")`/webhooks/${webhookId}/replay`
-      .setPayload(documentedUnknown(ReplayRequest, "ReplayRequest", { checkOnEncode: true }))
+      .setPayload(documentedUnknown(ReplayRequest, "ReplayDeliveriesRequest", { checkOnEncode: true }))
       .addSuccess(Replayed, { status: 202 })
       .addError(NotFound)
       .annotate(

@@ -203,14 +203,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}
             ${query.after === undefined ? sql`` : sql`AND id < ${query.after}`}
           ORDER BY id DESC LIMIT ${query.limit + 1}`.pipe(
-          Effect.map((rows) =>
-            Page.make(
-              "dlv",
-              rows.map(logOf),
-              query.limit,
-              (log) => log.id
-            )
-          ),
+          Effect.map((rows) => Page.make("dlv", rows.map(logOf), query.limit, (log) => log.id)),
           Effect.orDie
         ),
       // One statement: a delivery that is pending already (maybe leased and in flight) is left

@@ -160,7 +160,11 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
     readonly resend: (
       id: string,
       deliveryId: string
-    ) => Effect.Effect<DeliveryLog, WebhookNotFound | Replay.DeliveryNotFound | Replay.DeliveryPending, CurrentWorkspace>
+    ) => Effect.Effect<
+      DeliveryLog,
+      WebhookNotFound | Replay.DeliveryNotFound | Replay.DeliveryPending,
+      CurrentWorkspace
+    >
     /**
      * `POST /webhooks/{id}/replay` → 202: every delivery of the webhook whose event was created
      * in `[since, until)` and whose status matches (`failed` by default, or `all`) goes back to
@@ -455,5 +459,11 @@ export const layer = (
 ): Layer.Layer<
   WebhookService,
   never,
-  WebhookRepository | DeliveryStore.DeliveryStore | FailureAlerts | SecretBox | HostResolver | PropertyDefinitions | Transactor
+  | WebhookRepository
+  | DeliveryStore.DeliveryStore
+  | FailureAlerts
+  | SecretBox
+  | HostResolver
+  | PropertyDefinitions
+  | Transactor
 > => Layer.effect(WebhookService, make(options))

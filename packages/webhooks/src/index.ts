@@ -71,20 +71,18 @@ export * as Page from "./Page.js"
  * @since 0.1.0
  */
 export * as Registration from "./Registration.js"
-
-/**
- * Webhook secrets at rest: the `SecretBox` port and AES-256-GCM.
- *
- * @since 0.1.0
- */
-export * as SecretBox from "./SecretBox.js"
-
 /**
  * Resend and replay: request rules, retention window, errors.
  *
  * @since 0.1.0
  */
 export * as Replay from "./Replay.js"
+/**
+ * Webhook secrets at rest: the `SecretBox` port and AES-256-GCM.
+ *
+ * @since 0.1.0
+ */
+export * as SecretBox from "./SecretBox.js"
 
 /**
  * Which webhook targets are refused: the IANA special-purpose address registries.
