@@ -181,7 +181,7 @@ describe.runIf(hasChromium)("operator console in a browser", () => {
           const id = decodeURIComponent(/#\/webhooks\/([^/]+)$/.exec(p.url())![1]!)
           const stored = (yield* call(`/webhooks/${id}`, { key: keys.a })).body
           assert.deepStrictEqual(stored.filters, { "tour-action-created": intendedFilter })
-          assert.deepStrictEqual(stored.auth, { type: "hmac", secret: "********" })
+          assert.deepStrictEqual(stored.auth, { type: "hmac", secret: "********", scheme: "waybill" })
           assert.strictEqual(stored.url, target.url)
           assert.strictEqual(stored.description, "ops board")
 

@@ -224,7 +224,7 @@ describe("Client", () => {
           }
         })
         assert.match(webhook.id, /^whk_/)
-        assert.deepStrictEqual(webhook.auth, { type: "hmac", secret: "********" })
+        assert.deepStrictEqual(webhook.auth, { type: "hmac", secret: "********", scheme: "waybill" })
         const listed = yield* client.webhooks.list({ urlParams: {} })
         assert.deepStrictEqual(
           listed.data.map((item) => item.id),

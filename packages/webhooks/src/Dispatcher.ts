@@ -31,6 +31,7 @@ import { guardedRoots } from "@waybill/events/FilterFields"
 import { compileFilterEither, type Predicate } from "@waybill/filters/Filter"
 import { basicAuthorization, bearerAuthorization } from "@waybill/signing/Authorization"
 import { signatureHeaders } from "@waybill/signing/Hmac"
+import * as StandardWebhooks from "@waybill/signing/StandardWebhooks"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -193,7 +194,7 @@ const sameSealed = (a: SealedAuth, b: SealedAuth): boolean =>
     ? b.type === "basic" && a.username === b.username && a.password === b.password
     : a.type === "bearer"
       ? b.type === "bearer" && a.token === b.token
-      : b.type === "hmac" && a.secret === b.secret
+      : b.type === "hmac" && a.secret === b.secret && a.scheme === b.scheme
 
 const debugEnabled = Effect.map(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
   LogLevel.lessThanEqual(minimum, LogLevel.Debug)
@@ -369,7 +370,11 @@ export const make = (options: Options = {}) =>
             }))
           : auth.type === "bearer"
             ? Effect.map(secretBox.open(auth.token, context), (token) => ({ type: "bearer", token }))
-            : Effect.map(secretBox.open(auth.secret, context), (secret) => ({ type: "hmac", secret }))
+            : Effect.map(secretBox.open(auth.secret, context), (secret) => ({
+                type: "hmac",
+                secret,
+                scheme: auth.scheme
+              }))
       return Effect.tap(open, (openedAuth) =>
         Effect.sync(() => {
           if (opened.size >= 10_000) opened.clear()
@@ -399,7 +404,12 @@ export const make = (options: Options = {}) =>
           headers.Authorization = bearerAuthorization(auth.token)
           break
         case "hmac":
-          Object.assign(headers, signatureHeaders(auth.secret, nowSeconds, claimed.body))
+          Object.assign(
+            headers,
+            auth.scheme === "standard-webhooks"
+              ? StandardWebhooks.signatureHeaders(auth.secret, claimed.id, nowSeconds, claimed.body)
+              : signatureHeaders(auth.secret, nowSeconds, claimed.body)
+          )
           break
       }
       return headers

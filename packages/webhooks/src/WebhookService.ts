@@ -237,7 +237,11 @@ export const make = (options: Options) =>
         case "bearer":
           return Effect.map(secretBox.seal(auth.token, context), (token) => ({ type: "bearer" as const, token }))
         case "hmac":
-          return Effect.map(secretBox.seal(auth.secret, context), (secret) => ({ type: "hmac" as const, secret }))
+          return Effect.map(secretBox.seal(auth.secret, context), (secret) => ({
+            type: "hmac" as const,
+            secret,
+            scheme: auth.scheme
+          }))
       }
     }
 

@@ -56,7 +56,7 @@ describe("WebhookService.update", () => {
       const omitted = yield* update(created.id, registration({ auth: { type: "hmac" }, description: "moved" }))
       assert.deepStrictEqual(omitted, { ...created, description: "moved" })
       const masked = yield* update(created.id, registration({ auth: { type: "hmac", secret: MASK } }))
-      assert.deepStrictEqual(masked.auth, { type: "hmac", secret: MASK })
+      assert.deepStrictEqual(masked.auth, { type: "hmac", secret: MASK, scheme: "waybill" })
       assert.deepStrictEqual(yield* stored(created.id), { revision: 3, type: "hmac", secret: secrets.hmac })
       assert.deepStrictEqual(leakedSecrets(renderings([omitted, masked])), [])
 
