@@ -236,6 +236,32 @@ describe("Client", () => {
     )
   )
 
+  it.live("resends and replays through the typed client, with the contract errors typed", () =>
+    withClient({ baseUrl: "http://waybill.test", apiKey: keyA }, (client) =>
+      Effect.gen(function* () {
+        const webhook = yield* client.webhooks.register({
+          payload: {
+            url: "https://hooks.example.org/waybill",
+            events: ["tour-created"],
+            auth: { type: "hmac", secret: "a shared secret of 16+ characters", scheme: "waybill" }
+          }
+        })
+        const since = Math.floor(Date.now() / 1000) - 60
+        assert.deepStrictEqual(yield* client.webhooks.replay({ path: { id: webhook.id }, payload: { since } }), {
+          deliveries: 0
+        })
+        const bad = yield* Effect.either(
+          client.webhooks.replay({ path: { id: webhook.id }, payload: { since, until: since } })
+        )
+        assert.isTrue(Either.isLeft(bad) && bad.left instanceof ApiError.BadRequest)
+        const missing = yield* Effect.either(
+          client.webhooks.resend({ path: { id: webhook.id, deliveryId: "dlv_unknown" } })
+        )
+        assert.isTrue(Either.isLeft(missing) && missing.left instanceof ApiError.NotFound)
+      })
+    )
+  )
+
   it.live("refuses a payload its schema rejects before sending anything", () =>
     withClient({ baseUrl: "http://waybill.test", apiKey: keyA }, (client, seen) =>
       Effect.gen(function* () {
