@@ -8,8 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Buffer } from "node:buffer"
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, type Hmac, timingSafeEqual } from "node:crypto"
 import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
 import type * as Internal from "./internal/headers.js"
@@ -68,6 +67,17 @@ export type Secret = string | Redacted.Redacted<string>
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
+// Standard base64 to bytes with `atob` (no `Buffer`: registration rules, which use this, are
+// also bundled into the operator console's page); `undefined` for anything else.
+const decodeBase64 = (encoded: string): Uint8Array | undefined => {
+  if (encoded.length === 0 || encoded.length % 4 !== 0 || !BASE64.test(encoded)) return undefined
+  try {
+    return Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0))
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The key bytes of a secret, if it is `whsec_` followed by standard base64 of 24 to 64 bytes.
  *
@@ -77,10 +87,8 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 export const keyOf = (secret: Secret): Uint8Array | undefined => {
   const text = Redacted.isRedacted(secret) ? Redacted.value(secret) : secret
   if (!text.startsWith(secretPrefix)) return undefined
-  const encoded = text.slice(secretPrefix.length)
-  if (encoded.length % 4 !== 0 || !BASE64.test(encoded)) return undefined
-  const key = Buffer.from(encoded, "base64")
-  return key.length >= keyBytes.min && key.length <= keyBytes.max ? key : undefined
+  const key = decodeBase64(text.slice(secretPrefix.length))
+  return key !== undefined && key.length >= keyBytes.min && key.length <= keyBytes.max ? key : undefined
 }
 
 /**
@@ -102,13 +110,11 @@ const requireKey = (secret: Secret): Uint8Array => {
   return key
 }
 
-const mac = (key: Uint8Array, id: string, timestamp: string, body: string | Uint8Array): Buffer => {
+const mac = (key: Uint8Array, id: string, timestamp: string, body: string | Uint8Array): Hmac => {
   const hmac = createHmac("sha256", key)
-  return (
-    typeof body === "string"
-      ? hmac.update(`${id}.${timestamp}.${body}`)
-      : hmac.update(`${id}.${timestamp}.`).update(body)
-  ).digest()
+  return typeof body === "string"
+    ? hmac.update(`${id}.${timestamp}.${body}`)
+    : hmac.update(`${id}.${timestamp}.`).update(body)
 }
 
 /**
@@ -118,7 +124,7 @@ const mac = (key: Uint8Array, id: string, timestamp: string, body: string | Uint
  * @category signing
  */
 export const sign = (secret: Secret, id: string, timestamp: number, body: string | Uint8Array): string =>
-  `v1,${mac(requireKey(secret), id, String(timestamp), body).toString("base64")}`
+  `v1,${mac(requireKey(secret), id, String(timestamp), body).digest("base64")}`
 
 /**
  * The three headers of one attempt.
@@ -199,13 +205,13 @@ export const verify = (options: VerifyOptions): Either.Either<Verified, Signatur
       new MalformedHeader({ header: headerNames.timestamp, reason: "expected an integer of epoch seconds" })
     )
   }
-  const expected = mac(key, id, timestampText, options.rawBody)
+  const expected = mac(key, id, timestampText, options.rawBody).digest()
   let matched = false
   for (const entry of signatures.split(" ")) {
     const [version, encoded] = entry.split(",", 2)
     if (version !== "v1" || encoded === undefined) continue
-    const given = Buffer.from(encoded, "base64")
-    if (given.length === expected.length && timingSafeEqual(given, expected)) matched = true
+    const given = decodeBase64(encoded)
+    if (given !== undefined && given.length === expected.length && timingSafeEqual(given, expected)) matched = true
   }
   if (!matched) return Either.left(new SignatureMismatch())
   const timestamp = Number(timestampText)
