@@ -240,6 +240,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
             WHERE d.webhook_id = ${request.webhookId} AND d.workspace_id = ${request.workspaceId}
               AND d.event_created_at >= ${request.since} AND d.event_created_at < ${request.until}
               AND (d.event_created_at, d.seq) > (${after.eventCreatedAt}, ${after.seq})
+              -- Pending deliveries are never replayed; the replay index holds only the others.
+              AND d.status <> 'pending'
             ORDER BY d.event_created_at, d.seq
             LIMIT ${request.limit}
           ), resent AS (

@@ -122,9 +122,9 @@ export interface ReplayCursor {
 }
 
 /**
- * One step of a replay: of one webhook's deliveries whose event was created in
- * `[since, until)` (epoch seconds), the next at most `limit` after `after` in event order are
- * looked at, and those whose status is in `statuses` go back to `pending`, due at `now`
+ * One step of a replay: of one webhook's deliveries that are not pending and whose event was
+ * created in `[since, until)` (epoch seconds), the next at most `limit` after `after` in event
+ * order are looked at, and those whose status is in `statuses` go back to `pending`, due at `now`
  * (epoch milliseconds), with a fresh manual cycle. A delivery that is pending already is left
  * alone, so concurrent replays never make one delivery due twice.
  *
@@ -385,6 +385,7 @@ export const makeMemory = (): DeliveryStore["Type"] => {
             (row) =>
               row.delivery.workspaceId === request.workspaceId &&
               row.delivery.webhookId === request.webhookId &&
+              row.status !== "pending" &&
               row.delivery.eventCreatedAt >= request.since &&
               row.delivery.eventCreatedAt < request.until &&
               (after === undefined ||

@@ -6,7 +6,8 @@ import * as Effect from "effect/Effect"
 // there) and `cycle_trigger` what started that cycle (`automatic`: fan-out; `manual`: a resend or
 // replay). A replay selects by the event's creation time in event order, so the delivery keeps
 // it (`event_created_at`, filled from the events for rows made before) beside `seq`, with an
-// index per webhook. None of these columns changes on a claim or a completion, so those updates
+// index per webhook over the deliveries that have ended (only those are replayed: putting one
+// back to pending adds no entry to it). None of these columns changes on a claim, so claims
 // stay HOT (0005).
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -17,5 +18,6 @@ export default Effect.gen(function* () {
       ADD COLUMN cycle_trigger text NOT NULL DEFAULT 'automatic'`
   yield* sql`UPDATE deliveries d SET event_created_at = e.created_at FROM events e WHERE e.id = d.event_id`
   yield* sql`ALTER TABLE deliveries ALTER COLUMN event_created_at SET NOT NULL`
-  yield* sql`CREATE INDEX deliveries_replay_idx ON deliveries (webhook_id, event_created_at, seq)`
+  yield* sql`
+    CREATE INDEX deliveries_replay_idx ON deliveries (webhook_id, event_created_at, seq) WHERE status <> 'pending'`
 })
