@@ -2,9 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as TestClock from "effect/TestClock"
+import { DeliveryStore } from "../src/DeliveryStore.js"
 import { Dispatcher } from "../src/Dispatcher.js"
 import * as Replay from "../src/Replay.js"
-import { WebhookService } from "../src/WebhookService.js"
+import { make as makeService, WebhookService } from "../src/WebhookService.js"
 import {
   deliveriesOf,
   inWorkspace,
@@ -188,6 +189,49 @@ describe("replay", () => {
           respond: (_, index) => ok(index < 14 ? 500 : 200),
           dispatcher: { retryDelayMs: 1_000, concurrency: 1, perWebhookConcurrency: 1 },
           replayStepSize: 2
+        })
+      )
+    )
+  )
+
+  it.effect("works in bounded steps, and another webhook's delivery is not starved by a large replay", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const big = yield* register(registration({ url: "https://hooks.example.org/big" }))
+      for (let i = 0; i < 120; i++) yield* publish("tour-created", { tour: tour() })
+      yield* settleWithRetry
+      const other = yield* register(registration({ url: "https://hooks.example.org/other", events: ["tour-edited"] }))
+      const steps: Array<number> = []
+      const counted = Effect.map(DeliveryStore, (store) =>
+        DeliveryStore.of({
+          ...store,
+          replayStep: (request) =>
+            Effect.tap(store.replayStep(request), () => Effect.sync(() => steps.push(request.limit)))
+        })
+      )
+      const stepping = yield* makeService({ allowPrivateTargets: false, replayStepSize: 50 }).pipe(
+        Effect.provideServiceEffect(DeliveryStore, counted)
+      )
+      const replayed = yield* stepping.replay(big.id, { since: NOW / 1000 }).pipe(inWorkspace(wsA))
+      assert.deepStrictEqual(replayed, { deliveries: 120 })
+      // 120 deliveries in steps of 50: three steps (the last one short), never all at once.
+      assert.deepStrictEqual(steps, [50, 50, 50])
+      const before = (yield* requests).length
+      yield* publish("tour-edited", { tour: tour() })
+      yield* settle
+      const sent = (yield* requests).slice(before).map((item) => item.request.url)
+      const position = sent.indexOf("https://hooks.example.org/other")
+      assert.isTrue(position >= 0, "the other webhook's delivery was sent")
+      // The replaying webhook holds at most its per-webhook share of each claim.
+      assert.isTrue(position < 8, `the other webhook's delivery went out at position ${position}`)
+      assert.strictEqual(sent.length, 121)
+      assert.isTrue((yield* deliveriesOf(other.id)).every((delivery) => delivery.status === "succeeded"))
+    }).pipe(
+      Effect.provide(
+        makeLayer({
+          respond: (request) =>
+            ok(request.url.endsWith("/big") && request.headers["X-Delivery-Attempt"] !== "3" ? 500 : 200),
+          dispatcher: { retryDelayMs: 1_000, concurrency: 4, perWebhookConcurrency: 2 }
         })
       )
     )
