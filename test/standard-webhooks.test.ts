@@ -111,6 +111,15 @@ forEachServer("Standard Webhooks signatures over HTTP", (it) => {
       })
       assert.strictEqual(kept.status, 200, kept.text)
       assert.deepStrictEqual(kept.body.auth, { type: "hmac", secret: "********", scheme: "standard-webhooks" })
+      // An edit that does not mention the scheme keeps it (and the secret).
+      const unmentioned = yield* edit(created.id, {
+        url: `${target.url}/edited`,
+        events: ["tour-created"],
+        auth: { type: "hmac" },
+        description: "edited again"
+      })
+      assert.strictEqual(unmentioned.status, 200, unmentioned.text)
+      assert.deepStrictEqual(unmentioned.body.auth, { type: "hmac", secret: "********", scheme: "standard-webhooks" })
       const eventId = yield* publish("tour_edited")
       yield* eventually(
         Effect.sync(() => target.for(eventId).length === 1),

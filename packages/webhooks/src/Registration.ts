@@ -20,7 +20,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ssrf from "./Ssrf.js"
-import { type Filters, limits, MASK, type OpenAuth, secretFieldOf, secretLength } from "./Webhook.js"
+import { type Filters, limits, MASK, type OpenAuth, type SealedAuth, secretFieldOf, secretLength } from "./Webhook.js"
 
 /**
  * A registration that passed every rule; its secret is `Redacted`.
@@ -337,6 +337,22 @@ const validateDescription = (value: unknown): { issues: Array<Issue.Issue>; desc
     }
   }
   return { issues: [], description: value }
+}
+
+/**
+ * For an edit of a stored HMAC webhook: the request with the stored signature scheme filled in
+ * where it names no `scheme` and keeps the `hmac` type, so an edit that does not mention the
+ * scheme never changes how deliveries are signed (receivers would start refusing them). Any
+ * other request is answered unchanged.
+ *
+ * @since 0.1.0
+ * @category editing
+ */
+export const withKeptScheme = (input: unknown, stored: SealedAuth): unknown => {
+  if (stored.type !== "hmac" || !isRecord(input)) return input
+  const auth = own(input, "auth")
+  if (!isRecord(auth) || own(auth, "type") !== "hmac" || own(auth, "scheme") !== undefined) return input
+  return { ...input, auth: { ...auth, scheme: stored.scheme } }
 }
 
 /**

@@ -29,7 +29,13 @@ import * as DeliveryStore from "./DeliveryStore.js"
 import { type FailureAlert, FailureAlerts } from "./FailureAlerts.js"
 import { HostResolver } from "./HostResolver.js"
 import * as Page from "./Page.js"
-import { hostToResolve, keptSecretField, maskedSecretIssues, validateRegistration } from "./Registration.js"
+import {
+  hostToResolve,
+  keptSecretField,
+  maskedSecretIssues,
+  validateRegistration,
+  withKeptScheme
+} from "./Registration.js"
 import * as Replay from "./Replay.js"
 import { SecretBox } from "./SecretBox.js"
 import {
@@ -133,7 +139,8 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
      * The console's edit (`PUT /console/api/webhooks/{id}`, contract §5): the body of
      * `POST /webhooks`, validated the same way, replaces the webhook's settings. A secret
      * omitted or sent as `"********"` keeps the stored one while the auth type is unchanged; a
-     * changed type needs its secret. The webhook keeps its id, delivery log and alerts; attempts
+     * changed type needs its secret; an HMAC webhook's `scheme`, when omitted, stays as stored.
+     * The webhook keeps its id, delivery log and alerts; attempts
      * that start after the edit use the new URL and authentication.
      */
     readonly update: (
@@ -329,7 +336,7 @@ export const make = (options: Options) =>
     const update = Effect.fn("WebhookService.update")(function* (id: string, input: unknown) {
       const current = yield* find(id)
       const registration = yield* validate(
-        yield* withKeptSecret(current, input),
+        yield* withKeptSecret(current, withKeptScheme(input, current.auth)),
         maskedSecretIssues(input, current.auth.type)
       )
       const edited: Webhook = {
