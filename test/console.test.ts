@@ -181,7 +181,7 @@ describe.runIf(hasChromium)("operator console in a browser", () => {
           const id = decodeURIComponent(/#\/webhooks\/([^/]+)$/.exec(p.url())![1]!)
           const stored = (yield* call(`/webhooks/${id}`, { key: keys.a })).body
           assert.deepStrictEqual(stored.filters, { "tour-action-created": intendedFilter })
-          assert.deepStrictEqual(stored.auth, { type: "hmac", secret: "********" })
+          assert.deepStrictEqual(stored.auth, { type: "hmac", secret: "********", scheme: "waybill" })
           assert.strictEqual(stored.url, target.url)
           assert.strictEqual(stored.description, "ops board")
 
@@ -225,6 +225,79 @@ describe.runIf(hasChromium)("operator console in a browser", () => {
           assert.deepStrictEqual((yield* call(`/webhooks/${id}`, { key: keys.a })).body.filters, stored.filters)
           assertClean()
         }).pipe(Effect.scoped)
+    )
+
+    it.effect("the delivery log resends a failed delivery and replays failed ones since a time, by keyboard", () =>
+      Effect.gen(function* () {
+        const base = yield* Server.baseUrl
+        let healthy = false
+        const target = yield* receiver(() => ({ status: healthy ? 200 : 500 }))
+        const webhook = (yield* call("/webhooks", {
+          key: keys.a,
+          json: { url: target.url, events: ["tour-created"], auth: { type: "hmac", secret } }
+        })).body
+        const publish = (id: string) =>
+          Effect.map(
+            call("/events", {
+              key: keys.a,
+              json: {
+                type: "tour-created",
+                payload: { tour: { id, status: "planned", substatus: null, properties: {} } }
+              }
+            }),
+            (reply) => reply.body.id as string
+          )
+        const first = yield* publish("tour_console_resend_1")
+        const second = yield* publish("tour_console_resend_2")
+        const log = Effect.map(
+          call(`/webhooks/${webhook.id}/deliveries`, { key: keys.a }),
+          (reply) => reply.body.data as Array<{ id: string; eventId: string; status: string }>
+        )
+        yield* eventually(
+          Effect.map(log, (data) => data.length === 2 && data.every((delivery) => delivery.status === "failed")),
+          "both deliveries to fail"
+        )
+        healthy = true
+        const firstDelivery = (yield* log).find((delivery) => delivery.eventId === first)!
+        const { page: p, assertClean } = yield* Effect.promise(() => page(base))
+        yield* Effect.promise(async () => {
+          await signIn(p, base, keys.a)
+          await p.evaluate((hash) => {
+            location.hash = hash
+          }, `#/webhooks/${webhook.id}`)
+          await p.locator(".delivery").nth(1).waitFor()
+          assert.deepStrictEqual(await unlabelledControls(p), [])
+          await tabTo(p, `button[aria-label="Resend delivery ${firstDelivery.id}"]`)
+          await p.keyboard.press("Enter")
+          await p.getByText(`Delivery ${firstDelivery.id} is being sent again.`).waitFor()
+        })
+        yield* eventually(
+          Effect.sync(() => target.for(first).length === 3),
+          "the resent delivery"
+        )
+        assert.strictEqual(target.for(first)[2]!.headers["x-delivery-attempt"], "3")
+        yield* Effect.promise(async () => {
+          // The default window starts a day ago; only the still failed delivery is replayed.
+          await tabTo(p, "button[type=submit]", "Replay failed deliveries")
+          await p.keyboard.press("Enter")
+          await p.getByText("1 failed delivery is being sent again.").waitFor()
+        })
+        yield* eventually(
+          Effect.sync(() => target.for(second).length === 3),
+          "the replayed delivery"
+        )
+        yield* Effect.promise(async () => {
+          await p.getByRole("button", { name: "Refresh" }).click()
+          await p.locator(".delivery .trigger").nth(1).waitFor()
+          const cards = await p.locator(".delivery").allTextContents()
+          assert.isTrue(
+            cards.every((card) => card.includes("manual") && card.includes("HTTP 200")),
+            cards.join(" | ")
+          )
+          assertClean()
+        })
+        assert.strictEqual(target.for(first).length, 3)
+      }).pipe(Effect.scoped)
     )
 
     it.effect("delete asks first: Cancel keeps the webhook, Delete removes it", () =>

@@ -34,7 +34,7 @@ describe("npm run demo", () => {
     const lines = stdout.split("\n")
     const webhook = /^1\. Registered webhook (whk_\w+) -> http:\/\/127\.0\.0\.1:\d+\/hooks\/waybill$/m.exec(stdout)
     assert.isNotNull(webhook, stdout)
-    assert.include(stdout, 'auth: {"type":"hmac","secret":"********"}')
+    assert.include(stdout, 'auth: {"type":"hmac","secret":"********","scheme":"waybill"}')
     const generated = /activated: status active-recurring; (\d+) tours generated/.exec(stdout)
     assert.isNotNull(generated, stdout)
     const tours = Number(generated![1])

@@ -555,7 +555,7 @@ describe.skipIf(postgresUrl === undefined || postgresUrl === "")("docs: PostgreS
       const hooks = await api(restored.base, apiKey, "/webhooks")
       assert.deepStrictEqual(
         (hooks.body!.data as Array<{ id: string; auth: unknown }>).map((hook) => [hook.id, hook.auth]),
-        [[webhook.body!.id, { type: "hmac", secret: "********" }]]
+        [[webhook.body!.id, { type: "hmac", secret: "********", scheme: "waybill" }]]
       )
       graceful(await restored.server.stop("SIGINT"), "SIGINT", restored.server.output())
     } finally {

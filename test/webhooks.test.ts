@@ -40,7 +40,7 @@ forEachServer(
         const basic = (yield* register(`${target.url}/basic`, { type: "basic", username: "ops", password })).body
         const bearer = (yield* register(`${target.url}/bearer`, { type: "bearer", token })).body
         for (const webhook of [hmac, basic, bearer]) assert.match(webhook.id, /^whk_/)
-        assert.deepStrictEqual(hmac.auth, { type: "hmac", secret: "********" })
+        assert.deepStrictEqual(hmac.auth, { type: "hmac", secret: "********", scheme: "waybill" })
         assert.deepStrictEqual(basic.auth, { type: "basic", username: "ops", password: "********" })
         assert.deepStrictEqual(bearer.auth, { type: "bearer", token: "********" })
         const published = yield* publish(tour("tour_auth"))

@@ -6,7 +6,8 @@
  * | `PORT` | `3001` | port to listen on (`0`: any free port) |
  * | `HOST` | `127.0.0.1` | address to listen on |
  * | `RECEIVER_AUTH` | `hmac` | `hmac`, `basic` or `bearer`: how the webhook was registered |
- * | `RECEIVER_SECRET` | | the HMAC secret (`hmac`) |
+ * | `RECEIVER_SECRET` | | the HMAC secret (`hmac`; `whsec_…` for `standard-webhooks`) |
+ * | `RECEIVER_SIGNATURE_SCHEME` | `waybill` | `waybill` or `standard-webhooks`: the HMAC webhook's `scheme` |
  * | `RECEIVER_USERNAME`, `RECEIVER_PASSWORD` | | the Basic credentials (`basic`) |
  * | `RECEIVER_TOKEN` | | the Bearer token (`bearer`) |
  * | `RECEIVER_TOLERANCE_SECONDS` | `300` | HMAC replay window, both directions |
@@ -47,7 +48,17 @@ const nonEmpty = (name: string) =>
   )
 
 const byMode: { readonly [M in Receiver.Credentials["type"]]: Config.Config<Receiver.Credentials> } = {
-  hmac: Config.map(nonEmpty("RECEIVER_SECRET"), (secret) => ({ type: "hmac", secret })),
+  hmac: Config.map(
+    Config.all({
+      secret: nonEmpty("RECEIVER_SECRET"),
+      scheme: Config.literal(
+        "waybill",
+        "standard-webhooks"
+      )("RECEIVER_SIGNATURE_SCHEME").pipe(Config.withDefault("waybill" as const))
+    }),
+    ({ secret, scheme }): Receiver.Credentials =>
+      scheme === "standard-webhooks" ? { type: "hmac", secret, scheme } : { type: "hmac", secret }
+  ),
   basic: Config.map(
     Config.all({ username: Config.string("RECEIVER_USERNAME"), password: nonEmpty("RECEIVER_PASSWORD") }),
     ({ username, password }) => ({ type: "basic", username, password })

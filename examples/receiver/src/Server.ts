@@ -1,6 +1,6 @@
 /**
- * A small webhook receiver on `node:http`: it authenticates every delivery (HMAC, Basic or
- * Bearer, as configured) with `@waybill/signing`, drops repeats by `X-Delivery-Id` with the
+ * A small webhook receiver on `node:http`: it authenticates every delivery (HMAC in the
+ * `waybill` or the `standard-webhooks` scheme, Basic or Bearer, as configured) with `@waybill/signing`, drops repeats by `X-Delivery-Id` with the
  * `@waybill/events` deduplicator, prints one line per event and answers 2xx.
  *
  * @since 0.1.0
@@ -24,7 +24,7 @@ export interface ReceivedEvent {
   /** `X-Delivery-Attempt`: 1, or 2 for the service's retry. */
   readonly attempt: number | null
   /** How the delivery was authenticated. */
-  readonly verifiedBy: "hmac" | "basic" | "bearer"
+  readonly verifiedBy: "hmac" | "standard-webhooks" | "basic" | "bearer"
   /** The parsed delivery body `{ id, type, createdAt, payload }`. */
   readonly body: unknown
   /** The event type from the body (or `X-Event-Type` when the body has none). */

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "@effect/vitest"
-import { Authorization, Hmac } from "@waybill/signing"
+import { Authorization, Hmac, StandardWebhooks } from "@waybill/signing"
 import { Either, Redacted } from "effect"
 import { fromEnv, type ReceiverConfig } from "../src/Config.js"
 import { type ReceivedEvent, type RunningReceiver, type StartOptions, start } from "../src/Server.js"
@@ -163,6 +163,50 @@ describe("example receiver (HMAC)", () => {
       "failed event=tour-created delivery=dlv_e (database down)",
       "event=tour-created delivery=dlv_e verified=hmac"
     ])
+  })
+})
+
+describe("example receiver (Standard Webhooks)", () => {
+  const whsec = `whsec_${Buffer.alloc(32, 9).toString("base64")}`
+
+  it("verifies the standard-webhooks scheme and refuses another secret or the Waybill headers", async () => {
+    const { receiver, lines, events } = await startWith({
+      type: "hmac",
+      secret: Redacted.make(whsec),
+      scheme: "standard-webhooks"
+    })
+    const body = envelope()
+    const signed = StandardWebhooks.signatureHeaders(whsec, "dlv_s", nowSeconds(), body)
+    const ok = await post(receiver.url, body, { ...deliveryHeaders("dlv_s"), ...signed })
+    assert.strictEqual(ok.status, 200)
+    const other = `whsec_${Buffer.alloc(32, 8).toString("base64")}`
+    const forged = await post(receiver.url, body, {
+      ...deliveryHeaders("dlv_t"),
+      ...StandardWebhooks.signatureHeaders(other, "dlv_t", nowSeconds(), body)
+    })
+    assert.strictEqual(forged.status, 401)
+    const waybill = await post(receiver.url, body, {
+      ...deliveryHeaders("dlv_u"),
+      ...Hmac.signatureHeaders(whsec, nowSeconds(), body)
+    })
+    assert.strictEqual(waybill.status, 401)
+    assert.strictEqual(lines[0], "event=tour-created delivery=dlv_s verified=standard-webhooks")
+    assert.match(lines[1]!, /^rejected status=401 reason=SignatureMismatch/)
+    assert.match(lines[2]!, /^rejected status=401 reason=MissingHeader/)
+    assert.deepStrictEqual(
+      events.map((event) => event.verifiedBy),
+      ["standard-webhooks"]
+    )
+  })
+
+  it("reads the scheme from RECEIVER_SIGNATURE_SCHEME", () => {
+    const config = fromEnv({ RECEIVER_SECRET: whsec, RECEIVER_SIGNATURE_SCHEME: "standard-webhooks" })
+    assert.isTrue(Either.isRight(config))
+    if (Either.isRight(config)) {
+      const credentials = config.right.credentials
+      assert.strictEqual(credentials.type === "hmac" && credentials.scheme, "standard-webhooks")
+    }
+    assert.isTrue(Either.isLeft(fromEnv({ RECEIVER_SECRET: whsec, RECEIVER_SIGNATURE_SCHEME: "svix" })))
   })
 })
 

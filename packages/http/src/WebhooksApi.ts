@@ -1,6 +1,6 @@
 /**
  * Webhooks (contract §5): registration with per-event filters, the filter-field catalogue,
- * the delivery log, failure alerts, and `POST /events`, the embedding seam for publishing.
+ * the delivery log with resend and replay, failure alerts, and `POST /events`, the embedding seam for publishing.
  *
  * @since 0.1.0
  */
@@ -13,14 +13,16 @@ import { DeliveryLog } from "@waybill/webhooks/Delivery"
 import { PublishEvent, Published } from "@waybill/webhooks/EventIntake"
 import { FailureAlert } from "@waybill/webhooks/FailureAlerts"
 import * as Page from "@waybill/webhooks/Page"
+import { Replayed, ReplayRequest } from "@waybill/webhooks/Replay"
 import { RegisterWebhook, WebhookResponse } from "@waybill/webhooks/Webhook"
 import { AlertListParams, FilterFieldsParams, ListParams } from "@waybill/webhooks/WebhookService"
 import * as Schema from "effect/Schema"
-import { NotFound } from "./ApiError.js"
+import { Conflict, NotFound } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
 import { documentedUnknown } from "./internal/openApi.js"
 
 const webhookId = HttpApiSchema.param("id", Schema.String)
+const deliveryId = HttpApiSchema.param("deliveryId", Schema.String)
 
 /**
  * @since 0.1.0
@@ -51,6 +53,26 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addSuccess(Page.schema(DeliveryLog))
       .addError(NotFound)
       .annotate(OpenApi.Description, "The delivery log, newest first, with every attempt")
+  )
+  .add(
+    HttpApiEndpoint.post("resend")`/webhooks/${webhookId}/deliveries/${deliveryId}/resend`
+      .addSuccess(DeliveryLog, { status: 202 })
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(
+        OpenApi.Description,
+        "Sends a delivery that succeeded or failed again: back to pending with a fresh attempt cycle (one attempt, one retry), to the webhook's current URL and auth, with the same X-Delivery-Id and body; X-Delivery-Attempt counts on. 409 conflict while it is pending."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("replay")`/webhooks/${webhookId}/replay`
+      .setPayload(documentedUnknown(ReplayRequest, "ReplayDeliveriesRequest", { checkOnEncode: true }))
+      .addSuccess(Replayed, { status: 202 })
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Resends, in event order, every delivery of the webhook whose event was created in [since, until) and whose status is failed (default) or, with status all, failed or succeeded; pending ones are left alone. since must lie within the retention window (30 days by default) and until after since."
+      )
   )
   .add(
     HttpApiEndpoint.get("alerts", "/alerts")

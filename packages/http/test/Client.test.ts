@@ -224,7 +224,7 @@ describe("Client", () => {
           }
         })
         assert.match(webhook.id, /^whk_/)
-        assert.deepStrictEqual(webhook.auth, { type: "hmac", secret: "********" })
+        assert.deepStrictEqual(webhook.auth, { type: "hmac", secret: "********", scheme: "waybill" })
         const listed = yield* client.webhooks.list({ urlParams: {} })
         assert.deepStrictEqual(
           listed.data.map((item) => item.id),
@@ -232,6 +232,32 @@ describe("Client", () => {
         )
         const tours = yield* client.tours.list({ urlParams: {} })
         assert.deepStrictEqual(tours.data, [])
+      })
+    )
+  )
+
+  it.live("resends and replays through the typed client, with the contract errors typed", () =>
+    withClient({ baseUrl: "http://waybill.test", apiKey: keyA }, (client) =>
+      Effect.gen(function* () {
+        const webhook = yield* client.webhooks.register({
+          payload: {
+            url: "https://hooks.example.org/waybill",
+            events: ["tour-created"],
+            auth: { type: "hmac", secret: "a shared secret of 16+ characters", scheme: "waybill" }
+          }
+        })
+        const since = Math.floor(Date.now() / 1000) - 60
+        assert.deepStrictEqual(yield* client.webhooks.replay({ path: { id: webhook.id }, payload: { since } }), {
+          deliveries: 0
+        })
+        const bad = yield* Effect.either(
+          client.webhooks.replay({ path: { id: webhook.id }, payload: { since, until: since } })
+        )
+        assert.isTrue(Either.isLeft(bad) && bad.left instanceof ApiError.BadRequest)
+        const missing = yield* Effect.either(
+          client.webhooks.resend({ path: { id: webhook.id, deliveryId: "dlv_unknown" } })
+        )
+        assert.isTrue(Either.isLeft(missing) && missing.left instanceof ApiError.NotFound)
       })
     )
   )

@@ -1,6 +1,7 @@
 /**
  * The receiver kit: authenticate a webhook delivery by whichever method the webhook was
- * registered with (HMAC, Basic or Bearer), reading the raw body exactly once, from a Fetch
+ * registered with (HMAC in either signature scheme, `waybill` or `standard-webhooks`, Basic or
+ * Bearer), reading the raw body exactly once, from a Fetch
  * `Request` or a Node `IncomingMessage`.
  *
  * @since 0.1.0
@@ -13,6 +14,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Authorization from "./Authorization.js"
 import * as Hmac from "./Hmac.js"
 import type { HeaderRecord } from "./internal/headers.js"
+import * as StandardWebhooks from "./StandardWebhooks.js"
 import {
   type BodyError,
   BodyTooLarge,
@@ -24,13 +26,15 @@ import {
 
 /**
  * How the receiver expects deliveries to be authenticated: the same settings the webhook was
- * registered with.
+ * registered with. An HMAC webhook's `scheme` defaults to `waybill` (the `X-Signature*`
+ * headers); `standard-webhooks` takes its `whsec_…` secret.
  *
  * @since 0.1.0
  * @category models
  */
 export type Credentials =
-  | { readonly type: "hmac"; readonly secret: Hmac.Secret }
+  | { readonly type: "hmac"; readonly secret: Hmac.Secret; readonly scheme?: "waybill" | undefined }
+  | { readonly type: "hmac"; readonly secret: StandardWebhooks.Secret; readonly scheme: "standard-webhooks" }
   | { readonly type: "basic"; readonly username: string; readonly password: string | Redacted.Redacted<string> }
   | { readonly type: "bearer"; readonly token: string | Redacted.Redacted<string> }
 
@@ -40,7 +44,11 @@ export type Credentials =
  * @since 0.1.0
  * @category models
  */
-export type Verified = Hmac.Verified | Authorization.BasicVerified | Authorization.BearerVerified
+export type Verified =
+  | Hmac.Verified
+  | StandardWebhooks.Verified
+  | Authorization.BasicVerified
+  | Authorization.BearerVerified
 
 /**
  * What `authenticate` needs besides the credentials.
@@ -68,6 +76,15 @@ export const authenticate = (
 ): Either.Either<Verified, SignatureError | CredentialsError> => {
   switch (credentials.type) {
     case "hmac":
+      if (credentials.scheme === "standard-webhooks") {
+        return StandardWebhooks.verify({
+          secret: credentials.secret,
+          headers: options.headers,
+          rawBody: options.rawBody,
+          now: options.now,
+          toleranceSeconds: options.toleranceSeconds
+        })
+      }
       return Hmac.verify({
         secret: credentials.secret,
         headers: options.headers,

@@ -24,6 +24,13 @@ export * as Hmac from "./Hmac.js"
 export * as Receiver from "./Receiver.js"
 
 /**
+ * The Standard Webhooks signature scheme: `whsec_` secrets, `webhook-*` headers, sign and verify.
+ *
+ * @since 0.1.0
+ */
+export * as StandardWebhooks from "./StandardWebhooks.js"
+
+/**
  * The typed reasons a delivery is refused.
  *
  * @since 0.1.0

@@ -8,8 +8,8 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { WorkspaceId } from "@waybill/core/Workspace"
-import { Attempt, type DeliveryStatus } from "@waybill/webhooks/Delivery"
-import { type ClaimedDelivery, DeliveryStore } from "@waybill/webhooks/DeliveryStore"
+import { Attempt, type DeliveryLog, type DeliveryStatus, Trigger } from "@waybill/webhooks/Delivery"
+import { type ClaimedDelivery, DeliveryStore, type ResendResult } from "@waybill/webhooks/DeliveryStore"
 import * as Page from "@waybill/webhooks/Page"
 import { type Target, targetOf, Webhook } from "@waybill/webhooks/Webhook"
 import * as Effect from "effect/Effect"
@@ -17,7 +17,31 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 
 const decodeWebhook = Schema.decodeUnknownSync(Webhook)
-const decodeAttempts = Schema.decodeUnknownSync(Schema.Array(Attempt))
+// Attempts recorded before resend existed carry no trigger: they were all automatic.
+const decodeAttempts = Schema.decodeUnknownSync(
+  Schema.Array(
+    Schema.Struct({
+      ...Attempt.fields,
+      trigger: Schema.optionalWith(Trigger, { default: () => "automatic" as const })
+    })
+  )
+)
+
+interface LogRow {
+  readonly id: string
+  readonly event_id: string
+  readonly event_type: string
+  readonly status: DeliveryStatus
+  readonly attempts: unknown
+}
+
+const logOf = (row: LogRow): DeliveryLog => ({
+  id: row.id,
+  eventId: row.event_id,
+  eventType: row.event_type,
+  status: row.status,
+  attempts: decodeAttempts(row.attempts)
+})
 
 interface ClaimedRow {
   readonly id: string
@@ -27,6 +51,8 @@ interface ClaimedRow {
   readonly event_type: string
   readonly body: string
   readonly attempt_count: number
+  readonly cycle_start: number
+  readonly cycle_trigger: Trigger
   readonly due_at: number
   readonly seq: number
   readonly revision: number
@@ -66,9 +92,9 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           : // One parameter for the whole batch; a second row for an id (the same event fanned
             // out again after a crash) is ignored.
             sql`
-          INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, created_at, status, due_at,
-                                  attempts, lease_until, lease_token)
-          SELECT id, workspace_id, webhook_id, event_id, event_type, created_at, status, due_at,
+          INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
+                                  status, due_at, attempts, lease_until, lease_token)
+          SELECT id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at, status, due_at,
                  COALESCE(attempts, '[]'), lease_until, lease_token
           FROM jsonb_to_recordset(${JSON.stringify(
             deliveries.map((delivery, n) => ({
@@ -78,6 +104,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
               webhook_id: delivery.webhookId,
               event_id: delivery.eventId,
               event_type: delivery.eventType,
+              event_created_at: delivery.eventCreatedAt,
               created_at: delivery.createdAt,
               status: delivery.outcome?.status ?? "pending",
               due_at: delivery.dueAt,
@@ -86,7 +113,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
               lease_token: delivery.lease?.token ?? null
             }))
           )}::jsonb) AS d(n int, id text, workspace_id text, webhook_id text, event_id text,
-            event_type text, created_at bigint, status text, due_at bigint, attempts jsonb, lease_until bigint,
+            event_type text, event_created_at bigint, created_at bigint, status text, due_at bigint, attempts jsonb, lease_until bigint,
             lease_token text)
           ORDER BY n
           ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
@@ -117,7 +144,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           FROM picked p, events e
           WHERE d.id = p.id AND e.id = d.event_id
           RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
-                    jsonb_array_length(d.attempts) AS attempt_count, p.due_at, p.seq, p.revision`.pipe(
+                    jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, p.due_at, p.seq, p.revision`.pipe(
           Effect.flatMap((returned) => {
             const rows = [...returned].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
             const stale = [...new Set(rows.filter((row) => !isCurrent(row)).map((row) => row.webhook_id))]
@@ -137,6 +164,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
                   eventType: row.event_type,
                   body: row.body,
                   attempts: row.attempt_count,
+                  cycleStart: row.cycle_start,
+                  trigger: row.cycle_trigger,
                   leaseToken: request.leaseToken,
                   target
                 }
@@ -169,27 +198,74 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
               Effect.orDie
             ),
       list: (workspaceId, webhookId, query) =>
-        sql<{ id: string; event_id: string; event_type: string; status: DeliveryStatus; attempts: unknown }>`
+        sql<LogRow>`
           SELECT id, event_id, event_type, status, attempts FROM deliveries
           WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}
             ${query.after === undefined ? sql`` : sql`AND id < ${query.after}`}
           ORDER BY id DESC LIMIT ${query.limit + 1}`.pipe(
-          Effect.map((rows) =>
-            Page.make(
-              "dlv",
-              rows.map((row) => ({
-                id: row.id,
-                eventId: row.event_id,
-                eventType: row.event_type,
-                status: row.status,
-                attempts: decodeAttempts(row.attempts)
-              })),
-              query.limit,
-              (log) => log.id
-            )
+          Effect.map((rows) => Page.make("dlv", rows.map(logOf), query.limit, (log) => log.id)),
+          Effect.orDie
+        ),
+      // One statement: a delivery that is pending already (maybe leased and in flight) is left
+      // alone, so a resend never sends a delivery twice at once.
+      resend: (workspaceId, webhookId, deliveryId, now) =>
+        sql<LogRow>`
+          UPDATE deliveries d
+          SET status = 'pending', due_at = ${now}, cycle_start = jsonb_array_length(d.attempts),
+              cycle_trigger = 'manual', lease_until = NULL, lease_token = NULL
+          WHERE d.id = ${deliveryId} AND d.workspace_id = ${workspaceId} AND d.webhook_id = ${webhookId}
+            AND d.status <> 'pending'
+          RETURNING d.id, d.event_id, d.event_type, d.status, d.attempts`.pipe(
+          Effect.flatMap(
+            ([resent]): Effect.Effect<ResendResult, unknown> =>
+              resent !== undefined
+                ? Effect.succeed({ _tag: "Resent", delivery: logOf(resent) })
+                : Effect.map(
+                    sql<{ status: string }>`
+                      SELECT status FROM deliveries
+                      WHERE id = ${deliveryId} AND workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`,
+                    (rows): ResendResult => (rows.length === 0 ? { _tag: "NotFound" } : { _tag: "Pending" })
+                  )
           ),
           Effect.orDie
         ),
+      // One statement per step, over at most `limit` rows of one webhook (the replay index):
+      // rows that another replay or a resend made pending meanwhile fail the status check once
+      // their lock is released, so concurrent replays never make a delivery due twice.
+      replayStep: (request) => {
+        const after = request.after ?? { eventCreatedAt: -1, seq: -1 }
+        return sql<{ resent: number; scanned: number; last_at: string | null; last_seq: string | null }>`
+          WITH scanned AS (
+            SELECT d.id, d.event_created_at, d.seq FROM deliveries d
+            WHERE d.webhook_id = ${request.webhookId} AND d.workspace_id = ${request.workspaceId}
+              AND d.event_created_at >= ${request.since} AND d.event_created_at < ${request.until}
+              AND (d.event_created_at, d.seq) > (${after.eventCreatedAt}, ${after.seq})
+              -- Pending deliveries are never replayed; the replay index holds only the others.
+              AND d.status <> 'pending'
+            ORDER BY d.event_created_at, d.seq
+            LIMIT ${request.limit}
+          ), resent AS (
+            UPDATE deliveries d
+            SET status = 'pending', due_at = ${request.now}, cycle_start = jsonb_array_length(d.attempts),
+                cycle_trigger = 'manual', lease_until = NULL, lease_token = NULL
+            FROM scanned s
+            WHERE d.id = s.id AND d.status IN ${sql.in(request.statuses)}
+            RETURNING d.id
+          ), last AS (
+            SELECT event_created_at, seq FROM scanned ORDER BY event_created_at DESC, seq DESC LIMIT 1
+          )
+          SELECT (SELECT count(*) FROM resent)::int AS resent, (SELECT count(*) FROM scanned)::int AS scanned,
+                 (SELECT event_created_at FROM last)::text AS last_at, (SELECT seq FROM last)::text AS last_seq`.pipe(
+          Effect.map(([row]) => ({
+            resent: Number(row?.resent ?? 0),
+            next:
+              row === undefined || Number(row.scanned) < request.limit || row.last_at === null || row.last_seq === null
+                ? undefined
+                : { eventCreatedAt: Number(row.last_at), seq: Number(row.last_seq) }
+          })),
+          Effect.orDie
+        )
+      },
       // Other processes see the edit through the revision their next claim returns.
       retarget: (_workspaceId, target) =>
         Effect.sync(() => {

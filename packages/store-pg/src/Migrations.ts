@@ -15,6 +15,7 @@ import webhooks from "./migrations/0004_webhooks.js"
 import deliveryFillfactor from "./migrations/0005_delivery_fillfactor.js"
 import outboxPosition from "./migrations/0006_outbox_position.js"
 import webhookRevision from "./migrations/0007_webhook_revision.js"
+import deliveryCycles from "./migrations/0008_delivery_cycles.js"
 
 /**
  * Every migration, keyed `NNNN_name` as the migrator expects.
@@ -29,7 +30,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0004_webhooks": webhooks,
   "0005_delivery_fillfactor": deliveryFillfactor,
   "0006_outbox_position": outboxPosition,
-  "0007_webhook_revision": webhookRevision
+  "0007_webhook_revision": webhookRevision,
+  "0008_delivery_cycles": deliveryCycles
 }
 
 /**

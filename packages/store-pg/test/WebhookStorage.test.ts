@@ -276,7 +276,7 @@ forEachBackend(
           ].sort()
         )
         const retried = second.find((claimed) => claimed.webhookId === two.id && claimed.eventId === events[0]!.id)!
-        const attempt = { at: NOW / 1000, statusCode: 200, durationMs: 3, error: null }
+        const attempt = { at: NOW / 1000, statusCode: 200, durationMs: 3, error: null, trigger: "automatic" as const }
         const applied = yield* store.complete([
           { deliveryId: first[0]!.id, leaseToken: "token-1", attempt, status: "succeeded", retryAt: null },
           // Not this lease's token: ignored.
@@ -439,6 +439,75 @@ forEachBackend(
           (yield* reader.read(events[1]!.position, 10)).map((event) => event.id),
           [slowId, later.id]
         )
+      })
+    )
+
+    it.effect("replay steps look at a bounded window in event order; resend and replay leave pending ones alone", () =>
+      Effect.gen(function* () {
+        yield* Ref.set(script, [200])
+        const workspace = Schema.decodeSync(WorkspaceId)("hooks-replay")
+        yield* TestClock.setTime(NOW)
+        const webhook = yield* register(
+          { url: "https://hooks.example.org/replay", events: ["tour-created"], auth: { type: "hmac", secret } },
+          workspace
+        )
+        const events: Array<{ id: string }> = []
+        for (let i = 0; i < 5; i++) {
+          yield* TestClock.setTime(NOW + i * 1_000)
+          events.push(yield* tourCreated(`tour_replay${i}`).pipe(as(workspace)))
+        }
+        yield* settle
+        const store = yield* DeliveryStoreTag
+        const step = (after: Parameters<typeof store.replayStep>[0]["after"]) =>
+          store.replayStep({
+            workspaceId: workspace,
+            webhookId: webhook.id,
+            since: NOW / 1000 + 1,
+            until: NOW / 1000 + 4,
+            statuses: ["succeeded"],
+            after,
+            limit: 2,
+            now: NOW + 10_000
+          })
+        const first = yield* step(undefined)
+        assert.strictEqual(first.resent, 2)
+        assert.isDefined(first.next)
+        const second = yield* step(first.next)
+        assert.deepStrictEqual(second, { resent: 1, next: undefined })
+        // Pending now: a second replay finds nothing, a resend is refused.
+        assert.deepStrictEqual(yield* step(undefined), { resent: 0, next: undefined })
+        const claimed = yield* store.claimDue({
+          now: NOW + 10_000,
+          limit: 10,
+          maxPerWebhook: 10,
+          roomByWebhook: new Map(),
+          leaseUntil: NOW + 60_000,
+          leaseToken: "token-replay"
+        })
+        assert.deepStrictEqual(
+          claimed.map((item) => [item.eventId, item.attempts, item.cycleStart, item.trigger]),
+          events.slice(1, 4).map((event) => [event.id, 1, 1, "manual"])
+        )
+        const resent = yield* store.resend(workspace, webhook.id, claimed[0]!.id, NOW + 11_000)
+        assert.strictEqual(resent._tag, "Pending")
+        assert.strictEqual((yield* store.resend(workspace, webhook.id, "dlv_unknown", NOW))._tag, "NotFound")
+        assert.strictEqual((yield* store.resend(wsB, webhook.id, claimed[0]!.id, NOW))._tag, "NotFound")
+        const outside = yield* store.resend(
+          workspace,
+          webhook.id,
+          (yield* Effect.flatMap(WebhookService, (service) => service.deliveries(webhook.id, { limit: 10 })).pipe(
+            as(workspace)
+          )).data.find((delivery) => delivery.eventId === events[0]!.id)!.id,
+          NOW + 12_000
+        )
+        assert.strictEqual(outside._tag, "Resent")
+        if (outside._tag === "Resent") {
+          assert.strictEqual(outside.delivery.status, "pending")
+          assert.deepStrictEqual(
+            outside.delivery.attempts.map((attempt) => attempt.trigger),
+            ["automatic"]
+          )
+        }
       })
     )
 

@@ -35,8 +35,24 @@ export const ErrorClass = Schema.Literal("timeout", "connect", "dns", "tls", "ht
 export type ErrorClass = typeof ErrorClass.Type
 
 /**
+ * What started an attempt's cycle: fan-out (`automatic`), or an operator's resend or replay
+ * (`manual`). The retry of a cycle carries its cycle's trigger.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Trigger = Schema.Literal("automatic", "manual")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Trigger = typeof Trigger.Type
+
+/**
  * One attempt as the delivery log shows it: when (epoch seconds), the status code (`null` when
- * no response came), how long it took, and the error class (`null` on success).
+ * no response came), how long it took, the error class (`null` on success) and what started
+ * its cycle.
  *
  * @since 0.1.0
  * @category schemas
@@ -45,7 +61,8 @@ export const Attempt = Schema.Struct({
   at: Schema.Int,
   statusCode: Schema.NullOr(Schema.Int),
   durationMs: Schema.NonNegative,
-  error: Schema.NullOr(ErrorClass)
+  error: Schema.NullOr(ErrorClass),
+  trigger: Trigger
 }).annotations({ identifier: "DeliveryAttempt" })
 
 /**
@@ -75,7 +92,8 @@ export const DeliveryLog = Schema.Struct({
 export type DeliveryLog = typeof DeliveryLog.Type
 
 /**
- * Attempts per delivery: the first and exactly one retry.
+ * Attempts per cycle: the first and exactly one retry. A delivery has one automatic cycle and
+ * one more per resend or replay; its attempts are numbered on across cycles.
  *
  * @since 0.1.0
  * @category constants

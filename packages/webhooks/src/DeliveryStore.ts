@@ -20,7 +20,7 @@ import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { Attempt, DeliveryLog, DeliveryStatus } from "./Delivery.js"
+import type { Attempt, DeliveryLog, DeliveryStatus, Trigger } from "./Delivery.js"
 import * as Page from "./Page.js"
 import type { Target } from "./Webhook.js"
 
@@ -39,6 +39,8 @@ export interface NewDelivery {
   readonly webhookId: string
   readonly eventId: string
   readonly eventType: string
+  /** When its event was created (epoch seconds): what a replay's window selects on. */
+  readonly eventCreatedAt: number
   /** Epoch seconds. */
   readonly createdAt: number
   /** Epoch milliseconds: due at once. */
@@ -75,7 +77,8 @@ export interface ClaimRequest {
 
 /**
  * A claimed delivery: everything one attempt needs. `attempts` counts the attempts recorded so
- * far (0 or 1); the next one is `attempts + 1`.
+ * far; the next one is `attempts + 1`. `cycleStart` is how many of them came before its current
+ * cycle (0, or the count at its last resend or replay), and `trigger` what started that cycle.
  *
  * @since 0.1.0
  * @category models
@@ -88,8 +91,67 @@ export interface ClaimedDelivery {
   readonly eventType: string
   readonly body: string
   readonly attempts: number
+  readonly cycleStart: number
+  readonly trigger: Trigger
   readonly leaseToken: string
   readonly target: Target
+}
+
+/**
+ * What `resend` did: the delivery back to `pending` (with its log), or why not: no such
+ * delivery of the webhook in the workspace, or one that is pending already.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResendResult =
+  | { readonly _tag: "Resent"; readonly delivery: DeliveryLog }
+  | { readonly _tag: "NotFound" }
+  | { readonly _tag: "Pending" }
+
+/**
+ * Where a replay stands: the last delivery it looked at, by its event's time and the order
+ * deliveries were made in.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReplayCursor {
+  readonly eventCreatedAt: number
+  readonly seq: number
+}
+
+/**
+ * One step of a replay: of one webhook's deliveries that are not pending and whose event was
+ * created in `[since, until)` (epoch seconds), the next at most `limit` after `after` in event
+ * order are looked at, and those whose status is in `statuses` go back to `pending`, due at `now`
+ * (epoch milliseconds), with a fresh manual cycle. A delivery that is pending already is left
+ * alone, so concurrent replays never make one delivery due twice.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReplayRequest {
+  readonly workspaceId: WorkspaceId
+  readonly webhookId: string
+  readonly since: number
+  readonly until: number
+  readonly statuses: ReadonlyArray<"failed" | "succeeded">
+  readonly after: ReplayCursor | undefined
+  readonly limit: number
+  readonly now: number
+}
+
+/**
+ * What one replay step did: how many deliveries went back to `pending`, and where the next
+ * step starts (`undefined`: nothing more in the window).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReplayStep {
+  readonly resent: number
+  readonly next: ReplayCursor | undefined
 }
 
 /**
@@ -133,6 +195,19 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
      * cached.
      */
     readonly retarget: (workspaceId: WorkspaceId, target: Target) => Effect.Effect<void>
+    /**
+     * An operator's resend: a delivery of the webhook that is not pending goes back to
+     * `pending`, due at `now` (epoch milliseconds), unleased, with a fresh manual cycle; its
+     * attempts so far stay in its log. One atomic step.
+     */
+    readonly resend: (
+      workspaceId: WorkspaceId,
+      webhookId: string,
+      deliveryId: string,
+      now: number
+    ) => Effect.Effect<ResendResult>
+    /** One bounded step of a replay (one statement on PostgreSQL). */
+    readonly replayStep: (request: ReplayRequest) => Effect.Effect<ReplayStep>
     /** Removes a webhook's deliveries and attempts (the webhook is being deleted). */
     readonly deleteForWebhook: (workspaceId: WorkspaceId, webhookId: string) => Effect.Effect<void>
   }
@@ -140,7 +215,11 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
 
 interface Row {
   readonly delivery: NewDelivery
+  /** The order rows were made in. */
+  readonly seq: number
   status: DeliveryStatus
+  cycleStart: number
+  trigger: Trigger
   dueAt: number
   attempts: Array<Attempt>
   leaseUntil: number | null
@@ -164,6 +243,26 @@ export const makeMemory = (): DeliveryStore["Type"] => {
   const lanes = new Map<string, { rows: Array<Row>; head: number }>()
   // Per webhook, the target of its latest edit: it replaces what older deliveries were made with.
   const retargeted = new Map<string, Target>()
+  let made = 0
+  const enqueue = (row: Row) => {
+    let lane = lanes.get(row.delivery.webhookId)
+    if (lane === undefined) {
+      lane = { rows: [], head: 0 }
+      lanes.set(row.delivery.webhookId, lane)
+    }
+    lane.rows.push(row)
+  }
+  // Back to pending with a fresh manual cycle. The row joins its lane's end again (a copy left
+  // behind the head is skipped, one ahead of it is claimed once: the claim leases it).
+  const restart = (row: Row, now: number) => {
+    row.status = "pending"
+    row.dueAt = now
+    row.cycleStart = row.attempts.length
+    row.trigger = "manual"
+    row.leaseUntil = null
+    row.leaseToken = null
+    enqueue(row)
+  }
   const logOf = (row: Row): DeliveryLog => ({
     id: row.delivery.id,
     eventId: row.delivery.eventId,
@@ -178,19 +277,17 @@ export const makeMemory = (): DeliveryStore["Type"] => {
           if (rows.has(delivery.id)) continue
           const row: Row = {
             delivery,
+            seq: made++,
             status: delivery.outcome?.status ?? "pending",
+            cycleStart: 0,
+            trigger: "automatic",
             dueAt: delivery.dueAt,
             attempts: delivery.outcome === undefined ? [] : [delivery.outcome.attempt],
             leaseUntil: delivery.lease?.until ?? null,
             leaseToken: delivery.lease?.token ?? null
           }
           rows.set(delivery.id, row)
-          let lane = lanes.get(delivery.webhookId)
-          if (lane === undefined) {
-            lane = { rows: [], head: 0 }
-            lanes.set(delivery.webhookId, lane)
-          }
-          lane.rows.push(row)
+          enqueue(row)
         }
       }),
     claimDue: (request) =>
@@ -232,6 +329,8 @@ export const makeMemory = (): DeliveryStore["Type"] => {
               eventType: delivery.eventType,
               body: delivery.body,
               attempts: row.attempts.length,
+              cycleStart: row.cycleStart,
+              trigger: row.trigger,
               leaseToken: request.leaseToken,
               target: newer(retargeted.get(webhookId), delivery.target)
             })
@@ -267,6 +366,48 @@ export const makeMemory = (): DeliveryStore["Type"] => {
           .slice(0, query.limit + 1)
           .map(logOf)
         return Page.make("dlv", found, query.limit, (log) => log.id)
+      }),
+    resend: (workspaceId, webhookId, deliveryId, now) =>
+      Effect.sync((): ResendResult => {
+        const row = rows.get(deliveryId)
+        if (row === undefined || row.delivery.workspaceId !== workspaceId || row.delivery.webhookId !== webhookId) {
+          return { _tag: "NotFound" }
+        }
+        if (row.status === "pending") return { _tag: "Pending" }
+        restart(row, now)
+        return { _tag: "Resent", delivery: logOf(row) }
+      }),
+    replayStep: (request) =>
+      Effect.sync((): ReplayStep => {
+        const after = request.after
+        const window = Array.from(rows.values())
+          .filter(
+            (row) =>
+              row.delivery.workspaceId === request.workspaceId &&
+              row.delivery.webhookId === request.webhookId &&
+              row.status !== "pending" &&
+              row.delivery.eventCreatedAt >= request.since &&
+              row.delivery.eventCreatedAt < request.until &&
+              (after === undefined ||
+                row.delivery.eventCreatedAt > after.eventCreatedAt ||
+                (row.delivery.eventCreatedAt === after.eventCreatedAt && row.seq > after.seq))
+          )
+          .sort((a, b) => a.delivery.eventCreatedAt - b.delivery.eventCreatedAt || a.seq - b.seq)
+          .slice(0, request.limit)
+        let resent = 0
+        for (const row of window) {
+          if (row.status === "pending" || !request.statuses.includes(row.status)) continue
+          restart(row, request.now)
+          resent++
+        }
+        const last = window.at(-1)
+        return {
+          resent,
+          next:
+            window.length < request.limit || last === undefined
+              ? undefined
+              : { eventCreatedAt: last.delivery.eventCreatedAt, seq: last.seq }
+        }
       }),
     retarget: (_workspaceId, target) =>
       Effect.sync(() => {

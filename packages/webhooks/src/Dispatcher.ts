@@ -32,6 +32,7 @@ import { guardedRoots } from "@waybill/events/FilterFields"
 import { compileFilterEither, type Predicate } from "@waybill/filters/Filter"
 import { basicAuthorization, bearerAuthorization } from "@waybill/signing/Authorization"
 import { signatureHeaders } from "@waybill/signing/Hmac"
+import * as StandardWebhooks from "@waybill/signing/StandardWebhooks"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -136,6 +137,11 @@ export class Dispatcher extends Context.Tag("@waybill/webhooks/Dispatcher")<
      * poll, not by events, which it would only find nothing for.
      */
     readonly wake: Effect.Effect<void>
+    /**
+     * Stored deliveries were made due outside fan-out (a resend or a replay): `run` claims at
+     * once instead of at its next poll.
+     */
+    readonly wakeDelivery: Effect.Effect<void>
   }
 >() {}
 
@@ -189,7 +195,7 @@ const sameSealed = (a: SealedAuth, b: SealedAuth): boolean =>
     ? b.type === "basic" && a.username === b.username && a.password === b.password
     : a.type === "bearer"
       ? b.type === "bearer" && a.token === b.token
-      : b.type === "hmac" && a.secret === b.secret
+      : b.type === "hmac" && a.secret === b.secret && a.scheme === b.scheme
 
 const debugEnabled = Effect.map(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
   LogLevel.lessThanEqual(minimum, LogLevel.Debug)
@@ -338,6 +344,7 @@ export const make = (options: Options = {}) =>
           webhookId: webhook.id,
           eventId: event.id,
           eventType,
+          eventCreatedAt: event.createdAt,
           createdAt: Math.floor(now / 1000),
           dueAt: now,
           body: event.body,
@@ -371,7 +378,11 @@ export const make = (options: Options = {}) =>
             }))
           : auth.type === "bearer"
             ? Effect.map(secretBox.open(auth.token, context), (token) => ({ type: "bearer", token }))
-            : Effect.map(secretBox.open(auth.secret, context), (secret) => ({ type: "hmac", secret }))
+            : Effect.map(secretBox.open(auth.secret, context), (secret) => ({
+                type: "hmac",
+                secret,
+                scheme: auth.scheme
+              }))
       return Effect.tap(open, (openedAuth) =>
         Effect.sync(() => {
           if (opened.size >= 10_000) opened.clear()
@@ -401,7 +412,12 @@ export const make = (options: Options = {}) =>
           headers.Authorization = bearerAuthorization(auth.token)
           break
         case "hmac":
-          Object.assign(headers, signatureHeaders(auth.secret, nowSeconds, claimed.body))
+          Object.assign(
+            headers,
+            auth.scheme === "standard-webhooks"
+              ? StandardWebhooks.signatureHeaders(auth.secret, claimed.id, nowSeconds, claimed.body)
+              : signatureHeaders(auth.secret, nowSeconds, claimed.body)
+          )
           break
       }
       return headers
@@ -416,14 +432,22 @@ export const make = (options: Options = {}) =>
       retryDraw: number
     ): Outcome => {
       const attempt = claimed.attempts + 1
+      // Numbered on across cycles; each cycle (fan-out's, or a resend's or replay's) has one retry.
+      const inCycle = attempt - claimed.cycleStart
       const statusCode = Either.isRight(result) ? result.right.statusCode : null
       const succeeded = statusCode !== null && isSuccess(statusCode)
       const error: ErrorClass | null = succeeded ? null : Either.isLeft(result) ? result.left.reason : "http"
-      const record: Attempt = { at: Math.floor(start / 1000), statusCode, durationMs: Math.max(0, end - start), error }
+      const record: Attempt = {
+        at: Math.floor(start / 1000),
+        statusCode,
+        durationMs: Math.max(0, end - start),
+        error,
+        trigger: claimed.trigger
+      }
       const base = { deliveryId: claimed.id, leaseToken: claimed.leaseToken, attempt: record }
       const completion: Completion = succeeded
         ? { ...base, status: "succeeded", retryAt: null }
-        : attempt < maxAttempts
+        : inCycle < maxAttempts
           ? {
               ...base,
               status: "pending",
@@ -445,6 +469,7 @@ export const make = (options: Options = {}) =>
         eventId: claimed.eventId,
         eventType: claimed.eventType,
         attempt: claimed.attempts + 1,
+        trigger: claimed.trigger,
         statusCode: completion.attempt.statusCode ?? "none",
         durationMs: completion.attempt.durationMs,
         error: completion.attempt.error ?? "none"
@@ -1188,6 +1213,8 @@ export const make = (options: Options = {}) =>
               eventType: delivery.eventType,
               body: delivery.body,
               attempts: 0,
+              cycleStart: 0,
+              trigger: "automatic",
               leaseToken: lease.token,
               target: delivery.target
             },
@@ -1380,7 +1407,9 @@ export const make = (options: Options = {}) =>
       })
     )
 
-    return Dispatcher.of({ fanOut, fanOutAll, deliverDue, run, wake })
+    const wakeDelivery = Effect.sync(() => deliverWake.notify())
+
+    return Dispatcher.of({ fanOut, fanOutAll, deliverDue, run, wake, wakeDelivery })
   })
 
 /**

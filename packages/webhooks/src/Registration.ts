@@ -15,11 +15,12 @@ import { type EventType, isEventType } from "@waybill/events/EventType"
 import { filterFields } from "@waybill/events/FilterFields"
 import type { PropertyDefinition } from "@waybill/events/PropertyDefinition"
 import { validateFilter } from "@waybill/filters/Filter"
+import * as StandardWebhooks from "@waybill/signing/StandardWebhooks"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ssrf from "./Ssrf.js"
-import { type Filters, limits, MASK, type OpenAuth, secretFieldOf, secretLength } from "./Webhook.js"
+import { type Filters, limits, MASK, type OpenAuth, type SealedAuth, secretFieldOf, secretLength } from "./Webhook.js"
 
 /**
  * A registration that passed every rule; its secret is `Redacted`.
@@ -217,7 +218,7 @@ const validateFilters = (
 const authFields = {
   basic: ["type", "username", "password"],
   bearer: ["type", "token"],
-  hmac: ["type", "secret"]
+  hmac: ["type", "secret", "scheme"]
 } as const
 
 // Checks a secret without ever putting its value into a message.
@@ -299,10 +300,28 @@ const validateAuth = (value: unknown): { issues: Array<Issue.Issue>; auth: OpenA
       }
     }
     case "hmac": {
-      const secret = checkSecret(issues, "auth.secret", own(value, "secret"), secretLength.hmac)
+      const scheme = own(value, "scheme") ?? "waybill"
+      if (scheme !== "waybill" && scheme !== "standard-webhooks") {
+        issues.push(Issue.make("auth.scheme", "must be waybill or standard-webhooks"))
+      }
+      const secret = checkSecret(
+        issues,
+        "auth.secret",
+        own(value, "secret"),
+        secretLength.hmac,
+        scheme === "standard-webhooks"
+          ? (text) =>
+              StandardWebhooks.isSecret(text)
+                ? undefined
+                : `must be ${StandardWebhooks.secretPrefix} followed by base64 of ${StandardWebhooks.keyBytes.min} to ${StandardWebhooks.keyBytes.max} bytes for the standard-webhooks scheme`
+          : undefined
+      )
       return {
         issues,
-        auth: issues.length === 0 && secret !== undefined ? { type, secret: Redacted.make(secret) } : undefined
+        auth:
+          issues.length === 0 && secret !== undefined && (scheme === "waybill" || scheme === "standard-webhooks")
+            ? { type, secret: Redacted.make(secret), scheme }
+            : undefined
       }
     }
   }
@@ -318,6 +337,22 @@ const validateDescription = (value: unknown): { issues: Array<Issue.Issue>; desc
     }
   }
   return { issues: [], description: value }
+}
+
+/**
+ * For an edit of a stored HMAC webhook: the request with the stored signature scheme filled in
+ * where it names no `scheme` and keeps the `hmac` type, so an edit that does not mention the
+ * scheme never changes how deliveries are signed (receivers would start refusing them). Any
+ * other request is answered unchanged.
+ *
+ * @since 0.1.0
+ * @category editing
+ */
+export const withKeptScheme = (input: unknown, stored: SealedAuth): unknown => {
+  if (stored.type !== "hmac" || !isRecord(input)) return input
+  const auth = own(input, "auth")
+  if (!isRecord(auth) || own(auth, "type") !== "hmac" || own(auth, "scheme") !== undefined) return input
+  return { ...input, auth: { ...auth, scheme: stored.scheme } }
 }
 
 /**

@@ -50,6 +50,25 @@ const WriteOnly = (min: number, max: number, what: string) =>
  * @since 0.1.0
  * @category schemas
  */
+/**
+ * How an HMAC webhook signs: `waybill` (the default: `X-Signature-Algorithm`,
+ * `X-Signature-Timestamp`, `X-Signature` over `"<timestamp>.<body>"`) or `standard-webhooks`
+ * (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>` over
+ * `"<delivery id>.<timestamp>.<body>"`, with a `whsec_…` secret).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SignatureScheme = Schema.Literal("waybill", "standard-webhooks").annotations({
+  identifier: "SignatureScheme"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type SignatureScheme = typeof SignatureScheme.Type
+
 export const AuthRequest = Schema.Union(
   Schema.Struct({
     type: Schema.Literal("basic"),
@@ -64,7 +83,12 @@ export const AuthRequest = Schema.Union(
   }).annotations({ identifier: "BearerAuthRequest" }),
   Schema.Struct({
     type: Schema.Literal("hmac"),
-    secret: WriteOnly(secretLength.hmac.min, secretLength.hmac.max, "The HMAC-SHA256 shared secret")
+    secret: WriteOnly(
+      secretLength.hmac.min,
+      secretLength.hmac.max,
+      "The HMAC-SHA256 shared secret; for scheme standard-webhooks, whsec_ followed by base64 of 24 to 64 bytes"
+    ),
+    scheme: Schema.optional(SignatureScheme.annotations({ description: "waybill (default) or standard-webhooks" }))
   }).annotations({ identifier: "HmacAuthRequest" })
 ).annotations({ identifier: "WebhookAuthRequest" })
 
@@ -137,7 +161,12 @@ export type SealedSecret = typeof SealedSecret.Type
 export const SealedAuth = Schema.Union(
   Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: SealedSecret }),
   Schema.Struct({ type: Schema.Literal("bearer"), token: SealedSecret }),
-  Schema.Struct({ type: Schema.Literal("hmac"), secret: SealedSecret })
+  Schema.Struct({
+    type: Schema.Literal("hmac"),
+    secret: SealedSecret,
+    // Webhooks stored before the scheme existed sign the Waybill way.
+    scheme: Schema.optionalWith(SignatureScheme, { default: () => "waybill" as const })
+  })
 ).annotations({ identifier: "SealedAuth" })
 
 /**
@@ -156,7 +185,7 @@ export type SealedAuth = typeof SealedAuth.Type
 export type OpenAuth =
   | { readonly type: "basic"; readonly username: string; readonly password: Redacted.Redacted<string> }
   | { readonly type: "bearer"; readonly token: Redacted.Redacted<string> }
-  | { readonly type: "hmac"; readonly secret: Redacted.Redacted<string> }
+  | { readonly type: "hmac"; readonly secret: Redacted.Redacted<string>; readonly scheme: SignatureScheme }
 
 /**
  * A stored webhook. The public API has no update, but the operator console edits webhooks in
@@ -194,7 +223,7 @@ export type Webhook = typeof Webhook.Type
 export const MaskedAuth = Schema.Union(
   Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: Schema.Literal(MASK) }),
   Schema.Struct({ type: Schema.Literal("bearer"), token: Schema.Literal(MASK) }),
-  Schema.Struct({ type: Schema.Literal("hmac"), secret: Schema.Literal(MASK) })
+  Schema.Struct({ type: Schema.Literal("hmac"), secret: Schema.Literal(MASK), scheme: SignatureScheme })
 ).annotations({ identifier: "WebhookAuth" })
 
 /**
@@ -239,7 +268,7 @@ export const maskAuth = (auth: SealedAuth | OpenAuth | AuthRequest): MaskedAuth 
     case "bearer":
       return { type: "bearer", token: MASK }
     case "hmac":
-      return { type: "hmac", secret: MASK }
+      return { type: "hmac", secret: MASK, scheme: auth.scheme ?? "waybill" }
   }
 }
 

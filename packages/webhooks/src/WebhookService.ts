@@ -1,6 +1,6 @@
 /**
  * The webhook service behind `POST/GET/DELETE /webhooks`, `GET /webhooks/filter-fields`,
- * `GET /webhooks/{id}/deliveries` and `GET /alerts` (contract §5), over the ports
+ * `GET /webhooks/{id}/deliveries`, resend and replay, and `GET /alerts` (contract §5), over the ports
  * `WebhookRepository`, `DeliveryStore`, `FailureAlerts`, `SecretBox`, `HostResolver`,
  * `PropertyDefinitions` and `Transactor`. Every method acts in the caller's `CurrentWorkspace`;
  * another workspace's webhook is not found. Responses mask every secret.
@@ -25,11 +25,18 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { DeliveryLog } from "./Delivery.js"
-import { DeliveryStore } from "./DeliveryStore.js"
+import * as DeliveryStore from "./DeliveryStore.js"
 import { type FailureAlert, FailureAlerts } from "./FailureAlerts.js"
 import { HostResolver } from "./HostResolver.js"
 import * as Page from "./Page.js"
-import { hostToResolve, keptSecretField, maskedSecretIssues, validateRegistration } from "./Registration.js"
+import {
+  hostToResolve,
+  keptSecretField,
+  maskedSecretIssues,
+  validateRegistration,
+  withKeptScheme
+} from "./Registration.js"
+import * as Replay from "./Replay.js"
 import { SecretBox } from "./SecretBox.js"
 import {
   type OpenAuth,
@@ -132,7 +139,8 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
      * The console's edit (`PUT /console/api/webhooks/{id}`, contract §5): the body of
      * `POST /webhooks`, validated the same way, replaces the webhook's settings. A secret
      * omitted or sent as `"********"` keeps the stored one while the auth type is unchanged; a
-     * changed type needs its secret. The webhook keeps its id, delivery log and alerts; attempts
+     * changed type needs its secret; an HMAC webhook's `scheme`, when omitted, stays as stored.
+     * The webhook keeps its id, delivery log and alerts; attempts
      * that start after the edit use the new URL and authentication.
      */
     readonly update: (
@@ -150,6 +158,30 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
       id: string,
       params: Page.Params
     ) => Effect.Effect<Page.Page<DeliveryLog>, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
+    /**
+     * `POST /webhooks/{id}/deliveries/{deliveryId}/resend` → 202: a delivery that has succeeded
+     * or failed goes back to `pending` with a fresh manual attempt cycle, sent to the webhook's
+     * current URL and authentication with the same delivery id and body; attempts are numbered
+     * on. A pending delivery fails with `DeliveryPending` (409).
+     */
+    readonly resend: (
+      id: string,
+      deliveryId: string
+    ) => Effect.Effect<
+      DeliveryLog,
+      WebhookNotFound | Replay.DeliveryNotFound | Replay.DeliveryPending,
+      CurrentWorkspace
+    >
+    /**
+     * `POST /webhooks/{id}/replay` → 202: every delivery of the webhook whose event was created
+     * in `[since, until)` and whose status matches (`failed` by default, or `all`) goes back to
+     * `pending` with a fresh manual cycle, in event order, in bounded steps (one short
+     * transaction each); pending ones are left alone. Answers how many went back.
+     */
+    readonly replay: (
+      id: string,
+      input: unknown
+    ) => Effect.Effect<Replay.Replayed, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
     /** `GET /alerts`: an unknown or foreign `webhookId` gives an empty page. */
     readonly alerts: (
       params: Page.Params & { readonly webhookId?: string | undefined }
@@ -166,6 +198,10 @@ export interface Options {
   readonly allowPrivateTargets: boolean
   /** How long registration waits for the resolver before accepting the name; 5 s by default. */
   readonly resolveTimeoutMs?: number | undefined
+  /** How far back a replay may reach (`since`), in seconds; 30 days by default. */
+  readonly replayRetentionSeconds?: number | undefined
+  /** Deliveries a replay looks at per step (one statement); 1 000 by default. */
+  readonly replayStepSize?: number | undefined
 }
 
 /**
@@ -177,13 +213,15 @@ export interface Options {
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const repository = yield* WebhookRepository
-    const deliveryStore = yield* DeliveryStore
+    const deliveryStore = yield* DeliveryStore.DeliveryStore
     const failureAlerts = yield* FailureAlerts
     const secretBox = yield* SecretBox
     const resolver = yield* HostResolver
     const propertyDefinitions = yield* PropertyDefinitions
     const transactor = yield* Transactor
     const resolveTimeout = options.resolveTimeoutMs ?? 5_000
+    const retentionSeconds = options.replayRetentionSeconds ?? Replay.defaultRetentionSeconds
+    const stepSize = Math.max(1, Math.floor(options.replayStepSize ?? Replay.defaultStepSize))
 
     const resolveHost = (input: unknown): Effect.Effect<ReadonlyArray<string>> => {
       const host = hostToResolve(input)
@@ -206,7 +244,11 @@ export const make = (options: Options) =>
         case "bearer":
           return Effect.map(secretBox.seal(auth.token, context), (token) => ({ type: "bearer" as const, token }))
         case "hmac":
-          return Effect.map(secretBox.seal(auth.secret, context), (secret) => ({ type: "hmac" as const, secret }))
+          return Effect.map(secretBox.seal(auth.secret, context), (secret) => ({
+            type: "hmac" as const,
+            secret,
+            scheme: auth.scheme
+          }))
       }
     }
 
@@ -294,7 +336,7 @@ export const make = (options: Options) =>
     const update = Effect.fn("WebhookService.update")(function* (id: string, input: unknown) {
       const current = yield* find(id)
       const registration = yield* validate(
-        yield* withKeptSecret(current, input),
+        yield* withKeptSecret(current, withKeptScheme(input, current.auth)),
         maskedSecretIssues(input, current.auth.type)
       )
       const edited: Webhook = {
@@ -346,6 +388,55 @@ export const make = (options: Options) =>
       return yield* deliveryStore.list(webhook.workspaceId, webhook.id, query)
     })
 
+    const resend = Effect.fn("WebhookService.resend")(function* (id: string, deliveryId: string) {
+      const webhook = yield* find(id)
+      const result = yield* deliveryStore.resend(
+        webhook.workspaceId,
+        webhook.id,
+        deliveryId,
+        yield* Clock.currentTimeMillis
+      )
+      switch (result._tag) {
+        case "Resent":
+          return result.delivery
+        case "NotFound":
+          return yield* Effect.fail(Replay.DeliveryNotFound.of(deliveryId))
+        case "Pending":
+          return yield* Effect.fail(Replay.DeliveryPending.of(deliveryId))
+      }
+    })
+
+    const replay = Effect.fn("WebhookService.replay")(function* (id: string, input: unknown) {
+      const webhook = yield* find(id)
+      const window = yield* Either.match(
+        Replay.validate(input, Math.floor((yield* Clock.currentTimeMillis) / 1000), retentionSeconds),
+        {
+          onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "replay")),
+          onRight: Effect.succeed
+        }
+      )
+      let deliveries = 0
+      let after: DeliveryStore.ReplayCursor | undefined
+      // Step by step, each its own short statement, so a replay of 100 000 deliveries neither
+      // holds one long transaction nor keeps the dispatchers from claiming what is already due.
+      do {
+        const step = yield* deliveryStore.replayStep({
+          workspaceId: webhook.workspaceId,
+          webhookId: webhook.id,
+          since: window.since,
+          until: window.until,
+          statuses: window.statuses,
+          after,
+          limit: stepSize,
+          now: yield* Clock.currentTimeMillis
+        })
+        deliveries += step.resent
+        after = step.next
+        yield* Effect.yieldNow()
+      } while (after !== undefined)
+      return { deliveries }
+    })
+
     const alerts = Effect.fn("WebhookService.alerts")(function* (
       params: Page.Params & { readonly webhookId?: string | undefined }
     ) {
@@ -354,7 +445,18 @@ export const make = (options: Options) =>
       return yield* failureAlerts.list(workspace.id, { ...query, webhookId: params.webhookId })
     })
 
-    return WebhookService.of({ register, update, list, get, delete: remove, filterFields, deliveries, alerts })
+    return WebhookService.of({
+      register,
+      update,
+      list,
+      get,
+      delete: remove,
+      filterFields,
+      deliveries,
+      resend,
+      replay,
+      alerts
+    })
   })
 
 /**
@@ -368,5 +470,11 @@ export const layer = (
 ): Layer.Layer<
   WebhookService,
   never,
-  WebhookRepository | DeliveryStore | FailureAlerts | SecretBox | HostResolver | PropertyDefinitions | Transactor
+  | WebhookRepository
+  | DeliveryStore.DeliveryStore
+  | FailureAlerts
+  | SecretBox
+  | HostResolver
+  | PropertyDefinitions
+  | Transactor
 > => Layer.effect(WebhookService, make(options))

@@ -71,7 +71,12 @@ export * as Page from "./Page.js"
  * @since 0.1.0
  */
 export * as Registration from "./Registration.js"
-
+/**
+ * Resend and replay: request rules, retention window, errors.
+ *
+ * @since 0.1.0
+ */
+export * as Replay from "./Replay.js"
 /**
  * Webhook secrets at rest: the `SecretBox` port and AES-256-GCM.
  *

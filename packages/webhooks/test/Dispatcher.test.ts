@@ -161,7 +161,7 @@ describe("Dispatcher", () => {
         eventId: event.id,
         eventType: "tour-created",
         status: "succeeded",
-        attempts: [{ at: NOW / 1000, statusCode: 204, durationMs: 0, error: null }]
+        attempts: [{ at: NOW / 1000, statusCode: 204, durationMs: 0, error: null, trigger: "automatic" }]
       })
       assert.deepStrictEqual(yield* alertsOf(), [])
     }).pipe(Effect.provide(makeLayer({ respond: () => ok(204) })))
@@ -299,8 +299,8 @@ describe("Dispatcher", () => {
       assert.deepStrictEqual(yield* Fiber.join(second), { attempts: 1, succeeded: 0, retried: 0, failed: 1 })
       const [delivery] = yield* deliveriesOf(webhook.id)
       assert.deepStrictEqual(delivery!.attempts, [
-        { at: NOW / 1000, statusCode: null, durationMs: 3_000, error: "timeout" },
-        { at: NOW / 1000 + 63, statusCode: null, durationMs: 3_000, error: "timeout" }
+        { at: NOW / 1000, statusCode: null, durationMs: 3_000, error: "timeout", trigger: "automatic" },
+        { at: NOW / 1000 + 63, statusCode: null, durationMs: 3_000, error: "timeout", trigger: "automatic" }
       ])
       const [alert] = yield* alertsOf()
       assert.strictEqual(alert!.reason, "2 attempts failed; last: timeout: No response within 3000 ms")
@@ -1001,7 +1001,7 @@ describe("Dispatcher", () => {
       assert.strictEqual((yield* claim(NOW + 999, "token-x")).length, 0)
       const [second] = yield* claim(NOW + 1_000, "token-2")
       assert.strictEqual(second!.id, first!.id)
-      const attempt = { at: NOW / 1000, statusCode: 200, durationMs: 5, error: null }
+      const attempt = { at: NOW / 1000, statusCode: 200, durationMs: 5, error: null, trigger: "automatic" as const }
       const completion = (leaseToken: string) => ({
         deliveryId: first!.id,
         leaseToken,

@@ -56,7 +56,7 @@ describe("WebhookService.update", () => {
       const omitted = yield* update(created.id, registration({ auth: { type: "hmac" }, description: "moved" }))
       assert.deepStrictEqual(omitted, { ...created, description: "moved" })
       const masked = yield* update(created.id, registration({ auth: { type: "hmac", secret: MASK } }))
-      assert.deepStrictEqual(masked.auth, { type: "hmac", secret: MASK })
+      assert.deepStrictEqual(masked.auth, { type: "hmac", secret: MASK, scheme: "waybill" })
       assert.deepStrictEqual(yield* stored(created.id), { revision: 3, type: "hmac", secret: secrets.hmac })
       assert.deepStrictEqual(leakedSecrets(renderings([omitted, masked])), [])
 
@@ -64,6 +64,30 @@ describe("WebhookService.update", () => {
       const renamed = yield* update(basic.id, registration({ auth: { type: "basic", username: "ops2" } }))
       assert.deepStrictEqual(renamed.auth, { type: "basic", username: "ops2", password: MASK })
       assert.deepStrictEqual(yield* stored(basic.id), { revision: 2, type: "basic", secret: secrets.password })
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
+  it.effect("an omitted scheme stays as stored; a named one replaces it, and a kept secret must fit it", () =>
+    Effect.gen(function* () {
+      const whsec = `whsec_${Buffer.alloc(32, 5).toString("base64")}`
+      const standard = yield* register(
+        registration({ auth: { type: "hmac", secret: whsec, scheme: "standard-webhooks" } })
+      )
+      const moved = yield* update(standard.id, registration({ auth: { type: "hmac" }, description: "moved" }))
+      assert.deepStrictEqual(moved.auth, { type: "hmac", secret: MASK, scheme: "standard-webhooks" })
+      const back = yield* update(standard.id, registration({ auth: { type: "hmac", scheme: "waybill" } }))
+      assert.deepStrictEqual(back.auth, { type: "hmac", secret: MASK, scheme: "waybill" })
+      assert.deepStrictEqual(yield* stored(standard.id), { revision: 3, type: "hmac", secret: whsec })
+
+      const plain = yield* register(registration())
+      const refused = yield* Effect.flip(
+        update(plain.id, registration({ auth: { type: "hmac", scheme: "standard-webhooks" } }))
+      )
+      assert.deepStrictEqual(
+        issuesOf(refused).map((issue) => issue.path),
+        ["auth.secret"]
+      )
+      assert.deepStrictEqual(leakedSecrets(renderings([moved, back, refused])), [])
     }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
   )
 

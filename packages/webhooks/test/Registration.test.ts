@@ -51,7 +51,10 @@ describe("validateRegistration", () => {
       { type: "basic", username: "ops", password: "p" },
       { type: "bearer", token: "t" },
       { type: "hmac", secret: "x".repeat(16) },
-      { type: "hmac", secret: "x".repeat(512) }
+      { type: "hmac", secret: "x".repeat(512) },
+      { type: "hmac", secret: "x".repeat(16), scheme: "waybill" },
+      { type: "hmac", secret: `whsec_${Buffer.alloc(24, 7).toString("base64")}`, scheme: "standard-webhooks" },
+      { type: "hmac", secret: `whsec_${Buffer.alloc(64, 7).toString("base64")}`, scheme: "standard-webhooks" }
     ]) {
       const result = validateRegistration(registration({ auth }), context)
       assert.isTrue(Either.isRight(result), auth.type)
@@ -253,6 +256,26 @@ describe("validateRegistration", () => {
         [{ type: "hmac", secret: "x".repeat(15) }, "auth.secret", "must be 16 to 512 characters"],
         [{ type: "hmac", secret: "x".repeat(513) }, "auth.secret", "must be 16 to 512 characters"],
         [{ type: "hmac", secret: 1234567890123456 }, "auth.secret", "must be a string"],
+        [
+          { type: "hmac", secret: "x".repeat(32), scheme: "standard-webhooks" },
+          "auth.secret",
+          "must be whsec_ followed by base64 of 24 to 64 bytes for the standard-webhooks scheme"
+        ],
+        [
+          { type: "hmac", secret: `whsec_${Buffer.alloc(23, 7).toString("base64")}`, scheme: "standard-webhooks" },
+          "auth.secret",
+          "must be whsec_ followed by base64 of 24 to 64 bytes for the standard-webhooks scheme"
+        ],
+        [
+          { type: "hmac", secret: `whsec_${Buffer.alloc(65, 7).toString("base64")}`, scheme: "standard-webhooks" },
+          "auth.secret",
+          "must be whsec_ followed by base64 of 24 to 64 bytes for the standard-webhooks scheme"
+        ],
+        [
+          { type: "hmac", secret: "x".repeat(16), scheme: "svix" },
+          "auth.scheme",
+          "must be waybill or standard-webhooks"
+        ],
         [{ type: "bearer", token: "" }, "auth.token", "must be 1 to 512 characters"],
         [
           { type: "bearer", token: " padded " },

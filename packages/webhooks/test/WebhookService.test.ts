@@ -59,7 +59,7 @@ describe("WebhookService", () => {
             conditions: [{ field: "action.payload.type", operator: "equals", value: "advance" }]
           }
         },
-        auth: { type: "hmac", secret: MASK },
+        auth: { type: "hmac", secret: MASK, scheme: "waybill" },
         description: "ops board",
         createdAt: NOW / 1000
       })

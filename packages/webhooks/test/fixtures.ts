@@ -68,6 +68,7 @@ export const makeLayer = (options: {
   ) => Effect.Effect<HttpSender.SendResponse, HttpSender.SendError>
   readonly dispatcher?: Dispatcher.Options
   readonly allowPrivateTargets?: boolean
+  readonly replayStepSize?: number
   readonly resolver?: Readonly<Record<string, ReadonlyArray<string>>>
 }) => {
   const ports = Layer.mergeAll(
@@ -82,7 +83,10 @@ export const makeLayer = (options: {
     HttpSender.layerScripted(options.respond)
   )
   return Layer.mergeAll(
-    WebhookService.layer({ allowPrivateTargets: options.allowPrivateTargets ?? false }),
+    WebhookService.layer({
+      allowPrivateTargets: options.allowPrivateTargets ?? false,
+      replayStepSize: options.replayStepSize
+    }),
     Dispatcher.layer(options.dispatcher ?? {})
   ).pipe(Layer.provideMerge(ports))
 }

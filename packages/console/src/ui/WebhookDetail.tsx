@@ -1,12 +1,25 @@
 /**
- * One webhook: its settings, its delivery log (every attempt with status code, error class and
- * duration) and its failure alerts.
+ * One webhook: its settings, its delivery log (every attempt with status code, error class,
+ * duration and trigger, a Resend button per delivery that has ended, and a replay of failed
+ * deliveries since a time) and its failure alerts.
  */
 import type { DeliveryLog } from "@waybill/webhooks/Delivery"
 import type { FailureAlert } from "@waybill/webhooks/FailureAlerts"
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
+import { controlId } from "./filterModel.js"
+import { FieldIssues, type Issues, invalidity } from "./Issues.js"
+
+// A `datetime-local` value (the browser's time zone) for epoch seconds, and back.
+const localInput = (seconds: number) => {
+  const date = new Date(seconds * 1000)
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
+}
+const fromLocalInput = (value: string): number | undefined => {
+  const millis = new Date(value).getTime()
+  return Number.isFinite(millis) ? Math.floor(millis / 1000) : undefined
+}
 
 const time = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ")} UTC`
 
@@ -20,6 +33,11 @@ export const WebhookDetail = (props: { readonly api: Api; readonly webhook: Webh
   const { api, webhook } = props
   const [pages, setPages] = useState<Pages | null>(null)
   const [failure, setFailure] = useState<string | null>(null)
+  // What the last resend or replay did, for the live region.
+  const [notice, setNotice] = useState<string | null>(null)
+  const [since, setSince] = useState(() => localInput(Math.floor(Date.now() / 1000) - 86_400))
+  const [replayIssues, setReplayIssues] = useState<Issues>([])
+  const [busy, setBusy] = useState(false)
 
   const refresh = async () => {
     try {
@@ -45,6 +63,44 @@ export const WebhookDetail = (props: { readonly api: Api; readonly webhook: Webh
     refresh()
   }, [webhook.id])
 
+  const resend = async (deliveryId: string) => {
+    setBusy(true)
+    try {
+      await call(api.webhooks.resend({ path: { id: webhook.id, deliveryId } }))
+      setNotice(`Delivery ${deliveryId} is being sent again.`)
+      await refresh()
+    } catch (error) {
+      setNotice(error instanceof ApiFailure ? error.message : String(error))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const replay = async (event: Event) => {
+    event.preventDefault()
+    const seconds = fromLocalInput(since)
+    if (seconds === undefined) {
+      setReplayIssues([{ path: "since", message: "Pick a date and time." }])
+      return
+    }
+    setBusy(true)
+    try {
+      const result = await call(api.webhooks.replay({ path: { id: webhook.id }, payload: { since: seconds } }))
+      setReplayIssues([])
+      setNotice(
+        result.deliveries === 1
+          ? "1 failed delivery is being sent again."
+          : `${result.deliveries} failed deliveries are being sent again.`
+      )
+      await refresh()
+    } catch (error) {
+      if (error instanceof ApiFailure && error.issues.length > 0) setReplayIssues(error.issues)
+      setNotice(error instanceof ApiFailure ? error.message : String(error))
+    } finally {
+      setBusy(false)
+    }
+  }
+
   return (
     <>
       <div class="toolbar">
@@ -61,7 +117,7 @@ export const WebhookDetail = (props: { readonly api: Api; readonly webhook: Webh
         <dt>Filters</dt>
         <dd>{Object.keys(webhook.filters).length === 0 ? "none" : Object.keys(webhook.filters).join(", ")}</dd>
         <dt>Authentication</dt>
-        <dd>{webhook.auth.type}</dd>
+        <dd>{webhook.auth.type === "hmac" ? `hmac (${webhook.auth.scheme})` : webhook.auth.type}</dd>
       </dl>
       {failure !== null && (
         <p role="alert" class="error">
@@ -70,6 +126,26 @@ export const WebhookDetail = (props: { readonly api: Api; readonly webhook: Webh
       )}
       <section aria-labelledby="log-title">
         <h2 id="log-title">Delivery log</h2>
+        <form class="replay" onSubmit={replay} aria-label="Replay failed deliveries">
+          <div class="control">
+            <label for={controlId("replay.since")}>Replay failed deliveries since</label>
+            <input
+              id={controlId("replay.since")}
+              type="datetime-local"
+              value={since}
+              {...invalidity(replayIssues, "since")}
+              onInput={(e) => setSince(e.currentTarget.value)}
+            />
+            <FieldIssues issues={replayIssues} path="since" />
+            <FieldIssues issues={replayIssues} path="until" />
+          </div>
+          <button type="submit" disabled={busy}>
+            Replay failed deliveries
+          </button>
+        </form>
+        <output class="notice" aria-live="polite">
+          {notice ?? ""}
+        </output>
         {pages === null ? (
           <p class="loading">Loading deliveries…</p>
         ) : pages.deliveries.length === 0 ? (
@@ -81,6 +157,17 @@ export const WebhookDetail = (props: { readonly api: Api; readonly webhook: Webh
                 <div class="delivery-head">
                   <span class={`status status-${delivery.status}`}>{delivery.status}</span>
                   <span class="event-type">{delivery.eventType}</span>
+                  {delivery.status !== "pending" && (
+                    <button
+                      type="button"
+                      class="resend"
+                      disabled={busy}
+                      aria-label={`Resend delivery ${delivery.id}`}
+                      onClick={() => resend(delivery.id)}
+                    >
+                      Resend
+                    </button>
+                  )}
                 </div>
                 <p class="ids">
                   <span>delivery {delivery.id}</span> <span>event {delivery.eventId}</span>
@@ -92,6 +179,7 @@ export const WebhookDetail = (props: { readonly api: Api; readonly webhook: Webh
                       <span>{attempt.statusCode === null ? "no response" : `HTTP ${attempt.statusCode}`}</span>
                       {attempt.error !== null && <span class="error-class"> {attempt.error}</span>}{" "}
                       <span>{attempt.durationMs} ms</span>
+                      {attempt.trigger === "manual" && <span class="trigger"> manual</span>}
                     </li>
                   ))}
                   {delivery.attempts.length === 0 && <li>not attempted yet</li>}

@@ -14,6 +14,7 @@ import { controlId, emptyGroup, fromFilter, type GroupNode, toFilter } from "./f
 import { FieldIssues, IssueSummary, type Issues, invalidity } from "./Issues.js"
 
 type AuthType = "hmac" | "basic" | "bearer"
+type Scheme = "waybill" | "standard-webhooks"
 
 const secretLabels: Record<AuthType, { readonly field: string; readonly label: string; readonly hint: string }> = {
   hmac: { field: "secret", label: "Shared secret", hint: "16 to 512 characters; signs every delivery (HMAC-SHA256)." },
@@ -26,6 +27,7 @@ interface Form {
   readonly description: string
   readonly events: ReadonlyArray<EventType>
   readonly authType: AuthType
+  readonly scheme: Scheme
   readonly username: string
   readonly secret: string
   readonly filters: Readonly<Record<string, GroupNode>>
@@ -36,6 +38,7 @@ const blank: Form = {
   description: "",
   events: [],
   authType: "hmac",
+  scheme: "waybill",
   username: "",
   secret: "",
   filters: {}
@@ -46,6 +49,7 @@ const formOf = (webhook: WebhookResponse): Form => ({
   description: webhook.description ?? "",
   events: webhook.events,
   authType: webhook.auth.type,
+  scheme: webhook.auth.type === "hmac" ? webhook.auth.scheme : "waybill",
   username: webhook.auth.type === "basic" ? webhook.auth.username : "",
   secret: "",
   filters: Object.fromEntries(Object.entries(webhook.filters).map(([event, filter]) => [event, fromFilter(filter)]))
@@ -80,7 +84,13 @@ export const WebhookForm = (props: {
   const fields = useFilterFields(api, filtered)
   const issues: Issues = failure?.issues ?? []
   const keepsSecret = existing !== undefined && existing.auth.type === form.authType
-  const secret = secretLabels[form.authType]
+  const secret =
+    form.authType === "hmac" && form.scheme === "standard-webhooks"
+      ? {
+          ...secretLabels.hmac,
+          hint: 'whsec_ followed by base64 of 24 to 64 random bytes (e.g. "whsec_" + 32 random bytes in base64); signs as Standard Webhooks.'
+        }
+      : secretLabels[form.authType]
   const set = (next: Partial<Form>) => setForm((current) => ({ ...current, ...next }))
 
   useEffect(() => {
@@ -90,6 +100,7 @@ export const WebhookForm = (props: {
   const payload = () => {
     const auth: Record<string, unknown> = { type: form.authType }
     if (form.authType === "basic") auth.username = form.username
+    if (form.authType === "hmac") auth.scheme = form.scheme
     if (form.secret !== "" || !keepsSecret) auth[secret.field] = form.secret
     const filters = Object.fromEntries(
       filtered.map((event) => [event, toFilter(form.filters[event]!, fields[event] ?? [])])
@@ -187,6 +198,21 @@ export const WebhookForm = (props: {
           <FieldIssues issues={issues} path="auth" />
           <FieldIssues issues={issues} path="auth.type" />
         </div>
+        {form.authType === "hmac" && (
+          <div class="control">
+            <label for={controlId("auth.scheme")}>Signature scheme</label>
+            <select
+              id={controlId("auth.scheme")}
+              value={form.scheme}
+              {...invalidity(issues, "auth.scheme")}
+              onChange={(e) => set({ scheme: e.currentTarget.value as Scheme })}
+            >
+              <option value="waybill">Waybill (X-Signature headers)</option>
+              <option value="standard-webhooks">Standard Webhooks (webhook-signature headers)</option>
+            </select>
+            <FieldIssues issues={issues} path="auth.scheme" />
+          </div>
+        )}
         {form.authType === "basic" && (
           <div class="control">
             <label for={controlId("auth.username")}>Username</label>

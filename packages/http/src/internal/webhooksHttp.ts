@@ -2,14 +2,18 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import * as EventIntake from "@waybill/webhooks/EventIntake"
+import type { DeliveryNotFound, DeliveryPending } from "@waybill/webhooks/Replay"
 import { type WebhookNotFound, WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Effect from "effect/Effect"
 import { WaybillApi } from "../Api.js"
-import { BadRequest, NotFound } from "../ApiError.js"
+import { BadRequest, Conflict, NotFound } from "../ApiError.js"
 
 const badRequest = (error: ValidationError) =>
   Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
-const notFound = (error: WebhookNotFound) => Effect.fail(new NotFound({ message: error.message, issues: [] }))
+const notFound = (error: WebhookNotFound | DeliveryNotFound) =>
+  Effect.fail(new NotFound({ message: error.message, issues: [] }))
+const conflict = (error: DeliveryPending) =>
+  Effect.fail(new Conflict({ code: "conflict", message: error.message, issues: [] }))
 
 export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handlers) =>
   Effect.gen(function* () {
@@ -32,6 +36,19 @@ export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handle
         webhooks
           .deliveries(path.id, urlParams)
           .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest }))
+      )
+      .handle("resend", ({ path }) =>
+        webhooks.resend(path.id, path.deliveryId).pipe(
+          // Due now: hurry this process's delivery loop instead of waiting for its next poll.
+          Effect.tap(() => dispatcher.wakeDelivery),
+          Effect.catchTags({ WebhookNotFound: notFound, DeliveryNotFound: notFound, DeliveryPending: conflict })
+        )
+      )
+      .handle("replay", ({ path, payload }) =>
+        webhooks.replay(path.id, payload).pipe(
+          Effect.tap(() => dispatcher.wakeDelivery),
+          Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest })
+        )
       )
       .handle("alerts", ({ urlParams }) =>
         webhooks.alerts(urlParams).pipe(Effect.catchTag("ValidationError", badRequest))

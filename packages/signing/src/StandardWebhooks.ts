@@ -1,0 +1,225 @@
+/**
+ * The Standard Webhooks signature scheme (https://www.standardwebhooks.com), as Waybill sends it
+ * for `auth: { type: "hmac", scheme: "standard-webhooks" }` (contract §5): headers `webhook-id`
+ * (the delivery id), `webhook-timestamp` (epoch seconds of the attempt) and
+ * `webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, where the key is
+ * the base64 after the `whsec_` prefix of the secret, decoded. The official libraries of every
+ * language verify these; `verify` here does the same for TypeScript receivers.
+ *
+ * @since 0.1.0
+ */
+import { createHmac, type Hmac, timingSafeEqual } from "node:crypto"
+import * as Either from "effect/Either"
+import * as Redacted from "effect/Redacted"
+import type * as Internal from "./internal/headers.js"
+import { single } from "./internal/headers.js"
+import {
+  MalformedHeader,
+  type SignatureError,
+  SignatureMismatch,
+  TimestampTooNew,
+  TimestampTooOld
+} from "./VerificationError.js"
+
+/**
+ * The prefix of a Standard Webhooks secret.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const secretPrefix = "whsec_"
+
+/**
+ * The key lengths (bytes, after base64 decoding) a secret may have.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const keyBytes = { min: 24, max: 64 } as const
+
+/**
+ * The header names, as sent (lower case, as the specification spells them).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const headerNames = {
+  id: "webhook-id",
+  timestamp: "webhook-timestamp",
+  signature: "webhook-signature"
+} as const
+
+/**
+ * The replay window of `verify` when none is given: 300 seconds, as the official libraries.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultToleranceSeconds = 300
+
+/**
+ * A secret: `whsec_<base64>` as text or `Redacted`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Secret = string | Redacted.Redacted<string>
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+
+// Standard base64 to bytes with `atob` (no `Buffer`: registration rules, which use this, are
+// also bundled into the operator console's page); `undefined` for anything else.
+const decodeBase64 = (encoded: string): Uint8Array | undefined => {
+  if (encoded.length === 0 || encoded.length % 4 !== 0 || !BASE64.test(encoded)) return undefined
+  try {
+    return Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The key bytes of a secret, if it is `whsec_` followed by standard base64 of 24 to 64 bytes.
+ *
+ * @since 0.1.0
+ * @category secrets
+ */
+export const keyOf = (secret: Secret): Uint8Array | undefined => {
+  const text = Redacted.isRedacted(secret) ? Redacted.value(secret) : secret
+  if (!text.startsWith(secretPrefix)) return undefined
+  const key = decodeBase64(text.slice(secretPrefix.length))
+  return key !== undefined && key.length >= keyBytes.min && key.length <= keyBytes.max ? key : undefined
+}
+
+/**
+ * Whether a secret is a valid Standard Webhooks secret (see `keyOf`).
+ *
+ * @since 0.1.0
+ * @category secrets
+ */
+export const isSecret = (secret: Secret): boolean => keyOf(secret) !== undefined
+
+const requireKey = (secret: Secret): Uint8Array => {
+  const key = keyOf(secret)
+  // A configuration error, not a request error: thrown, and without the secret in the message.
+  if (key === undefined) {
+    throw new RangeError(
+      `A Standard Webhooks secret is ${secretPrefix} followed by base64 of ${keyBytes.min} to ${keyBytes.max} bytes`
+    )
+  }
+  return key
+}
+
+const mac = (key: Uint8Array, id: string, timestamp: string, body: string | Uint8Array): Hmac => {
+  const hmac = createHmac("sha256", key)
+  return typeof body === "string"
+    ? hmac.update(`${id}.${timestamp}.${body}`)
+    : hmac.update(`${id}.${timestamp}.`).update(body)
+}
+
+/**
+ * The `webhook-signature` value for one message: `v1,<base64>`.
+ *
+ * @since 0.1.0
+ * @category signing
+ */
+export const sign = (secret: Secret, id: string, timestamp: number, body: string | Uint8Array): string =>
+  `v1,${mac(requireKey(secret), id, String(timestamp), body).digest("base64")}`
+
+/**
+ * The three headers of one attempt.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SignatureHeaders = {
+  readonly "webhook-id": string
+  readonly "webhook-timestamp": string
+  readonly "webhook-signature": string
+}
+
+/**
+ * The headers for one attempt of the message `id` (the delivery id) at `timestamp` (epoch s).
+ *
+ * @since 0.1.0
+ * @category signing
+ */
+export const signatureHeaders = (
+  secret: Secret,
+  id: string,
+  timestamp: number,
+  body: string | Uint8Array
+): SignatureHeaders => ({
+  "webhook-id": id,
+  "webhook-timestamp": String(timestamp),
+  "webhook-signature": sign(secret, id, timestamp, body)
+})
+
+/**
+ * What `verify` needs: the secret, the request's headers, the raw body and the receiver's
+ * clock (epoch seconds).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface VerifyOptions {
+  readonly secret: Secret
+  readonly headers: Internal.HeadersInput
+  readonly rawBody: string | Uint8Array
+  readonly now: number
+  /** The replay window in seconds, both directions; 300 when omitted. */
+  readonly toleranceSeconds?: number | undefined
+}
+
+/**
+ * A verified message: its id (Waybill's delivery id) and signed timestamp.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Verified {
+  readonly method: "standard-webhooks"
+  readonly id: string
+  readonly timestamp: number
+}
+
+/**
+ * Verifies a Standard Webhooks request: any `v1,` signature among the space-separated ones of
+ * `webhook-signature` must match (constant-time), and the timestamp must lie within the
+ * tolerance of `now`.
+ *
+ * @since 0.1.0
+ * @category verifying
+ */
+export const verify = (options: VerifyOptions): Either.Either<Verified, SignatureError> => {
+  const key = requireKey(options.secret)
+  const tolerance = options.toleranceSeconds ?? defaultToleranceSeconds
+  const id = single(options.headers, headerNames.id, headerNames.id)
+  if (typeof id !== "string") return Either.left(id)
+  const timestampText = single(options.headers, headerNames.timestamp, headerNames.timestamp)
+  if (typeof timestampText !== "string") return Either.left(timestampText)
+  const signatures = single(options.headers, headerNames.signature, headerNames.signature)
+  if (typeof signatures !== "string") return Either.left(signatures)
+  if (!/^\d{1,15}$/.test(timestampText)) {
+    return Either.left(
+      new MalformedHeader({ header: headerNames.timestamp, reason: "expected an integer of epoch seconds" })
+    )
+  }
+  const expected = mac(key, id, timestampText, options.rawBody).digest()
+  let matched = false
+  for (const entry of signatures.split(" ")) {
+    const [version, encoded] = entry.split(",", 2)
+    if (version !== "v1" || encoded === undefined) continue
+    const given = decodeBase64(encoded)
+    if (given !== undefined && given.length === expected.length && timingSafeEqual(given, expected)) matched = true
+  }
+  if (!matched) return Either.left(new SignatureMismatch())
+  const timestamp = Number(timestampText)
+  if (options.now - timestamp > tolerance) {
+    return Either.left(new TimestampTooOld({ timestamp, now: options.now, toleranceSeconds: tolerance }))
+  }
+  if (timestamp - options.now > tolerance) {
+    return Either.left(new TimestampTooNew({ timestamp, now: options.now, toleranceSeconds: tolerance }))
+  }
+  return Either.right({ method: "standard-webhooks", id, timestamp })
+}
