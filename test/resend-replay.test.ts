@@ -6,8 +6,8 @@
  * one database replay at once); 400s for bad windows.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as ReferenceDataFile from "@waybill/example-server/ReferenceDataFile"
-import * as Server from "@waybill/example-server/Server"
+import * as ReferenceDataFile from "@waybill/server/ReferenceDataFile"
+import * as Server from "@waybill/server/Server"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Layer, Redacted } from "effect"
 import { call, forEachServer, isErrorBody, keys, testConfig } from "./harness.js"
