@@ -16,6 +16,7 @@ import * as Hmac from "@waybill/signing/Hmac"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Either } from "effect"
 import type { Browser, Page } from "playwright-core"
+import { Webhook } from "standardwebhooks"
 import {
   hasChromium,
   launch,
@@ -297,6 +298,57 @@ describe.runIf(hasChromium)("operator console in a browser", () => {
           assertClean()
         })
         assert.strictEqual(target.for(first).length, 3)
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("the form registers a Standard Webhooks webhook, and an edit keeps its scheme and secret", () =>
+      Effect.gen(function* () {
+        const base = yield* Server.baseUrl
+        const target = yield* receiver()
+        const whsec = `whsec_${Buffer.alloc(32, 3).toString("base64")}`
+        const { page: p, assertClean } = yield* Effect.promise(() => page(base))
+        yield* Effect.promise(async () => {
+          await signIn(p, base, keys.a)
+          await p.getByRole("link", { name: "New webhook" }).click()
+          await p.getByLabel("URL", { exact: true }).fill(target.url)
+          await p.getByLabel("Search event types").fill("tour created")
+          await p.getByLabel("tour-created", { exact: true }).check()
+          await p.getByLabel("Signature scheme").selectOption("standard-webhooks")
+          await p.getByLabel("Shared secret").fill(whsec)
+          await p.getByRole("button", { name: "Create webhook" }).click()
+          await p.getByRole("heading", { name: "Delivery log" }).waitFor()
+          await p.getByText("hmac (standard-webhooks)").waitFor()
+        })
+        const id = decodeURIComponent(/#\/webhooks\/([^/]+)$/.exec(p.url())![1]!)
+        const stored = (yield* call(`/webhooks/${id}`, { key: keys.a })).body
+        assert.deepStrictEqual(stored.auth, { type: "hmac", secret: "********", scheme: "standard-webhooks" })
+        yield* Effect.promise(async () => {
+          await p.getByRole("link", { name: "Edit" }).click()
+          assert.strictEqual(await p.getByLabel("Signature scheme").inputValue(), "standard-webhooks")
+          await p.getByLabel("Description (optional)").fill("edited")
+          await p.getByRole("button", { name: "Save changes" }).click()
+          await p.getByRole("heading", { name: "Delivery log" }).waitFor()
+        })
+        const edited = (yield* call(`/webhooks/${id}`, { key: keys.a })).body
+        assert.deepStrictEqual(edited.auth, stored.auth)
+        assert.strictEqual(edited.description, "edited")
+        const eventId = (yield* call("/events", {
+          key: keys.a,
+          json: {
+            type: "tour-created",
+            payload: { tour: { id: "tour_console_sw", status: "planned", substatus: null, properties: {} } }
+          }
+        })).body.id as string
+        yield* eventually(
+          Effect.sync(() => target.for(eventId).length === 1),
+          "the delivery"
+        )
+        const [request] = target.for(eventId)
+        const headers = Object.fromEntries(
+          Object.entries(request!.headers).filter((entry): entry is [string, string] => typeof entry[1] === "string")
+        )
+        assert.doesNotThrow(() => new Webhook(whsec).verify(request!.body, headers))
+        assertClean()
       }).pipe(Effect.scoped)
     )
 
