@@ -333,6 +333,8 @@ describe("docs: commands", () => {
     assert.strictEqual(startBlock!.content, "npm start")
     const { base, port, server } = await startServer(startBlock!.content, { WAYBILL_DATA_DIR: dataDir })
     const key = (await server.waitFor(DEV_KEY))[0]
+    // The key comes before the server says where it listens.
+    assert.isBelow(server.output().indexOf(key), server.output().indexOf("Listening on"), server.output())
 
     const script = runBlocks("quickstart")
       .map((block) => block.content)
@@ -349,6 +351,10 @@ describe("docs: commands", () => {
     assert.include(run.stdout, '"secret":"********"')
     assert.notInclude(run.stdout, "a shared secret of 16+ characters")
     assert.include(run.stdout, '"path":"tour.properties.prop_region"')
+
+    // One log line per request, at INFO: method, path, status, duration.
+    assert.match(server.output(), /INFO \(#\d+\): GET \/transport-shapes 200 \d+ms\n/)
+    assert.notMatch(server.output(), /Sent HTTP response/)
 
     const [client] = runBlocks("quickstart-client")
     const typed = await bash(client!.content, { env: { WAYBILL_URL: base, WAYBILL_API_KEY: key } })

@@ -127,6 +127,16 @@ forEachServer("drafts over HTTP", (it) => {
         listBad.body.issues.map((issue: { path: string }) => issue.path),
         ["limit"]
       )
+      // Query values the schema refuses: one issue each, in words a user can act on.
+      const badQuery = yield* call("/drafts?status=nope&limit=abc", { key: keys.a })
+      assert.isTrue(isErrorBody(badQuery, 400, "bad_request"))
+      assert.deepStrictEqual(badQuery.body.issues, [
+        { path: "status", message: "must be one of the six draft statuses" },
+        { path: "limit", message: "must be an integer" }
+      ])
+      // A body that is no object: one issue at the root, no schema dump.
+      const array = yield* call("/drafts", { key: keys.a, json: [] })
+      assert.deepStrictEqual(array.body.issues, [{ path: "", message: "must be a JSON object" }])
     })
   )
 

@@ -58,18 +58,26 @@ export const prefix = (issues: ReadonlyArray<Issue>, path: string | number): Arr
  * @since 0.1.0
  * @category conversions
  */
-export const fromParseError = (error: ParseResult.ParseError, path: string | number = ""): Array<Issue> => {
-  const issues = Arr.dedupeWith(
+export const fromParseError = (error: ParseResult.ParseError, path: string | number = ""): Array<Issue> =>
+  tidy(
     ParseResult.ArrayFormatter.formatErrorSync(error).map((item) =>
       make(joinPath(path, ...item.path.map((segment) => String(segment))), item.message)
-    ),
-    (a, b) => a.path === b.path && a.message === b.message
+    )
   )
-  // An optional field is a union with `undefined`: its refused value also fails that member, whose
-  // "Expected undefined" says nothing the field's own message does not.
-  return issues.filter(
+
+/**
+ * Issues as a schema's formatter lists them, made readable: each once, and without the "Expected
+ * undefined" that an optional field's union adds beside the field's own message (a refused value
+ * fails that member too, which says nothing more).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const tidy = (issues: ReadonlyArray<Issue>): Array<Issue> => {
+  const unique = Arr.dedupeWith(issues, (a, b) => a.path === b.path && a.message === b.message)
+  return unique.filter(
     (issue) =>
       !issue.message.startsWith("Expected undefined, actual ") ||
-      !issues.some((other) => other !== issue && other.path === issue.path)
+      !unique.some((other) => other !== issue && other.path === issue.path)
   )
 }

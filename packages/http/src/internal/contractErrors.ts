@@ -5,7 +5,7 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type { Issue } from "@waybill/core/Issue"
+import * as Issue from "@waybill/core/Issue"
 import * as JsonDepth from "@waybill/core/JsonDepth"
 import { fromIssues, ValidationError } from "@waybill/core/ValidationError"
 import * as Cause from "effect/Cause"
@@ -20,7 +20,7 @@ export const MAX_BODY_BYTES = 1024 * 1024
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 const JSON_MEDIA_TYPE = /^application\/json\s*(;.*)?$/i
 
-export const errorResponse = (status: number, message: string, issues: ReadonlyArray<Issue> = []) =>
+export const errorResponse = (status: number, message: string, issues: ReadonlyArray<Issue.Issue> = []) =>
   HttpServerResponse.unsafeJson({ code: codeForStatus(status), message, issues }, { status })
 
 const TOO_LARGE = Symbol("TooLarge")
@@ -204,7 +204,7 @@ export const describeFailures = (isOutage: (defect: unknown) => boolean) => {
           const error: unknown = failure.value
           if (error instanceof HttpApiDecodeError) {
             const invalid = fromIssues(
-              error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }))
+              Issue.tidy(error.issues.map((issue) => Issue.make(issue.path.map(String).join("."), issue.message)))
             )
             return Effect.fail(new BadRequest({ message: invalid.message, issues: invalid.issues }))
           }
