@@ -176,6 +176,17 @@ const dispatching = (config: ServerConfig) =>
   )
 
 /**
+ * The work a server does besides answering requests, for as long as the layer lives: the webhook
+ * dispatcher (woken by PostgreSQL's notifications where there are any) and the tour generator's
+ * loop. Hosts that build the ports themselves run it beside them (`Waybill.make` does).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerBackground = (config: ServerConfig) =>
+  Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs))
+
+/**
  * The whole server. It exposes the `HttpServer` (to read the bound address) and its ports
  * (for tests that inspect storage or run the tour generator). `options.clock`, when given, is
  * the clock of the whole server (tests move time with `AdjustableClock`).
@@ -188,8 +199,7 @@ export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, op
   const server = Layer.mergeAll(
     // The API, its reference at /docs, and the operator console at /console.
     Http.layerServerWith(Console.layer()),
-    dispatching(config),
-    Generation.layerLoop(config.generatorIntervalMs)
+    layerBackground(config)
   ).pipe(
     // The development key is printed before the server says where it listens.
     Layer.provideMerge(developmentKey(config)),

@@ -12,7 +12,6 @@
 
 import * as Console from "@waybill/console/Console"
 import * as Http from "@waybill/http/Http"
-import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -21,7 +20,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { config, type ServerConfig } from "./Config.js"
-import * as Generation from "./Generation.js"
 import * as ReferenceDataFile from "./ReferenceDataFile.js"
 import * as Server from "./Server.js"
 import * as Startup from "./Startup.js"
@@ -39,13 +37,6 @@ export interface Waybill {
   /** Stops the background loops, then closes the database. */
   readonly close: () => Promise<void>
 }
-
-// Deliveries and tours happen in the background, as in the reference server.
-const background = (intervalMs: number) =>
-  Layer.mergeAll(
-    Layer.scopedDiscard(Effect.flatMap(Dispatcher, (dispatcher) => Effect.forkScoped(dispatcher.run))),
-    Generation.layerLoop(intervalMs)
-  )
 
 /**
  * How to build Waybill inside a host.
@@ -87,7 +78,8 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     }
     const referenceData = yield* ReferenceDataFile.load(settings.referenceDataPath)
     const ports = Server.layerPorts(settings, referenceData)
-    return yield* Layer.buildWithScope(Layer.provideMerge(background(settings.generatorIntervalMs), ports), scope)
+    // Deliveries and tours happen in the background, as in the reference server.
+    return yield* Layer.buildWithScope(Layer.provideMerge(Server.layerBackground(settings), ports), scope)
   })
   const exit = await Effect.runPromiseExit(opened)
   if (Exit.isFailure(exit)) {
