@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { createServer, type Server } from "node:net"
+import { createServer, type Server, type Socket } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
@@ -104,14 +104,20 @@ describe("database errors are one line naming DATABASE_URL", () => {
   let url: string | undefined
   let taken: Server | undefined
   let takenPort = 0
+  // The connections the taken port accepted: closed with it, so closing never waits on a peer.
+  const accepted = new Set<Socket>()
   beforeAll(async () => {
-    taken = createServer()
+    taken = createServer((socket) => {
+      accepted.add(socket)
+      socket.on("close", () => accepted.delete(socket))
+    })
     await new Promise<void>((resolve) => taken!.listen(0, "127.0.0.1", resolve))
     takenPort = (taken.address() as { port: number }).port
     if (postgresUrl === undefined) return
     url = await Effect.runPromise(Scope.extend(Testing.freshPostgresDatabase(postgresUrl), scope))
   }, 60_000)
   afterAll(async () => {
+    for (const socket of accepted) socket.destroy()
     await new Promise<void>((resolve) => taken?.close(() => resolve()) ?? resolve())
     await Effect.runPromise(Scope.close(scope, Exit.void))
   })

@@ -113,12 +113,13 @@ export const describeError = (error: ConfigError.ConfigError): ReadonlyArray<str
 }
 
 /**
- * The whole configuration, from the environment.
+ * Every setting, each checked on its own: what the keys tool reads (it encrypts nothing, so it
+ * needs no secret key).
  *
  * @since 0.1.0
  * @category config
  */
-export const config: Config.Config<ServerConfig> = Config.all({
+export const settings: Config.Config<ServerConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   databaseUrl: Config.option(
@@ -179,21 +180,34 @@ export const config: Config.Config<ServerConfig> = Config.all({
     )
   ).pipe(Config.map(Option.getOrUndefined))
 }).pipe(
-  // Checked here, with the rest, so that nothing is touched (no migration run) before refusing.
-  Config.mapOrFail(({ dataDir, ...rest }) =>
-    Option.isSome(rest.databaseUrl) && Option.isNone(rest.secretKey)
+  Config.map(
+    ({ dataDir, ...rest }): ServerConfig => ({
+      ...rest,
+      database: Option.match(rest.databaseUrl, {
+        onNone: (): DatabaseConfig => ({ _tag: "Embedded", dataDir }),
+        onSome: (url): DatabaseConfig => ({ _tag: "Postgres", url })
+      })
+    })
+  )
+)
+
+/**
+ * The server's whole configuration, from the environment: `settings`, and a secret key wherever
+ * `DATABASE_URL` is set. Checked here, with the rest, so that nothing is touched (no migration
+ * run) before refusing.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const config: Config.Config<ServerConfig> = settings.pipe(
+  Config.mapOrFail((server) =>
+    server.database._tag === "Postgres" && Option.isNone(server.secretKey)
       ? Either.left(
           ConfigError.InvalidData(
             ["WAYBILL_SECRET_KEY"],
             "is required with DATABASE_URL: every process sharing the database must encrypt webhook secrets with the same key (generate one with: openssl rand -hex 32)"
           )
         )
-      : Either.right<ServerConfig>({
-          ...rest,
-          database: Option.match(rest.databaseUrl, {
-            onNone: (): DatabaseConfig => ({ _tag: "Embedded", dataDir }),
-            onSome: (url): DatabaseConfig => ({ _tag: "Postgres", url })
-          })
-        })
+      : Either.right(server)
   )
 )

@@ -26,7 +26,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { config, type ServerConfig } from "./Config.js"
+import { settings as readSettings, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
 import * as Server from "./Server.js"
 import * as Startup from "./Startup.js"
@@ -95,7 +95,7 @@ let settings: ServerConfig | undefined
 const run = (command: Command) =>
   Effect.gen(function* () {
     if (command._tag === "Help") return yield* Effect.sync(() => console.log(usage))
-    settings = yield* config
+    settings = yield* readSettings
     const configured = settings
     yield* DataDirLock.acquire(configured.database)
     const keys = ApiKeys.layer([]).pipe(
