@@ -10,7 +10,17 @@
  * `BENCH_ROUNDS` (default 2) and `BENCH_SECONDS` (default 5) set the run's length.
  */
 import { master, tourCreated } from "./payloads.js"
-import { apiKey, databaseServerUrl, freshDatabase, type LoadResult, load, startFloor, startServer } from "./server.js"
+import {
+  apiKey,
+  databaseServerUrl,
+  freshDatabase,
+  type LoadResult,
+  load,
+  postgresCpuSeconds,
+  processCpuSeconds,
+  startFloor,
+  startServer
+} from "./server.js"
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -87,18 +97,23 @@ try {
   await load("warm-up", { url: `${floor.base}/health`, seconds: 2 })
   for (const route of routes) await route.run(2)
   const floors: Array<LoadResult> = []
-  const results = new Map<string, Array<{ result: LoadResult; ratio: number }>>()
+  const results = new Map<string, Array<{ result: LoadResult; ratio: number; serverUs: number; postgresUs: number }>>()
   for (let round = 0; round < ROUNDS; round++) {
     for (const route of routes) {
       const base = await load("floor", { url: `${floor.base}/health`, seconds: SECONDS })
       floors.push(base)
+      const serverBefore = processCpuSeconds(server.pid)
+      const postgresBefore = postgresCpuSeconds()
       const result = await route.run(SECONDS)
+      const requests = result.requestsPerSecond * SECONDS
+      const serverUs = ((processCpuSeconds(server.pid) - serverBefore) / requests) * 1e6
+      const postgresUs = ((postgresCpuSeconds() - postgresBefore) / requests) * 1e6
       if (result.non2xx > 0) {
         console.error(`${route.name} answered ${result.non2xx} non-2xx responses`)
         process.exitCode = 1
       }
       const list = results.get(route.name) ?? []
-      list.push({ result, ratio: result.requestsPerSecond / base.requestsPerSecond })
+      list.push({ result, ratio: result.requestsPerSecond / base.requestsPerSecond, serverUs, postgresUs })
       results.set(route.name, list)
     }
   }
@@ -120,7 +135,7 @@ try {
     row(
       route.name,
       list.map((entry) => entry.result),
-      `${ratio.toFixed(2)} × floor (target ≥ ${route.target}${route.p99Under === undefined ? "" : `, p99 < ${route.p99Under} ms`}) ${pass ? "PASS" : "MISS"}   rounds: ${list.map((entry) => entry.ratio.toFixed(2)).join(", ")}`
+      `${ratio.toFixed(2)} × floor (target ≥ ${route.target}${route.p99Under === undefined ? "" : `, p99 < ${route.p99Under} ms`}) ${pass ? "PASS" : "MISS"}   rounds: ${list.map((entry) => entry.ratio.toFixed(2)).join(", ")}; CPU per request: server ${median(list.map((entry) => entry.serverUs)).toFixed(0)} µs, PostgreSQL ${median(list.map((entry) => entry.postgresUs)).toFixed(0)} µs`
     )
   }
 } finally {
