@@ -97,11 +97,14 @@ try {
   await load("warm-up", { url: `${floor.base}/health`, seconds: 2 })
   for (const route of routes) await route.run(2)
   const floors: Array<LoadResult> = []
+  const floorUs: Array<number> = []
   const results = new Map<string, Array<{ result: LoadResult; ratio: number; serverUs: number; postgresUs: number }>>()
   for (let round = 0; round < ROUNDS; round++) {
     for (const route of routes) {
+      const floorBefore = processCpuSeconds(floor.pid)
       const base = await load("floor", { url: `${floor.base}/health`, seconds: SECONDS })
       floors.push(base)
+      floorUs.push(((processCpuSeconds(floor.pid) - floorBefore) / (base.requestsPerSecond * SECONDS)) * 1e6)
       const serverBefore = processCpuSeconds(server.pid)
       const postgresBefore = postgresCpuSeconds()
       const result = await route.run(SECONDS)
@@ -126,7 +129,7 @@ try {
         )} req/s   p50 ${median(rows.map((r) => r.p50)).toFixed(1)} ms   p99 ${median(rows.map((r) => r.p99)).toFixed(1)} ms   ${ratio}`
     )
   console.log("\nRequest path against the HttpApi floor (medians over rounds)")
-  row("floor: minimal HttpApi /health", floors, "1.00 × floor")
+  row("floor: minimal HttpApi /health", floors, `1.00 × floor; CPU per request: ${median(floorUs).toFixed(0)} µs`)
   for (const route of routes) {
     const list = results.get(route.name)!
     const ratio = median(list.map((entry) => entry.ratio))
