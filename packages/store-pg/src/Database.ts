@@ -107,7 +107,12 @@ const listen =
       Effect.acquireRelease(
         Effect.tryPromise({
           try: async () => {
-            const client = new Pg.Client({ connectionString: url, application_name: "waybill" })
+            const client = new Pg.Client({
+              connectionString: url,
+              application_name: "waybill",
+              // As the pool's: a host that never answers must not keep the listener from trying again.
+              connectionTimeoutMillis: connectTimeoutMs
+            })
             const lost = (cause: unknown) =>
               emit.fail(new SqlError({ cause, message: "The connection listening for notifications was lost" }))
             client.on("error", lost)
