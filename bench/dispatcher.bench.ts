@@ -7,6 +7,9 @@
  * sender and batched completions cost; the end-to-end benchmark on PostgreSQL is the reference
  * server's.
  *
+ * The dispatcher runs twice, once over our HTTP/1 sender and once over an undici one
+ * (`bench/undiciSender.ts`), taking turns round by round (issue 23: the client decision).
+ *
  * Reported: deliveries/s for rounds of 3,000 events published at once (the two contenders take
  * turns, round by round, as the shared machine's load swings), and the latency from publish to
  * receipt (p50/p99) while events are published at a steady 1,000/s.
@@ -26,6 +29,7 @@ import * as DeliveryStore from "@waybill/webhooks/DeliveryStore"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
 import * as FailureAlerts from "@waybill/webhooks/FailureAlerts"
 import * as HostResolver from "@waybill/webhooks/HostResolver"
+import type { HttpSender } from "@waybill/webhooks/HttpSender"
 import * as OutboxReader from "@waybill/webhooks/OutboxReader"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import * as WebhookRepository from "@waybill/webhooks/WebhookRepository"
@@ -37,6 +41,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
 import { type Measurement, report, target } from "./harness.js"
+import * as UndiciSender from "./undiciSender.js"
 
 const ROUND = 3_000
 const ROUNDS = 7
@@ -142,21 +147,27 @@ const CountingStore = Layer.effect(
   })
 )
 
-const ports = Layer.mergeAll(
-  WebhookRepository.layerMemory,
-  CountingStore,
-  FailureAlerts.layerMemory,
-  SecretBox.layerMemory,
-  HostResolver.layerNone,
-  PropertyDefinition.layerFixed([]),
-  Transactor.layerMemory,
-  OutboxReader.layerMemory,
-  WebhookSender.layer({ allowPrivateTargets: true, maxSocketsPerHost: IN_FLIGHT })
-)
-const BenchLayer = Layer.mergeAll(
-  WebhookService.layer({ allowPrivateTargets: true }),
-  Dispatcher.layer({ concurrency: 64, perWebhookConcurrency: IN_FLIGHT, pollIntervalMs: 50 })
-).pipe(Layer.provideMerge(ports), Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)))
+// The same dispatcher over a given sender: ours (`internal/http1`) or undici's.
+const benchLayer = (sender: Layer.Layer<HttpSender>) =>
+  Layer.mergeAll(
+    WebhookService.layer({ allowPrivateTargets: true }),
+    Dispatcher.layer({ concurrency: 64, perWebhookConcurrency: IN_FLIGHT, pollIntervalMs: 50 })
+  ).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        WebhookRepository.layerMemory,
+        CountingStore,
+        FailureAlerts.layerMemory,
+        SecretBox.layerMemory,
+        HostResolver.layerNone,
+        PropertyDefinition.layerFixed([]),
+        Transactor.layerMemory,
+        OutboxReader.layerMemory,
+        sender
+      )
+    ),
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  )
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN
@@ -171,20 +182,26 @@ const waitFor = (count: number) =>
     while (succeeded < count) yield* Effect.sleep("1 millis")
   })
 
-const runtime = ManagedRuntime.make(BenchLayer)
-const { outbox, dispatcher } = await runtime.runPromise(
-  Effect.gen(function* () {
-    const service = yield* WebhookService.WebhookService
-    yield* service
-      .register({ url, events: ["tour-created"], auth: { type: "hmac", secret: "bench-secret-0123456789" } })
-      .pipe(Effect.provideService(CurrentWorkspace, { id: workspace, apiKeyId: "bench" }))
-    return { outbox: yield* EventOutbox, dispatcher: yield* Dispatcher.Dispatcher }
-  })
-)
-runtime.runFork(dispatcher.run)
+const start = async (sender: Layer.Layer<HttpSender>) => {
+  const runtime = ManagedRuntime.make(benchLayer(sender))
+  const { outbox, dispatcher } = await runtime.runPromise(
+    Effect.gen(function* () {
+      const service = yield* WebhookService.WebhookService
+      yield* service
+        .register({ url, events: ["tour-created"], auth: { type: "hmac", secret: "bench-secret-0123456789" } })
+        .pipe(Effect.provideService(CurrentWorkspace, { id: workspace, apiKeyId: "bench" }))
+      return { outbox: yield* EventOutbox, dispatcher: yield* Dispatcher.Dispatcher }
+    })
+  )
+  runtime.runFork(dispatcher.run)
+  return { runtime, outbox, dispatcher }
+}
+const ours = await start(WebhookSender.layer({ allowPrivateTargets: true, maxSocketsPerHost: IN_FLIGHT }))
+const withUndici = await start(UndiciSender.layer(IN_FLIGHT))
+const { runtime, outbox, dispatcher } = ours
 
 // Events recorded at once, then fanned out, delivered and recorded: deliveries per second.
-const dispatchRound = (count: number) =>
+const dispatchRound = (count: number, { runtime, outbox, dispatcher } = ours) =>
   runtime.runPromise(
     Effect.gen(function* () {
       const target = succeeded + count
@@ -202,16 +219,23 @@ const dispatchRound = (count: number) =>
 // Warm-up, then rounds taking turns, so both contenders see the same machine load.
 await bareRound(ROUND)
 await dispatchRound(ROUND)
+await dispatchRound(ROUND, withUndici)
 const bareRates: Array<number> = []
 const dispatchRates: Array<number> = []
+const undiciRates: Array<number> = []
 const ratios: Array<number> = []
+const undiciRatios: Array<number> = []
 for (let round = 0; round < ROUNDS; round++) {
   const bare = await bareRound(ROUND)
   const dispatched = await dispatchRound(ROUND)
+  const viaUndici = await dispatchRound(ROUND, withUndici)
   bareRates.push(bare)
   dispatchRates.push(dispatched)
+  undiciRates.push(viaUndici)
   ratios.push(dispatched / bare)
+  undiciRatios.push(viaUndici / dispatched)
 }
+await withUndici.runtime.dispose()
 
 // Paced: PACED_RATE events per second, in slices of 10 ms; latency from publish to receipt.
 const latencies = await runtime.runPromise(
@@ -245,7 +269,8 @@ server.closeAllConnections()
 
 const rows: Array<Measurement> = [
   { name: "bare HTTP loop", opsPerSecond: median(bareRates) },
-  { name: "dispatcher (memory ports)", opsPerSecond: median(dispatchRates) }
+  { name: "dispatcher (memory ports)", opsPerSecond: median(dispatchRates) },
+  { name: "dispatcher, undici sender", opsPerSecond: median(undiciRates) }
 ]
 report(
   `Webhook deliveries to a loopback receiver, ${IN_FLIGHT} in flight (median of ${ROUNDS} rounds of ${ROUND})`,
@@ -255,6 +280,9 @@ report(
 )
 console.log(
   `  latency publish → receipt at ${PACED_RATE}/s for ${PACED_SECONDS} s: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (${latencies.length} events)`
+)
+console.log(
+  `  undici sender / our HTTP/1 sender (median of per-round ratios): ${median(undiciRatios).toFixed(2)} (rounds: ${undiciRatios.map((ratio) => ratio.toFixed(2)).join(", ")})`
 )
 const ok = target("dispatcher / bare loop (median of per-round ratios)", median(ratios), 0.25)
 process.exit(ok ? 0 : 1)

@@ -119,6 +119,42 @@ export const postgresCpuSeconds = (): number => {
   return seconds
 }
 
+/**
+ * Starts the floor (`bench/floor.ts`, a minimal HttpApi server with one endpoint) in its own
+ * process; resolves when its `/health` answers.
+ */
+export const startFloor = async () => {
+  const port = await freePort()
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      "--conditions=@waybill/source",
+      "--import",
+      "tsx",
+      "bench/floor.ts"
+    ],
+    {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, PORT: String(port) }
+    }
+  )
+  const base = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 600; i++) {
+    if (
+      await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false
+      )
+    )
+      return { base, pid: child.pid!, stop: () => child.kill("SIGTERM") }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  child.kill("SIGKILL")
+  throw new Error("the floor server did not start")
+}
+
 export interface LoadResult {
   readonly name: string
   readonly requestsPerSecond: number

@@ -23,10 +23,12 @@ import type { TourQuery } from "@waybill/recurring/TourQuery"
 import type { VehicleClassPolicy } from "@waybill/recurring/VehicleClass"
 import type { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import type { WebhookService } from "@waybill/webhooks/WebhookService"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { WaybillApi } from "./Api.js"
 import * as Authentication from "./Authentication.js"
@@ -96,11 +98,21 @@ export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = HttpApiBu
 export const requestLog = <E, R>(
   app: HttpApp.Default<E, R>
 ): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  Effect.withFiberRuntime((fiber) => {
+    // Decided once per request, before anything is measured or formatted: a log level above
+    // INFO, or the platform's switch, costs the request nothing.
+    if (
+      fiber.getFiberRef(HttpMiddleware.loggerDisabled) ||
+      LogLevel.greaterThan(fiber.getFiberRef(FiberRef.currentMinimumLogLevel), LogLevel.Info)
+    ) {
+      return app
+    }
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const started = performance.now()
     return Effect.onExit(app, (exit) =>
-      Effect.flatMap(FiberRef.get(HttpMiddleware.loggerDisabled), (disabled) => {
-        if (disabled) return Effect.void
+      // The switch may also be set inside the app, for its own request.
+      Effect.withFiberRuntime((after) => {
+        if (after.getFiberRef(HttpMiddleware.loggerDisabled)) return Effect.void
         const status = Exit.isSuccess(exit) ? exit.value.status : "failed"
         return Effect.logInfo(`${request.method} ${request.url} ${status} ${Math.round(performance.now() - started)}ms`)
       })

@@ -10,6 +10,7 @@ import type { DatabaseConfig } from "@waybill/store-pg/Database"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
+import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -41,6 +42,11 @@ export interface ServerConfig {
    * milliseconds) and runs on from there, e.g. to see a master that starts next month generate.
    */
   readonly clockStart?: number | undefined
+  /**
+   * The least severe level logged (`WAYBILL_LOG_LEVEL`: `debug`, `info`, `warn`, `error`, …);
+   * INFO when unset. Above INFO, the one-line request log is off.
+   */
+  readonly logLevel?: LogLevel.LogLevel | undefined
 }
 
 const decodeWorkspace = Schema.decodeUnknownEither(WorkspaceId)
@@ -178,7 +184,8 @@ export const settings: Config.Config<ServerConfig> = Config.all({
           : Either.right(millis)
       })
     )
-  ).pipe(Config.map(Option.getOrUndefined))
+  ).pipe(Config.map(Option.getOrUndefined)),
+  logLevel: Config.option(Config.logLevel("WAYBILL_LOG_LEVEL")).pipe(Config.map(Option.getOrUndefined))
 }).pipe(
   Config.map(
     ({ dataDir, ...rest }): ServerConfig => ({

@@ -7,6 +7,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as AdjustableClock from "./AdjustableClock.js"
 import { config, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
@@ -28,7 +29,8 @@ const program = Effect.gen(function* () {
     )
   }
   const options = settings.clockStart === undefined ? {} : { clock: AdjustableClock.make(settings.clockStart) }
-  return yield* Layer.launch(Server.layer(settings, referenceData, options))
+  const launched = Layer.launch(Server.layer(settings, referenceData, options))
+  return yield* settings.logLevel === undefined ? launched : Logger.withMinimumLogLevel(launched, settings.logLevel)
 }).pipe(Effect.scoped)
 
 // Ctrl-C under `npm start` reaches the server more than once (from the terminal, then relayed by

@@ -145,7 +145,10 @@ export const checkBodies = <E, R>(
   Effect.zipRight(
     HttpApp.appendPreResponseHandler(withRetryAfter),
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      Effect.flatMap(checkBody(request), (refused) => (refused === undefined ? app : Effect.succeed(refused)))
+      // A method without a body goes straight to the app, with no check to run.
+      BODY_METHODS.has(request.method)
+        ? Effect.flatMap(checkBody(request), (refused) => (refused === undefined ? app : Effect.succeed(refused)))
+        : app
     )
   )
 

@@ -1,17 +1,44 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
-import { ReferenceData } from "@waybill/drafts/ReferenceData"
+import { Product, ReferenceData, TransportShape, VehicleClass } from "@waybill/drafts/ReferenceData"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { WaybillApi } from "../Api.js"
+
+// Reference data does not change while the server runs: each list is encoded to its response
+// once, not on every request, and kept for as long as the port answers with the same array.
+// The response is the one HttpApi would build from the endpoint's success schema (200, JSON).
+const cachedList = <A, I>(
+  item: Schema.Schema<A, I>,
+  read: (workspaceId: CurrentWorkspace["Type"]["id"]) => Effect.Effect<ReadonlyArray<A>>
+) => {
+  const encode = Schema.encodeSync(Schema.Struct({ data: Schema.Array(item) }))
+  const responses = new WeakMap<ReadonlyArray<A>, HttpServerResponse.HttpServerResponse>()
+  return Effect.flatMap(CurrentWorkspace, (workspace) =>
+    Effect.map(read(workspace.id), (items) => {
+      let response = responses.get(items)
+      if (response === undefined) {
+        response = HttpServerResponse.unsafeJson(encode({ data: items }), {
+          status: 200,
+          contentType: "application/json"
+        })
+        responses.set(items, response)
+      }
+      return response
+    })
+  )
+}
 
 export const ReferenceDataLive = HttpApiBuilder.group(WaybillApi, "referenceData", (handlers) =>
   Effect.gen(function* () {
     const data = yield* ReferenceData
-    const list = <A>(read: (workspaceId: CurrentWorkspace["Type"]["id"]) => Effect.Effect<ReadonlyArray<A>>) =>
-      Effect.flatMap(CurrentWorkspace, (workspace) => Effect.map(read(workspace.id), (items) => ({ data: items })))
+    const transportShapes = cachedList(TransportShape, data.transportShapes)
+    const vehicleClasses = cachedList(VehicleClass, data.vehicleClasses)
+    const products = cachedList(Product, data.products)
     return handlers
-      .handle("transportShapes", () => list(data.transportShapes))
-      .handle("vehicleClasses", () => list(data.vehicleClasses))
-      .handle("products", () => list(data.products))
+      .handle("transportShapes", () => transportShapes)
+      .handle("vehicleClasses", () => vehicleClasses)
+      .handle("products", () => products)
   })
 )

@@ -1,0 +1,231 @@
+/**
+ * One delivery attempt: the webhook's credentials opened (and kept, so an attempt costs no
+ * cipher setup), the contract's headers (HMAC signed afresh per attempt), the POST of the
+ * stored body, and what the attempt ended with as the delivery log records it. A 2xx succeeds;
+ * anything else is retried once per cycle, no sooner than the retry delay plus jitter.
+ */
+import { basicAuthorization, bearerAuthorization } from "@waybill/signing/Authorization"
+import { signatureHeaders } from "@waybill/signing/Hmac"
+import * as StandardWebhooks from "@waybill/signing/StandardWebhooks"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Random from "effect/Random"
+import { type Attempt, type ErrorClass, isSuccess, maxAttempts } from "../Delivery.js"
+import type { ClaimedDelivery, Completion } from "../DeliveryStore.js"
+import type { HttpSender, SendError, SendResponse } from "../HttpSender.js"
+import type { SecretBox, SecretBoxError } from "../SecretBox.js"
+import { type OpenAuth, type SealedAuth, secretContext, type Target } from "../Webhook.js"
+import type { Settings } from "./settings.js"
+
+/** A completed attempt, waiting to be written; `detail` says how a failure failed. */
+export interface Outcome {
+  readonly claimed: ClaimedDelivery
+  readonly completion: Completion
+  readonly detail: string
+}
+
+const sameSealed = (a: SealedAuth, b: SealedAuth): boolean =>
+  a.type === "basic"
+    ? b.type === "basic" && a.username === b.username && a.password === b.password
+    : a.type === "bearer"
+      ? b.type === "bearer" && a.token === b.token
+      : b.type === "hmac" && a.secret === b.secret && a.scheme === b.scheme
+
+const describeFailure = (statusCode: number | null, error: SendError | undefined): string =>
+  statusCode !== null ? `HTTP ${statusCode}` : `${error?.reason ?? "error"}: ${(error?.message ?? "").slice(0, 200)}`
+
+const headersFor = (
+  claimed: ClaimedDelivery,
+  attempt: number,
+  auth: OpenAuth,
+  nowSeconds: number
+): Record<string, string> => {
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    "X-Delivery-Id": claimed.id,
+    "X-Event-Id": claimed.eventId,
+    "X-Event-Type": claimed.eventType,
+    "X-Delivery-Attempt": String(attempt)
+  }
+  switch (auth.type) {
+    case "basic":
+      headers.Authorization = basicAuthorization(auth.username, auth.password)
+      break
+    case "bearer":
+      headers.Authorization = bearerAuthorization(auth.token)
+      break
+    case "hmac":
+      Object.assign(
+        headers,
+        auth.scheme === "standard-webhooks"
+          ? StandardWebhooks.signatureHeaders(auth.secret, claimed.id, nowSeconds, claimed.body)
+          : signatureHeaders(auth.secret, nowSeconds, claimed.body)
+      )
+      break
+  }
+  return headers
+}
+
+const logAttempt = (outcome: Outcome): Effect.Effect<void> => {
+  const { claimed, completion } = outcome
+  const annotations = {
+    deliveryId: claimed.id,
+    webhookId: claimed.webhookId,
+    eventId: claimed.eventId,
+    eventType: claimed.eventType,
+    attempt: claimed.attempts + 1,
+    trigger: claimed.trigger,
+    statusCode: completion.attempt.statusCode ?? "none",
+    durationMs: completion.attempt.durationMs,
+    error: completion.attempt.error ?? "none"
+  }
+  return completion.status === "succeeded"
+    ? Effect.logDebug("Webhook delivery attempt succeeded").pipe(Effect.annotateLogs(annotations))
+    : Effect.logWarning("Webhook delivery attempt failed").pipe(Effect.annotateLogs(annotations))
+}
+
+/**
+ * Makes one attempt of a claimed delivery; `undefined` when it could not be made (the secret
+ * does not open, or a defect), in which case nothing is recorded and the lease runs out, so the
+ * delivery is tried again later instead of burning the receiver's attempts on a server-side
+ * fault. With `debug`, successes are logged too.
+ */
+export type AttemptOne = (claimed: ClaimedDelivery, debug: boolean) => Effect.Effect<Outcome | undefined>
+
+/** The attempt function over the secret box and the sender, with its own cache of opened secrets. */
+export const makeAttempts = (
+  settings: Settings,
+  secretBox: SecretBox["Type"],
+  sender: HttpSender["Type"]
+): AttemptOne => {
+  // Opened secrets by webhook id. Webhooks never change, and every attempt needs the secret
+  // in clear anyway; opening it once saves a cipher setup per attempt. Bounded at 10 000.
+  const opened = new Map<string, { readonly sealed: SealedAuth; readonly auth: OpenAuth }>()
+
+  const cachedAuth = (target: Target): OpenAuth | undefined => {
+    const cached = opened.get(target.webhookId)
+    return cached !== undefined && sameSealed(cached.sealed, target.auth) ? cached.auth : undefined
+  }
+
+  const openAuth = (target: Target): Effect.Effect<OpenAuth, SecretBoxError> => {
+    const auth = target.auth
+    const context = secretContext(target.webhookId, auth.type)
+    const open: Effect.Effect<OpenAuth, SecretBoxError> =
+      auth.type === "basic"
+        ? Effect.map(secretBox.open(auth.password, context), (password) => ({
+            type: "basic",
+            username: auth.username,
+            password
+          }))
+        : auth.type === "bearer"
+          ? Effect.map(secretBox.open(auth.token, context), (token) => ({ type: "bearer", token }))
+          : Effect.map(secretBox.open(auth.secret, context), (secret) => ({
+              type: "hmac",
+              secret,
+              scheme: auth.scheme
+            }))
+    return Effect.tap(open, (openedAuth) =>
+      Effect.sync(() => {
+        if (opened.size >= 10_000) opened.clear()
+        opened.set(target.webhookId, { sealed: auth, auth: openedAuth })
+      })
+    )
+  }
+
+  // What an attempt ended with, as the delivery log records it.
+  const outcomeOf = (
+    claimed: ClaimedDelivery,
+    start: number,
+    end: number,
+    result: Either.Either<SendResponse, SendError>,
+    retryDraw: number
+  ): Outcome => {
+    const attempt = claimed.attempts + 1
+    // Numbered on across cycles; each cycle (fan-out's, or a resend's or replay's) has one retry.
+    const inCycle = attempt - claimed.cycleStart
+    const statusCode = Either.isRight(result) ? result.right.statusCode : null
+    const succeeded = statusCode !== null && isSuccess(statusCode)
+    const error: ErrorClass | null = succeeded ? null : Either.isLeft(result) ? result.left.reason : "http"
+    const record: Attempt = {
+      at: Math.floor(start / 1000),
+      statusCode,
+      durationMs: Math.max(0, end - start),
+      error,
+      trigger: claimed.trigger
+    }
+    const base = { deliveryId: claimed.id, leaseToken: claimed.leaseToken, attempt: record }
+    const completion: Completion = succeeded
+      ? { ...base, status: "succeeded", retryAt: null }
+      : inCycle < maxAttempts
+        ? {
+            ...base,
+            status: "pending",
+            retryAt: end + Math.ceil(settings.retryDelayMs * (1 + retryDraw * settings.retryJitter))
+          }
+        : { ...base, status: "failed", retryAt: null }
+    return {
+      claimed,
+      completion,
+      detail: succeeded ? "" : describeFailure(statusCode, Either.isLeft(result) ? result.left : undefined)
+    }
+  }
+
+  const send = (claimed: ClaimedDelivery, auth: OpenAuth, debug: boolean): Effect.Effect<Outcome> =>
+    Effect.clockWith((clock) => {
+      const start = clock.unsafeCurrentTimeMillis()
+      // Registration refuses credentials the header builders would throw on; a throw is a defect.
+      const headers = headersFor(claimed, claimed.attempts + 1, auth, Math.floor(start / 1000))
+      // The sender enforces the deadline (its contract), so no timer is added here.
+      return Effect.flatMap(
+        Effect.either(
+          sender.send({ url: claimed.target.url, headers, body: claimed.body, timeoutMs: settings.timeoutMs })
+        ),
+        (result) => {
+          const end = clock.unsafeCurrentTimeMillis()
+          const succeeded = Either.isRight(result) && isSuccess(result.right.statusCode)
+          if (succeeded) {
+            const outcome = outcomeOf(claimed, start, end, result, 0)
+            return debug ? Effect.as(logAttempt(outcome), outcome) : Effect.succeed(outcome)
+          }
+          return Effect.flatMap(Random.next, (draw) => {
+            const outcome = outcomeOf(claimed, start, end, result, draw)
+            return Effect.as(logAttempt(outcome), outcome)
+          })
+        }
+      )
+    })
+
+  return (claimed, debug) => {
+    const cached = cachedAuth(claimed.target)
+    const attempt: Effect.Effect<Outcome | undefined> =
+      cached !== undefined
+        ? send(claimed, cached, debug)
+        : Effect.matchEffect(openAuth(claimed.target), {
+            onFailure: (error) =>
+              Effect.as(
+                Effect.logError("A webhook secret does not open; the delivery waits for its lease to expire").pipe(
+                  Effect.annotateLogs({
+                    deliveryId: claimed.id,
+                    webhookId: claimed.webhookId,
+                    eventId: claimed.eventId,
+                    reason: error.message
+                  })
+                ),
+                undefined
+              ),
+            onSuccess: (auth) => send(claimed, auth, debug)
+          })
+    return Effect.catchAllDefect(attempt, (defect) =>
+      Effect.as(
+        Effect.logError("A delivery attempt could not be made").pipe(
+          Effect.annotateLogs({
+            deliveryId: claimed.id,
+            webhookId: claimed.webhookId,
+            defect: String(defect).slice(0, 200)
+          })
+        ),
+        undefined
+      )
+    )
+  }
+}

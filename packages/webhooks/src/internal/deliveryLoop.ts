@@ -1,0 +1,275 @@
+/**
+ * A delivery loop (see `Loop`): claiming due deliveries into per-webhook lanes, workers that
+ * attempt them (an attempt starts only if it can end before its lease does), the completer
+ * that writes results in batches, and where each result goes when its delivery came from
+ * `run`'s fan-out before being recorded.
+ */
+import * as Random_ from "@waybill/core/RandomBytes"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
+import type * as Scope from "effect/Scope"
+import type { Outcome } from "./attempts.js"
+import { persist } from "./completions.js"
+import * as Lanes from "./lanes.js"
+import type { Env, FanOut, Held, Loop } from "./loopState.js"
+import * as Signal from "./signal.js"
+
+const debugEnabled = Effect.map(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
+  LogLevel.lessThanEqual(minimum, LogLevel.Debug)
+)
+
+/** Hands ready work to idle workers. */
+export const dispatchIdle = (loop: Loop) => {
+  while (loop.idle.length > 0) {
+    const next = loop.lanes.take()
+    if (next === undefined) return
+    loop.idle.pop()!(Effect.succeed(next))
+  }
+}
+
+const takeWork = (loop: Loop): Effect.Effect<Held> =>
+  Effect.suspend(() => {
+    const next = loop.lanes.take()
+    if (next !== undefined) return Effect.succeed(next)
+    return Effect.async<Held>((resume) => {
+      loop.idle.push(resume)
+      return Effect.sync(() => {
+        const index = loop.idle.indexOf(resume)
+        if (index >= 0) loop.idle.splice(index, 1)
+      })
+    })
+  })
+
+const finish = (env: Env, loop: Loop, webhookId: string) => {
+  const settings = env.settings
+  loop.lanes.release(webhookId)
+  const held = loop.lanes.held()
+  if (
+    held === 0 ||
+    (held <= settings.concurrency && loop.fullClaim) ||
+    (loop.mayHaveMore.has(webhookId) && loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency)
+  ) {
+    loop.wanted.notify()
+  }
+  if (held <= settings.window - settings.concurrency) loop.room.notify()
+  const fan = loop.fan
+  if (fan !== undefined) {
+    const storing = fan.storing.get(webhookId)
+    if (storing !== undefined) storing.ended++
+    if (fan.blocked?.webhookId === webhookId) {
+      fan.blocked.ended++
+      if (storing === undefined && loop.lanes.heldBy(webhookId) <= fan.blocked.drainedAt) {
+        fan.drained.notify()
+      }
+    }
+  }
+  dispatchIdle(loop)
+}
+
+/** Counts an attempt's ending in the loop's tally. */
+export const count = (loop: Loop, outcome: Outcome) => {
+  loop.tally.attempts++
+  const status = outcome.completion.status
+  if (status === "succeeded") loop.tally.succeeded++
+  else if (status === "failed") loop.tally.failed++
+  else loop.tally.retried++
+}
+
+/** Counts a result and queues it for the completer. */
+export const record = (loop: Loop, outcome: Outcome) => {
+  count(loop, outcome)
+  loop.batch.push(outcome)
+  loop.unwritten++
+  if (loop.batch.length === 1) loop.kick.notify()
+}
+
+// An attempt starts only if it can end before its lease does; work that waited too long
+// is left alone, and another claim takes it once the lease has run out.
+const attemptHeld = (env: Env, held: Held, debug: boolean): Effect.Effect<Outcome | undefined> =>
+  Effect.clockWith((clock) =>
+    clock.unsafeCurrentTimeMillis() + env.settings.timeoutMs < held.leaseUntil
+      ? env.attemptOne(held.claimed, debug)
+      : Effect.as(
+          Effect.logWarning("A claimed delivery waited too long for a slot; it is left for its lease to run out").pipe(
+            Effect.annotateLogs({ deliveryId: held.claimed.id, webhookId: held.claimed.webhookId })
+          ),
+          undefined
+        )
+  )
+
+// Where a result goes: with its delivery's insert while its batch is still open, after the
+// insert while the batch is being written, as an update once it is recorded; nowhere if
+// the batch was dropped (its events are fanned out again).
+const settle = (env: Env, loop: Loop, held: Held, outcome: Outcome | undefined) => {
+  const batch = held.batch
+  if (batch === undefined || batch.state === "written") {
+    if (outcome !== undefined) record(loop, outcome)
+  } else if (batch.state === "open") {
+    if (outcome !== undefined) batch.outcomes.set(held.claimed.id, outcome)
+    if (--batch.inFlight === 0) loop.fan?.ready.notify()
+  } else if (batch.state === "writing") {
+    if (outcome !== undefined) batch.late.push(outcome)
+  }
+  finish(env, loop, held.claimed.webhookId)
+}
+
+const worker = (env: Env, loop: Loop) =>
+  Effect.forever(
+    Effect.flatMap(takeWork(loop), (held) =>
+      held.batch?.state === "dropped"
+        ? Effect.sync(() => finish(env, loop, held.claimed.webhookId))
+        : Effect.map(attemptHeld(env, held, loop.debug), (outcome) => settle(env, loop, held, outcome))
+    )
+  )
+
+const completer = (env: Env, loop: Loop) =>
+  Effect.forever(
+    Effect.gen(function* () {
+      yield* loop.kick.wait
+      const batch = loop.batch
+      if (batch.length === 0) return
+      loop.batch = []
+      const size = env.settings.completionBatchSize
+      for (let i = 0; i < batch.length; i += size) {
+        // A failed write loses nothing: the leases run out and the deliveries are sent again.
+        yield* persist(env, batch.slice(i, i + size)).pipe(
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.failCause(cause)
+              : env.logWriteFailure("Delivery results could not be written; they will be retried", cause)
+          )
+        )
+      }
+      loop.unwritten -= batch.length
+      for (const item of batch) {
+        if (item.completion.status === "pending" && item.completion.retryAt !== null) {
+          yield* loop.onRetry(item.completion.retryAt)
+        }
+      }
+      loop.written.notify()
+      loop.room.notify()
+      // Results that arrived while this batch was written wait for the next turn.
+      if (loop.batch.length > 0) loop.kick.notify()
+    })
+  )
+
+/**
+ * One claim for the loop's free room: `blocked` when too many results wait to be written,
+ * `busy` when the loop holds too much work for a claim to be worth it, else how many
+ * deliveries it claimed.
+ */
+export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked" | "busy"> =>
+  Effect.gen(function* () {
+    const settings = env.settings
+    if (loop.unwritten >= settings.maxUnwritten) return "blocked" as const
+    const limit = settings.window - loop.lanes.held()
+    if (limit < settings.concurrency) {
+      loop.fullClaim = true
+      return "busy" as const
+    }
+    const roomByWebhook = new Map<string, number>()
+    for (const [webhookId, held] of loop.lanes.heldByKey()) {
+      roomByWebhook.set(webhookId, held > settings.perWebhookConcurrency ? 0 : settings.perWebhookWindow - held)
+    }
+    const now = yield* Clock.currentTimeMillis
+    const leaseUntil = now + settings.leaseMs
+    // Batches recorded from now on may be too late for the claim to see.
+    const recordedBefore = loop.fan?.recorded ?? 0
+    const claimed = yield* env.store.claimDue({
+      now,
+      limit,
+      maxPerWebhook: settings.perWebhookWindow,
+      roomByWebhook,
+      leaseUntil,
+      leaseToken: Random_.token()
+    })
+    const counts = new Map<string, number>()
+    for (const item of claimed) counts.set(item.webhookId, (counts.get(item.webhookId) ?? 0) + 1)
+    // What the claim learnt about storage: a webhook that got room and less than it has
+    // nothing more there; one left out (room 0) keeps what was known of it.
+    const mayHaveMore = new Set<string>()
+    for (const webhookId of loop.mayHaveMore) if (roomByWebhook.get(webhookId) === 0) mayHaveMore.add(webhookId)
+    for (const [webhookId, count] of counts) {
+      if (count >= (roomByWebhook.get(webhookId) ?? settings.perWebhookWindow)) mayHaveMore.add(webhookId)
+    }
+    loop.mayHaveMore = mayHaveMore
+    const fan = loop.fan
+    if (fan !== undefined) {
+      // So does one whose deliveries fan-out stored in a batch the claim may not have seen:
+      // handing its next ones over would send them first.
+      for (const [webhookId, batch] of fan.lastStored) {
+        if (batch > recordedBefore) mayHaveMore.add(webhookId)
+        else fan.lastStored.delete(webhookId)
+      }
+      for (const [webhookId, storing] of fan.storing) {
+        if (mayHaveMore.has(webhookId)) continue
+        fan.storing.delete(webhookId)
+        // Storage caught up with the webhook fan-out held back for: its events can go on.
+        if (storing.holding && fan.blocked?.webhookId === webhookId) {
+          fan.blocked = undefined
+          fan.drained.notify()
+        }
+      }
+    }
+    loop.fullClaim = claimed.length >= limit
+    for (const item of claimed) loop.lanes.push(item.webhookId, { claimed: item, leaseUntil })
+    dispatchIdle(loop)
+    return claimed.length
+  })
+
+/** What `run` adds to its loop: its fan-out's state, its recorder, and what it records at a stop. */
+export interface FanOutParts {
+  readonly make: () => FanOut
+  readonly recorder: (loop: Loop, fan: FanOut) => Effect.Effect<never>
+  readonly recordAtStop: (loop: Loop, fan: FanOut) => Effect.Effect<void>
+}
+
+/** Starts a delivery loop in the scope: its completer, its workers and, for `run`, its recorder. */
+export const makeLoop = (
+  env: Env,
+  wanted: Signal.Signal,
+  onRetry: Loop["onRetry"],
+  fanOut: FanOutParts | undefined
+): Effect.Effect<Loop, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const settings = env.settings
+    const loop: Loop = {
+      lanes: Lanes.make(settings.perWebhookConcurrency),
+      idle: [],
+      wanted,
+      written: Signal.make(),
+      kick: Signal.make(),
+      mayHaveMore: new Set(),
+      fullClaim: false,
+      tally: { attempts: 0, succeeded: 0, retried: 0, failed: 0 },
+      onRetry,
+      debug: yield* debugEnabled,
+      batch: [],
+      unwritten: 0,
+      room: Signal.make(),
+      fan: fanOut?.make()
+    }
+    // On a stop, after the workers, the completer and the recorder are interrupted: the
+    // fan-out batches are recorded (attempts cut short stay pending, unleased, to be sent
+    // again at once by whoever runs next) and the fan-out lease is released; then the
+    // results gathered and not written yet are written, so those deliveries are not sent
+    // again.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        const fan = loop.fan
+        if (fan !== undefined && fanOut !== undefined) yield* fanOut.recordAtStop(loop, fan)
+        if (loop.batch.length > 0) yield* persist(env, loop.batch)
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logError("Delivery results could not be written at stop; they will be sent again", cause)
+        )
+      )
+    )
+    yield* Effect.forkScoped(completer(env, loop))
+    if (loop.fan !== undefined && fanOut !== undefined) yield* Effect.forkScoped(fanOut.recorder(loop, loop.fan))
+    for (let i = 0; i < settings.concurrency; i++) yield* Effect.forkScoped(worker(env, loop))
+    return loop
+  })

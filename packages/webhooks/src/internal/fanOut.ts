@@ -1,0 +1,233 @@
+/**
+ * Fan-out (contract §5): reads the outbox in order behind a stored position, under a lease one
+ * dispatcher holds at a time, and makes the deliveries of what it read (`matching.ts`). On its
+ * own (`fanOutOnce`) a batch is one transaction; in `run` (`fanOutStep`) fresh deliveries are
+ * handed to the loop (`handOff.ts`) and recorded a moment later, with the results of the
+ * attempts that ended by then, in the transaction that moves the position (`recordBatches`):
+ * in the steady state a delivery costs one write.
+ */
+import * as Random_ from "@waybill/core/RandomBytes"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { NewDelivery } from "../DeliveryStore.js"
+import type { FanOutSummary } from "../Dispatcher.js"
+import { count, dispatchIdle, type FanOutParts, record } from "./deliveryLoop.js"
+import { handOff } from "./handOff.js"
+import type { Batch, Env, FanOut, Loop } from "./loopState.js"
+import * as Signal from "./signal.js"
+
+/**
+ * One batch, on its own: takes the fan-out lease for the transaction (none while a `run`
+ * holds it), inserts the deliveries, moves the position and releases the lease.
+ */
+export const fanOutOnce = (env: Env): Effect.Effect<FanOutSummary> => {
+  const { settings, outbox, store } = env
+  return Effect.gen(function* () {
+    const result = yield* env.transactor.withTransaction(
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const owner = Random_.token()
+        const position = yield* outbox.acquire(owner, now, now + settings.leaseMs)
+        if (Option.isNone(position)) return { events: 0, deliveries: 0 }
+        const events = yield* outbox.read(position.value, settings.fanOutBatchSize)
+        const deliveries = events.length === 0 ? [] : yield* env.matcher.deliveriesOf(events, now)
+        yield* store.insert(deliveries)
+        yield* outbox.advance(owner, events.at(-1)?.position ?? position.value, 0)
+        return { events: events.length, deliveries: deliveries.length }
+      })
+    )
+    if (result.deliveries > 0) env.deliverWake.notify()
+    return result
+  }).pipe(Effect.withSpan("Dispatcher.fanOut"))
+}
+
+/** Gives up what was read and not recorded; reading starts again from the stored position. */
+const dropBatches = (fan: FanOut) => {
+  for (const batch of fan.batches) batch.state = "dropped"
+  fan.batches = []
+  fan.position = undefined
+}
+
+/**
+ * One step of `run`'s fan-out: reads as many events as the loop has room for and hands their
+ * deliveries over, event by event. "full" when the loop has no room, "blocked" when an event
+ * waits for its webhook's share of the loop, "idle" when nothing more is there to read (or
+ * another dispatcher holds the lease).
+ */
+export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"more" | "idle" | "full" | "blocked"> =>
+  Effect.gen(function* () {
+    const { settings, outbox } = env
+    const room = settings.window - loop.lanes.held()
+    if (room < settings.concurrency || loop.unwritten >= settings.maxUnwritten) return "full" as const
+    const now = yield* Clock.currentTimeMillis
+    // Takes the lease, or renews it while nothing waits to be recorded (recording renews it).
+    if (fan.position === undefined || (fan.batches.length === 0 && fan.leaseUntil - now < settings.leaseMs / 2)) {
+      const leaseUntil = now + settings.leaseMs
+      const stored = yield* outbox.acquire(fan.owner, now, leaseUntil)
+      if (Option.isNone(stored)) {
+        dropBatches(fan)
+        return "idle" as const
+      }
+      if (fan.position === undefined || stored.value !== fan.stored) {
+        dropBatches(fan)
+        fan.position = stored.value
+        fan.stored = stored.value
+      }
+      fan.leaseUntil = leaseUntil
+    }
+    // A webhook has held the next event back for the patience: read a whole batch, to see
+    // whether another webhook's delivery waits behind it (see `handOff`).
+    const lookAhead = fan.blocked !== undefined && now - fan.blocked.since >= settings.recordDelayMs
+    const limit = lookAhead ? settings.fanOutBatchSize : Math.min(fan.readLimit, room)
+    const events = yield* outbox.read(fan.position!, limit)
+    if (events.length === 0) return "idle" as const
+    const deliveries = yield* env.matcher.deliveriesOf(events, now)
+    const taken = handOff(settings, loop, fan, events, deliveries, now)
+    if (taken.events > 0) {
+      const batch: Batch = {
+        number: ++fan.made,
+        deliveries: taken.deliveries,
+        position: events[taken.events - 1]!.position,
+        outcomes: new Map(),
+        inFlight: taken.held.length,
+        recordBy: now + settings.recordDelayMs,
+        state: "open",
+        late: []
+      }
+      for (const held of taken.held) loop.lanes.push(held.claimed.webhookId, { ...held, batch })
+      for (const delivery of taken.deliveries) {
+        if (delivery.lease === undefined) fan.lastStored.set(delivery.webhookId, batch.number)
+      }
+      fan.batches.push(batch)
+      fan.position = batch.position
+      fan.ready.notify()
+      dispatchIdle(loop)
+    }
+    // Reads no more than fitted last time a webhook's share ran out, and twice as much
+    // after a batch that fitted whole.
+    if (taken.events < events.length) {
+      fan.readLimit = Math.max(16, taken.events)
+      return "blocked" as const
+    }
+    fan.readLimit = Math.min(settings.fanOutBatchSize, 2 * fan.readLimit)
+    return events.length < limit ? ("idle" as const) : ("more" as const)
+  }).pipe(Effect.withSpan("Dispatcher.fanOut"))
+
+// Records batches in order: their deliveries inserted (with the results in so far) and the
+// outbox position moved past them, in one transaction, only while this loop holds the
+// fan-out lease. If that fails, everything read and not recorded is given up and read again.
+const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray<Batch>, stopping: boolean) =>
+  Effect.gen(function* () {
+    const { settings, outbox, store } = env
+    if (batches.length === 0 && (!stopping || fan.stored === undefined)) return
+    const rows: Array<NewDelivery> = []
+    const retries: Array<number> = []
+    for (const batch of batches) {
+      batch.state = "writing"
+      // Results that came in during a write that did not finish go with this one.
+      for (const outcome of batch.late) batch.outcomes.set(outcome.claimed.id, outcome)
+      batch.late = []
+      for (const delivery of batch.deliveries) {
+        const outcome = batch.outcomes.get(delivery.id)
+        // A final failure is written as an update after the insert, which raises its alert.
+        if (outcome !== undefined && outcome.completion.status !== "failed") {
+          count(loop, outcome)
+          const { status, retryAt, attempt } = outcome.completion
+          if (retryAt !== null) retries.push(retryAt)
+          rows.push({
+            ...delivery,
+            lease: undefined,
+            dueAt: retryAt ?? delivery.dueAt,
+            outcome: { status, attempt }
+          })
+        } else {
+          if (outcome !== undefined) batch.late.push(outcome)
+          // At a stop nothing is in flight any more: the rest is free to be sent at once.
+          rows.push(stopping && outcome === undefined ? { ...delivery, lease: undefined } : delivery)
+        }
+      }
+    }
+    const now = yield* Clock.currentTimeMillis
+    const leaseUntil = stopping ? 0 : now + settings.leaseMs
+    const position = batches.at(-1)?.position ?? fan.stored!
+    const recorded = yield* env.transactor
+      .withTransaction(
+        Effect.flatMap(outbox.advance(fan.owner, position, leaseUntil), (held) =>
+          held ? Effect.as(store.insert(rows), true) : Effect.succeed(false)
+        )
+      )
+      .pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.as(env.logWriteFailure("Fresh deliveries could not be recorded", cause), false)
+        )
+      )
+    if (!recorded) {
+      if (batches.length > 0) {
+        yield* Effect.logWarning(
+          "Fan-out gave up deliveries it had not recorded; their events are fanned out again"
+        ).pipe(Effect.annotateLogs({ deliveries: rows.length }))
+      }
+      dropBatches(fan)
+      return
+    }
+    fan.stored = position
+    fan.recorded = batches.at(-1)?.number ?? fan.recorded
+    fan.leaseUntil = leaseUntil
+    fan.batches = fan.batches.slice(batches.length)
+    for (const batch of batches) {
+      batch.state = "written"
+      for (const outcome of batch.late) record(loop, outcome)
+      batch.late = []
+    }
+    for (const retryAt of retries) yield* loop.onRetry(retryAt)
+    if (rows.some((row) => row.lease === undefined && row.outcome === undefined)) env.deliverWake.notify()
+  })
+
+// Records the first batch once all its attempts have ended or its time is up, with the
+// ready batches behind it.
+const recorder = (env: Env, loop: Loop, fan: FanOut) =>
+  Effect.forever(
+    Effect.gen(function* () {
+      const first = fan.batches[0]
+      if (first === undefined) return yield* fan.ready.wait
+      const now = yield* Clock.currentTimeMillis
+      if (first.inFlight > 0 && now < first.recordBy) {
+        return yield* Effect.raceFirst(fan.ready.wait, Effect.sleep(first.recordBy - now))
+      }
+      let count = 1
+      while (count < fan.batches.length && count < 8 && fan.batches[count]!.inFlight === 0) count++
+      yield* recordBatches(env, loop, fan, fan.batches.slice(0, count), false)
+    })
+  )
+
+/** `run`'s fan-out, as its delivery loop takes it: its state, its recorder, its records at a stop. */
+export const fanOutParts = (env: Env): FanOutParts => ({
+  make: () => ({
+    owner: Random_.token(),
+    position: undefined,
+    stored: undefined,
+    leaseUntil: 0,
+    batches: [],
+    ready: Signal.make(),
+    readLimit: env.settings.fanOutBatchSize,
+    blocked: undefined,
+    drained: Signal.make(),
+    storing: new Map(),
+    made: 0,
+    recorded: 0,
+    lastStored: new Map()
+  }),
+  recorder: (loop, fan) => recorder(env, loop, fan),
+  recordAtStop: (loop, fan) =>
+    recordBatches(
+      env,
+      loop,
+      fan,
+      fan.batches.filter((batch) => batch.state !== "dropped" && batch.state !== "written"),
+      true
+    )
+})

@@ -1,0 +1,191 @@
+/**
+ * Hand-off: which of the deliveries fan-out just made `run` sends itself before recording them
+ * (one write each instead of two), and which it stores for a claim, so that each webhook's
+ * deliveries keep their order and one busy or slow webhook neither holds the others back nor
+ * takes more than its share of the loop.
+ */
+import * as Random_ from "@waybill/core/RandomBytes"
+import type { NewDelivery } from "../DeliveryStore.js"
+import type { OutboxEvent } from "../OutboxReader.js"
+import type { FanOut, Held, Loop } from "./loopState.js"
+import type { Settings } from "./settings.js"
+
+// Whether the webhook `full`, which holds the next event back, has its deliveries stored
+// now (see `handOff`); `deliveries` from `after` on are those read behind the event. A
+// webhook found busy, not slow, is measured afresh over the next `recordDelayMs`.
+const storeAround = (
+  settings: Settings,
+  loop: Loop,
+  fan: FanOut,
+  full: string,
+  deliveries: ReadonlyArray<NewDelivery>,
+  after: number,
+  now: number
+): boolean => {
+  const blocked = fan.blocked
+  if (blocked?.webhookId !== full || now - blocked.since < settings.recordDelayMs) return false
+  if (blocked.ended < settings.perWebhookConcurrency || waitsBehind(settings, loop, full, deliveries, after)) {
+    fan.storing.set(full, { since: now, ended: 0, holding: false })
+    return true
+  }
+  blocked.since = now
+  blocked.ended = 0
+  return false
+}
+
+// Whether fan-out holds back the next event of `webhookId`, whose fresh deliveries it
+// stores: once the webhook keeps pace again (as many attempts ended in `recordDelayMs` as a
+// busy one's) with nobody waiting behind it, its next events wait in the outbox until a
+// claim has caught up with its storage, and then go back to one write each. Measured
+// afresh every `recordDelayMs`; stored it stays while it is slow or in someone's way.
+const holdsBack = (
+  settings: Settings,
+  loop: Loop,
+  fan: FanOut,
+  webhookId: string,
+  deliveries: ReadonlyArray<NewDelivery>,
+  after: number,
+  now: number
+): boolean => {
+  const storing = fan.storing.get(webhookId)
+  if (storing === undefined) {
+    fan.storing.set(webhookId, { since: now, ended: 0, holding: false })
+    return false
+  }
+  if (now - storing.since < settings.recordDelayMs) return storing.holding
+  storing.holding =
+    storing.ended >= settings.perWebhookConcurrency && !waitsBehind(settings, loop, webhookId, deliveries, after)
+  storing.since = now
+  storing.ended = 0
+  return storing.holding
+}
+
+// Whether another webhook's delivery, one fan-out would hand over, is among `deliveries`
+// from `after` on.
+const waitsBehind = (
+  settings: Settings,
+  loop: Loop,
+  webhookId: string,
+  deliveries: ReadonlyArray<NewDelivery>,
+  after: number
+): boolean => {
+  for (let i = after; i < deliveries.length; i++) {
+    const other = deliveries[i]!.webhookId
+    if (other !== webhookId && !loop.mayHaveMore.has(other) && loop.lanes.heldBy(other) < settings.perWebhookWindow) {
+      return true
+    }
+  }
+  return false
+}
+
+/**
+ * Takes events from the front of a batch while all their deliveries fit in the loop: each
+ * webhook holds at most `2 × perWebhookConcurrency`. An event that does not fit waits in the
+ * outbox, to be read again once its webhook's work has gone down, so the order holds. If
+ * its webhook is still full after `recordDelayMs`, its deliveries are stored instead, to be
+ * claimed as it keeps up, and the others go on: when it is slow (fewer than
+ * `perWebhookConcurrency` of its attempts ended in that time), or when another webhook's
+ * delivery waits behind it in what was read. A webhook that keeps pace with nobody behind
+ * it is only busy: storing its deliveries would cost two more writes each and speed nobody
+ * up, so the event keeps waiting. A webhook with deliveries waiting in storage gets none
+ * handed over either, so it keeps its order; once it keeps pace again, its event waits too,
+ * until storage has caught up (`holdsBack`).
+ */
+export const handOff = (
+  settings: Settings,
+  loop: Loop,
+  fan: FanOut,
+  events: ReadonlyArray<OutboxEvent>,
+  deliveries: Array<NewDelivery>,
+  now: number
+) => {
+  const lease = { until: now + settings.leaseMs, token: Random_.token() }
+  const held: Array<Held> = []
+  let room = settings.window - loop.lanes.held()
+  let next = 0
+  let taken = 0
+  let cutBy: string | undefined
+  const pending = new Map<string, number>()
+  for (; taken < events.length; taken++) {
+    const eventId = events[taken]!.id
+    let end = next
+    while (end < deliveries.length && deliveries[end]!.eventId === eventId) end++
+    let need = 0
+    let full: string | undefined
+    let heldBack: string | undefined
+    for (let i = next; i < end; i++) {
+      const webhookId = deliveries[i]!.webhookId
+      if (loop.mayHaveMore.has(webhookId)) {
+        if (heldBack === undefined && holdsBack(settings, loop, fan, webhookId, deliveries, end, now))
+          heldBack = webhookId
+        continue
+      }
+      need++
+      const count = (pending.get(webhookId) ?? 0) + 1
+      pending.set(webhookId, count)
+      const holding = loop.lanes.heldBy(webhookId) + count
+      // Beyond its share only while the loop keeps `concurrency` free for the others.
+      if (
+        full === undefined &&
+        holding > settings.perWebhookWindow &&
+        (holding > settings.handOffWindow || room - need < settings.concurrency)
+      ) {
+        full = webhookId
+      }
+    }
+    if (heldBack !== undefined) {
+      cutBy = heldBack
+      break
+    }
+    if (full !== undefined || need > room) {
+      if (full !== undefined && storeAround(settings, loop, fan, full, deliveries, end, now)) {
+        loop.mayHaveMore.add(full)
+        fan.blocked = undefined
+      } else if (taken > 0 || full !== undefined) {
+        cutBy = full
+        break
+      } else {
+        // More deliveries than the whole loop has room for: store them.
+        for (let i = next; i < end; i++) loop.mayHaveMore.add(deliveries[i]!.webhookId)
+      }
+    }
+    for (let i = next; i < end; i++) {
+      const delivery = deliveries[i]!
+      const webhookId = delivery.webhookId
+      if (loop.mayHaveMore.has(webhookId) || room <= 0) {
+        loop.mayHaveMore.add(webhookId)
+        continue
+      }
+      room--
+      deliveries[i] = { ...delivery, lease }
+      held.push({
+        claimed: {
+          id: delivery.id,
+          workspaceId: delivery.workspaceId,
+          webhookId,
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          body: delivery.body,
+          attempts: 0,
+          cycleStart: 0,
+          trigger: "automatic",
+          leaseToken: lease.token,
+          target: delivery.target
+        },
+        leaseUntil: lease.until
+      })
+    }
+    next = end
+  }
+  if (cutBy !== undefined) {
+    if (fan.blocked?.webhookId !== cutBy) {
+      fan.blocked = {
+        webhookId: cutBy,
+        since: now,
+        ended: 0,
+        drainedAt: Math.max(settings.perWebhookConcurrency, loop.lanes.heldBy(cutBy) >> 1)
+      }
+    }
+  } else fan.blocked = undefined
+  return { events: taken, deliveries: deliveries.slice(0, next), held }
+}

@@ -1,0 +1,165 @@
+/**
+ * Fan-out's matching: the deliveries a batch of outbox events makes, one per subscribed webhook
+ * of the event's workspace whose filter matches. Delivery ids are derived from event and
+ * webhook, so an event read again after a crash keeps them. Each event's body is parsed once
+ * (only if some filter needs it); compiled filters are cached per webhook and revision.
+ */
+import * as Id from "@waybill/core/Id"
+import { type EventType, isEventType } from "@waybill/events/EventType"
+import { guardedRoots } from "@waybill/events/FilterFields"
+import { compileFilterEither, type Predicate } from "@waybill/filters/Filter"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type { NewDelivery } from "../DeliveryStore.js"
+import type { OutboxEvent } from "../OutboxReader.js"
+import { targetOf, type Webhook } from "../Webhook.js"
+import type { WebhookRepository } from "../WebhookRepository.js"
+
+const failClosed: Predicate = () => false
+const NOT_PARSED: unique symbol = Symbol("not parsed")
+const UNPARSABLE: unique symbol = Symbol("unparsable")
+
+// What fan-out found worth a log line; logged after the batch, outside the hot loop.
+type Problem = { readonly message: string; readonly annotations: Record<string, string> }
+
+const payloadOf = (event: OutboxEvent): unknown => {
+  try {
+    const envelope: unknown = JSON.parse(event.body)
+    return typeof envelope === "object" && envelope !== null && "payload" in envelope ? envelope.payload : UNPARSABLE
+  } catch {
+    return UNPARSABLE
+  }
+}
+
+/** Matches events to webhooks; `deliveriesOf` makes a batch's deliveries, due at `now`. */
+export interface Matcher {
+  readonly deliveriesOf: (events: ReadonlyArray<OutboxEvent>, now: number) => Effect.Effect<Array<NewDelivery>>
+}
+
+/** A matcher over the webhook repository, with its own caches of filters and id keys. */
+export const makeMatcher = (repository: WebhookRepository["Type"]): Matcher => {
+  // webhook id → its revision and, per event type, the predicate. An edited webhook comes
+  // with a higher revision and is compiled afresh; the map is cleared when it grows past a
+  // bound, as deleted webhooks leave entries behind.
+  const compiled = new Map<string, { readonly revision: number; readonly byType: Map<string, Predicate> }>()
+
+  const predicateFor = (webhook: Webhook, eventType: EventType, problems: Array<Problem>): Predicate | undefined => {
+    const filter = webhook.filters[eventType]
+    if (filter === undefined) return undefined
+    let entry = compiled.get(webhook.id)
+    if (entry !== undefined && entry.revision !== webhook.revision) entry = undefined
+    const cached = entry?.byType.get(eventType)
+    if (cached !== undefined) return cached
+    const result = compileFilterEither(filter, { guardedRoots: guardedRoots(eventType) })
+    const predicate = Either.getOrElse(result, () => failClosed)
+    if (entry === undefined) {
+      if (compiled.size >= 10_000) compiled.clear()
+      entry = { revision: webhook.revision, byType: new Map() }
+      compiled.set(webhook.id, entry)
+    }
+    entry.byType.set(eventType, predicate)
+    if (Either.isLeft(result)) {
+      problems.push({
+        message: "A stored webhook filter cannot be evaluated; it matches nothing",
+        annotations: {
+          webhookId: webhook.id,
+          eventType,
+          issues: result.left.map((issue) => `${issue.path}: ${issue.message}`).join("; ")
+        }
+      })
+    }
+    return predicate
+  }
+
+  // Per webhook, the key its delivery ids are derived with; bounded like `compiled`.
+  const deliveryKeys = new Map<string, Uint8Array>()
+  const deliveryKey = (webhookId: string): Uint8Array => {
+    let key = deliveryKeys.get(webhookId)
+    if (key === undefined) {
+      if (deliveryKeys.size >= 10_000) deliveryKeys.clear()
+      key = Id.deriveKey(webhookId)
+      deliveryKeys.set(webhookId, key)
+    }
+    return key
+  }
+
+  const deliveriesFor = (
+    event: OutboxEvent,
+    eventType: EventType,
+    webhooks: ReadonlyArray<Webhook>,
+    now: number,
+    out: Array<NewDelivery>,
+    problems: Array<Problem>
+  ): void => {
+    // Parsed at most once per event, and only if some webhook filters it.
+    let payload: unknown = NOT_PARSED
+    for (const webhook of webhooks) {
+      const predicate = predicateFor(webhook, eventType, problems)
+      if (predicate !== undefined) {
+        if (payload === NOT_PARSED) {
+          payload = payloadOf(event)
+          if (payload === UNPARSABLE) {
+            problems.push({
+              message: "An outbox event body is not a delivery envelope; filters match nothing",
+              annotations: { eventId: event.id, eventType }
+            })
+          }
+        }
+        let matches = false
+        if (payload !== UNPARSABLE) {
+          try {
+            matches = predicate(payload)
+          } catch {
+            matches = false
+          }
+        }
+        if (!matches) continue
+      }
+      out.push({
+        // Derived, so an event fanned out again after a crash keeps its delivery ids.
+        id: Id.derive("dlv", event.id, deliveryKey(webhook.id)),
+        workspaceId: event.workspaceId,
+        webhookId: webhook.id,
+        eventId: event.id,
+        eventType,
+        eventCreatedAt: event.createdAt,
+        createdAt: Math.floor(now / 1000),
+        dueAt: now,
+        body: event.body,
+        target: targetOf(webhook)
+      })
+    }
+  }
+
+  // The deliveries of a batch of events: one per subscribed webhook of the event's workspace
+  // whose filter matches.
+  const deliveriesOf = (events: ReadonlyArray<OutboxEvent>, now: number) =>
+    Effect.gen(function* () {
+      const subscribers = new Map<string, ReadonlyArray<Webhook>>()
+      const deliveries: Array<NewDelivery> = []
+      const problems: Array<Problem> = []
+      for (const event of events) {
+        const eventType = event.type
+        if (!isEventType(eventType)) {
+          problems.push({
+            message: "An outbox event has a type outside the catalogue; nobody receives it",
+            annotations: { eventId: event.id, eventType }
+          })
+          continue
+        }
+        const key = `${event.workspaceId}\u0000${eventType}`
+        let webhooks = subscribers.get(key)
+        if (webhooks === undefined) {
+          webhooks = yield* repository.subscribed(event.workspaceId, eventType)
+          subscribers.set(key, webhooks)
+        }
+        if (webhooks.length > 0) deliveriesFor(event, eventType, webhooks, now, deliveries, problems)
+      }
+      for (const problem of problems) {
+        yield* Effect.logError(problem.message).pipe(Effect.annotateLogs(problem.annotations))
+      }
+      return deliveries
+    })
+
+  return { deliveriesOf }
+}
