@@ -42,6 +42,20 @@ export const freshDatabase = async () => {
 
 export const apiKey = "bench-key-0000000001"
 
+// Waits up to 60 s for a started server's /health; a server that never answers is killed.
+const untilHealthy = async (child: ChildProcess, base: string, what: string) => {
+  for (let i = 0; i < 600; i++) {
+    const up = await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false
+    )
+    if (up) return { base, pid: child.pid!, stop: () => child.kill("SIGTERM") }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  child.kill("SIGKILL")
+  throw new Error(`${what} did not start`)
+}
+
 /**
  * Starts `packages/server` on the database; resolves when `/health` answers. With
  * `BENCH_CPU_PROF=<dir>` the server writes a V8 CPU profile there when it stops.
@@ -71,19 +85,7 @@ export const startServer = async (databaseUrl: string, env: Record<string, strin
       }
     }
   )
-  const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 600; i++) {
-    if (
-      await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false
-      )
-    )
-      return { base, pid: child.pid!, stop: () => child.kill("SIGTERM") }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  child.kill("SIGKILL")
-  throw new Error("the server did not start")
+  return untilHealthy(child, `http://127.0.0.1:${port}`, "the server")
 }
 
 // User and system CPU seconds of a process so far, from /proc (Linux); NaN where unreadable.
@@ -140,19 +142,7 @@ export const startFloor = async () => {
       env: { ...process.env, PORT: String(port) }
     }
   )
-  const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 600; i++) {
-    if (
-      await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false
-      )
-    )
-      return { base, pid: child.pid!, stop: () => child.kill("SIGTERM") }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  child.kill("SIGKILL")
-  throw new Error("the floor server did not start")
+  return untilHealthy(child, `http://127.0.0.1:${port}`, "the floor server")
 }
 
 export interface LoadResult {
