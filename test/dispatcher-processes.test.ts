@@ -142,16 +142,34 @@ describe.skipIf(url === undefined || url === "")("dispatcher processes on one Po
         doomed.child.kill("SIGKILL")
         const killedAt = Date.now()
         const inFlightIds = events.filter((id) => target.for(id).length > 0)
-        const inFlight = inFlightIds.length
-        assert.isAbove(inFlight, 0, "deliveries in flight at the kill")
-        // Once the killed process's leases have run out, the survivor sends again what was in
-        // flight, and sends what the killed process had claimed but not yet sent.
+        assert.isAbove(inFlightIds.length, 0, "deliveries in flight at the kill")
+        // Both processes were delivering: what the survivor had in flight it answers itself
+        // (its first arrival is answered after 3 s, at the timeout, so it may succeed or be
+        // retried). What the killed process had in flight or had claimed is never recorded by
+        // it, so every delivery recorded as succeeded means the survivor took those over.
+        const webhooks = yield* Effect.promise(() =>
+          fetch(`${survivor.base}/webhooks?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then((r) =>
+            r.json()
+          )
+        )
+        const webhookId = (webhooks as { data: Array<{ id: string }> }).data[0]!.id
+        const allSucceeded = Effect.promise(() =>
+          fetch(`${survivor.base}/webhooks/${webhookId}/deliveries?limit=100`, {
+            headers: { authorization: `Bearer ${key}` }
+          })
+            .then((r) => r.json())
+            .then((page) => {
+              const data = (page as { data: Array<{ status: string }> }).data
+              return data.length === events.length && data.every((d) => d.status === "succeeded")
+            })
+        )
         yield* eventually(
-          Effect.sync(
-            () =>
-              inFlightIds.every((id) => target.for(id).length >= 2) && events.every((id) => target.for(id).length >= 1)
+          Effect.zipWith(
+            Effect.sync(() => events.every((id) => target.for(id).length >= 1)),
+            allSucceeded,
+            (arrived, succeeded) => arrived && succeeded
           ),
-          "every delivery in flight at the kill sent again, every event delivered",
+          "every event delivered and every delivery recorded as succeeded",
           150_000
         )
         const takeover = Date.now() - killedAt
@@ -159,24 +177,10 @@ describe.skipIf(url === undefined || url === "")("dispatcher processes on one Po
           const deliveryIds = new Set(target.for(id).map((request) => request.headers["x-delivery-id"]))
           assert.strictEqual(deliveryIds.size, 1, `event ${id} arrived under one delivery id`)
         }
-        const log = yield* Effect.promise(() =>
-          fetch(`${survivor.base}/webhooks?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then((r) =>
-            r.json()
-          )
-        )
-        const webhookId = (log as { data: Array<{ id: string }> }).data[0]!.id
-        yield* eventually(
-          Effect.promise(() =>
-            fetch(`${survivor.base}/webhooks/${webhookId}/deliveries?limit=100`, {
-              headers: { authorization: `Bearer ${key}` }
-            })
-              .then((r) => r.json())
-              .then((page) => (page as { data: Array<{ status: string }> }).data.every((d) => d.status === "succeeded"))
-          ),
-          "every delivery recorded as succeeded"
-        )
+        const sentAgain = inFlightIds.filter((id) => target.for(id).length >= 2).length
+        assert.isAbove(sentAgain, 0, "deliveries in flight at the kill sent again")
         console.log(
-          `takeover: ${inFlight} of ${events.length} deliveries in flight at the SIGKILL; those sent again and the rest sent, all answered ${takeover} ms after it (lease 8,000 ms: the 3 s timeout + 5 s)`
+          `takeover: ${inFlightIds.length} of ${events.length} deliveries in flight at the SIGKILL (in either process), ${sentAgain} of them sent again; every delivery recorded as succeeded ${takeover} ms after it (lease 4,000 ms)`
         )
       }).pipe(Effect.scoped),
     180_000
