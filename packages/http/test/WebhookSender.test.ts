@@ -8,6 +8,7 @@ import type { SendRequest } from "@waybill/webhooks/HttpSender"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import { errors } from "undici"
 import { classify, layerResolver, make, type Options } from "../src/WebhookSender.js"
 
 // A self-signed certificate for 127.0.0.1 (test only; generated with openssl, valid until 2126).
@@ -234,6 +235,16 @@ describe("WebhookSender", () => {
     })
   )
 
+  it.scopedLive("the deadline covers the lookup: a resolver that never answers is a timeout", () =>
+    Effect.gen(function* () {
+      const silent = (() => {}) as unknown as Options["lookup"]
+      const send = yield* sender({ lookup: silent })
+      const result = yield* Effect.either(send.send(request("http://hooks.example.test/", { timeoutMs: 200 })))
+      assert.strictEqual(reasonOf(result), "timeout")
+      if (Either.isLeft(result)) assert.strictEqual(result.left.message, "No response within 200 ms")
+    })
+  )
+
   it.scopedLive("does not follow a redirect: the 3xx is the answer", () =>
     Effect.gen(function* () {
       const receiver = yield* serve((request, response) =>
@@ -338,11 +349,33 @@ describe("WebhookSender", () => {
         const connections = yield* answersIn(
           (index) =>
             index === 0
-              ? ["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", "HTTP/1.1 204\r\n\r\n"]
+              ? [
+                  "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </b>\r\n\r\n",
+                  "HTTP/1.1 204\r\n\r\n"
+                ]
               : ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"],
           [204, 200]
         )
         assert.strictEqual(connections, 1)
+      })
+    )
+
+    // undici refuses a `100 Continue` that no request asked for (it never sends `Expect`), where
+    // the client it replaced skipped it like any informational answer.
+    it.scopedLive("a 100 Continue nobody asked for fails with http; the connection is not reused", () =>
+      Effect.gen(function* () {
+        const receiver = yield* serveRaw((index) =>
+          index === 0
+            ? ["HTTP/1.1 100 Continue\r\n\r\n", "HTTP/1.1 204\r\n\r\n"]
+            : ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"]
+        )
+        const send = yield* sender()
+        const url = `http://127.0.0.1:${receiver.port}/`
+        const result = yield* Effect.either(send.send(request(url)))
+        assert.strictEqual(reasonOf(result), "http")
+        if (Either.isLeft(result)) assert.strictEqual(result.left.message, "bad response")
+        assert.deepStrictEqual(yield* send.send(request(url)), { statusCode: 200 })
+        assert.strictEqual(receiver.connections(), 2)
       })
     )
 
@@ -408,18 +441,22 @@ describe("WebhookSender", () => {
         })
     )
 
-    it.scopedLive("a header value that may not be sent fails with http before connecting", () =>
+    it.scopedLive("a header name or value that may not be sent fails with http before connecting", () =>
       Effect.gen(function* () {
         const receiver = yield* serveRaw(() => ["HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"])
         const send = yield* sender()
-        const result = yield* Effect.either(
-          send.send(
-            request(`http://127.0.0.1:${receiver.port}/`, {
-              headers: { Authorization: "Bearer x\r\nX-Injected: 1" }
-            })
-          )
-        )
-        assert.strictEqual(reasonOf(result), "http")
+        const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
+          [{ Authorization: "Bearer x\r\nX-Injected: 1" }, "invalid Authorization header"],
+          [{ "X-Ok": "1", "X Bad": "1" }, 'invalid header name "X Bad"'],
+          [{ "Transfer-Encoding": "chunked" }, "invalid transfer-encoding header"]
+        ]
+        for (const [headers, message] of refused) {
+          const result = yield* Effect.either(send.send(request(`http://127.0.0.1:${receiver.port}/`, { headers })))
+          assert.strictEqual(reasonOf(result), "http")
+          // The name, never the value (a secret, in an Authorization header).
+          if (Either.isLeft(result))
+            assert.strictEqual(result.left.message, `The request could not be built: ${message}`)
+        }
         assert.strictEqual(receiver.connections(), 0)
       })
     )
@@ -469,6 +506,35 @@ describe("WebhookSender", () => {
     assert.strictEqual(
       classify(Object.assign(new AggregateError([coded("ECONNREFUSED")]), { errors: [coded("ECONNREFUSED")] })),
       "connect"
+    )
+  })
+
+  it("classifies undici's errors, looking through their causes", () => {
+    const coded = (code: string, syscall?: string) =>
+      Object.assign(new Error("x"), { code }, syscall === undefined ? {} : { syscall })
+    const causing = (error: Error, cause: Error) => Object.assign(error, { cause })
+    // undici's parser error: (message, llhttp code) at run time.
+    const ParserError = errors.HTTPParserError as unknown as new (message: string, code?: string) => Error
+    assert.strictEqual(classify(new errors.SocketError("other side closed")), "connect")
+    assert.strictEqual(classify(new errors.SocketError("bad response")), "http")
+    assert.strictEqual(classify(new errors.ConnectTimeoutError()), "timeout")
+    assert.strictEqual(classify(new errors.HeadersTimeoutError()), "timeout")
+    assert.strictEqual(classify(new errors.InvalidArgumentError("invalid header key")), "http")
+    assert.strictEqual(classify(new errors.ResponseContentLengthMismatchError()), "http")
+    assert.strictEqual(
+      classify(new ParserError("Response does not match the HTTP/1.1 protocol", "INVALID_CONSTANT")),
+      "http"
+    )
+    assert.strictEqual(classify(new ParserError("Response does not match the HTTP/1.1 protocol")), "http")
+    assert.strictEqual(classify(new errors.ClientDestroyedError()), "connect")
+    // A wrapper says less than its cause.
+    assert.strictEqual(classify(causing(new errors.SocketError("closed"), coded("ENOTFOUND", "getaddrinfo"))), "dns")
+    assert.strictEqual(classify(causing(new errors.SocketError("closed"), coded("DEPTH_ZERO_SELF_SIGNED_CERT"))), "tls")
+    assert.strictEqual(classify(causing(new TypeError("fetch failed"), coded("ERR_WAYBILL_SSRF_REFUSED"))), "ssrf")
+    assert.strictEqual(classify(causing(new TypeError("fetch failed"), coded("ECONNREFUSED"))), "connect")
+    assert.strictEqual(
+      classify(causing(new TypeError("fetch failed"), causing(new errors.SocketError("closed"), coded("EPROTO")))),
+      "tls"
     )
   })
 
