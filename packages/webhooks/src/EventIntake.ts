@@ -88,4 +88,7 @@ export const publish = (
     const outbox = yield* EventOutbox
     const recorded = yield* outbox.publish(workspace.id, [event])
     return recorded[0]!
-  }).pipe(Effect.withSpan("EventIntake.publish"))
+  }).pipe(
+    // No stack trace for the span: it would cost an `Error` on every event.
+    Effect.withSpan("EventIntake.publish", { captureStackTrace: false })
+  )

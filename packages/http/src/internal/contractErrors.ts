@@ -67,6 +67,14 @@ const readNodeBody = (source: IncomingMessage) =>
     source.on("error", onError)
   })
 
+// Built only for a body that is too large: most requests never need it.
+const tooLarge = () =>
+  HttpServerResponse.setHeader(
+    errorResponse(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`),
+    "connection",
+    "close"
+  )
+
 /**
  * Checks a request body before routing: JSON media type (415), size (413), well-formed JSON and
  * at most `JsonDepth.maxDepth` levels of nesting (400). Returns the response to send instead, or
@@ -93,12 +101,7 @@ const checkBody = (
         }`
       )
     }
-    const tooLarge = HttpServerResponse.setHeader(
-      errorResponse(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`),
-      "connection",
-      "close"
-    )
-    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge
+    if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLarge()
     // Node requests are read here, within the limit, so that an oversized chunked body still gets
     // its 413; the text is then seeded into the request's body cache, which the API reads.
     const seedable = request.source instanceof IncomingMessage && Object.hasOwn(request, "textEffect")
@@ -108,8 +111,8 @@ const checkBody = (
         : HttpIncomingMessage.withMaxBodySize(request.text, Option.some(MAX_BODY_BYTES))
     )
     if (Either.isLeft(text))
-      return isBodyTooLarge(text.left) ? tooLarge : errorResponse(400, "The request body could not be read")
-    if (text.right === TOO_LARGE || Buffer.byteLength(text.right, "utf8") > MAX_BODY_BYTES) return tooLarge
+      return isBodyTooLarge(text.left) ? tooLarge() : errorResponse(400, "The request body could not be read")
+    if (text.right === TOO_LARGE || Buffer.byteLength(text.right, "utf8") > MAX_BODY_BYTES) return tooLarge()
     let parsed: unknown
     try {
       parsed = JSON.parse(text.right)
