@@ -28,6 +28,7 @@ import * as FailureAlerts from "@waybill/store-pg/FailureAlerts"
 import * as OutboxReader from "@waybill/store-pg/OutboxReader"
 import * as WebhookRepository from "@waybill/store-pg/WebhookRepository"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
+import * as EventIntake from "@waybill/webhooks/EventIntake"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import * as WebhookService from "@waybill/webhooks/WebhookService"
 import * as Cause from "effect/Cause"
@@ -125,7 +126,7 @@ export const layerPorts = (
       )
     )
   )
-  return Layer.mergeAll(keys, drafts, webhooks).pipe(
+  return Layer.mergeAll(keys, drafts, webhooks, EventIntake.layerGroupCommit).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         EventOutbox.layer,

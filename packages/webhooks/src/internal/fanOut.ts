@@ -152,19 +152,22 @@ const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray
     const now = yield* Clock.currentTimeMillis
     const leaseUntil = stopping ? 0 : now + settings.leaseMs
     const position = batches.at(-1)?.position ?? fan.stored!
-    const recorded = yield* env.transactor
-      .withTransaction(
-        Effect.flatMap(outbox.advance(fan.owner, position, leaseUntil), (held) =>
-          held ? Effect.as(store.insert(rows), true) : Effect.succeed(false)
-        )
+    // Events nobody subscribed to leave no rows: moving the position is then one statement,
+    // with no transaction around it.
+    const advance = outbox.advance(fan.owner, position, leaseUntil)
+    const recorded = yield* (
+      rows.length === 0
+        ? advance
+        : env.transactor.withTransaction(
+            Effect.flatMap(advance, (held) => (held ? Effect.as(store.insert(rows), true) : Effect.succeed(false)))
+          )
+    ).pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.as(env.logWriteFailure("Fresh deliveries could not be recorded", cause), false)
       )
-      .pipe(
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.as(env.logWriteFailure("Fresh deliveries could not be recorded", cause), false)
-        )
-      )
+    )
     if (!recorded) {
       if (batches.length > 0) {
         yield* Effect.logWarning(
