@@ -40,7 +40,9 @@ const scripted = Effect.gen(function* () {
 })
 
 const publishIn = (workspaceId: string, tourId: string) =>
-  EventIntake.publish(body(tourId)).pipe(Effect.provideService(CurrentWorkspace, { id: ws(workspaceId), apiKeyId: "key_test" }))
+  EventIntake.publish(body(tourId)).pipe(
+    Effect.provideService(CurrentWorkspace, { id: ws(workspaceId), apiKeyId: "key_test" })
+  )
 
 describe("EventIntake group commit", () => {
   it.scoped("events published while a write is in flight share the next write, each caller getting its own", () =>

@@ -82,6 +82,7 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
     const lookAhead = fan.blocked !== undefined && now - fan.blocked.since >= settings.recordDelayMs
     const limit = lookAhead ? settings.fanOutBatchSize : Math.min(fan.readLimit, room)
     const events = yield* outbox.read(fan.position!, limit)
+    fan.lastRead = events.length
     if (events.length === 0) return "idle" as const
     const deliveries = yield* env.matcher.deliveriesOf(events, now)
     const taken = handOff(settings, loop, fan, events, deliveries, now)
@@ -217,6 +218,7 @@ export const fanOutParts = (env: Env): FanOutParts => ({
     batches: [],
     ready: Signal.make(),
     readLimit: env.settings.fanOutBatchSize,
+    lastRead: 0,
     blocked: undefined,
     drained: Signal.make(),
     storing: new Map(),

@@ -118,6 +118,8 @@ export interface FanOut {
   readonly ready: Signal.Signal
   /** Events read at most at once. */
   readLimit: number
+  /** Events the last read found. */
+  lastRead: number
   /**
    * The webhook whose full share holds the next event back, since when, how many of its
    * attempts ended since then, and at how much work it counts as drained (half what it held).

@@ -16,6 +16,9 @@ export interface Settings {
   readonly fanOutBatchSize: number
   readonly completionBatchSize: number
   readonly recordDelayMs: number
+  readonly fanOutGapMs: number
+  /** A read that found this many events or more tells fan-out events arrive fast. */
+  readonly busyRead: number
   /** What one webhook may hold in a loop, in flight and waiting: `2 × perWebhookConcurrency`. */
   readonly perWebhookWindow: number
   /** What fan-out may hand one webhook while the loop has room to spare: fewer, larger reads. */
@@ -47,6 +50,8 @@ export const settingsOf = (options: Options): Settings => {
     fanOutBatchSize: Math.floor(positive(options.fanOutBatchSize, 256)),
     completionBatchSize,
     recordDelayMs: positive(options.recordDelayMs, 100),
+    fanOutGapMs: positive(options.fanOutGapMs, 20),
+    busyRead: 8,
     perWebhookWindow: 2 * perWebhookConcurrency,
     handOffWindow: 4 * perWebhookConcurrency,
     window: 2 * concurrency,
