@@ -96,13 +96,13 @@ export class ApiKeys extends Context.Tag("@waybill/core/ApiKeys")<
  * @since 0.1.0
  * @category hashing
  */
-export const hash = (key: string): string => createHash("sha256").update(key, "utf8").digest("hex")
+export const hash = (key: string): string => digest(key).toString("hex")
 
-const sameHash = (a: string, b: string): boolean => {
-  const left = Buffer.from(a, "hex")
-  const right = Buffer.from(b, "hex")
-  return left.length === right.length && timingSafeEqual(left, right)
-}
+const digest = (key: string): Buffer => createHash("sha256").update(key, "utf8").digest()
+
+// Both sides as bytes; a stored hash that is not 32 bytes of hex never matches.
+const sameDigest = (presented: Buffer, stored: Buffer): boolean =>
+  presented.length === stored.length && timingSafeEqual(presented, stored)
 
 const ISSUED = /^wbk_([0-9a-hjkmnp-tv-z]{26})_[A-Za-z0-9_-]{43}$/
 
@@ -129,18 +129,18 @@ export const make = (staticKeys: ReadonlyArray<StaticKey>) =>
     const configured = staticKeys.map((entry, index) => ({
       workspaceId: entry.workspaceId,
       apiKeyId: `env-${index + 1}`,
-      hash: hash(Redacted.value(entry.key))
+      digest: digest(Redacted.value(entry.key))
     }))
 
     const authenticate = (presented: Redacted.Redacted<string>) =>
       Effect.gen(function* () {
         const key = Redacted.value(presented)
         if (key.length === 0 || key.length > 512) return Option.none<Principal>()
-        const presentedHash = hash(key)
+        const presentedDigest = digest(key)
         let found: Principal | undefined
         for (const entry of configured) {
           // Compare against every entry, without stopping early, so timing tells nothing.
-          if (sameHash(presentedHash, entry.hash) && found === undefined) {
+          if (sameDigest(presentedDigest, entry.digest) && found === undefined) {
             found = { workspaceId: entry.workspaceId, apiKeyId: entry.apiKeyId }
           }
         }
@@ -149,7 +149,7 @@ export const make = (staticKeys: ReadonlyArray<StaticKey>) =>
         if (Option.isNone(id)) return Option.none<Principal>()
         const stored = yield* store.find(id.value)
         return Option.filterMap(stored, (record) =>
-          record.revokedAt === null && sameHash(presentedHash, record.hash)
+          record.revokedAt === null && sameDigest(presentedDigest, Buffer.from(record.hash, "hex"))
             ? Option.some({ workspaceId: record.workspaceId, apiKeyId: record.id })
             : Option.none()
         )
