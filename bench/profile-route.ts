@@ -15,7 +15,11 @@ const dir = mkdtempSync(join(tmpdir(), "waybill-prof-"))
 process.env.BENCH_CPU_PROF = dir
 const database = await freshDatabase()
 const spawnedAt = Date.now()
-const server = await startServer(database.url, { WAYBILL_LOG_LEVEL: "warn" })
+// A server that does not start leaves no database behind.
+const server = await startServer(database.url, { WAYBILL_LOG_LEVEL: "warn" }).catch(async (error) => {
+  await database.drop()
+  throw error
+})
 // The profile starts with the process: what came before the first request is start-up.
 const startupUs = (Date.now() - spawnedAt) * 1000
 const json = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }
@@ -28,8 +32,12 @@ const request =
         ? { url: `${server.base}/transport-shapes`, headers: json }
         : { url: `${server.base}/health` }
 const result = await load(route, { ...request, seconds: Number(process.env.BENCH_SECONDS ?? 6) })
+  .finally(() => server.stop())
+  .catch(async (error) => {
+    await database.drop()
+    throw error
+  })
 console.log(`${route}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms`)
-server.stop()
 // The server writes its profile as it exits (one more, small, for tsx's loader thread).
 let files: Array<string> = []
 for (let i = 0; i < 100 && files.length === 0; i++) {
