@@ -7,6 +7,7 @@
  */
 import * as Cursor from "@waybill/core/Cursor"
 import type { WorkspaceId } from "@waybill/core/Workspace"
+import type { NewEvent } from "@waybill/events/EventOutbox"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -46,6 +47,14 @@ export class DraftRepository extends Context.Tag("@waybill/drafts/DraftRepositor
   {
     /** Stores a new draft (its id is fresh). */
     readonly insert: (workspaceId: WorkspaceId, draft: Draft) => Effect.Effect<void>
+    /**
+     * Optional: stores a new draft and records the events it raised, all or none, in one round
+     * trip (PostgreSQL: one statement, no transaction). Without it, `insert` and
+     * `EventOutbox.publish` run in one `Transactor` transaction, which costs three more.
+     */
+    readonly insertPublishing?:
+      | ((workspaceId: WorkspaceId, draft: Draft, events: ReadonlyArray<NewEvent>) => Effect.Effect<void>)
+      | undefined
     readonly get: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<Draft>>
     /**
      * Reads a draft and locks it until the current transaction ends (`SELECT … FOR UPDATE`), so

@@ -181,12 +181,13 @@ export const make = Effect.gen(function* () {
           onRight: Effect.succeed
         }
       )
-      yield* transactor.withTransaction(
-        Effect.zipRight(
-          repository.insert(workspace.id, draft),
-          outbox.publish(workspace.id, DraftEvents.created(draft))
-        )
-      )
+      const events = DraftEvents.created(draft)
+      // One round trip where the repository can write the events with the draft.
+      yield* repository.insertPublishing !== undefined
+        ? repository.insertPublishing(workspace.id, draft, events)
+        : transactor.withTransaction(
+            Effect.zipRight(repository.insert(workspace.id, draft), outbox.publish(workspace.id, events))
+          )
       return draft
     },
     Effect.withSpan("DraftService.create", { captureStackTrace: false })

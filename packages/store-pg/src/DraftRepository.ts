@@ -7,10 +7,13 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import { Draft } from "@waybill/drafts/Draft"
 import { DraftRepository, makePage } from "@waybill/drafts/DraftRepository"
+import { recordAll } from "@waybill/events/EventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { channel } from "./EventOutbox.js"
+import { insertEvents } from "./internal/eventRows.js"
 
 const encode = Schema.encodeSync(Draft)
 const decode = Schema.decodeUnknownSync(Draft)
@@ -40,6 +43,20 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
           VALUES (${workspaceId}, ${draft.id}, ${c.status}, ${c.document}::json, ${draft.recurringSchedule !== null},
                   ${c.endsAt}, ${draft.createdAt}, ${c.updatedAt})`.pipe(Effect.asVoid, Effect.orDie)
       },
+      // The draft, its events and the notification in one statement: atomic without a
+      // transaction, one round trip instead of four (BEGIN, the draft, the events, COMMIT).
+      insertPublishing: (workspaceId, draft, events) =>
+        Effect.gen(function* () {
+          const c = columns(draft)
+          const recorded = yield* recordAll(workspaceId, events)
+          yield* sql`
+            WITH draft AS (
+              INSERT INTO drafts (workspace_id, id, status, document, recurring, ends_at, created_at, updated_at)
+              VALUES (${workspaceId}, ${draft.id}, ${c.status}, ${c.document}::json, ${draft.recurringSchedule !== null},
+                      ${c.endsAt}, ${draft.createdAt}, ${c.updatedAt})
+            ), inserted AS (${insertEvents(sql, workspaceId, recorded)})
+            SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
+        }).pipe(Effect.orDie),
       get: (workspaceId, id) =>
         sql<{ document: unknown }>`SELECT document FROM drafts WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
           Effect.map(one),

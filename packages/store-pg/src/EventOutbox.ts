@@ -10,6 +10,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { EventOutbox, recordAll } from "@waybill/events/EventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { insertEvents } from "./internal/eventRows.js"
 
 /**
  * The channel `pg_notify` signals after events are written, so dispatchers wake up early.
@@ -36,15 +37,7 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
           // that PostgreSQL delivers on commit only; harmless where nobody listens. Its text is
           // the same for any number of events (one array per column), so it is prepared once.
           yield* sql`
-            WITH inserted AS (
-              INSERT INTO events (id, workspace_id, type, created_at, body)
-              SELECT id, ${workspaceId}, type, created_at, body
-              FROM unnest(${recorded.map((event) => event.id)}::text[], ${recorded.map((event) => event.type)}::text[],
-                          ${recorded.map((event) => event.createdAt)}::bigint[], ${recorded.map((event) => event.body)}::text[])
-                   WITH ORDINALITY AS e(id, type, created_at, body, n)
-              ORDER BY n
-              RETURNING 1
-            )
+            WITH inserted AS (${insertEvents(sql, workspaceId, recorded)})
             SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
           return recorded
         }).pipe(Effect.orDie)

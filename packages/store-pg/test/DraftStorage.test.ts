@@ -109,6 +109,32 @@ forEachBackend(
       })
     )
 
+    it.effect("a draft and its event are written together or not at all", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const sql = yield* SqlClient.SqlClient
+        const drafts = yield* DraftService
+        const before = (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM drafts`)[0]!.n
+        // The outbox refuses the event: the draft written with it must not stay.
+        yield* sql`
+          CREATE FUNCTION waybill_test_refuse() RETURNS trigger LANGUAGE plpgsql
+          AS $$ BEGIN RAISE EXCEPTION 'outbox refused'; END $$`
+        yield* sql`CREATE TRIGGER waybill_test_refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION waybill_test_refuse()`
+        const refused = yield* Effect.exit(drafts.create(master()).pipe(as(wsA)))
+        yield* sql`DROP TRIGGER waybill_test_refuse ON events`
+        yield* sql`DROP FUNCTION waybill_test_refuse()`
+        assert.isTrue(Exit.isFailure(refused))
+        assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM drafts`)[0]!.n, before)
+        // And with the outbox accepting again, both are written.
+        const created = yield* drafts.create(master()).pipe(as(wsA))
+        assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM drafts`)[0]!.n, before + 1)
+        assert.deepStrictEqual(
+          (yield* events(created.id)).map((row) => row.type),
+          ["transport-drafts-created"]
+        )
+      })
+    )
+
     it.effect("keeps workspaces apart", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(NOW)
