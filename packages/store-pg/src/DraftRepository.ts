@@ -35,26 +35,25 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
       updatedAt: draft.updatedAt
     })
 
+    // The draft's insert, on its own or as a `WITH` clause of the statement that publishes it.
+    const insertDraft = (workspaceId: WorkspaceId, draft: Draft) => {
+      const c = columns(draft)
+      return sql`
+        INSERT INTO drafts (workspace_id, id, status, document, recurring, ends_at, created_at, updated_at)
+        VALUES (${workspaceId}, ${draft.id}, ${c.status}, ${c.document}::json, ${draft.recurringSchedule !== null},
+                ${c.endsAt}, ${draft.createdAt}, ${c.updatedAt})`
+    }
+
     return DraftRepository.of({
-      insert: (workspaceId, draft) => {
-        const c = columns(draft)
-        return sql`
-          INSERT INTO drafts (workspace_id, id, status, document, recurring, ends_at, created_at, updated_at)
-          VALUES (${workspaceId}, ${draft.id}, ${c.status}, ${c.document}::json, ${draft.recurringSchedule !== null},
-                  ${c.endsAt}, ${draft.createdAt}, ${c.updatedAt})`.pipe(Effect.asVoid, Effect.orDie)
-      },
+      insert: (workspaceId, draft) => insertDraft(workspaceId, draft).pipe(Effect.asVoid, Effect.orDie),
       // The draft, its events and the notification in one statement: atomic without a
       // transaction, one round trip instead of four (BEGIN, the draft, the events, COMMIT).
       insertPublishing: (workspaceId, draft, events) =>
         Effect.gen(function* () {
-          const c = columns(draft)
           const recorded = yield* recordAll(workspaceId, events)
           yield* sql`
-            WITH draft AS (
-              INSERT INTO drafts (workspace_id, id, status, document, recurring, ends_at, created_at, updated_at)
-              VALUES (${workspaceId}, ${draft.id}, ${c.status}, ${c.document}::json, ${draft.recurringSchedule !== null},
-                      ${c.endsAt}, ${draft.createdAt}, ${c.updatedAt})
-            ), inserted AS (${insertEvents(sql, workspaceId, recorded)})
+            WITH draft AS (${insertDraft(workspaceId, draft)}),
+                 inserted AS (${insertEvents(sql, workspaceId, recorded)})
             SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
         }).pipe(Effect.orDie),
       get: (workspaceId, id) =>
