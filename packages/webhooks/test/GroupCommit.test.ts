@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Availability from "@waybill/core/Availability"
+import type { ValidationError } from "@waybill/core/ValidationError"
 import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
-import { EventOutbox, type NewEvent, recordAll } from "@waybill/events/EventOutbox"
+import { EventOutbox, type NewEvent, type RecordedEvent, recordAll } from "@waybill/events/EventOutbox"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -44,17 +45,30 @@ const publishIn = (workspaceId: string, tourId: string) =>
     Effect.provideService(CurrentWorkspace, { id: ws(workspaceId), apiKeyId: "key_test" })
   )
 
+// The group commit over `outbox` (built in the current scope), and `run`, which publishes a
+// tour's event in a fiber of its own.
+const groupCommitOver = (outbox: EventOutbox["Type"], layers: Layer.Layer<never> = Layer.empty) =>
+  Effect.map(
+    Layer.build(
+      EventIntake.layerGroupCommit.pipe(Layer.provideMerge(Layer.succeed(EventOutbox, outbox)), Layer.provide(layers))
+    ),
+    (context) => (workspaceId: string, tourId: string) =>
+      Effect.fork(Effect.provide(publishIn(workspaceId, tourId), context))
+  )
+
+// Publishes the first event, and returns once its write holds the writer (the others wait).
+const holdWriter = (
+  run: (workspaceId: string, tourId: string) => Effect.Effect<Fiber.RuntimeFiber<RecordedEvent, ValidationError>>,
+  writes: Effect.Effect<ReadonlyArray<Write>>
+) => Effect.zipLeft(run("ws_a", "tour_0"), Effect.repeat(writes, { until: (all) => all.length === 1 }))
+
 describe("EventIntake group commit", () => {
   it.scoped("events published while a write is in flight share the next write, each caller getting its own", () =>
     Effect.gen(function* () {
       const { outbox, writes, release } = yield* scripted
-      const layer = EventIntake.layerGroupCommit.pipe(Layer.provideMerge(Layer.succeed(EventOutbox, outbox)))
-      const context = yield* Layer.build(layer)
-      const run = (workspaceId: string, tourId: string) =>
-        Effect.fork(Effect.provide(publishIn(workspaceId, tourId), context))
-      const first = yield* run("ws_a", "tour_0")
+      const run = yield* groupCommitOver(outbox)
       // The first is written at once; it holds the writer while the rest arrive.
-      yield* Effect.repeat(writes, { until: (all) => all.length === 1 })
+      const first = yield* holdWriter(run, writes)
       const rest = yield* Effect.forEach(["tour_1", "tour_2", "tour_3"], (id) => run("ws_a", id))
       const other = yield* run("ws_b", "tour_9")
       yield* Effect.yieldNow()
@@ -82,13 +96,9 @@ describe("EventIntake group commit", () => {
   it.scoped("a write that fails for a group is tried one event at a time: only the event refused fails", () =>
     Effect.gen(function* () {
       const { outbox, writes, release } = yield* scripted
-      const context = yield* Layer.build(
-        EventIntake.layerGroupCommit.pipe(Layer.provideMerge(Layer.succeed(EventOutbox, outbox)))
-      )
-      const run = (tourId: string) => Effect.fork(Effect.provide(publishIn("ws_a", tourId), context))
-      const first = yield* run("tour_0")
-      yield* Effect.repeat(writes, { until: (all) => all.length === 1 })
-      const group = yield* Effect.forEach(["tour_1", "tour_bad", "tour_2"], run)
+      const run = yield* groupCommitOver(outbox)
+      const first = yield* holdWriter(run, writes)
+      const group = yield* Effect.forEach(["tour_1", "tour_bad", "tour_2"], (id) => run("ws_a", id))
       yield* Effect.yieldNow()
       yield* release
       assert.isTrue(Exit.isSuccess(yield* Fiber.await(first)))
@@ -109,18 +119,12 @@ describe("EventIntake group commit", () => {
         publish: (workspaceId, events) =>
           Effect.zipRight(outbox.publish(workspaceId, events), Effect.die(new Error("connection refused")))
       })
-      const context = yield* Layer.build(
-        EventIntake.layerGroupCommit.pipe(
-          Layer.provideMerge(Layer.succeed(EventOutbox, failing)),
-          Layer.provide(
-            Layer.succeed(Availability.Availability, { check: Effect.succeed(false), isOutage: () => true })
-          )
-        )
+      const run = yield* groupCommitOver(
+        failing,
+        Layer.succeed(Availability.Availability, { check: Effect.succeed(false), isOutage: () => true })
       )
-      const run = (tourId: string) => Effect.fork(Effect.provide(publishIn("ws_a", tourId), context))
-      const first = yield* run("tour_0")
-      yield* Effect.repeat(writes, { until: (all) => all.length === 1 })
-      const group = yield* Effect.forEach(["tour_1", "tour_2"], run)
+      const first = yield* holdWriter(run, writes)
+      const group = yield* Effect.forEach(["tour_1", "tour_2"], (id) => run("ws_a", id))
       yield* Effect.yieldNow()
       yield* release
       yield* Fiber.await(first)
@@ -133,14 +137,10 @@ describe("EventIntake group commit", () => {
   it.scoped("a caller that gives up before its write starts leaves nothing written", () =>
     Effect.gen(function* () {
       const { outbox, writes, release } = yield* scripted
-      const context = yield* Layer.build(
-        EventIntake.layerGroupCommit.pipe(Layer.provideMerge(Layer.succeed(EventOutbox, outbox)))
-      )
-      const run = (tourId: string) => Effect.fork(Effect.provide(publishIn("ws_a", tourId), context))
-      const first = yield* run("tour_0")
-      yield* Effect.repeat(writes, { until: (all) => all.length === 1 })
-      const gone = yield* run("tour_gone")
-      const kept = yield* run("tour_kept")
+      const run = yield* groupCommitOver(outbox)
+      const first = yield* holdWriter(run, writes)
+      const gone = yield* run("ws_a", "tour_gone")
+      const kept = yield* run("ws_a", "tour_kept")
       yield* Effect.yieldNow()
       yield* Fiber.interrupt(gone)
       yield* release
@@ -157,12 +157,9 @@ describe("EventIntake group commit", () => {
     Effect.gen(function* () {
       const { outbox, writes } = yield* scripted
       const closing = yield* Effect.gen(function* () {
-        const context = yield* Layer.build(
-          EventIntake.layerGroupCommit.pipe(Layer.provideMerge(Layer.succeed(EventOutbox, outbox)))
-        )
-        const first = yield* Effect.fork(Effect.provide(publishIn("ws_a", "tour_0"), context))
-        yield* Effect.repeat(writes, { until: (all) => all.length === 1 })
-        const waiting = yield* Effect.fork(Effect.provide(publishIn("ws_a", "tour_1"), context))
+        const run = yield* groupCommitOver(outbox)
+        const first = yield* holdWriter(run, writes)
+        const waiting = yield* run("ws_a", "tour_1")
         yield* Effect.yieldNow()
         return [first, waiting] as const
       }).pipe(Effect.scoped)
