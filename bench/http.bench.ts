@@ -7,7 +7,8 @@
  * ratios to the floor measured just before it.
  *
  * The request log is off (`WAYBILL_LOG_LEVEL=warn`) unless `BENCH_REQUEST_LOG=1`.
- * `BENCH_ROUNDS` (default 2) and `BENCH_SECONDS` (default 5) set the run's length.
+ * `BENCH_ROUNDS` (default 2) and `BENCH_SECONDS` (default 5) set the run's length; `BENCH_ONLY`
+ * (part of a route's name, `drafts` for example) keeps the matching routes.
  */
 import { master, tourCreated } from "./payloads.js"
 import {
@@ -54,7 +55,7 @@ interface Route {
   readonly p99Under?: number
   readonly run: (seconds: number) => Promise<LoadResult>
 }
-const routes: ReadonlyArray<Route> = [
+const allRoutes: ReadonlyArray<Route> = [
   {
     name: "GET /health",
     target: 0.8,
@@ -91,6 +92,10 @@ const routes: ReadonlyArray<Route> = [
       })
   }
 ]
+
+// `BENCH_ONLY=drafts` (a substring of the route's name) runs the matching routes alone.
+const only = process.env.BENCH_ONLY
+const routes = only === undefined ? allRoutes : allRoutes.filter((route) => route.name.includes(only))
 
 try {
   // Warm-up: every route and the floor once, briefly.

@@ -237,6 +237,40 @@ const fieldIssues = (schema: Schema.Schema.AnyNoContext, value: unknown, path: s
 
 const KNOWN = new Set(Object.keys(fields))
 
+// Refuses a key the schema does not know at any level (a weekday offset's), as the field checks do.
+const decodeStrict = Schema.decodeUnknownEither(RecurringSchedule, { onExcessProperty: "error" })
+
+// The validity window's rules: at creation it must not start in the past; it must end after it
+// starts, and in the future.
+const windowIssues = (
+  start: number | undefined,
+  end: number | undefined,
+  now: number,
+  phase: Phase
+): Array<Issue.Issue> => {
+  const issues: Array<Issue.Issue> = []
+  if (phase === "create" && start !== undefined && start < now) {
+    issues.push(Issue.make("startsAt", "must not be in the past"))
+  }
+  if (end !== undefined) {
+    if (start !== undefined && end <= start) issues.push(Issue.make("endsAt", "must be after startsAt"))
+    else if (end <= now) {
+      issues.push(Issue.make("endsAt", phase === "create" ? "must be after now" : "must be in the future"))
+    }
+  }
+  return issues
+}
+
+// At activation the window must also hold a trigger.
+const activated = (
+  schedule: RecurringSchedule,
+  now: number,
+  phase: Phase
+): Either.Either<RecurringSchedule, ReadonlyArray<Issue.Issue>> =>
+  phase === "activation" && !hasTriggerInWindow(schedule, now)
+    ? Either.left([Issue.make("", "has no trigger inside its validity window")])
+    : Either.right(schedule)
+
 /**
  * Validates a schedule and returns either every issue (paths relative to the schedule:
  * `startsAt`, `cronExpressions.1`, `weekdayTimeOffsets.sat`) or the decoded schedule. `now` is
@@ -255,6 +289,19 @@ export const validateSchedule = (
   const tooDeep = JsonDepth.depthIssue(input)
   if (Option.isSome(tooDeep)) return Either.left([tooDeep.value])
   if (!isRecord(input)) return Either.left([Issue.make("", "must be an object")])
+  const phase = options?.phase ?? "create"
+  // Keys holding `undefined` (JavaScript callers spreading objects) count as absent.
+  const present = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined))
+  // A schedule the schema takes as it is, with no key it does not know, has no issue of its own
+  // fields: only the rules across fields remain. Anything else is checked field by field below,
+  // for a message per problem.
+  if (Object.keys(input).every((key) => KNOWN.has(key))) {
+    const strict = decodeStrict(present)
+    if (Either.isRight(strict)) {
+      const issues = windowIssues(strict.right.startsAt, strict.right.endsAt, now, phase)
+      return issues.length > 0 ? Either.left(issues) : activated(strict.right, now, phase)
+    }
+  }
   const issues: Array<Issue.Issue> = []
   for (const key of Object.keys(input)) {
     if (!KNOWN.has(key)) issues.push(Issue.make(key, "is not a known schedule field"))
@@ -288,18 +335,14 @@ export const validateSchedule = (
   const startIssues = startsAt === undefined ? [] : fieldIssues(EpochSeconds, startsAt, "startsAt")
   const endIssues = endsAt === undefined ? [] : fieldIssues(EpochSeconds, endsAt, "endsAt")
   issues.push(...startIssues, ...endIssues)
-  const phase = options?.phase ?? "create"
-  const start = startIssues.length === 0 ? (startsAt as number | undefined) : undefined
-  const end = endIssues.length === 0 ? (endsAt as number | undefined) : undefined
-  if (phase === "create" && start !== undefined && start < now) {
-    issues.push(Issue.make("startsAt", "must not be in the past"))
-  }
-  if (end !== undefined) {
-    if (start !== undefined && end <= start) issues.push(Issue.make("endsAt", "must be after startsAt"))
-    else if (end <= now) {
-      issues.push(Issue.make("endsAt", phase === "create" ? "must be after now" : "must be in the future"))
-    }
-  }
+  issues.push(
+    ...windowIssues(
+      startIssues.length === 0 ? (startsAt as number | undefined) : undefined,
+      endIssues.length === 0 ? (endsAt as number | undefined) : undefined,
+      now,
+      phase
+    )
+  )
   const offsets = input.weekdayTimeOffsets ?? undefined
   if (offsets !== undefined) {
     if (!isRecord(offsets)) issues.push(Issue.make("weekdayTimeOffsets", "must be an object keyed mon…sun"))
@@ -317,15 +360,9 @@ export const validateSchedule = (
     issues.push(...fieldIssues(VehicleClassAdjustmentStrategy, strategy, "vehicleClassAdjustmentStrategy"))
   }
   if (issues.length > 0) return Either.left(issues)
-
-  // Keys holding `undefined` (JavaScript callers spreading objects) count as absent.
-  const present = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined))
   const decoded = Schema.decodeUnknownEither(RecurringSchedule)(present, { errors: "all" })
   if (Either.isLeft(decoded)) return Either.left(Issue.fromParseError(decoded.left))
-  if (phase === "activation" && !hasTriggerInWindow(decoded.right, now)) {
-    return Either.left([Issue.make("", "has no trigger inside its validity window")])
-  }
-  return Either.right(decoded.right)
+  return activated(decoded.right, now, phase)
 }
 
 const compiledOf = (schedule: RecurringSchedule): Array<cron.Compiled> => schedule.cronExpressions.map(cron.compile)

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, Option, Schema } from "effect"
+import * as fc from "fast-check"
 import * as Schedule from "../src/Schedule.js"
 
 const utc = (iso: string): number => Date.parse(iso) / 1000
@@ -179,6 +180,40 @@ describe("validateSchedule", () => {
       { path: "", message: "has no trigger inside its validity window" }
     ])
     assert.deepStrictEqual(paths(noTrigger, NOW, "create"), [])
+  })
+
+  it("a schedule the schema takes whole gets the issues the field-by-field checks give", () => {
+    // A key the schema does not know sends a schedule through the field-by-field checks; its own
+    // issue aside, they must report what the whole-schema path reports for the same fields.
+    const either = <A>(...values: ReadonlyArray<A>) => fc.constantFrom(...values)
+    const schedule = fc.record(
+      {
+        cronExpressions: either<unknown>(["0 6 * * 1-5"], ["0 6 * * 1-5", "30 7 * * 6"], [], ["0 25 * * *"], "x", [7]),
+        timezone: either<unknown>("Europe/Berlin", "UTC", "Mars/Olympus_Mons", 5, null),
+        leadTimeDays: either<unknown>(0, 7, 365, 366, -1, 1.5, "7", null),
+        startsAt: either<unknown>(NOW + 86_400, NOW - 60, NOW, 1.5, -1, null, undefined),
+        endsAt: either<unknown>(NOW + 400 * 86_400, NOW + 3600, NOW - 120, 253402300800, null, undefined),
+        weekdayTimeOffsets: either<unknown>({ sat: 60 }, {}, { funday: 5 }, { sun: 721 }, { mon: 1.5 }, [], null),
+        vehicleClassAdjustmentStrategy: either<unknown>("preserve", "recalculate", "shrink", null, undefined)
+      },
+      { requiredKeys: [] }
+    )
+    const phase = either<Schedule.Phase>("create", "activation")
+    fc.assert(
+      fc.property(schedule, phase, (input, phase) => {
+        const whole = issuesOf(input, NOW, phase)
+        const byField = issuesOf({ ...input, probe: true }, NOW, phase).filter((issue) => issue.path !== "probe")
+        const result = Schedule.validateSchedule(input, NOW, { phase })
+        // With no issue but the probe's, the field-by-field path stops there; at activation the
+        // whole path may still find no trigger in the window.
+        if (Either.isLeft(result) && byField.length === 0) {
+          assert.deepStrictEqual(whole, [{ path: "", message: "has no trigger inside its validity window" }])
+        } else {
+          assert.deepStrictEqual(whole, byField)
+        }
+      }),
+      { numRuns: 2000 }
+    )
   })
 
   it("decodes through the schema alone for callers that only need the shape", () => {

@@ -4,10 +4,11 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as GroupCommit from "@waybill/core/GroupCommit"
 import type { WorkspaceId } from "@waybill/core/Workspace"
-import { Draft } from "@waybill/drafts/Draft"
+import { asEncoded, Draft } from "@waybill/drafts/Draft"
 import { DraftRepository, makePage } from "@waybill/drafts/DraftRepository"
-import { recordAll } from "@waybill/events/EventOutbox"
+import { type NewEvent, recordAll } from "@waybill/events/EventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -15,14 +16,20 @@ import * as Schema from "effect/Schema"
 import { channel } from "./EventOutbox.js"
 import { insertEvents } from "./internal/eventRows.js"
 
-const encode = Schema.encodeSync(Draft)
 const decode = Schema.decodeUnknownSync(Draft)
+
+// A new draft and the events it raised, as the group commit queues them.
+interface NewDraft {
+  readonly workspaceId: WorkspaceId
+  readonly draft: Draft
+  readonly events: ReadonlyArray<NewEvent>
+}
 
 /**
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = Layer.scoped(
   DraftRepository,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -30,32 +37,63 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
       Option.map(Option.fromNullable(rows[0]), (row) => decode(row.document))
     const columns = (draft: Draft) => ({
       status: draft.status,
-      document: JSON.stringify(encode(draft)),
+      document: JSON.stringify(asEncoded(draft)),
       endsAt: draft.recurringSchedule?.endsAt ?? null,
       updatedAt: draft.updatedAt
     })
+    const row = (draft: Draft) => ({
+      id: draft.id,
+      status: draft.status,
+      document: asEncoded(draft),
+      recurring: draft.recurringSchedule !== null,
+      ends_at: draft.recurringSchedule?.endsAt ?? null,
+      created_at: draft.createdAt,
+      updated_at: draft.updatedAt
+    })
 
-    // The draft's insert, on its own or as a `WITH` clause of the statement that publishes it.
-    const insertDraft = (workspaceId: WorkspaceId, draft: Draft) => {
-      const c = columns(draft)
-      return sql`
-        INSERT INTO drafts (workspace_id, id, status, document, recurring, ends_at, created_at, updated_at)
-        VALUES (${workspaceId}, ${draft.id}, ${c.status}, ${c.document}::json, ${draft.recurringSchedule !== null},
-                ${c.endsAt}, ${draft.createdAt}, ${c.updatedAt})`
-    }
+    // The drafts' insert, the rows as one JSON array (see `insertEvents`), the documents inside it
+    // as JSON values rather than strings escaped once more; on its own or as a `WITH` clause of
+    // the statement that publishes them.
+    const insertDrafts = (workspaceId: WorkspaceId, drafts: ReadonlyArray<Draft>) => sql`
+      INSERT INTO drafts (workspace_id, id, status, document, recurring, ends_at, created_at, updated_at)
+      SELECT ${workspaceId}, id, status, document, recurring, ends_at, created_at, updated_at
+      FROM json_to_recordset(${JSON.stringify(drafts.map(row))}::json)
+           AS d(id text, status text, document json, recurring boolean, ends_at bigint, created_at bigint,
+                updated_at bigint)`
+
+    // Drafts, their events and the notification in one statement: atomic without a transaction,
+    // one round trip instead of four (BEGIN, the drafts, the events, COMMIT).
+    const insertPublishingAll = (workspaceId: WorkspaceId, entries: ReadonlyArray<NewDraft>) =>
+      Effect.gen(function* () {
+        const recorded = yield* recordAll(
+          workspaceId,
+          entries.flatMap((entry) => entry.events)
+        )
+        yield* sql`
+          WITH drafts AS (${insertDrafts(
+            workspaceId,
+            entries.map((entry) => entry.draft)
+          )}),
+               inserted AS (${insertEvents(sql, workspaceId, recorded)})
+          SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
+        return entries.map(() => undefined)
+      }).pipe(Effect.orDie)
+
+    // Concurrent creations share statements (see `GroupCommit`); inside a transaction the write
+    // is the caller's, so it is made there, on the transaction's connection.
+    const submit = yield* GroupCommit.make({
+      key: (entry: NewDraft) => entry.workspaceId,
+      write: insertPublishingAll
+    })
 
     return DraftRepository.of({
-      insert: (workspaceId, draft) => insertDraft(workspaceId, draft).pipe(Effect.asVoid, Effect.orDie),
-      // The draft, its events and the notification in one statement: atomic without a
-      // transaction, one round trip instead of four (BEGIN, the draft, the events, COMMIT).
+      insert: (workspaceId, draft) => insertDrafts(workspaceId, [draft]).pipe(Effect.asVoid, Effect.orDie),
       insertPublishing: (workspaceId, draft, events) =>
-        Effect.gen(function* () {
-          const recorded = yield* recordAll(workspaceId, events)
-          yield* sql`
-            WITH draft AS (${insertDraft(workspaceId, draft)}),
-                 inserted AS (${insertEvents(sql, workspaceId, recorded)})
-            SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
-        }).pipe(Effect.orDie),
+        Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
+          Option.isSome(transaction)
+            ? Effect.asVoid(insertPublishingAll(workspaceId, [{ workspaceId, draft, events }]))
+            : submit({ workspaceId, draft, events })
+        ),
       get: (workspaceId, id) =>
         sql<{ document: unknown }>`SELECT document FROM drafts WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
           Effect.map(one),

@@ -135,6 +135,57 @@ forEachBackend(
       })
     )
 
+    it.effect("drafts created at once share statements; one the outbox refuses fails alone", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const sql = yield* SqlClient.SqlClient
+        const drafts = yield* DraftService
+        const named = (name: string) => ({ ...master(), name })
+        // Rows one statement wrote share its transaction id.
+        const transactions = (ids: ReadonlyArray<string>) =>
+          Effect.map(
+            sql<{ n: number }>`SELECT count(DISTINCT xmin::text)::int AS n FROM drafts WHERE id IN ${sql.in(ids)}`,
+            (rows) => rows[0]!.n
+          )
+        const together = yield* Effect.forEach(
+          Array.from({ length: 8 }, (_, i) => named(`Together ${i}`)),
+          (request) => drafts.create(request).pipe(as(wsA)),
+          { concurrency: "unbounded" }
+        )
+        assert.isBelow(yield* transactions(together.map((draft) => draft.id)), 8)
+
+        yield* sql`
+          CREATE FUNCTION waybill_test_refuse() RETURNS trigger LANGUAGE plpgsql
+          AS $$ BEGIN IF NEW.body LIKE '%Refused%' THEN RAISE EXCEPTION 'outbox refused'; END IF; RETURN NEW; END $$`
+        yield* sql`CREATE TRIGGER waybill_test_refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION waybill_test_refuse()`
+        const exits = yield* Effect.forEach(
+          ["Kept 1", "Kept 2", "Refused", "Kept 3", "Kept 4"],
+          (name) => Effect.exit(drafts.create(named(name)).pipe(as(wsA))),
+          { concurrency: "unbounded" }
+        )
+        yield* sql`DROP TRIGGER waybill_test_refuse ON events`
+        yield* sql`DROP FUNCTION waybill_test_refuse()`
+        assert.deepStrictEqual(
+          exits.map((exit) => (Exit.isSuccess(exit) ? "created" : "failed")),
+          ["created", "created", "failed", "created", "created"]
+        )
+        const stored = yield* sql<{ name: string }>`
+          SELECT document->>'name' AS name FROM drafts WHERE document->>'name' LIKE 'Kept%' OR document->>'name' = 'Refused'`
+        assert.sameMembers(
+          stored.map((row) => row.name),
+          ["Kept 1", "Kept 2", "Kept 3", "Kept 4"]
+        )
+        for (const exit of exits) {
+          if (Exit.isSuccess(exit)) {
+            assert.deepStrictEqual(
+              (yield* events(exit.value.id)).map((row) => row.type),
+              ["transport-drafts-created"]
+            )
+          }
+        }
+      })
+    )
+
     it.effect("keeps workspaces apart", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(NOW)

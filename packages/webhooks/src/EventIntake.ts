@@ -5,10 +5,11 @@
  *
  * @since 0.1.0
  */
+import * as GroupCommitWriter from "@waybill/core/GroupCommit"
 import * as Issue from "@waybill/core/Issue"
 import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as ValidationError from "@waybill/core/ValidationError"
-import { CurrentWorkspace } from "@waybill/core/Workspace"
+import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent, type RecordedEvent } from "@waybill/events/EventOutbox"
 import { isEventType } from "@waybill/events/EventType"
 import { decodePayload } from "@waybill/events/Payload"
@@ -19,7 +20,6 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as GroupCommitWriter from "./internal/groupCommit.js"
 
 /**
  * The body of `POST /events`, for documentation; `decodeEvent` is what checks it.
@@ -84,7 +84,7 @@ export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArr
  */
 export class GroupCommit extends Context.Tag("@waybill/webhooks/EventIntake/GroupCommit")<
   GroupCommit,
-  { readonly record: GroupCommitWriter.Record }
+  { readonly record: (workspaceId: WorkspaceId, event: NewEvent) => Effect.Effect<RecordedEvent> }
 >() {}
 
 /**
@@ -95,7 +95,18 @@ export class GroupCommit extends Context.Tag("@waybill/webhooks/EventIntake/Grou
  */
 export const layerGroupCommit: Layer.Layer<GroupCommit, never, EventOutbox> = Layer.scoped(
   GroupCommit,
-  Effect.map(Effect.flatMap(EventOutbox, GroupCommitWriter.make), (record) => GroupCommit.of({ record }))
+  Effect.gen(function* () {
+    const outbox = yield* EventOutbox
+    const submit = yield* GroupCommitWriter.make({
+      key: (entry: { readonly workspaceId: WorkspaceId; readonly event: NewEvent }) => entry.workspaceId,
+      write: (workspaceId, entries) =>
+        outbox.publish(
+          workspaceId,
+          entries.map((entry) => entry.event)
+        )
+    })
+    return GroupCommit.of({ record: (workspaceId, event) => submit({ workspaceId, event }) })
+  })
 )
 
 /**

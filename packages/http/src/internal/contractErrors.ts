@@ -133,7 +133,12 @@ const checkBody = (
         [tooDeep.value]
       )
     }
-    if (seedable) Object.assign(request, { textEffect: Effect.succeed(text.right) })
+    if (seedable) {
+      // The API reads the body through `json`, which would parse the text again: it gets the
+      // value parsed here (an own property over the prototype's getter).
+      Object.assign(request, { textEffect: Effect.succeed(text.right) })
+      Object.defineProperty(request, "json", { value: Effect.succeed(parsed) })
+    }
     return undefined
   })
 

@@ -1,8 +1,9 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Issue from "@waybill/core/Issue"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
-import { apiKeyActor } from "@waybill/drafts/Draft"
+import { apiKeyActor, asEncoded } from "@waybill/drafts/Draft"
 import type {
   DraftConflict,
   DraftNotFound,
@@ -60,7 +61,14 @@ export const DraftsLive = HttpApiBuilder.group(WaybillApi, "drafts", (handlers) 
     const drafts = yield* DraftService
     const policy = yield* VehicleClassPolicy
     return handlers
-      .handle("create", ({ payload }) => drafts.create(payload).pipe(Effect.catchTag("ValidationError", badRequest)))
+      .handle("create", ({ payload }) =>
+        drafts.create(payload).pipe(
+          // The answer is written from the draft as it is (see `asEncoded`): the schema's encode
+          // would walk the whole document only to give it back unchanged.
+          Effect.map((draft) => HttpServerResponse.unsafeJson(asEncoded(draft), { status: 201 })),
+          Effect.catchTag("ValidationError", badRequest)
+        )
+      )
       .handle("list", ({ urlParams }) => drafts.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)))
       .handle("get", ({ path }) => drafts.get(path.id).pipe(Effect.catchTag("DraftNotFound", notFound)))
       .handle("delete", ({ path }) =>

@@ -3,8 +3,9 @@ import type { RecordedEvent } from "@waybill/events/EventOutbox"
 
 /**
  * The outbox insert of recorded events, in their order, as a fragment for a `WITH` clause
- * (`… AS (${insertEvents(…)})`) that ends in `RETURNING 1`. Its text is the same for any number
- * of events (one array per column), so the statement around it is prepared once.
+ * (`… AS (${insertEvents(…)})`) that ends in `RETURNING 1`. The rows travel as one JSON array:
+ * its text is the same for any number of events (prepared once), and `JSON.stringify` escapes
+ * the bodies natively, where a `text[]` parameter is escaped element by element in JavaScript.
  */
 export const insertEvents = (
   sql: SqlClient.SqlClient,
@@ -13,8 +14,9 @@ export const insertEvents = (
 ) => sql`
   INSERT INTO events (id, workspace_id, type, created_at, body)
   SELECT id, ${workspaceId}, type, created_at, body
-  FROM unnest(${recorded.map((event) => event.id)}::text[], ${recorded.map((event) => event.type)}::text[],
-              ${recorded.map((event) => event.createdAt)}::bigint[], ${recorded.map((event) => event.body)}::text[])
+  FROM ROWS FROM (json_to_recordset(${JSON.stringify(
+    recorded.map((event) => ({ id: event.id, type: event.type, created_at: event.createdAt, body: event.body }))
+  )}::json) AS (id text, type text, created_at bigint, body text))
        WITH ORDINALITY AS e(id, type, created_at, body, n)
   ORDER BY n
   RETURNING 1`
