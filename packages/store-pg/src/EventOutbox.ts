@@ -35,7 +35,7 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
           const recorded = yield* recordAll(workspaceId, events)
           // One statement (atomic without a transaction of its own): the rows, and a notification
           // that PostgreSQL delivers on commit only; harmless where nobody listens. Its text is
-          // the same for any number of events (one array per column), so it is prepared once.
+          // the same for any number of events (the rows are one JSON array), so it is prepared once.
           yield* sql`
             WITH inserted AS (${insertEvents(sql, workspaceId, recorded)})
             SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
