@@ -108,16 +108,15 @@ export const make = <K, A, B, E>(options: Options<K, A, B, E>): Effect.Effect<Su
           if (group === undefined) groups.set(key, [entry])
           else group.push(entry)
         }
-        yield* Effect.forEach(
-          groups,
-          ([key, waiting]) =>
-            Effect.onInterrupt(writeGroup(key, waiting), () =>
-              Effect.sync(() => {
-                for (const entry of waiting) entry.resume(Effect.interrupt)
-              })
-            ),
-          { concurrency: "unbounded", discard: true }
-        )
+        const write = ([key, waiting]: [K, Array<Waiting<A, B, E>>]) =>
+          Effect.onInterrupt(writeGroup(key, waiting), () =>
+            Effect.sync(() => {
+              for (const entry of waiting) entry.resume(Effect.interrupt)
+            })
+          )
+        // One key (one workspace, the usual case) needs no fiber of its own.
+        if (groups.size === 1) yield* write(groups.entries().next().value!)
+        else if (groups.size > 1) yield* Effect.forEach(groups, write, { concurrency: "unbounded", discard: true })
       })
     )
     yield* Effect.addFinalizer(() =>
