@@ -35,12 +35,6 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
     const sql = yield* SqlClient.SqlClient
     const one = (rows: ReadonlyArray<{ readonly document: unknown }>) =>
       Option.map(Option.fromNullable(rows[0]), (row) => decode(row.document))
-    const columns = (draft: Draft) => ({
-      status: draft.status,
-      document: JSON.stringify(asEncoded(draft)),
-      endsAt: draft.recurringSchedule?.endsAt ?? null,
-      updatedAt: draft.updatedAt
-    })
     const row = (draft: Draft) => ({
       id: draft.id,
       status: draft.status,
@@ -106,10 +100,10 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
           Effect.orDie
         ),
       update: (workspaceId, draft) => {
-        const c = columns(draft)
+        const r = row(draft)
         return sql`
-          UPDATE drafts SET status = ${c.status}, document = ${c.document}::json, ends_at = ${c.endsAt},
-                 updated_at = ${c.updatedAt}
+          UPDATE drafts SET status = ${r.status}, document = ${JSON.stringify(r.document)}::json,
+                 ends_at = ${r.ends_at}, updated_at = ${r.updated_at}
           WHERE workspace_id = ${workspaceId} AND id = ${draft.id}`.pipe(Effect.asVoid, Effect.orDie)
       },
       delete: (workspaceId, id) =>

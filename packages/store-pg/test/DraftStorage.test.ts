@@ -1,8 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
+import { Transactor } from "@waybill/core/Transactor"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as CreateDraft from "@waybill/drafts/CreateDraft"
 import { apiKeyActor } from "@waybill/drafts/Draft"
+import { DraftRepository as DraftRepositoryTag } from "@waybill/drafts/DraftRepository"
 import { DraftService, layer as DraftServiceLayer } from "@waybill/drafts/DraftService"
 import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
 import * as ReferenceData from "@waybill/drafts/ReferenceData"
@@ -183,6 +185,30 @@ forEachBackend(
             )
           }
         }
+      })
+    )
+
+    it.effect("inside a transaction a new draft is written on its connection, and rolls back with it", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const sql = yield* SqlClient.SqlClient
+        const repository = yield* DraftRepositoryTag
+        const transactor = yield* Transactor
+        const draft = yield* (yield* DraftService).create(master()).pipe(as(wsA))
+        const copy = { ...draft, id: `${draft.id}_copy` }
+        const rolledBack = yield* Effect.exit(
+          transactor.withTransaction(
+            Effect.zipRight(
+              repository.insertPublishing!(wsA, copy, [
+                { type: "transport-drafts-created", payload: { transportDrafts: [copy] } }
+              ]),
+              Effect.die(new Error("the transaction fails after the write"))
+            )
+          )
+        )
+        assert.isTrue(Exit.isFailure(rolledBack))
+        assert.deepStrictEqual(yield* sql`SELECT id FROM drafts WHERE id = ${copy.id}`, [])
+        assert.deepStrictEqual(yield* events(copy.id), [])
       })
     )
 
