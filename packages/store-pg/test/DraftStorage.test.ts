@@ -58,6 +58,27 @@ const oneOff = () =>
     transportShapeId: "shape_order"
   })
 
+const named = (name: string) => ({ ...master(), name })
+
+// Runs `effect` while the outbox refuses every event whose body holds "Refused" (a draft of that
+// name), as a database constraint would; the refusal is lifted afterwards, whatever happened.
+const whileOutboxRefuses = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.acquireUseRelease(
+      Effect.zipRight(
+        sql`
+          CREATE FUNCTION waybill_test_refuse() RETURNS trigger LANGUAGE plpgsql
+          AS $$ BEGIN IF NEW.body LIKE '%Refused%' THEN RAISE EXCEPTION 'outbox refused'; END IF; RETURN NEW; END $$`,
+        sql`CREATE TRIGGER waybill_test_refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION waybill_test_refuse()`
+      ),
+      () => effect,
+      () =>
+        Effect.orDie(
+          Effect.zipRight(sql`DROP TRIGGER waybill_test_refuse ON events`, sql`DROP FUNCTION waybill_test_refuse()`)
+        )
+    )
+  )
+
 const as = (workspaceId: WorkspaceId) => Effect.provideService(CurrentWorkspace, { id: workspaceId, apiKeyId: "env-1" })
 
 const events = (draftId: string) =>
@@ -118,13 +139,7 @@ forEachBackend(
         const drafts = yield* DraftService
         const before = (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM drafts`)[0]!.n
         // The outbox refuses the event: the draft written with it must not stay.
-        yield* sql`
-          CREATE FUNCTION waybill_test_refuse() RETURNS trigger LANGUAGE plpgsql
-          AS $$ BEGIN RAISE EXCEPTION 'outbox refused'; END $$`
-        yield* sql`CREATE TRIGGER waybill_test_refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION waybill_test_refuse()`
-        const refused = yield* Effect.exit(drafts.create(master()).pipe(as(wsA)))
-        yield* sql`DROP TRIGGER waybill_test_refuse ON events`
-        yield* sql`DROP FUNCTION waybill_test_refuse()`
+        const refused = yield* whileOutboxRefuses(Effect.exit(drafts.create(named("Refused")).pipe(as(wsA))))
         assert.isTrue(Exit.isFailure(refused))
         assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM drafts`)[0]!.n, before)
         // And with the outbox accepting again, both are written.
@@ -142,7 +157,6 @@ forEachBackend(
         yield* TestClock.setTime(NOW)
         const sql = yield* SqlClient.SqlClient
         const drafts = yield* DraftService
-        const named = (name: string) => ({ ...master(), name })
         // Rows one statement wrote share its transaction id.
         const transactions = (ids: ReadonlyArray<string>) =>
           Effect.map(
@@ -156,17 +170,13 @@ forEachBackend(
         )
         assert.isBelow(yield* transactions(together.map((draft) => draft.id)), 8)
 
-        yield* sql`
-          CREATE FUNCTION waybill_test_refuse() RETURNS trigger LANGUAGE plpgsql
-          AS $$ BEGIN IF NEW.body LIKE '%Refused%' THEN RAISE EXCEPTION 'outbox refused'; END IF; RETURN NEW; END $$`
-        yield* sql`CREATE TRIGGER waybill_test_refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION waybill_test_refuse()`
-        const exits = yield* Effect.forEach(
-          ["Kept 1", "Kept 2", "Refused", "Kept 3", "Kept 4"],
-          (name) => Effect.exit(drafts.create(named(name)).pipe(as(wsA))),
-          { concurrency: "unbounded" }
+        const exits = yield* whileOutboxRefuses(
+          Effect.forEach(
+            ["Kept 1", "Kept 2", "Refused", "Kept 3", "Kept 4"],
+            (name) => Effect.exit(drafts.create(named(name)).pipe(as(wsA))),
+            { concurrency: "unbounded" }
+          )
         )
-        yield* sql`DROP TRIGGER waybill_test_refuse ON events`
-        yield* sql`DROP FUNCTION waybill_test_refuse()`
         assert.deepStrictEqual(
           exits.map((exit) => (Exit.isSuccess(exit) ? "created" : "failed")),
           ["created", "created", "failed", "created", "created"]
