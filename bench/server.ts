@@ -102,10 +102,12 @@ export const startServer = async (databaseUrl: string, env: Record<string, strin
 }
 
 // User and system CPU seconds of a process so far, from /proc (Linux); NaN where unreadable.
-const cpuOf = (pid: string): number => {
+// With `withChildren`, the CPU of its children that have exited and been waited for is added.
+const cpuOf = (pid: string, withChildren = false): number => {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / 100
+    const own = Number(fields[11]) + Number(fields[12])
+    return (withChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / 100
   } catch {
     return Number.NaN
   }
@@ -114,7 +116,11 @@ const cpuOf = (pid: string): number => {
 /** CPU seconds the process `pid` has used so far (Linux; NaN elsewhere). */
 export const processCpuSeconds = (pid: number): number => cpuOf(String(pid))
 
-/** CPU seconds every PostgreSQL process on this machine has used so far (Linux; NaN elsewhere). */
+/**
+ * CPU seconds every PostgreSQL process on this machine has used so far, counting backends that
+ * have exited (their time moves to the postmaster's children's time), so that a connection
+ * closing between two readings does not make the difference negative (Linux; NaN elsewhere).
+ */
 export const postgresCpuSeconds = (): number => {
   let seconds = 0
   try {
@@ -126,7 +132,7 @@ export const postgresCpuSeconds = (): number => {
       } catch {
         continue
       }
-      if (command.startsWith("postgres")) seconds += cpuOf(pid) || 0
+      if (command.startsWith("postgres")) seconds += cpuOf(pid, true) || 0
     }
   } catch {
     return Number.NaN
