@@ -12,18 +12,20 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as AST from "effect/SchemaAST"
 import * as Entity from "./Entity.js"
+import * as EntityAction from "./EntityAction.js"
 import { maxPayloadDepth } from "./EventOutbox.js"
 import type { EventType } from "./EventType.js"
 import { GuardedId, NoPresenceId, NotFilterableId } from "./internal/annotations.js"
 import { fromParseError } from "./internal/issues.js"
 import { pascal } from "./internal/names.js"
+import * as Task from "./Task.js"
 
 const payload = <Fields extends Schema.Struct.Fields>(type: EventType, description: string, fields: Fields) =>
   Schema.Struct(fields).annotations({ identifier: `${pascal(type)}Payload`, description })
 
 const tourPayload = (type: EventType, description: string) => payload(type, description, { tour: Entity.Tour })
 
-const reference = { referencedEntity: Entity.ReferencedEntity }
+const reference = { referencedEntity: Task.ReferencedEntity }
 
 const statusSnapshotKey = Schema.optionalWith(Schema.String, { exact: true })
 
@@ -49,10 +51,13 @@ export const schemas = {
   "tour-cancelled": tourPayload("tour-cancelled", "A tour was cancelled."),
   "tour-deleted": payload("tour-deleted", "A tour was deleted; only its id is delivered.", { tourId: Schema.String }),
   "tour-edited": tourPayload("tour-edited", "A tour was edited."),
-  "tour-rebuilt": payload("tour-rebuilt", "A tour was rebuilt.", { tour: Entity.Tour, action: Entity.TourAction }),
+  "tour-rebuilt": payload("tour-rebuilt", "A tour was rebuilt.", {
+    tour: Entity.Tour,
+    action: EntityAction.TourAction
+  }),
   "tour-action-created": Schema.Struct({
     tour: Entity.Tour,
-    action: Entity.TourAction,
+    action: EntityAction.TourAction,
     oldStatus: statusSnapshotKey.annotations({
       description: "Status before the commit; present only when the commit relayed its status snapshot."
     }),
@@ -108,21 +113,21 @@ export const schemas = {
   "shipper-created": payload("shipper-created", "A shipper was created.", { shipper: Entity.Shipper }),
   "shipper-updated": payload("shipper-updated", "A shipper was updated.", {
     shipper: Entity.Shipper,
-    action: Entity.ShipperAction
+    action: EntityAction.ShipperAction
   }),
   "shipper-team-created": payload("shipper-team-created", "A shipper team was created.", {
     shipperTeam: Entity.ShipperTeam
   }),
   "shipper-team-updated": payload("shipper-team-updated", "A shipper team was updated.", {
     shipperTeam: Entity.ShipperTeam,
-    action: Entity.ShipperTeamAction
+    action: EntityAction.ShipperTeamAction
   }),
   "shipper-user-created": payload("shipper-user-created", "A shipper user was created.", {
     shipperUser: Entity.ShipperUser
   }),
   "shipper-user-updated": payload("shipper-user-updated", "A shipper user was updated.", {
     shipperUser: Entity.ShipperUser,
-    action: Entity.ShipperUserAction
+    action: EntityAction.ShipperUserAction
   }),
   "shipper-address-created": payload("shipper-address-created", "A shipper address was created.", {
     shipperAddress: Entity.ShipperAddress
@@ -148,7 +153,7 @@ export const schemas = {
       "then does not match. action.createdAt and action.createdAtMilliseconds are both epoch milliseconds.",
     {
       callouts: Schema.Array(Entity.CalloutWithStats).annotations({ [NotFilterableId]: true }),
-      action: Entity.CalloutAction,
+      action: EntityAction.CalloutAction,
       tour: Schema.optionalWith(Entity.CalloutTour, { exact: true }).annotations({ [GuardedId]: true })
     }
   ),
@@ -158,7 +163,7 @@ export const schemas = {
   "sequence-invocation-action-created": payload(
     "sequence-invocation-action-created",
     "An action on a sequence invocation.",
-    { sequenceInvocationAction: Entity.SequenceInvocationAction }
+    { sequenceInvocationAction: EntityAction.SequenceInvocationAction }
   ),
   "transport-drafts-created": payload(
     "transport-drafts-created",
@@ -172,30 +177,30 @@ export const schemas = {
   ),
   "transport-draft-action-created": payload("transport-draft-action-created", "An action on a transport draft.", {
     transportDraft: Entity.TransportDraft,
-    action: Entity.TransportDraftAction
+    action: EntityAction.TransportDraftAction
   }),
   "carrier-action-created": payload("carrier-action-created", "An action on a carrier.", {
     carrier: Entity.Carrier,
-    action: Entity.CarrierAction
+    action: EntityAction.CarrierAction
   }),
   "carrier-team-created": payload("carrier-team-created", "A carrier team was created.", {
     carrierTeam: Entity.CarrierTeam
   }),
   "carrier-team-action-created": payload("carrier-team-action-created", "An action on a carrier team.", {
     carrierTeam: Entity.CarrierTeam,
-    action: Entity.CarrierTeamAction
+    action: EntityAction.CarrierTeamAction
   }),
   "carrier-user-created": payload("carrier-user-created", "A carrier user was created.", {
     carrierUser: Entity.CarrierUser
   }),
   "carrier-user-action-created": payload("carrier-user-action-created", "An action on a carrier user.", {
     carrierUser: Entity.CarrierUser,
-    action: Entity.CarrierUserAction
+    action: EntityAction.CarrierUserAction
   }),
   "document-link-action-created": payload(
     "document-link-action-created",
     "An action on a document link. A task's PDF receipt arrives this way, with documentLink.targetEntityType task.",
-    { documentLink: Entity.DocumentLink, action: Entity.DocumentLinkAction }
+    { documentLink: Entity.DocumentLink, action: EntityAction.DocumentLinkAction }
   ),
   "leg-created": payload("leg-created", "A leg was created.", { leg: Entity.Leg }),
   "leg-action-created": payload(
@@ -203,7 +208,7 @@ export const schemas = {
     "Every leg lifecycle transition (pickup and dropoff progress, delivery, failure, cancellation, tour " +
       "assignment); there are no per-status leg events. The verb is action.payload.type; leg is the full leg " +
       "after the transition.",
-    { leg: Entity.Leg, action: Entity.LegAction }
+    { leg: Entity.Leg, action: EntityAction.LegAction }
   ),
   "leg-deleted": payload("leg-deleted", "A leg was deleted; the full removed leg is delivered.", { leg: Entity.Leg }),
   "transport-draft-recurring-activated": payload(
@@ -239,20 +244,20 @@ export const schemas = {
     comment: Entity.Comment,
     reaction: Entity.CommentReaction
   }),
-  "task-created": payload("task-created", "A task came to exist.", { task: Entity.Task, ...reference }),
+  "task-created": payload("task-created", "A task came to exist.", { task: Task.Task, ...reference }),
   "task-completed": payload(
     "task-completed",
     "A task was completed (one of the three closing events, exactly one per task). task.outcome.formOutput " +
       "holds the complete validated form output keyed by form element id; a PDF receipt, when the template " +
       "names a document template, follows separately as document-link-action-created.",
-    { task: Entity.CompletedTask, ...reference }
+    { task: Task.CompletedTask, ...reference }
   ),
   "task-skipped": payload("task-skipped", "A task was skipped (one of the three closing events).", {
-    task: Entity.Task,
+    task: Task.Task,
     ...reference
   }),
   "task-cancelled": payload("task-cancelled", "A task was cancelled (one of the three closing events).", {
-    task: Entity.Task,
+    task: Task.Task,
     ...reference
   })
 } as const satisfies { readonly [K in EventType]: Schema.Schema.AnyNoContext }

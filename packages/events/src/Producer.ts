@@ -11,9 +11,11 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Entity from "./Entity.js"
+import type * as EntityAction from "./EntityAction.js"
 import { maxPayloadDepth } from "./EventOutbox.js"
 import type { EventType } from "./EventType.js"
 import type { PayloadOf } from "./Payload.js"
+import type * as Task from "./Task.js"
 
 /**
  * An event with a payload typed by its event type; assignable to `EventOutbox.NewEvent`.
@@ -111,10 +113,10 @@ export const isAssignAction = (type: string): boolean => /^assign(?:$|[-_A-Z])/.
  * @since 0.1.0
  * @category redaction
  */
-export const redactTourAction = (action: Entity.TourAction): Entity.TourAction => {
+export const redactTourAction = (action: EntityAction.TourAction): EntityAction.TourAction => {
   const tooDeep = JsonDepth.depthIssue(action, maxPayloadDepth)
   if (Option.isSome(tooDeep)) throw ValidationError.fromIssues([tooDeep.value], "tour action")
-  const stripped = stripCarrierInternals(action) as Entity.TourAction
+  const stripped = stripCarrierInternals(action) as EntityAction.TourAction
   return isAssignAction(stripped.payload.type)
     ? { ...stripped, payload: omit(stripped.payload, ["preAssignCarrierId"]) }
     : stripped
@@ -194,7 +196,7 @@ export interface StatusSnapshot {
  */
 export const tourActionCreated = (input: {
   readonly tour: Entity.Tour
-  readonly action: Entity.TourAction
+  readonly action: EntityAction.TourAction
   readonly snapshot?: StatusSnapshot | undefined
 }): Event<"tour-action-created"> =>
   event("tour-action-created", {
@@ -214,7 +216,7 @@ export const tourActionCreated = (input: {
  */
 export const tourCommitEvents = (input: {
   readonly tour: Entity.Tour
-  readonly actions: ReadonlyArray<Entity.TourAction>
+  readonly actions: ReadonlyArray<EntityAction.TourAction>
   readonly snapshot?: StatusSnapshot | undefined
 }): ReadonlyArray<Event<"tour-action-created">> =>
   input.actions.map((action, index) =>
@@ -307,7 +309,7 @@ export const enrichCallout = (
  */
 export interface CalloutActionInput {
   readonly id: string
-  readonly payload: Entity.CalloutAction["payload"]
+  readonly payload: EntityAction.CalloutAction["payload"]
   readonly createdAtMilliseconds: number
   readonly [key: string]: unknown
 }
@@ -363,7 +365,7 @@ export const closingEventTypes = {
   cancelled: "task-cancelled"
 } as const
 
-const closingStatus = (task: Entity.Task | undefined) =>
+const closingStatus = (task: Task.Task | undefined) =>
   task?.status === "completed" || task?.status === "skipped" || task?.status === "cancelled" ? task.status : undefined
 
 /**
@@ -376,7 +378,7 @@ export const toReference = (entity: {
   readonly orn: string
   readonly type: string
   readonly id: string
-}): Entity.ReferencedEntity => ({ orn: entity.orn, type: entity.type, id: entity.id })
+}): Task.ReferencedEntity => ({ orn: entity.orn, type: entity.type, id: entity.id })
 
 /**
  * Marks a task as created from a template: `templateId` always, `templateKey` only when the
@@ -386,9 +388,9 @@ export const toReference = (entity: {
  * @category task
  */
 export const applyTemplate = (
-  task: Entity.Task,
+  task: Task.Task,
   template: { readonly id: string; readonly key?: string | null | undefined }
-): Entity.Task => ({
+): Task.Task => ({
   ...omit(task, ["templateKey"]),
   templateId: template.id,
   ...(template.key === undefined || template.key === null || template.key === "" ? {} : { templateKey: template.key })
@@ -416,8 +418,8 @@ export class TaskTransitionError extends Schema.TaggedError<TaskTransitionError>
  * @category task
  */
 export const taskEvents = (input: {
-  readonly previous: Entity.Task | undefined
-  readonly next: Entity.Task
+  readonly previous: Task.Task | undefined
+  readonly next: Task.Task
   readonly referencedEntity: { readonly orn: string; readonly type: string; readonly id: string }
 }): Either.Either<ReadonlyArray<Event<TaskEventType>>, TaskTransitionError> => {
   const wasClosed = closingStatus(input.previous)
@@ -476,7 +478,7 @@ const ended = (load: Entity.LegLoad) =>
  * @since 0.1.0
  * @category leg
  */
-export const legActionCreated = (leg: Entity.Leg, action: Entity.LegAction): Event<"leg-action-created"> =>
+export const legActionCreated = (leg: Entity.Leg, action: EntityAction.LegAction): Event<"leg-action-created"> =>
   event("leg-action-created", { leg, action })
 
 /**

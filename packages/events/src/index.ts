@@ -24,6 +24,13 @@ export * as Docs from "./Docs.js"
 export * as Entity from "./Entity.js"
 
 /**
+ * Schemas of the action records event payloads carry next to the entity acted on.
+ *
+ * @since 0.1.0
+ */
+export * as EntityAction from "./EntityAction.js"
+
+/**
  * The delivery envelope `{ id, type, createdAt, payload }` and its decoder.
  *
  * @since 0.1.0
@@ -78,3 +85,10 @@ export * as Producer from "./Producer.js"
  * @since 0.1.0
  */
 export * as PropertyDefinition from "./PropertyDefinition.js"
+
+/**
+ * Schemas of the tasks the task events carry, and of the entity reference next to them.
+ *
+ * @since 0.1.0
+ */
+export * as Task from "./Task.js"

@@ -7,6 +7,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Entity from "../src/Entity.js"
+import type * as EntityAction from "../src/EntityAction.js"
 import * as Envelope from "../src/Envelope.js"
 import * as EventOutbox from "../src/EventOutbox.js"
 import * as Payload from "../src/Payload.js"
@@ -92,7 +93,7 @@ describe("nesting bounds of the catalogue", () => {
   )
 
   it("redaction refuses an action deeper than any payload instead of exhausting the stack", () => {
-    const action = (levels: number): Entity.TourAction => ({
+    const action = (levels: number): EntityAction.TourAction => ({
       id: "act_1",
       payload: { type: "advance", carrierBooking: { carrierId: "car_1", providerPayload: {} }, deep: arrays(levels) },
       createdAt: 1_798_000_000,

@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Filter from "@waybill/filters/Filter"
 import * as Either from "effect/Either"
 import type * as Entity from "../src/Entity.js"
+import type * as EntityAction from "../src/EntityAction.js"
 import type { EventType } from "../src/EventType.js"
 import { filterFields, guardedRoots } from "../src/FilterFields.js"
 import * as Producer from "../src/Producer.js"
@@ -42,7 +43,7 @@ describe("filter fields with @waybill/filters", () => {
         { field: "tour.properties.prop_region", operator: "is", value: "opt_north" }
       ]
     })
-    const action = sampleOf("TourAction") as Entity.TourAction
+    const action = sampleOf("TourAction") as EntityAction.TourAction
     assert.isTrue(matches(Producer.tourActionCreated({ tour: tour("opt_north"), action }).payload))
     assert.isFalse(matches(Producer.tourActionCreated({ tour: tour("opt_south"), action }).payload))
   })

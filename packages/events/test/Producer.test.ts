@@ -2,14 +2,19 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as fc from "fast-check"
 import type * as Entity from "../src/Entity.js"
+import type * as EntityAction from "../src/EntityAction.js"
 import type * as EventType from "../src/EventType.js"
 import * as Payload from "../src/Payload.js"
 import * as Producer from "../src/Producer.js"
+import type * as Task from "../src/Task.js"
 import { fullPayload, sampleOf, specTable } from "./fixtures.js"
 
 const tour = sampleOf("Tour") as Entity.Tour
 
-const tourAction = (payload: Record<string, unknown>, extra: Record<string, unknown> = {}): Entity.TourAction => ({
+const tourAction = (
+  payload: Record<string, unknown>,
+  extra: Record<string, unknown> = {}
+): EntityAction.TourAction => ({
   id: "act_1",
   payload: { type: "advance", ...payload },
   createdAt: 1_798_000_000,
@@ -326,7 +331,7 @@ describe("redact (POST /events)", () => {
     const payload = {
       callouts: [{ id: "co_1", suggestedBid: 1, carrierNote: "kept" }],
       action: {
-        ...(sampleOf("CalloutAction") as Entity.CalloutAction),
+        ...(sampleOf("CalloutAction") as EntityAction.CalloutAction),
         payload: { type: "cancel", dispatchContext: 1 }
       },
       tour: { ...tour, properties: { a: [1, { b: null }], c: true } }
@@ -350,7 +355,7 @@ describe("redact (POST /events)", () => {
   it("keeps a __proto__ key as data", () => {
     const action = JSON.parse(
       '{"id":"a","payload":{"type":"advance","__proto__":{"polluted":true}},"createdAt":1,"createdAtMilliseconds":1}'
-    ) as Entity.TourAction
+    ) as EntityAction.TourAction
     const redacted = Producer.redactTourAction(action)
     assert.isTrue(Object.hasOwn(redacted.payload, "__proto__"))
     assert.isUndefined((redacted.payload as Record<string, unknown>).polluted)
@@ -358,7 +363,7 @@ describe("redact (POST /events)", () => {
 })
 
 describe("task events", () => {
-  const task = (status: Entity.TaskStatus, extra: Partial<Entity.Task> = {}): Entity.Task => ({
+  const task = (status: Task.TaskStatus, extra: Partial<Task.Task> = {}): Task.Task => ({
     id: "task_1",
     kind: "form",
     status,
@@ -366,7 +371,7 @@ describe("task events", () => {
     ...extra
   })
   const ref = { orn: "orn:tour:tour_1", type: "tour", id: "tour_1", name: "embedded entity field" }
-  const types = (previous: Entity.Task | undefined, next: Entity.Task) =>
+  const types = (previous: Task.Task | undefined, next: Task.Task) =>
     Either.getOrThrow(Producer.taskEvents({ previous, next, referencedEntity: ref })).map((event) => event.type)
 
   it("raises task-created when a task comes to exist, a closing event when it closes", () => {
@@ -398,22 +403,22 @@ describe("task events", () => {
         referencedEntity: ref
       })
     )
-    assert.deepStrictEqual((completed!.payload.task as Entity.CompletedTask).outcome.formOutput, { el_1: "yes" })
+    assert.deepStrictEqual((completed!.payload.task as Task.CompletedTask).outcome.formOutput, { el_1: "yes" })
     assert.deepStrictEqual(completed!.payload.referencedEntity, { orn: ref.orn, type: ref.type, id: ref.id })
     valid(completed!)
     const [noForm] = Either.getOrThrow(
       Producer.taskEvents({ previous: task("open"), next: task("completed"), referencedEntity: ref })
     )
-    assert.deepStrictEqual((noForm!.payload.task as Entity.CompletedTask).outcome, { formOutput: {} })
+    assert.deepStrictEqual((noForm!.payload.task as Task.CompletedTask).outcome, { formOutput: {} })
     valid(noForm!)
   })
 
   it("property: over any status history, task-created once and at most one closing event", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom<Entity.TaskStatus>("open", "completed", "skipped", "cancelled")),
+        fc.array(fc.constantFrom<Task.TaskStatus>("open", "completed", "skipped", "cancelled")),
         (history) => {
-          let previous: Entity.Task | undefined
+          let previous: Task.Task | undefined
           const raised: Array<string> = []
           for (const status of history) {
             const next = task(status)
@@ -453,7 +458,7 @@ describe("task events", () => {
 describe("leg events", () => {
   const load = (extra: Partial<Entity.LegLoad> = {}): Entity.LegLoad => ({ id: "load_1", status: "loaded", ...extra })
   const leg = (loads: ReadonlyArray<Entity.LegLoad>): Entity.Leg => ({ id: "leg_1", status: "in-transit", loads })
-  const legAction = sampleOf("LegAction") as Entity.LegAction
+  const legAction = sampleOf("LegAction") as EntityAction.LegAction
 
   it("delivers every transition as leg-action-created with the full leg, and leg-deleted whole", () => {
     const event = Producer.legActionCreated(leg([load()]), legAction)

@@ -38,7 +38,7 @@ export const decisions: ReadonlyArray<string> = [
     "`disposedBy` come together, only on `Damaged`; a `Lost` write-off carrying either is refused.",
   "**Tasks.** `templateKey` requires `templateId`. The task of `task-completed` requires `outcome.formOutput`; " +
     "the producer gives a task without a form an empty `formOutput`. The producer's rules read closing from " +
-    "`status` values `completed`, `skipped`, `cancelled` (`Entity.TaskStatus`); any other value is open.",
+    "`status` values `completed`, `skipped`, `cancelled` (`Task.TaskStatus`); any other value is open.",
   "**Other typed fields.** `Tour` also types the generated-tour fields of contract §3 (`name`, `draftId`, " +
     "`triggerAt`, `triggerDate`, `timezone`, `vehicleClass`, `vehicleClassReason`, `stops`, `createdAt`); " +
     "`TransportDraft` and `TransportDraftAction` follow contract §2; `Mailbox` has an optional `status` " +

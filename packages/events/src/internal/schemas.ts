@@ -8,3 +8,6 @@ export const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
       override: true
     })
   })
+
+/** An optional key that may be absent but, when present, is never `undefined`. */
+export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })

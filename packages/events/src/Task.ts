@@ -1,0 +1,124 @@
+/**
+ * Schemas of the tasks event payloads carry (`task-created`, `task-completed`, `task-skipped`,
+ * `task-cancelled`): the task, its status and outcome, and the reference to the entity it is
+ * about. Like every entity, a task is open: fields the spec does not show pass through unchanged.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { AnyJson, OpenFields, OpenObject, Properties, Timestamp } from "./Entity.js"
+import { EntityId } from "./internal/annotations.js"
+import { oneOf, optional } from "./internal/schemas.js"
+
+/**
+ * The task statuses the producer's rules recognise (`Producer.taskEvents`: a task is open until
+ * exactly one of completed, skipped or cancelled closes it). The spec names no task statuses, so
+ * the catalogue accepts any value in `task.status`; these are the ones that raise events.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const TaskStatus = oneOf("open", "completed", "skipped", "cancelled").annotations({
+  identifier: "TaskStatus"
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type TaskStatus = typeof TaskStatus.Type
+
+/**
+ * What closing a task produced: `formOutput` is the validated form output keyed by form
+ * element id.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const TaskOutcome = Schema.Struct({ formOutput: optional(OpenObject) }, OpenFields).annotations({
+  identifier: "TaskOutcome"
+})
+
+// The seed names these without types (kind, assignee, origin, "timestamps", templateId,
+// templateKey; a status is implied by the task events): any JSON value, offered to filters.
+const taskFields = {
+  kind: optional(AnyJson(Schema.String)),
+  status: optional(AnyJson(TaskStatus)),
+  assignee: optional(AnyJson(Schema.String)),
+  origin: optional(AnyJson(Schema.String)),
+  templateId: optional(AnyJson(Schema.String)),
+  templateKey: optional(AnyJson(Schema.String)),
+  createdAt: optional(AnyJson(Timestamp)),
+  updatedAt: optional(AnyJson(Timestamp)),
+  dueAt: optional(AnyJson(Timestamp)),
+  closedAt: optional(AnyJson(Timestamp))
+}
+
+const templateKeyNeedsTemplateId = <A extends { readonly templateId?: unknown; readonly templateKey?: unknown }>(
+  task: A
+) =>
+  task.templateKey !== undefined && task.templateId === undefined
+    ? { path: ["templateKey"], message: "is only present on a task created from a template (templateId)" }
+    : undefined
+
+const taskEntity = <Fields extends Schema.Struct.Fields>(identifier: string, description: string, fields: Fields) =>
+  Schema.Struct({ id: Schema.String, ...taskFields, ...fields, properties: optional(Properties) }, OpenFields)
+    .pipe(
+      Schema.filter(templateKeyNeedsTemplateId, {
+        jsonSchema: { dependentRequired: { templateKey: ["templateId"] } }
+      })
+    )
+    .annotations({ identifier, description, [EntityId]: "task" })
+
+/**
+ * A task. A task created from a template carries `templateId`, and `templateKey` only when the
+ * template has one.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const Task = taskEntity("Task", "A task, as it is after the transition.", {
+  outcome: optional(Schema.NullOr(TaskOutcome))
+})
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type Task = typeof Task.Type
+
+/**
+ * The task of `task-completed`: it carries the complete validated form output.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const CompletedTask = taskEntity(
+  "CompletedTask",
+  "A completed task; outcome.formOutput holds the complete validated form output keyed by form element id.",
+  { outcome: Schema.Struct({ formOutput: OpenObject }, OpenFields).annotations({ identifier: "CompletedTaskOutcome" }) }
+)
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type CompletedTask = typeof CompletedTask.Type
+
+/**
+ * A reference to the entity a task is about; it never embeds the entity.
+ *
+ * @since 0.1.0
+ * @category entities
+ */
+export const ReferencedEntity = Schema.Struct({
+  orn: Schema.String,
+  type: Schema.String,
+  id: Schema.String
+}).annotations({ identifier: "ReferencedEntity", description: "A reference (orn, type, id); never the entity." })
+
+/**
+ * @since 0.1.0
+ * @category entities
+ */
+export type ReferencedEntity = typeof ReferencedEntity.Type
