@@ -6,6 +6,11 @@
  * master), on a fresh PostgreSQL database. Each route's ratio is the median of its per-round
  * ratios to the floor measured just before it.
  *
+ * Beside them, a reference without a target: the same minimal server with one `POST` endpoint
+ * taking a JSON body (`FLOOR_POST`, see `bench/floor.ts`), measured like a route. It shows what
+ * the framework itself costs for a request with a body; each POST route is also given as a
+ * share of it.
+ *
  * The request log is off (`WAYBILL_LOG_LEVEL=warn`) unless `BENCH_REQUEST_LOG=1`.
  * `BENCH_ROUNDS` (default 2) and `BENCH_SECONDS` (default 5) set the run's length; `BENCH_ONLY`
  * (part of a route's name, `drafts` for example) keeps the matching routes.
@@ -46,15 +51,25 @@ const floor = await startFloor().catch(async (error) => {
   await database.drop()
   throw error
 })
+const postFloor = await startFloor({ post: true }).catch(async (error) => {
+  floor.stop()
+  server.stop()
+  await database.drop()
+  throw error
+})
 const auth = { authorization: `Bearer ${apiKey}` }
 const json = { ...auth, "content-type": "application/json" }
 
 interface Route {
   readonly name: string
-  readonly target: number
+  /** The ratio to the floor to reach; none for the POST reference. */
+  readonly target?: number
   readonly p99Under?: number
+  /** The process whose CPU the route costs (the reference server unless said). */
+  readonly pid?: number
   readonly run: (seconds: number) => Promise<LoadResult>
 }
+const POST_REFERENCE = "floor POST: minimal HttpApi body"
 const allRoutes: ReadonlyArray<Route> = [
   {
     name: "GET /health",
@@ -65,6 +80,18 @@ const allRoutes: ReadonlyArray<Route> = [
     name: "GET /transport-shapes (auth)",
     target: 0.6,
     run: (seconds) => load("GET /transport-shapes", { url: `${server.base}/transport-shapes`, headers: auth, seconds })
+  },
+  {
+    name: POST_REFERENCE,
+    pid: postFloor.pid,
+    run: (seconds) =>
+      load("POST /accept", {
+        url: `${postFloor.base}/accept`,
+        method: "POST",
+        body: tourCreated(1),
+        headers: { "content-type": "application/json" },
+        seconds
+      })
   },
   {
     name: "POST /events",
@@ -95,7 +122,15 @@ const allRoutes: ReadonlyArray<Route> = [
 
 // `BENCH_ONLY=drafts` (a substring of the route's name) runs the matching routes alone.
 const only = process.env.BENCH_ONLY
-const routes = only === undefined ? allRoutes : allRoutes.filter((route) => route.name.includes(only))
+// The POST reference comes along with any POST route.
+const routes =
+  only === undefined
+    ? allRoutes
+    : allRoutes.filter(
+        (route) =>
+          route.name.includes(only) ||
+          (route.name === POST_REFERENCE && allRoutes.some((r) => r.name.startsWith("POST") && r.name.includes(only)))
+      )
 
 try {
   // Warm-up: every route and the floor once, briefly.
@@ -110,11 +145,12 @@ try {
       const base = await load("floor", { url: `${floor.base}/health`, seconds: SECONDS })
       floors.push(base)
       floorUs.push(((processCpuSeconds(floor.pid) - floorBefore) / (base.requestsPerSecond * SECONDS)) * 1e6)
-      const serverBefore = processCpuSeconds(server.pid)
+      const pid = route.pid ?? server.pid
+      const serverBefore = processCpuSeconds(pid)
       const postgresBefore = postgresCpuSeconds()
       const result = await route.run(SECONDS)
       const requests = result.requestsPerSecond * SECONDS
-      const serverUs = ((processCpuSeconds(server.pid) - serverBefore) / requests) * 1e6
+      const serverUs = ((processCpuSeconds(pid) - serverBefore) / requests) * 1e6
       const postgresUs = ((postgresCpuSeconds() - postgresBefore) / requests) * 1e6
       if (result.non2xx > 0) {
         console.error(`${route.name} answered ${result.non2xx} non-2xx responses`)
@@ -135,18 +171,35 @@ try {
     )
   console.log("\nRequest path against the HttpApi floor (medians over rounds)")
   row("floor: minimal HttpApi /health", floors, `1.00 × floor; CPU per request: ${median(floorUs).toFixed(0)} µs`)
+  const reference = results.get(POST_REFERENCE)
+  const postFloorRatio = reference === undefined ? undefined : median(reference.map((entry) => entry.ratio))
   for (const route of routes) {
     const list = results.get(route.name)!
     const ratio = median(list.map((entry) => entry.ratio))
     const p99 = median(list.map((entry) => entry.result.p99))
+    const rounds = `rounds: ${list.map((entry) => entry.ratio.toFixed(2)).join(", ")}`
+    const serverUs = median(list.map((entry) => entry.serverUs)).toFixed(0)
+    if (route.target === undefined) {
+      row(
+        route.name,
+        list.map((entry) => entry.result),
+        `${ratio.toFixed(2)} × floor (reference)   ${rounds}; CPU per request: ${serverUs} µs`
+      )
+      continue
+    }
     const pass = ratio >= route.target && (route.p99Under === undefined || p99 < route.p99Under)
+    const ofPostFloor =
+      route.name.startsWith("POST") && postFloorRatio !== undefined
+        ? ` (${(ratio / postFloorRatio).toFixed(2)} × floor POST)`
+        : ""
     row(
       route.name,
       list.map((entry) => entry.result),
-      `${ratio.toFixed(2)} × floor (target ≥ ${route.target}${route.p99Under === undefined ? "" : `, p99 < ${route.p99Under} ms`}) ${pass ? "PASS" : "MISS"}   rounds: ${list.map((entry) => entry.ratio.toFixed(2)).join(", ")}; CPU per request: server ${median(list.map((entry) => entry.serverUs)).toFixed(0)} µs, PostgreSQL ${median(list.map((entry) => entry.postgresUs)).toFixed(0)} µs`
+      `${ratio.toFixed(2)} × floor${ofPostFloor} (target ≥ ${route.target}${route.p99Under === undefined ? "" : `, p99 < ${route.p99Under} ms`}) ${pass ? "PASS" : "MISS"}   ${rounds}; CPU per request: server ${serverUs} µs, PostgreSQL ${median(list.map((entry) => entry.postgresUs)).toFixed(0)} µs`
     )
   }
 } finally {
+  postFloor.stop()
   floor.stop()
   server.stop()
   await new Promise((resolve) => setTimeout(resolve, 500))

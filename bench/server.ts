@@ -43,10 +43,11 @@ export const freshDatabase = async () => {
 export const apiKey = "bench-key-0000000001"
 
 // Waits up to 60 s for a started server's /health; a server that never answers is killed.
-const untilHealthy = async (child: ChildProcess, base: string, what: string) => {
+// Polls `/health` until it answers 200 (with `anyAnswer`, any HTTP answer: a server without it).
+const untilHealthy = async (child: ChildProcess, base: string, what: string, anyAnswer = false) => {
   for (let i = 0; i < 600; i++) {
     const up = await fetch(`${base}/health`).then(
-      (r) => r.ok,
+      (r) => anyAnswer || r.ok,
       () => false
     )
     if (up) return { base, pid: child.pid!, stop: () => child.kill("SIGTERM") }
@@ -142,9 +143,9 @@ export const postgresCpuSeconds = (): number => {
 
 /**
  * Starts the floor (`bench/floor.ts`, a minimal HttpApi server with one endpoint) in its own
- * process; resolves when its `/health` answers.
+ * process; resolves when it answers. With `post`, its endpoint is `POST /accept` (see there).
  */
-export const startFloor = async () => {
+export const startFloor = async (options: { readonly post?: boolean } = {}) => {
   const port = await freePort()
   const child: ChildProcess = spawn(
     process.execPath,
@@ -158,10 +159,10 @@ export const startFloor = async () => {
     {
       cwd: root,
       stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, PORT: String(port) }
+      env: { ...process.env, PORT: String(port), FLOOR_POST: options.post ? "1" : "" }
     }
   )
-  return untilHealthy(child, `http://127.0.0.1:${port}`, "the floor server")
+  return untilHealthy(child, `http://127.0.0.1:${port}`, "the floor server", options.post)
 }
 
 export interface LoadResult {
