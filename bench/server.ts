@@ -133,7 +133,9 @@ export const postgresCpuSeconds = (): number => {
       } catch {
         continue
       }
-      if (command.startsWith("postgres")) seconds += cpuOf(pid, true) || 0
+      // Backends and workers name themselves `postgres: …`; the postmaster is the `postgres` binary.
+      const program = command.split("\0")[0]!
+      if (program.startsWith("postgres") || program.endsWith("/postgres")) seconds += cpuOf(pid, true) || 0
     }
   } catch {
     return Number.NaN
