@@ -4,6 +4,7 @@ import * as ApiKeys from "../src/ApiKeys.js"
 import * as Cursor from "../src/Cursor.js"
 import * as Id from "../src/Id.js"
 import * as Issue from "../src/Issue.js"
+import { makeDigestCache } from "../src/internal/digestCache.js"
 import * as JsonDepth from "../src/JsonDepth.js"
 import * as Transactor from "../src/Transactor.js"
 import * as ValidationError from "../src/ValidationError.js"
@@ -153,6 +154,8 @@ describe("ApiKeys", () => {
         for (const candidate of ["", "nope", tampered]) {
           assert.isTrue(Option.isNone(yield* keys.authenticate(Redacted.make(candidate))))
         }
+        // Accepted first, so that its digest is cached: the revocation must hold all the same.
+        assert.isTrue(Option.isSome(yield* keys.authenticate(key)))
         assert.isTrue(yield* keys.revoke(record.id))
         assert.isFalse(yield* keys.revoke(record.id))
         assert.isTrue(Option.isNone(yield* keys.authenticate(key)))
@@ -173,6 +176,41 @@ describe("ApiKeys", () => {
       })
     )
   )
+})
+
+describe("digest cache", () => {
+  const counting = () => {
+    const hashed: Array<string> = []
+    const digest = (key: string) => {
+      hashed.push(key)
+      return Buffer.from(key)
+    }
+    return { hashed, digest }
+  }
+
+  it("hashes a key once while it is held, and gives its digest back", () => {
+    const { hashed, digest } = counting()
+    const cache = makeDigestCache(digest, 4)
+    for (let i = 0; i < 3; i++) assert.deepStrictEqual(cache.digest("a"), Buffer.from("a"))
+    assert.deepStrictEqual(hashed, ["a"])
+  })
+
+  it("holds at most its capacity, letting the key presented longest ago go first", () => {
+    const { hashed, digest } = counting()
+    const cache = makeDigestCache(digest, 2)
+    cache.digest("a")
+    cache.digest("b")
+    cache.digest("a") // a is now the most recent
+    cache.digest("c") // makes room by letting b go
+    assert.strictEqual(cache.size(), 2)
+    cache.digest("a")
+    cache.digest("c")
+    assert.deepStrictEqual(hashed, ["a", "b", "c"])
+    cache.digest("b")
+    assert.deepStrictEqual(hashed, ["a", "b", "c", "b"])
+    for (let i = 0; i < 100; i++) cache.digest(`random-${i}`)
+    assert.strictEqual(cache.size(), 2)
+  })
 })
 
 describe("Cursor", () => {
