@@ -1,4 +1,5 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import * as EventIntake from "@waybill/webhooks/EventIntake"
@@ -57,7 +58,8 @@ export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handle
         EventIntake.publish(payload).pipe(
           // Committed: hurry the dispatcher instead of waiting for its next poll.
           Effect.tap(() => dispatcher.wake),
-          Effect.map((event) => ({ id: event.id })),
+          // Written as it is: the success schema's encode would only give `{ id }` back.
+          Effect.map((event) => HttpServerResponse.unsafeJson({ id: event.id }, { status: 202 })),
           Effect.catchTag("ValidationError", badRequest)
         )
       )
