@@ -2,7 +2,8 @@
  * Bad input at volume: at least 10,000 generated bodies, valid-looking and not, sent to every
  * endpoint that takes a body. None may get a 5xx; every refusal carries the contract's error
  * body; the server is healthy afterwards. JSON nesting of every depth up to 100,000 is among
- * them. (On the embedded database: this is about the HTTP and domain layers, not storage.)
+ * them, and so are strings and keys with what storage refuses (NULs, lone surrogates). (On the
+ * embedded database: this is about the HTTP and domain layers, and what reaches storage.)
  */
 import { assert, layer } from "@effect/vitest"
 import * as Server from "@waybill/server/Server"
@@ -64,14 +65,25 @@ const mutate = (value: unknown, steps: ReadonlyArray<number>, replacement: unkno
 
 const nested = (depth: number, open: string, close: string) => `${open.repeat(depth)}1${close.repeat(depth)}`
 
+// Characters of strings and keys: mostly printable, with what storage refuses (a NUL, a lone
+// surrogate of either half) and any code point mixed in.
+const character = fc.oneof(
+  { weight: 60, arbitrary: fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 }) },
+  { weight: 1, arbitrary: fc.constant("\u0000") },
+  { weight: 1, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)) },
+  { weight: 4, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 }) }
+)
+const json = (maxDepth?: number) =>
+  fc.jsonValue({ stringUnit: character, ...(maxDepth === undefined ? {} : { maxDepth }) })
+
 /** A body as text: arbitrary JSON, a mutated valid body, malformed text, or deep nesting. */
 const bodyFor = (start: unknown) =>
   fc.oneof(
-    { weight: 3, arbitrary: fc.jsonValue().map((value) => JSON.stringify(value)) },
+    { weight: 3, arbitrary: json().map((value) => JSON.stringify(value)) },
     {
       weight: 5,
       arbitrary: fc
-        .tuple(fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), fc.boolean())
+        .tuple(fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), json(3), fc.boolean())
         .map(([steps, replacement, remove]) => JSON.stringify(mutate(start, steps, replacement, remove)))
     },
     { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },

@@ -41,6 +41,14 @@ export * as Issue from "./Issue.js"
  * @since 0.1.0
  */
 export * as JsonDepth from "./JsonDepth.js"
+
+/**
+ * Text that can be stored: no NUL characters, no unpaired surrogates.
+ *
+ * @since 0.1.0
+ */
+export * as JsonText from "./JsonText.js"
+
 /**
  * Cryptographically strong random bytes from a pool.
  *

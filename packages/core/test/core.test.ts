@@ -6,6 +6,7 @@ import * as Id from "../src/Id.js"
 import * as Issue from "../src/Issue.js"
 import { makeDigestCache } from "../src/internal/digestCache.js"
 import * as JsonDepth from "../src/JsonDepth.js"
+import * as JsonText from "../src/JsonText.js"
 import * as Transactor from "../src/Transactor.js"
 import * as ValidationError from "../src/ValidationError.js"
 import { WorkspaceId } from "../src/Workspace.js"
@@ -176,6 +177,46 @@ describe("ApiKeys", () => {
       })
     )
   )
+})
+
+describe("JsonText", () => {
+  const NUL = "contains a NUL character (\\u0000), which cannot be stored"
+  const SURROGATE = "contains an unpaired surrogate (such as \\ud800 alone), which is not Unicode text"
+
+  it("finds NULs and unpaired surrogates, not surrogate pairs", () => {
+    assert.strictEqual(JsonText.problemOf("a\u0000b"), NUL)
+    for (const lone of ["\ud800", "a\ud800b", "\udc00", "\udc00\ud800", "\ud83d\ude00\ude00"]) {
+      assert.strictEqual(JsonText.problemOf(lone), SURROGATE, JSON.stringify(lone))
+    }
+    for (const fine of ["", "plain", "tour \ud83d\ude00", "é ü ß 東京", "\u0001\t\n"]) {
+      assert.isUndefined(JsonText.problemOf(fine), fine)
+    }
+  })
+
+  it("reports each one at its path in document order, keys at their object's path, at most maxIssues", () => {
+    const value = JSON.parse('{"b":[1,{"c":"\\ud800"}],"a":"x\\u0000","d":{"k\\u0000":true},"ok":"\\ud83d\\ude00"}')
+    assert.deepStrictEqual(JsonText.textIssues(value, "body"), [
+      Issue.make("body.b.1.c", SURROGATE),
+      Issue.make("body.a", NUL),
+      Issue.make("body.d", `has a key that ${NUL}`)
+    ])
+    assert.deepStrictEqual(JsonText.textIssues("\u0000", "name"), [Issue.make("name", NUL)])
+    assert.deepStrictEqual(JsonText.textIssues({ fine: ["text", 1, null, true] }), [])
+    assert.strictEqual(JsonText.textIssues(Array(1000).fill("\u0000")).length, JsonText.maxIssues)
+  })
+
+  it("stops at the nesting limit, so no value is walked without end", () => {
+    let deep: unknown = "\u0000"
+    for (let level = 0; level < 100_000; level++) deep = { x: deep }
+    assert.deepStrictEqual(JsonText.textIssues(deep), [])
+  })
+
+  it("tells from the JSON text alone when there is nothing to look for", () => {
+    assert.isFalse(JsonText.mayHoldTextIssues('{"name":"plain \\u00e9 ü 😀","n":0}'))
+    for (const text of ['"\\u0000"', '"\\uD800"', '"\\udc00"', '["\\ud83d\\ude00"]']) {
+      assert.isTrue(JsonText.mayHoldTextIssues(text), text)
+    }
+  })
 })
 
 describe("digest cache", () => {

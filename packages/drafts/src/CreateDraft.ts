@@ -5,6 +5,7 @@
  */
 import * as Issue from "@waybill/core/Issue"
 import * as JsonDepth from "@waybill/core/JsonDepth"
+import * as JsonText from "@waybill/core/JsonText"
 import * as Schedule from "@waybill/recurring/Schedule"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -174,7 +175,8 @@ export const validateCreate = (
 
   const decoded = decodeFields(input)
   const { malformed, request } = decoded
-  const issues: Array<Issue.Issue> = [...decoded.issues]
+  // Text PostgreSQL could not store fails here, at its path, not in the write.
+  const issues: Array<Issue.Issue> = [...decoded.issues, ...JsonText.textIssues(input)]
   const templateDraftId = request.templateDraftId ?? null
   const template = templateDraftId === null ? Option.none() : context.template
   const templateMissing = templateDraftId !== null && Option.isNone(template)

@@ -563,4 +563,24 @@ describe("validateCreate: the body's structure and the rules together", () => {
     assert.strictEqual(issues.length, 1)
     assert.strictEqual(issues[0]!.path, ["transport", ...Array(63).fill("a")].join("."))
   })
+
+  it("refuses text PostgreSQL could not store (a NUL, an unpaired surrogate) at its path, beside the rules", () => {
+    const issues = issuesOf({
+      ...manualBody(),
+      name: "a\u0000b",
+      transport: { note: "\ud800", fine: "\ud83d\ude00" },
+      transportShapeId: "shape_unknown"
+    })
+    assert.deepStrictEqual(
+      [...issues].sort((a, b) => a.path.localeCompare(b.path)),
+      [
+        { path: "name", message: "contains a NUL character (\\u0000), which cannot be stored" },
+        {
+          path: "transport.note",
+          message: "contains an unpaired surrogate (such as \\ud800 alone), which is not Unicode text"
+        },
+        { path: "transportShapeId", message: "no transport shape with this id exists" }
+      ]
+    )
+  })
 })

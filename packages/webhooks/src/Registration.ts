@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
+import * as JsonText from "@waybill/core/JsonText"
 import { type EventType, isEventType } from "@waybill/events/EventType"
 import { filterFields } from "@waybill/events/FilterFields"
 import type { PropertyDefinition } from "@waybill/events/PropertyDefinition"
@@ -424,6 +425,10 @@ export const validateRegistration = (
   issues.push(...auth.issues)
   const description = validateDescription(own(input, "description"))
   issues.push(...description.issues)
+  // Text PostgreSQL could not store fails here, at its path (never quoting it), not in the write;
+  // where a field's own check already refused it, that issue says enough.
+  const reported = new Set(issues.map((issue) => issue.path))
+  issues.push(...JsonText.textIssues(input).filter((issue) => !reported.has(issue.path)))
   if (issues.length > 0 || events.events === undefined || auth.auth === undefined) {
     return Either.left(issues)
   }

@@ -312,6 +312,17 @@ describe("validateRegistration", () => {
     })
   })
 
+  it("refuses text PostgreSQL could not store at its path, never quoting it", () => {
+    const issues = issuesOf(registration({ description: "a\u0000b", auth: { type: "bearer", token: "tok\ud800en" } }))
+    assert.deepStrictEqual(issues, [
+      {
+        path: "auth.token",
+        message: "contains an unpaired surrogate (such as \\ud800 alone), which is not Unicode text"
+      },
+      { path: "description", message: "contains a NUL character (\\u0000), which cannot be stored" }
+    ])
+  })
+
   it("accepts a null description and refuses one that is too long", () => {
     assert.deepStrictEqual(issuesOf(registration({ description: null })), [])
     assert.deepStrictEqual(pathsOf(registration({ description: "d".repeat(1001) })), ["description"])

@@ -7,6 +7,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Issue from "@waybill/core/Issue"
 import * as JsonDepth from "@waybill/core/JsonDepth"
+import * as JsonText from "@waybill/core/JsonText"
 import { fromIssues, ValidationError } from "@waybill/core/ValidationError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -133,6 +134,14 @@ const checkBody = (
         [tooDeep.value]
       )
     }
+    // Strings PostgreSQL cannot store (NUL, unpaired surrogates) are refused here, each at its
+    // path, rather than failing the write behind the route.
+    if (JsonText.mayHoldTextIssues(text.right)) {
+      const issues = JsonText.textIssues(parsed)
+      if (issues.length > 0) {
+        return errorResponse(400, "The request body holds text that cannot be stored", issues)
+      }
+    }
     if (seedable) {
       // The API reads the body through `json`, which would parse the text again: it gets the
       // value parsed here (an own property over the prototype's getter).
@@ -142,22 +151,55 @@ const checkBody = (
     return undefined
   })
 
+const NUL_ESCAPE = /%00/
+
+const decodedName = (encoded: string): string => {
+  try {
+    return decodeURIComponent(encoded.replace(/\+/g, " "))
+  } catch {
+    return encoded
+  }
+}
+
 /**
- * Wraps the whole HTTP app: body checks (media type 415, size 413, well-formed JSON and nesting
- * depth 400) run before routing, so no handler ever sees an unchecked body; every 503 gets its
- * `Retry-After`.
+ * The 400 for a URL that spells a NUL character (`%00`), which no id, path or parameter holds
+ * and PostgreSQL cannot take as text, naming where it is; nothing for any other URL.
+ */
+const nulInUrl = (url: string): HttpServerResponse.HttpServerResponse | undefined => {
+  if (!NUL_ESCAPE.test(url)) return undefined
+  const query = url.indexOf("?")
+  if (query === -1 || NUL_ESCAPE.test(url.slice(0, query))) {
+    return errorResponse(400, "The request path contains %00 (a NUL character), which no path holds")
+  }
+  const names = url
+    .slice(query + 1)
+    .split("&")
+    .filter((pair) => NUL_ESCAPE.test(pair))
+    .map((pair) => JSON.stringify(decodedName(pair.split("=")[0]!).slice(0, 100)))
+  return errorResponse(
+    400,
+    `The query parameter ${names.slice(0, 5).join(", ")} contains %00 (a NUL character), which no parameter holds`
+  )
+}
+
+/**
+ * Wraps the whole HTTP app: URL and body checks (a NUL in the URL 400, media type 415, size 413,
+ * well-formed JSON, nesting depth and storable text 400) run before routing, so no handler ever
+ * sees an unchecked request; every 503 gets its `Retry-After`.
  */
 export const checkBodies = <E, R>(
   app: HttpApp.Default<E, R>
 ): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.zipRight(
     HttpApp.appendPreResponseHandler(withRetryAfter),
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const refusedUrl = nulInUrl(request.url)
+      if (refusedUrl !== undefined) return Effect.succeed(refusedUrl)
       // A method without a body goes straight to the app, with no check to run.
-      BODY_METHODS.has(request.method)
+      return BODY_METHODS.has(request.method)
         ? Effect.flatMap(checkBody(request), (refused) => (refused === undefined ? app : Effect.succeed(refused)))
         : app
-    )
+    })
   )
 
 // Every 503 (the database unreachable, readiness included) says when to try again (contract §1).
