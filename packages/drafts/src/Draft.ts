@@ -110,12 +110,31 @@ export type Draft = typeof Draft.Type
  * The draft in its wire and stored form, without a schema pass. A `Draft` is its own encoding:
  * no field is transformed (the compiler checks that a `Draft` is an encoded one), so
  * `JSON.stringify` of it gives what `Schema.encode(Draft)` would, without walking the document.
- * Hot paths (storing a new draft, answering `POST /drafts`) use it.
+ * Hot paths (storing a new draft, answering `POST /drafts`) use it, through `toJson`.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const asEncoded = (draft: Draft): typeof Draft.Encoded => draft
+
+const jsonTexts = new WeakMap<Draft, string>()
+
+/**
+ * The draft as JSON text, `JSON.stringify(asEncoded(draft))`, written once per draft value: a
+ * new draft is stored, answered and carried by its event as the same text. Drafts are immutable
+ * values (every change makes a new one), so the text never goes stale.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const toJson = (draft: Draft): string => {
+  let text = jsonTexts.get(draft)
+  if (text === undefined) {
+    text = JSON.stringify(asEncoded(draft))
+    jsonTexts.set(draft, text)
+  }
+  return text
+}
 
 /**
  * Whether a draft is a recurring master (it was created with a `recurringSchedule`).

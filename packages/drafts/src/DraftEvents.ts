@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import type { NewEvent } from "@waybill/events/EventOutbox"
-import type { ActionType, Draft, TransportDraftAction } from "./Draft.js"
+import { type ActionType, type Draft, type TransportDraftAction, toJson } from "./Draft.js"
 
 /**
  * The event types a draft change can raise.
@@ -49,13 +49,24 @@ export const lifecycleEventOf: Readonly<Record<ActionType, EventType>> = {
  * @since 0.1.0
  * @category constructors
  */
-export const created = (draft: Draft): ReadonlyArray<NewEvent> =>
-  draft.origin === "decode"
+export const created = (draft: Draft): ReadonlyArray<NewEvent> => {
+  // The document's text is written once (`toJson`); the events' bodies are built around it.
+  const created: NewEvent = {
+    type: EventType.created,
+    payload: { transportDrafts: [draft] },
+    payloadJson: `{"transportDrafts":[${toJson(draft)}]}`
+  }
+  return draft.origin === "decode"
     ? [
-        { type: EventType.created, payload: { transportDrafts: [draft] } },
-        { type: EventType.decodeJobResult, payload: { transportDraft: draft } }
+        created,
+        {
+          type: EventType.decodeJobResult,
+          payload: { transportDraft: draft },
+          payloadJson: `{"transportDraft":${toJson(draft)}}`
+        }
       ]
-    : [{ type: EventType.created, payload: { transportDrafts: [draft] } }]
+    : [created]
+}
 
 /**
  * What `DELETE /drafts/{id}` raises.

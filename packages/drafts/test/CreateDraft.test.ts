@@ -3,7 +3,8 @@ import type * as Issue from "@waybill/core/Issue"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { type CreateContext, validateCreate } from "../src/CreateDraft.js"
-import type { Draft } from "../src/Draft.js"
+import { type Draft, toJson } from "../src/Draft.js"
+import * as DraftEvents from "../src/DraftEvents.js"
 import { lookup } from "../src/ReferenceData.js"
 import { draftOf, manualBody, masterBody, masterTransport, NOW, NOW_SECONDS, schedule, shapes } from "./fixtures.js"
 
@@ -582,5 +583,19 @@ describe("validateCreate: the body's structure and the rules together", () => {
         { path: "transportShapeId", message: "no transport shape with this id exists" }
       ]
     )
+  })
+})
+
+describe("a new draft's JSON text", () => {
+  it("is JSON.stringify of the draft, and its events carry it as their payload's text", () => {
+    const master = Either.getOrThrow(run({ ...masterBody(), name: 'Line "A" \\ é 😀 \u2028' }))
+    const decodeDraft = draftOf({ origin: "decode", status: "review-order", payload: { raw: "x" }, inboxId: "inb_1" })
+    for (const draft of [master, decodeDraft]) {
+      assert.strictEqual(toJson(draft), JSON.stringify(draft))
+      assert.strictEqual(toJson(draft), toJson(draft))
+      const events = DraftEvents.created(draft)
+      assert.strictEqual(events.length, draft.origin === "decode" ? 2 : 1)
+      for (const event of events) assert.strictEqual(event.payloadJson, JSON.stringify(event.payload))
+    }
   })
 })

@@ -40,6 +40,12 @@ export const maxPayloadDepth = 2 * JsonDepth.maxDepth
 export interface NewEvent {
   readonly type: EventType
   readonly payload: unknown
+  /**
+   * The payload already as JSON text, exactly `JSON.stringify(payload)`, when the producer has
+   * it (a new draft's document, written once for storage, the answer and its event): the body
+   * is then built around it instead of serializing the payload again.
+   */
+  readonly payloadJson?: string | undefined
 }
 
 /**
@@ -101,7 +107,11 @@ export const recordAll = (
       const createdAt = Math.floor(now / 1000)
       return events.map((event) => {
         const id = Id.makeAt("evt", now)
-        const body = JSON.stringify({ id, type: event.type, createdAt, payload: event.payload })
+        const body =
+          event.payloadJson === undefined
+            ? JSON.stringify({ id, type: event.type, createdAt, payload: event.payload })
+            : // What `JSON.stringify` writes for that object, keys in that order.
+              `{"id":${JSON.stringify(id)},"type":${JSON.stringify(event.type)},"createdAt":${createdAt},"payload":${event.payloadJson}}`
         return { id, workspaceId, type: event.type, createdAt, payload: event.payload, body }
       })
     })

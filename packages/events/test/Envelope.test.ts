@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as fc from "fast-check"
 import * as Envelope from "../src/Envelope.js"
 import * as EventOutbox from "../src/EventOutbox.js"
 import * as Producer from "../src/Producer.js"
@@ -57,6 +58,24 @@ describe("Envelope", () => {
       const log = yield* EventOutbox.MemoryEventLog
       assert.strictEqual((yield* log.all).length, 1)
     }).pipe(Effect.provide(EventOutbox.layerMemory))
+  )
+
+  it.effect("a payload given as JSON text gives the body JSON.stringify would write, byte for byte", () =>
+    Effect.gen(function* () {
+      const payloads = fc.sample(fc.jsonValue({ maxDepth: 4, stringUnit: "binary" }), { numRuns: 300, seed: 23 })
+      const events = payloads.flatMap((payload) => [
+        { type: "tour-deleted" as const, payload },
+        { type: "tour-deleted" as const, payload, payloadJson: JSON.stringify(payload) }
+      ])
+      const recorded = yield* EventOutbox.recordAll("wsp_1" as WorkspaceId, events)
+      for (let index = 0; index < recorded.length; index += 2) {
+        const plain = recorded[index]!
+        const built = recorded[index + 1]!
+        const { id, type, createdAt, payload } = built
+        assert.strictEqual(built.body, JSON.stringify({ id, type, createdAt, payload }))
+        assert.strictEqual(built.body.replace(built.id, plain.id), plain.body)
+      }
+    })
   )
 
   it("envelopeSchema types one event's envelope", () => {

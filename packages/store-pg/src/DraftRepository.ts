@@ -6,7 +6,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as GroupCommit from "@waybill/core/GroupCommit"
 import type { WorkspaceId } from "@waybill/core/Workspace"
-import { asEncoded, Draft } from "@waybill/drafts/Draft"
+import { Draft, toJson } from "@waybill/drafts/Draft"
 import { DraftRepository, makePage } from "@waybill/drafts/DraftRepository"
 import { type NewEvent, recordAll } from "@waybill/events/EventOutbox"
 import * as Effect from "effect/Effect"
@@ -35,15 +35,17 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
     const sql = yield* SqlClient.SqlClient
     const one = (rows: ReadonlyArray<{ readonly document: unknown }>) =>
       Option.map(Option.fromNullable(rows[0]), (row) => decode(row.document))
-    const row = (draft: Draft) => ({
-      id: draft.id,
-      status: draft.status,
-      document: asEncoded(draft),
-      recurring: draft.recurringSchedule !== null,
-      ends_at: draft.recurringSchedule?.endsAt ?? null,
-      created_at: draft.createdAt,
-      updated_at: draft.updatedAt
-    })
+    // A draft's row as JSON text, its document inside as the draft's own text (`toJson`,
+    // written once for the draft, its answer and its event) rather than serialized again.
+    const rowJson = (draft: Draft) =>
+      `${JSON.stringify({
+        id: draft.id,
+        status: draft.status,
+        recurring: draft.recurringSchedule !== null,
+        ends_at: draft.recurringSchedule?.endsAt ?? null,
+        created_at: draft.createdAt,
+        updated_at: draft.updatedAt
+      }).slice(0, -1)},"document":${toJson(draft)}}`
 
     // The drafts' insert, the rows as one JSON array (see `insertEvents`), the documents inside it
     // as JSON values rather than strings escaped once more; on its own or as a `WITH` clause of
@@ -51,7 +53,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
     const insertDrafts = (workspaceId: WorkspaceId, drafts: ReadonlyArray<Draft>) => sql`
       INSERT INTO drafts (workspace_id, id, status, document, recurring, ends_at, created_at, updated_at)
       SELECT ${workspaceId}, id, status, document, recurring, ends_at, created_at, updated_at
-      FROM json_to_recordset(${JSON.stringify(drafts.map(row))}::json)
+      FROM json_to_recordset(${`[${drafts.map(rowJson).join(",")}]`}::json)
            AS d(id text, status text, document json, recurring boolean, ends_at bigint, created_at bigint,
                 updated_at bigint)`
 
@@ -99,13 +101,11 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
           Effect.map(one),
           Effect.orDie
         ),
-      update: (workspaceId, draft) => {
-        const r = row(draft)
-        return sql`
-          UPDATE drafts SET status = ${r.status}, document = ${JSON.stringify(r.document)}::json,
-                 ends_at = ${r.ends_at}, updated_at = ${r.updated_at}
-          WHERE workspace_id = ${workspaceId} AND id = ${draft.id}`.pipe(Effect.asVoid, Effect.orDie)
-      },
+      update: (workspaceId, draft) =>
+        sql`
+          UPDATE drafts SET status = ${draft.status}, document = ${toJson(draft)}::json,
+                 ends_at = ${draft.recurringSchedule?.endsAt ?? null}, updated_at = ${draft.updatedAt}
+          WHERE workspace_id = ${workspaceId} AND id = ${draft.id}`.pipe(Effect.asVoid, Effect.orDie),
       delete: (workspaceId, id) =>
         sql`DELETE FROM drafts WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
       list: (workspaceId: WorkspaceId, query) =>

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
+import { EventOutbox as EventOutboxTag } from "@waybill/events/EventOutbox"
 import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
 import * as Hmac from "@waybill/signing/Hmac"
 import { DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
@@ -22,6 +23,7 @@ import { forEachBackend } from "./harness.js"
 const NOW = 1_798_000_000_000
 const wsA = Schema.decodeSync(WorkspaceId)("hooks-a")
 const wsB = Schema.decodeSync(WorkspaceId)("hooks-b")
+const wsText = Schema.decodeSync(WorkspaceId)("hooks-text")
 const secret = "an-hmac-secret-of-some-length"
 
 // Each test scripts the receiver through this reference: the status code per delivery attempt.
@@ -70,6 +72,37 @@ forEachBackend(
       Layer.provideMerge(database)
     ),
   (it) => {
+    it.effect("records and delivers a host's event byte for byte, whatever text its payload holds", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        yield* Ref.set(script, [200])
+        yield* register(
+          { url: "https://hooks.example.org/text", events: ["tour-created"], auth: { type: "hmac", secret } },
+          wsText
+        )
+        // What a host's own data may hold: JSON escapes PostgreSQL's json type would refuse
+        // (a NUL, a lone surrogate), quotes, backslashes, line separators, any script.
+        const text = 'a \u0000 b \ud800 c "q" \\ d \u2028 e 東京 😀'
+        const outbox = yield* EventOutboxTag
+        const [event] = yield* outbox.publish(wsText, [
+          {
+            type: "tour-created",
+            payload: { tour: { id: "tour_text", status: text, substatus: null, properties: { [text]: text } } }
+          }
+        ])
+        const stored = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ body: string }>`SELECT body FROM events WHERE id = ${event!.id}`
+        )
+        assert.strictEqual(stored[0]!.body, event!.body)
+        assert.strictEqual(JSON.parse(event!.body).payload.tour.status, text)
+        yield* settle
+        const sent = yield* requestsFor(event!.id)
+        assert.strictEqual(sent.length, 1)
+        assert.strictEqual(sent[0]!.request.body, event!.body)
+      })
+    )
+
     it.effect("delivers the stored body once, signed, and logs the attempt", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(NOW)

@@ -3,7 +3,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Issue from "@waybill/core/Issue"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
-import { apiKeyActor, asEncoded } from "@waybill/drafts/Draft"
+import { apiKeyActor, toJson } from "@waybill/drafts/Draft"
 import type {
   DraftConflict,
   DraftNotFound,
@@ -63,9 +63,12 @@ export const DraftsLive = HttpApiBuilder.group(WaybillApi, "drafts", (handlers) 
     return handlers
       .handle("create", ({ payload }) =>
         drafts.create(payload).pipe(
-          // The answer is written from the draft as it is (see `asEncoded`): the schema's encode
-          // would walk the whole document only to give it back unchanged.
-          Effect.map((draft) => HttpServerResponse.unsafeJson(asEncoded(draft), { status: 201 })),
+          // The answer is the draft's own text (`toJson`, written once for storage, this answer
+          // and its event): the schema's encode would walk the whole document only to give it
+          // back unchanged.
+          Effect.map((draft) =>
+            HttpServerResponse.text(toJson(draft), { status: 201, contentType: "application/json" })
+          ),
           Effect.catchTag("ValidationError", badRequest)
         )
       )
