@@ -95,11 +95,18 @@ forEachServer(
         const healthy = yield* receiver()
         const silent = yield* rawReceiver(() => {})
         const resetting = yield* rawReceiver((socket) => socket.resetAndDestroy())
+        // It answers one request per connection, so it says so (`connection: close`) and closes
+        // it: a kept-alive connection would carry the next delivery to a receiver that no longer
+        // listens, and that delivery would time out (seen in CI, one run in many).
         const trickling = yield* rawReceiver((socket) => {
-          socket.write("HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\n")
+          socket.write("HTTP/1.1 200 OK\r\ncontent-length: 6\r\nconnection: close\r\n\r\n")
           let sent = 0
           const timer = setInterval(() => {
-            if (socket.destroyed || sent === 6) return clearInterval(timer)
+            if (socket.destroyed) return clearInterval(timer)
+            if (sent === 6) {
+              clearInterval(timer)
+              return socket.end()
+            }
             socket.write("x")
             sent++
           }, 100)
