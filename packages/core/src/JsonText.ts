@@ -48,23 +48,38 @@ const SUSPICIOUS_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/
  */
 export const mayHoldTextIssues = (json: string): boolean => SUSPICIOUS_ESCAPE.test(json)
 
+// A container being walked; its path is built only for an issue, from the parents (as in
+// `JsonDepth`), so a clean value costs no string building.
 interface Frame {
   readonly container: Record<string, unknown>
   readonly keys: ReadonlyArray<string>
   readonly isArray: boolean
-  readonly path: string
+  readonly parent: Frame | undefined
+  /** This container's segment of the path under its parent. */
+  readonly segment: string
   readonly depth: number
   next: number
 }
 
-const frameOf = (value: object, path: string, depth: number): Frame => ({
+const frameOf = (value: object, parent: Frame | undefined, segment: string): Frame => ({
   container: value as Record<string, unknown>,
   keys: Object.keys(value),
   isArray: Array.isArray(value),
-  path,
-  depth,
+  parent,
+  segment,
+  depth: parent === undefined ? 1 : parent.depth + 1,
   next: 0
 })
+
+const pathOf = (frame: Frame, ...below: ReadonlyArray<string>): string => {
+  const segments: Array<string> = [...below]
+  for (let at: Frame | undefined = frame; at !== undefined; at = at.parent) segments.unshift(at.segment)
+  return Issue.joinPath(...segments)
+}
+
+// A key's segment: itself, or quoted when it is the key at fault, so the path shows its escapes.
+const segmentOf = (key: string, keyProblem: string | undefined) =>
+  keyProblem === undefined ? key : JSON.stringify(key)
 
 /**
  * Every string and key of a JSON value that cannot be stored as text (see `problemOf`), as
@@ -82,7 +97,7 @@ export const textIssues = (value: unknown, path = ""): ReadonlyArray<Issue.Issue
   }
   if (typeof value !== "object" || value === null) return []
   const issues: Array<Issue.Issue> = []
-  const stack: Array<Frame> = [frameOf(value, path, 1)]
+  const stack: Array<Frame> = [frameOf(value, undefined, path)]
   while (stack.length > 0 && issues.length < maxIssues) {
     const frame = stack[stack.length - 1]!
     if (frame.next === frame.keys.length) {
@@ -91,14 +106,13 @@ export const textIssues = (value: unknown, path = ""): ReadonlyArray<Issue.Issue
     }
     const key = frame.keys[frame.next++]!
     const keyProblem = frame.isArray ? undefined : problemOf(key)
-    if (keyProblem !== undefined) issues.push(Issue.make(frame.path, `has a key that ${keyProblem}`))
+    if (keyProblem !== undefined) issues.push(Issue.make(pathOf(frame), `has a key that ${keyProblem}`))
     const child = frame.container[key]
-    const childPath = Issue.joinPath(frame.path, keyProblem === undefined ? key : JSON.stringify(key))
     if (typeof child === "string") {
       const problem = problemOf(child)
-      if (problem !== undefined) issues.push(Issue.make(childPath, problem))
+      if (problem !== undefined) issues.push(Issue.make(pathOf(frame, segmentOf(key, keyProblem)), problem))
     } else if (typeof child === "object" && child !== null && frame.depth < maxDepth) {
-      stack.push(frameOf(child, childPath, frame.depth + 1))
+      stack.push(frameOf(child, frame, segmentOf(key, keyProblem)))
     }
   }
   return issues.slice(0, maxIssues)
