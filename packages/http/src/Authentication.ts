@@ -36,6 +36,26 @@ const refused = Effect.fail(
 )
 
 /**
+ * The workspace of an `Authorization` header's key, or the one `Unauthorized` whatever the reason:
+ * what the middleware runs, and what routes served outside the API definition run the same way.
+ *
+ * @since 0.1.0
+ * @category authentication
+ */
+export const authenticate = (
+  keys: ApiKeys["Type"],
+  header: string | undefined
+): Effect.Effect<CurrentWorkspace["Type"], Unauthorized> => {
+  const match = header === undefined ? null : BEARER.exec(header)
+  if (match === null) return refused
+  return Effect.flatMap(keys.authenticate(Redacted.make(match[1]!)), (principal) =>
+    Option.isNone(principal)
+      ? refused
+      : Effect.succeed({ id: principal.value.workspaceId, apiKeyId: principal.value.apiKeyId })
+  )
+}
+
+/**
  * The middleware over the `ApiKeys` service.
  *
  * @since 0.1.0
@@ -46,15 +66,9 @@ export const layer: Layer.Layer<Authentication, never, ApiKeys> = Layer.effect(
   Effect.map(ApiKeys, (keys) =>
     Authentication.of({
       apiKey: () =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const header = request.headers.authorization
-          const match = header === undefined ? null : BEARER.exec(header)
-          if (match === null) return yield* refused
-          const principal = yield* keys.authenticate(Redacted.make(match[1]!))
-          if (Option.isNone(principal)) return yield* refused
-          return { id: principal.value.workspaceId, apiKeyId: principal.value.apiKeyId }
-        })
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          authenticate(keys, request.headers.authorization)
+        )
     })
   )
 )

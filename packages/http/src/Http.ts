@@ -14,7 +14,6 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as OpenApi from "@effect/platform/OpenApi"
 import type { ApiKeys } from "@waybill/core/ApiKeys"
-import { Availability } from "@waybill/core/Availability"
 import type { Transactor } from "@waybill/core/Transactor"
 import type { DraftService } from "@waybill/drafts/DraftService"
 import type { ReferenceData } from "@waybill/drafts/ReferenceData"
@@ -29,26 +28,8 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
-import * as Option from "effect/Option"
-import { WaybillApi } from "./Api.js"
-import * as Authentication from "./Authentication.js"
-import { ConsoleLive } from "./internal/consoleHttp.js"
-import { checkBodies, describeFailures } from "./internal/contractErrors.js"
-import { DraftsLive, ProductsLive } from "./internal/draftsHttp.js"
-import { ReferenceDataLive } from "./internal/referenceDataHttp.js"
-import { SystemLive } from "./internal/systemHttp.js"
-import { ToursLive } from "./internal/toursHttp.js"
-import { WebhooksLive } from "./internal/webhooksHttp.js"
-
-// With storage that can be unreachable (an Availability layer), its outages are 503s, not 500s.
-const DescribeFailuresLive = Layer.unwrapEffect(
-  Effect.map(Effect.serviceOption(Availability), (availability) =>
-    HttpApiBuilder.middleware(
-      WaybillApi,
-      describeFailures(Option.match(availability, { onNone: () => () => false, onSome: (port) => port.isOutage }))
-    )
-  )
-)
+import { layerApiWith } from "./internal/apiLayer.js"
+import { checkBodies } from "./internal/contractErrors.js"
 
 /**
  * What the API needs from the embedder: the ports behind the endpoints.
@@ -68,24 +49,14 @@ export type Requirements =
   | Transactor
 
 /**
- * The API with every handler, over its ports.
+ * The API with every handler, over its ports. `POST /drafts` and `POST /events`, the endpoints a
+ * host calls for every draft and event, are answered ahead of the HttpApi router, by the same
+ * handlers with the same authentication and error bodies (docs/decisions.md, Throughput).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = HttpApiBuilder.api(WaybillApi).pipe(
-  Layer.provide([
-    SystemLive,
-    ReferenceDataLive,
-    DraftsLive,
-    ProductsLive,
-    ToursLive,
-    WebhooksLive,
-    ConsoleLive,
-    DescribeFailuresLive
-  ]),
-  Layer.provide(Authentication.layer)
-)
+export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = layerApiWith({ directRoutes: true })
 
 /**
  * One INFO line per request, `GET /drafts?limit=5 200 3ms`, after the response is built. Turned

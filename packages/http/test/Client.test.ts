@@ -1,70 +1,12 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import * as ApiKeys from "@waybill/core/ApiKeys"
-import * as Transactor from "@waybill/core/Transactor"
-import { WorkspaceId } from "@waybill/core/Workspace"
-import * as DraftService from "@waybill/drafts/DraftService"
-import type { ReferenceDataSet } from "@waybill/drafts/ReferenceData"
-import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
-import * as TourQuery from "@waybill/recurring/TourQuery"
-import * as TourRepository from "@waybill/recurring/TourRepository"
-import * as VehicleClass from "@waybill/recurring/VehicleClass"
-import * as DeliveryStore from "@waybill/webhooks/DeliveryStore"
-import * as Dispatcher from "@waybill/webhooks/Dispatcher"
-import * as FailureAlerts from "@waybill/webhooks/FailureAlerts"
-import * as HostResolver from "@waybill/webhooks/HostResolver"
-import * as HttpSender from "@waybill/webhooks/HttpSender"
-import * as OutboxReader from "@waybill/webhooks/OutboxReader"
-import * as SecretBox from "@waybill/webhooks/SecretBox"
-import * as WebhookRepository from "@waybill/webhooks/WebhookRepository"
-import * as WebhookService from "@waybill/webhooks/WebhookService"
-import { Effect, Either, Layer, ParseResult, Redacted, Schema } from "effect"
+import { Effect, Either, Layer, ParseResult, Redacted } from "effect"
 import * as ApiError from "../src/ApiError.js"
 import * as Client from "../src/Client.js"
 import * as Http from "../src/Http.js"
+import { keyA, keyB, master, ports } from "./fixtures.js"
 
-const referenceData: ReferenceDataSet = {
-  transportShapes: [
-    {
-      id: "shape_line",
-      name: "Line haul",
-      outputs: ["tour"],
-      recurring: { enabled: true },
-      requiredFields: ["transport.tour.vehicleClass"]
-    }
-  ],
-  vehicleClasses: [{ id: "vc_12t", name: "12 t rigid", maxWeightKg: 5000, rank: 1 }],
-  products: [{ id: "prod_ftl", name: "FTL booking" }]
-}
-
-const keyA = "client-test-key-workspace-a"
-const keyB = "client-test-key-workspace-b"
-
-// The API over in-memory ports, served in-process by the web handler. One outbox and one
-// transactor are shared by drafts and webhooks.
-const ports = Layer.mergeAll(
-  ApiKeys.layer([
-    { workspaceId: Schema.decodeSync(WorkspaceId)("ws-a"), key: Redacted.make(keyA) },
-    { workspaceId: Schema.decodeSync(WorkspaceId)("ws-b"), key: Redacted.make(keyB) }
-  ]).pipe(Layer.provide(ApiKeys.layerStoreMemory)),
-  DraftService.layerMemory(referenceData),
-  TourQuery.layerMemory.pipe(Layer.provide(TourRepository.layerMemory)),
-  VehicleClass.layerFromList(referenceData.vehicleClasses),
-  Layer.mergeAll(WebhookService.layer({ allowPrivateTargets: false }), Dispatcher.layer()).pipe(
-    Layer.provide(
-      Layer.mergeAll(
-        WebhookRepository.layerMemory,
-        DeliveryStore.layerMemory,
-        FailureAlerts.layerMemory,
-        SecretBox.layerMemory,
-        HostResolver.layerNone,
-        PropertyDefinition.layerFixed([]),
-        HttpSender.layerScripted(() => Effect.succeed({ statusCode: 200 }))
-      )
-    )
-  )
-).pipe(Layer.provideMerge(Layer.mergeAll(OutboxReader.layerMemory, Transactor.layerMemory)))
-
+// The API over in-memory ports, served in-process by the web handler.
 const web = Http.toWebHandler(ports)
 afterAll(() => web.dispose())
 
@@ -100,23 +42,6 @@ const withClient = <A, E>(
     Effect.provide(httpClient(seen, options.prefix))
   )
 }
-
-const master = {
-  origin: "manual",
-  status: "draft",
-  name: "Line {{ weekday }}",
-  transportShapeId: "shape_line",
-  transport: {
-    multiStopData: {
-      stops: [
-        { address: { city: "Hamburg" }, timeWindow: { from: "06:00", to: "08:00" } },
-        { address: { city: "Berlin" }, timeWindow: { from: "13:00", to: "15:00" } }
-      ]
-    },
-    tour: { vehicleClass: "vc_12t" }
-  },
-  recurringSchedule: { cronExpressions: ["0 6 * * 1-5"], timezone: "Europe/Berlin", leadTimeDays: 7 }
-} as const
 
 describe("Client", () => {
   it.live("sends Authorization: Bearer <key> to the base URL and decodes typed responses", () =>

@@ -110,7 +110,41 @@ export const layerGroupCommit: Layer.Layer<GroupCommit, never, EventOutbox> = La
 )
 
 /**
- * Records a `POST /events` body in the caller's workspace.
+ * Records `POST /events` bodies in the caller's workspace, over the `EventOutbox` and, when one is
+ * in context, the `GroupCommit` it was built with: a handler called for every event resolves
+ * them once, not on each call.
+ *
+ * @since 0.1.0
+ * @category publishing
+ */
+export const publisher: Effect.Effect<
+  (input: unknown) => Effect.Effect<RecordedEvent, ValidationError.ValidationError, CurrentWorkspace>,
+  never,
+  EventOutbox
+> = Effect.gen(function* () {
+  const outbox = yield* EventOutbox
+  const groupCommit = yield* Effect.serviceOption(GroupCommit)
+  // `publish` is atomic by itself: one event needs no transaction of its own. With a
+  // `GroupCommit`, it shares a write with the events published meanwhile.
+  const record = Option.match(groupCommit, {
+    onNone: () => (workspaceId: WorkspaceId, event: NewEvent) =>
+      Effect.map(outbox.publish(workspaceId, [event]), (recorded) => recorded[0]!),
+    onSome: (commit) => commit.record
+  })
+  return (input: unknown) =>
+    Effect.flatMap(CurrentWorkspace, (workspace) =>
+      Either.match(decodeEvent(input), {
+        onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "event")),
+        onRight: (event) => record(workspace.id, event)
+      })
+    ).pipe(
+      // No stack trace for the span: it would cost an `Error` on every event.
+      Effect.withSpan("EventIntake.publish", { captureStackTrace: false })
+    )
+})
+
+/**
+ * Records a `POST /events` body in the caller's workspace (`publisher`, resolved for this call).
  *
  * @since 0.1.0
  * @category publishing
@@ -118,20 +152,4 @@ export const layerGroupCommit: Layer.Layer<GroupCommit, never, EventOutbox> = La
 export const publish = (
   input: unknown
 ): Effect.Effect<RecordedEvent, ValidationError.ValidationError, EventOutbox | CurrentWorkspace> =>
-  Effect.gen(function* () {
-    const workspace = yield* CurrentWorkspace
-    const event = yield* Either.match(decodeEvent(input), {
-      onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "event")),
-      onRight: Effect.succeed
-    })
-    // `publish` is atomic by itself: one event needs no transaction of its own. With a
-    // `GroupCommit` in context, it shares a write with the events published meanwhile.
-    const groupCommit = yield* Effect.serviceOption(GroupCommit)
-    if (Option.isSome(groupCommit)) return yield* groupCommit.value.record(workspace.id, event)
-    const outbox = yield* EventOutbox
-    const recorded = yield* outbox.publish(workspace.id, [event])
-    return recorded[0]!
-  }).pipe(
-    // No stack trace for the span: it would cost an `Error` on every event.
-    Effect.withSpan("EventIntake.publish", { captureStackTrace: false })
-  )
+  Effect.flatMap(publisher, (record) => record(input))

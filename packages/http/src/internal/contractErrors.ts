@@ -76,6 +76,16 @@ const tooLarge = () =>
     "close"
   )
 
+// The JSON value of every request whose body `checkBody` read and accepted.
+const checkedBodies = new WeakMap<HttpServerRequest.HttpServerRequest, unknown>()
+
+/**
+ * The body the checks read, parsed and accepted for this request, or nothing when it had none
+ * (a method without a body, an empty body) or was not seen by `checkBodies`.
+ */
+export const checkedBody = (request: HttpServerRequest.HttpServerRequest): Option.Option<unknown> =>
+  checkedBodies.has(request) ? Option.some(checkedBodies.get(request)) : Option.none()
+
 /**
  * Checks a request body before routing: JSON media type (415), size (413), well-formed JSON and
  * at most `JsonDepth.maxDepth` levels of nesting (400). Returns the response to send instead, or
@@ -148,6 +158,7 @@ const checkBody = (
       Object.assign(request, { textEffect: Effect.succeed(text.right) })
       Object.defineProperty(request, "json", { value: Effect.succeed(parsed) })
     }
+    checkedBodies.set(request, parsed)
     return undefined
   })
 

@@ -56,22 +56,26 @@ const occurrences = (drafts: DraftService["Type"], policy: VehicleClassPolicy["T
     return { data }
   })
 
+/**
+ * `POST /drafts`: 201 with the new draft, or 400 with every issue. The answer is the draft's own
+ * text (`toJson`, written once for storage, this answer and its event): the schema's encode would
+ * walk the whole document only to give it back unchanged.
+ */
+export const createDraft =
+  (drafts: DraftService["Type"]) =>
+  (payload: unknown): Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest, CurrentWorkspace> =>
+    drafts.create(payload).pipe(
+      Effect.map((draft) => HttpServerResponse.text(toJson(draft), { status: 201, contentType: "application/json" })),
+      Effect.catchTag("ValidationError", badRequest)
+    )
+
 export const DraftsLive = HttpApiBuilder.group(WaybillApi, "drafts", (handlers) =>
   Effect.gen(function* () {
     const drafts = yield* DraftService
     const policy = yield* VehicleClassPolicy
+    const create = createDraft(drafts)
     return handlers
-      .handle("create", ({ payload }) =>
-        drafts.create(payload).pipe(
-          // The answer is the draft's own text (`toJson`, written once for storage, this answer
-          // and its event): the schema's encode would walk the whole document only to give it
-          // back unchanged.
-          Effect.map((draft) =>
-            HttpServerResponse.text(toJson(draft), { status: 201, contentType: "application/json" })
-          ),
-          Effect.catchTag("ValidationError", badRequest)
-        )
-      )
+      .handle("create", ({ payload }) => create(payload))
       .handle("list", ({ urlParams }) => drafts.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)))
       .handle("get", ({ path }) => drafts.get(path.id).pipe(Effect.catchTag("DraftNotFound", notFound)))
       .handle("delete", ({ path }) =>

@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { ValidationError } from "@waybill/core/ValidationError"
+import type { CurrentWorkspace } from "@waybill/core/Workspace"
 import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import * as EventIntake from "@waybill/webhooks/EventIntake"
 import type { DeliveryNotFound, DeliveryPending } from "@waybill/webhooks/Replay"
@@ -16,10 +17,28 @@ const notFound = (error: WebhookNotFound | DeliveryNotFound) =>
 const conflict = (error: DeliveryPending) =>
   Effect.fail(new Conflict({ code: "conflict", message: error.message, issues: [] }))
 
+/**
+ * `POST /events`: 202 with the recorded event's id, or 400 with every issue. The dispatcher is
+ * hurried once the event is committed instead of waiting for its next poll; the answer is written
+ * as it is (the success schema's encode would only give `{ id }` back).
+ */
+export const publishEvent =
+  (
+    publish: Effect.Effect.Success<typeof EventIntake.publisher>,
+    dispatcher: Dispatcher["Type"]
+  ): ((payload: unknown) => Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest, CurrentWorkspace>) =>
+  (payload) =>
+    publish(payload).pipe(
+      Effect.tap(() => dispatcher.wake),
+      Effect.map((event) => HttpServerResponse.unsafeJson({ id: event.id }, { status: 202 })),
+      Effect.catchTag("ValidationError", badRequest)
+    )
+
 export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handlers) =>
   Effect.gen(function* () {
     const webhooks = yield* WebhookService
     const dispatcher = yield* Dispatcher
+    const publish = publishEvent(yield* EventIntake.publisher, dispatcher)
     return handlers
       .handle("register", ({ payload }) =>
         webhooks.register(payload).pipe(Effect.catchTag("ValidationError", badRequest))
@@ -54,14 +73,6 @@ export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handle
       .handle("alerts", ({ urlParams }) =>
         webhooks.alerts(urlParams).pipe(Effect.catchTag("ValidationError", badRequest))
       )
-      .handle("publish", ({ payload }) =>
-        EventIntake.publish(payload).pipe(
-          // Committed: hurry the dispatcher instead of waiting for its next poll.
-          Effect.tap(() => dispatcher.wake),
-          // Written as it is: the success schema's encode would only give `{ id }` back.
-          Effect.map((event) => HttpServerResponse.unsafeJson({ id: event.id }, { status: 202 })),
-          Effect.catchTag("ValidationError", badRequest)
-        )
-      )
+      .handle("publish", ({ payload }) => publish(payload))
   })
 )
