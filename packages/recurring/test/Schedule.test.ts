@@ -216,6 +216,43 @@ describe("validateSchedule", () => {
     )
   })
 
+  it("accepts exactly what the schema decodes strictly, and gives the schema's value", () => {
+    // The whole-schema path settles null and absent fields itself and checks the decoded side
+    // once; it must agree with the schema's own strict decoding, down to the order of the keys.
+    const strict = Schema.decodeUnknownEither(Schedule.RecurringSchedule, { onExcessProperty: "error" })
+    const near = <A>(...values: ReadonlyArray<A>) => fc.oneof(fc.constantFrom(...values), fc.jsonValue({ maxDepth: 2 }))
+    const schedule = fc.record(
+      {
+        cronExpressions: near<unknown>(["0 6 * * 1-5"], ["30 7 * * 6", "0 6 * * 1-5"], [], ["0 25 * * *"]),
+        timezone: near<unknown>("Europe/Berlin", "UTC", "Mars/Olympus_Mons"),
+        leadTimeDays: near<unknown>(0, 7, 365, 366, -1, 1.5),
+        startsAt: near<unknown>(NOW + 86_400, NOW - 60, 1.5, -1, null, undefined),
+        endsAt: near<unknown>(NOW + 400 * 86_400, NOW + 3600, 253402300800, null, undefined),
+        weekdayTimeOffsets: near<unknown>({ sat: 60 }, { sun: -30, mon: 15 }, {}, { funday: 5 }, { sat: null }, null),
+        vehicleClassAdjustmentStrategy: near<unknown>("preserve", "recalculate", "shrink", null, undefined)
+      },
+      { requiredKeys: [] }
+    )
+    fc.assert(
+      fc.property(schedule, fc.boolean(), (given, reversed) => {
+        // Keys in either order: the value must come out in the schema's.
+        const input = reversed ? Object.fromEntries(Object.entries(given).reverse()) : given
+        const present = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined))
+        const expected = strict(present)
+        const result = Schedule.validateSchedule(input, NOW, { phase: "create" })
+        if (Either.isLeft(expected)) {
+          assert.isTrue(Either.isLeft(result), JSON.stringify(input))
+        } else if (Either.isRight(result)) {
+          assert.strictEqual(JSON.stringify(result.right), JSON.stringify(expected.right))
+        } else {
+          // Taken whole, only the rules across fields (the validity window) remain.
+          for (const issue of result.left) assert.include(["startsAt", "endsAt"], issue.path, JSON.stringify(input))
+        }
+      }),
+      { numRuns: 3000 }
+    )
+  })
+
   it("decodes through the schema alone for callers that only need the shape", () => {
     const { vehicleClassAdjustmentStrategy: _, ...withoutStrategy } = valid
     const decoded = Schema.decodeUnknownSync(Schedule.RecurringSchedule)(withoutStrategy)
