@@ -57,6 +57,13 @@ export * as JsonText from "./JsonText.js"
 export * as RandomBytes from "./RandomBytes.js"
 
 /**
+ * Spans on hot paths, made only when a tracer is on.
+ *
+ * @since 0.1.0
+ */
+export * as Tracing from "./Tracing.js"
+
+/**
  * The unit-of-work port.
  *
  * @since 0.1.0

@@ -8,6 +8,7 @@
  */
 import * as Id from "@waybill/core/Id"
 import * as Issue from "@waybill/core/Issue"
+import * as Tracing from "@waybill/core/Tracing"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
@@ -162,8 +163,9 @@ export const make = Effect.gen(function* () {
   const outbox = yield* EventOutbox
   const transactor = yield* Transactor
 
-  // Untraced, with a span of its own without a stack trace: `Effect.fn` makes an `Error` for the
-  // call site on every call, which costs as much as some of the draft's checks.
+  // Untraced, with a span of its own without a stack trace, made only while a tracer is on:
+  // `Effect.fn` makes an `Error` for the call site on every call, which costs as much as some of
+  // the draft's checks, and any span copies the fiber's context.
   const create = Effect.fnUntraced(
     function* (request: unknown) {
       const workspace = yield* CurrentWorkspace
@@ -190,7 +192,7 @@ export const make = Effect.gen(function* () {
           )
       return draft
     },
-    Effect.withSpan("DraftService.create", { captureStackTrace: false })
+    Tracing.withSpan("DraftService.create", { captureStackTrace: false })
   )
 
   const get = Effect.fn("DraftService.get")(function* (id: string) {

@@ -8,6 +8,7 @@
 import * as GroupCommitWriter from "@waybill/core/GroupCommit"
 import * as Issue from "@waybill/core/Issue"
 import * as JsonDepth from "@waybill/core/JsonDepth"
+import * as Tracing from "@waybill/core/Tracing"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent, type RecordedEvent } from "@waybill/events/EventOutbox"
@@ -138,8 +139,9 @@ export const publisher: Effect.Effect<
         onRight: (event) => record(workspace.id, event)
       })
     ).pipe(
-      // No stack trace for the span: it would cost an `Error` on every event.
-      Effect.withSpan("EventIntake.publish", { captureStackTrace: false })
+      // No stack trace for the span: it would cost an `Error` on every event; and no span at all
+      // while no tracer is on.
+      Tracing.withSpan("EventIntake.publish", { captureStackTrace: false })
     )
 })
 

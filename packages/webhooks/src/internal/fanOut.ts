@@ -7,6 +7,7 @@
  * in the steady state a delivery costs one write.
  */
 import * as Random_ from "@waybill/core/RandomBytes"
+import * as Tracing from "@waybill/core/Tracing"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -114,7 +115,7 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
     }
     fan.readLimit = Math.min(settings.fanOutBatchSize, 2 * fan.readLimit)
     return events.length < limit ? ("idle" as const) : ("more" as const)
-  }).pipe(Effect.withSpan("Dispatcher.fanOut"))
+  }).pipe(Tracing.withSpan("Dispatcher.fanOut"))
 
 // Records batches in order: their deliveries inserted (with the results in so far) and the
 // outbox position moved past them, in one transaction, only while this loop holds the
