@@ -1,7 +1,10 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { DraftService } from "@waybill/drafts/DraftService"
 import { Effect, Layer } from "effect"
@@ -141,6 +144,24 @@ describe("direct routes", () => {
       }
       assert.isFalse(yield* taken("/webhooks", { method: "POST", headers: json, body: "{}" }))
     }).pipe(Effect.provide(ports))
+  )
+
+  it.scoped("take them over node:http too, where the body checks run as the server's middleware", () =>
+    Effect.gen(function* () {
+      const serve = yield* DirectRoutes.make
+      const router = Effect.succeed(HttpServerResponse.text("router", { status: 299 }))
+      yield* HttpServer.serveEffect(checkBodies)(serve(router))
+      const client = yield* HttpClient.HttpClient
+      const status = (path: string) =>
+        HttpClientRequest.post(path).pipe(
+          HttpClientRequest.bearerToken(keyA),
+          HttpClientRequest.bodyUnsafeJson(validEvent),
+          client.execute,
+          Effect.map((response) => response.status)
+        )
+      assert.strictEqual(yield* status("/events"), 202)
+      assert.strictEqual(yield* status("/events/"), 299)
+    }).pipe(Effect.provide(NodeHttpServer.layerTest), Effect.provide(ports))
   )
 
   it.live("answer every request as the router does: status, headers and body", () =>
