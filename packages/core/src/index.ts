@@ -43,6 +43,13 @@ export * as Issue from "./Issue.js"
 export * as JsonDepth from "./JsonDepth.js"
 
 /**
+ * JSON from outside checked in one walk: nesting, reserved keys, finite numbers, storable text.
+ *
+ * @since 0.1.0
+ */
+export * as JsonInput from "./JsonInput.js"
+
+/**
  * Text that can be stored: no NUL characters, no unpaired surrogates.
  *
  * @since 0.1.0

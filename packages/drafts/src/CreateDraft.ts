@@ -4,8 +4,7 @@
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
-import * as JsonDepth from "@waybill/core/JsonDepth"
-import * as JsonText from "@waybill/core/JsonText"
+import * as JsonInput from "@waybill/core/JsonInput"
 import * as Schedule from "@waybill/recurring/Schedule"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -159,8 +158,10 @@ const inherit = <K extends Copied>(
  * `inboxId` on decode drafts only, an existing template, a known transport shape (required,
  * directly or from the template), `{{ weekday }}` / `{{ date }}` as the only name placeholders,
  * and, for a recurring master, the seven rules of contract §2 (schedule checked by
- * `@waybill/recurring`). A body nested deeper than `JsonDepth.maxDepth` gets that one issue. The
- * transport is otherwise stored as given.
+ * `@waybill/recurring`). A body nested deeper than `JsonDepth.maxDepth` gets that one issue; a
+ * `__proto__`, `constructor` or `prototype` key, a number that is not finite, or text that cannot
+ * be stored is refused at its path, anywhere (`JsonInput`). The transport is otherwise stored as
+ * given.
  *
  * @since 0.1.0
  * @category validation
@@ -170,13 +171,14 @@ export const validateCreate = (
   context: CreateContext
 ): Either.Either<Draft, ReadonlyArray<Issue.Issue>> => {
   if (!isObject(input)) return Either.left([Issue.make("", "must be a JSON object")])
-  const tooDeep = JsonDepth.depthIssue(input)
-  if (Option.isSome(tooDeep)) return Either.left([tooDeep.value])
+  // One walk: nesting, reserved keys, non-finite numbers, and text PostgreSQL could not store
+  // fail here, at their paths, not in the write (or silently in it, as `null`).
+  const checked = JsonInput.inspect(input)
+  if (checked.tooDeep !== undefined) return Either.left([checked.tooDeep])
 
   const decoded = decodeFields(input)
   const { malformed, request } = decoded
-  // Text PostgreSQL could not store fails here, at its path, not in the write.
-  const issues: Array<Issue.Issue> = [...decoded.issues, ...JsonText.textIssues(input)]
+  const issues: Array<Issue.Issue> = [...decoded.issues, ...checked.issues]
   const templateDraftId = request.templateDraftId ?? null
   const template = templateDraftId === null ? Option.none() : context.template
   const templateMissing = templateDraftId !== null && Option.isNone(template)

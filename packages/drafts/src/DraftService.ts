@@ -8,6 +8,7 @@
  */
 import * as Id from "@waybill/core/Id"
 import * as Issue from "@waybill/core/Issue"
+import * as JsonInput from "@waybill/core/JsonInput"
 import * as Tracing from "@waybill/core/Tracing"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
@@ -97,8 +98,9 @@ export class DraftService extends Context.Tag("@waybill/drafts/DraftService")<
     readonly delete: (id: string) => Effect.Effect<void, DraftNotFound | DraftConflict, CurrentWorkspace>
     /**
      * `POST /drafts/{id}/actions` → 200, performed by `actor` (any non-empty type; a malformed
-     * actor fails with a `ValidationError` at `actor.*`). Emits the lifecycle event and
-     * `transport-draft-action-created`.
+     * actor fails with a `ValidationError` at `actor.*`, as does a reserved key, a number that is
+     * not finite or text that cannot be stored in the request or the actor). Emits the lifecycle
+     * event and `transport-draft-action-created`.
      */
     readonly act: (
       id: string,
@@ -265,6 +267,9 @@ export const make = Effect.gen(function* () {
 
   const act = Effect.fn("DraftService.act")(function* (id: string, request: ActionRequest, actor: Actor) {
     const workspace = yield* CurrentWorkspace
+    // What HTTP refuses in any body, refused for callers that skip it: the action is stored.
+    const refused = [...JsonInput.issues(request), ...JsonInput.issues(actor, { path: "actor" })]
+    if (refused.length > 0) return yield* Effect.fail(ValidationError.fromIssues(refused))
     const checked = yield* Schema.decodeUnknown(Actor, { errors: "all" })(actor).pipe(
       Effect.mapError((error) => ValidationError.fromIssues(Issue.fromParseError(error, "actor")))
     )

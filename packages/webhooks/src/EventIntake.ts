@@ -7,7 +7,7 @@
  */
 import * as GroupCommitWriter from "@waybill/core/GroupCommit"
 import * as Issue from "@waybill/core/Issue"
-import * as JsonDepth from "@waybill/core/JsonDepth"
+import * as JsonInput from "@waybill/core/JsonInput"
 import * as Tracing from "@waybill/core/Tracing"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
@@ -47,19 +47,23 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 /**
  * Checks a `POST /events` body: every issue, or the event to record with its payload redacted.
  * A body nested deeper than `JsonDepth.maxDepth` levels (contract §1) gets the one issue where
- * the limit is crossed, as over HTTP, before anything recursive sees it.
+ * the limit is crossed, as over HTTP, before anything recursive sees it; a `__proto__`,
+ * `constructor` or `prototype` key or a number that is not finite is refused at its path,
+ * anywhere in the payload (`JsonInput`).
  *
  * @since 0.1.0
  * @category validation
  */
 export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArray<Issue.Issue>> => {
-  const tooDeep = JsonDepth.depthIssue(input)
-  if (Option.isSome(tooDeep)) return Either.left([tooDeep.value])
+  // Text is left alone: the outbox stores an event's body as text, whatever it holds.
+  const checked = JsonInput.inspect(input, { text: false })
+  if (checked.tooDeep !== undefined) return Either.left([checked.tooDeep])
   if (!isRecord(input)) return Either.left([Issue.make("", "must be a JSON object")])
   const issues: Array<Issue.Issue> = []
   for (const key of Object.keys(input)) {
     if (key !== "type" && key !== "payload") issues.push(Issue.make(key, "is not a known field"))
   }
+  issues.push(...checked.issues.filter((issue) => !Object.hasOwn(input, issue.path)))
   const type = Object.hasOwn(input, "type") ? input.type : undefined
   const payload = Object.hasOwn(input, "payload") ? input.payload : undefined
   if (type === undefined) issues.push(Issue.make("type", "is required"))

@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
-import * as JsonText from "@waybill/core/JsonText"
+import * as JsonInput from "@waybill/core/JsonInput"
 import { type EventType, isEventType } from "@waybill/events/EventType"
 import { filterFields } from "@waybill/events/FilterFields"
 import type { PropertyDefinition } from "@waybill/events/PropertyDefinition"
@@ -397,8 +397,10 @@ export const maskedSecretIssues = (input: unknown, storedType: "basic" | "bearer
 /**
  * Validates a registration request. On failure, every issue found, each with its dotted path
  * (`url`, `events.2`, `filters.tour-created.conditions.0.value`, `auth.secret`, …); messages
- * never quote a secret. On success, the registration with `match` filled into every filter
- * group and the secret wrapped in `Redacted`.
+ * never quote a secret. A reserved key (`__proto__`, `constructor`, `prototype`), a number that
+ * is not finite or text that cannot be stored is refused at its path, anywhere (`JsonInput`). On
+ * success, the registration with `match` filled into every filter group and the secret wrapped
+ * in `Redacted`.
  *
  * @since 0.1.0
  * @category validation
@@ -425,10 +427,11 @@ export const validateRegistration = (
   issues.push(...auth.issues)
   const description = validateDescription(own(input, "description"))
   issues.push(...description.issues)
-  // Text PostgreSQL could not store fails here, at its path (never quoting it), not in the write;
-  // where a field's own check already refused it, that issue says enough.
+  // Reserved keys, non-finite numbers and text PostgreSQL could not store fail here, at their
+  // paths (never quoting the value), not in the write; where a field's own check already refused
+  // a value, that issue says enough. A value nested too deep is refused by its field's own check.
   const reported = new Set(issues.map((issue) => issue.path))
-  issues.push(...JsonText.textIssues(input).filter((issue) => !reported.has(issue.path)))
+  issues.push(...JsonInput.inspect(input).issues.filter((issue) => !reported.has(issue.path)))
   if (issues.length > 0 || events.events === undefined || auth.auth === undefined) {
     return Either.left(issues)
   }

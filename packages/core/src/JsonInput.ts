@@ -1,0 +1,167 @@
+/**
+ * JSON taken from outside, checked in one walk before anything else sees it (contract §1): at
+ * most `JsonDepth.maxDepth` levels of nesting, no `__proto__`, `constructor` or `prototype` key
+ * anywhere, every number finite, and every string and key text that can be stored (`JsonText`).
+ * The HTTP body check runs it on every body; the library's validators run it for callers that
+ * skip HTTP. What it refuses would otherwise be changed silently (`1e400` parses to `Infinity`,
+ * which `JSON.stringify` writes as `null`), reach a prototype-sensitive consumer of the stored
+ * document, or fail the write.
+ *
+ * @since 0.1.0
+ */
+import * as Issue from "./Issue.js"
+import { maxDepth as defaultMaxDepth } from "./JsonDepth.js"
+import { maxIssues, problemOf } from "./JsonText.js"
+
+/**
+ * The keys refused anywhere in JSON input: the names through which JavaScript objects reach
+ * their prototypes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const forbiddenKeys: ReadonlyArray<string> = ["__proto__", "constructor", "prototype"]
+
+/**
+ * Whether a key is one of `forbiddenKeys`.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const isForbiddenKey = (key: string): boolean =>
+  key === "__proto__" || key === "constructor" || key === "prototype"
+
+/**
+ * What one walk found: the first object or array nested deeper than the limit (then nothing
+ * else is reported, as with `JsonDepth`), or every other issue in document order, at most
+ * `JsonText.maxIssues`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Inspection {
+  readonly tooDeep: Issue.Issue | undefined
+  readonly issues: ReadonlyArray<Issue.Issue>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Where the value sits, prefixed to every path. */
+  readonly path?: string | undefined
+  /** The deepest nesting accepted; `JsonDepth.maxDepth` by default. */
+  readonly maxDepth?: number | undefined
+  /**
+   * Whether strings and keys are checked as storable text (default `true`). A caller that knows
+   * from the JSON text that none can fail (`JsonText.mayHoldTextIssues`) spares the checks.
+   */
+  readonly text?: boolean | undefined
+}
+
+// A container being walked; its path is built only for an issue, from the parents.
+interface Frame {
+  readonly container: Record<string, unknown>
+  readonly keys: ReadonlyArray<string>
+  readonly isArray: boolean
+  readonly parent: Frame | undefined
+  readonly segment: string
+  readonly depth: number
+  next: number
+}
+
+const frameOf = (value: object, parent: Frame | undefined, segment: string): Frame => ({
+  container: value as Record<string, unknown>,
+  keys: Object.keys(value),
+  isArray: Array.isArray(value),
+  parent,
+  segment,
+  depth: parent === undefined ? 1 : parent.depth + 1,
+  next: 0
+})
+
+const pathOf = (frame: Frame, ...below: ReadonlyArray<string>): string => {
+  const segments: Array<string> = [...below]
+  for (let at: Frame | undefined = frame; at !== undefined; at = at.parent) segments.unshift(at.segment)
+  return Issue.joinPath(...segments)
+}
+
+const NOT_FINITE = "is a number beyond the range of a double (±1.8e308), which would be changed to null"
+const FORBIDDEN = "is a reserved key: __proto__, constructor and prototype are refused anywhere in a body"
+
+const scalarIssue = (value: unknown, text: boolean): string | undefined => {
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : NOT_FINITE
+  if (text && typeof value === "string") return problemOf(value)
+  return undefined
+}
+
+/**
+ * Walks a JSON value once, iteratively (safe on any depth, stopping below the limit), and
+ * reports what input may not hold: nesting deeper than the limit, a forbidden key (at its own
+ * path, `transport.address.__proto__`), a number that is not finite, a string or key that cannot
+ * be stored (a key's text issue at its object's path, as `JsonText` reports it). Own enumerable
+ * properties only, as `JSON.parse` makes them.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const inspect = (value: unknown, options: Options = {}): Inspection => {
+  const path = options.path ?? ""
+  const text = options.text ?? true
+  const limit = options.maxDepth ?? defaultMaxDepth
+  if (typeof value !== "object" || value === null) {
+    const problem = scalarIssue(value, text)
+    return { tooDeep: undefined, issues: problem === undefined ? [] : [Issue.make(path, problem)] }
+  }
+  if (limit < 1) {
+    return { tooDeep: Issue.make(path, `nests deeper than ${limit} levels of objects and arrays`), issues: [] }
+  }
+  const issues: Array<Issue.Issue> = []
+  const stack: Array<Frame> = [frameOf(value, undefined, path)]
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!
+    if (frame.next === frame.keys.length) {
+      stack.pop()
+      continue
+    }
+    const key = frame.keys[frame.next++]!
+    // The walk goes on past `maxIssues` (a deeper branch may still come), only collecting stops.
+    const collecting = issues.length < maxIssues
+    let segment = key
+    if (!frame.isArray) {
+      if (collecting && isForbiddenKey(key)) issues.push(Issue.make(pathOf(frame, key), FORBIDDEN))
+      const keyProblem = text ? problemOf(key) : undefined
+      if (keyProblem !== undefined) {
+        // Quoted where it is the key at fault, so the path shows its escapes.
+        segment = JSON.stringify(key)
+        if (collecting) issues.push(Issue.make(pathOf(frame), `has a key that ${keyProblem}`))
+      }
+    }
+    const child = frame.container[key]
+    if (typeof child === "object" && child !== null) {
+      if (frame.depth + 1 > limit) {
+        return {
+          tooDeep: Issue.make(pathOf(frame, segment), `nests deeper than ${limit} levels of objects and arrays`),
+          issues: []
+        }
+      }
+      stack.push(frameOf(child, frame, segment))
+    } else if (collecting) {
+      const problem = scalarIssue(child, text)
+      if (problem !== undefined) issues.push(Issue.make(pathOf(frame, segment), problem))
+    }
+  }
+  return { tooDeep: undefined, issues: issues.slice(0, maxIssues) }
+}
+
+/**
+ * Every issue `inspect` finds, as one list: the nesting issue alone when there is one.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const issues = (value: unknown, options: Options = {}): ReadonlyArray<Issue.Issue> => {
+  const found = inspect(value, options)
+  return found.tooDeep === undefined ? found.issues : [found.tooDeep]
+}
