@@ -9,11 +9,13 @@ import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { ApiKeys } from "@waybill/core/ApiKeys"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Unauthorized } from "./ApiError.js"
+import { RequestChecks } from "./internal/checkedRequest.js"
 
 /**
  * @since 0.1.0
@@ -26,8 +28,9 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@wa
 }) {}
 
 // The platform slices the scheme off blindly; the contract wants anything but exactly
-// `Bearer <token>` refused, so the header is read again here.
-const BEARER = /^Bearer ([\x21-\x7e]+)$/
+// `Bearer <token>` refused, so the header is read again here. The token is visible ASCII without
+// a comma: a Fetch request joins repeated headers with ", ", which must not read as one token.
+const BEARER = /^Bearer ([\x21-\x2b\x2d-\x7e]+)$/
 
 // One body whatever the reason (missing, malformed, unknown or revoked): a caller learns nothing
 // about which keys exist.
@@ -55,8 +58,56 @@ export const authenticate = (
   )
 }
 
+const AUTHORIZATION = "authorization"
+
+// Node's raw header list, `[name, value, name, value, …]`, when the request came from node:http.
+const rawHeadersOf = (source: unknown): ReadonlyArray<string> | undefined => {
+  const raw =
+    typeof source === "object" && source !== null ? (source as { rawHeaders?: unknown }).rawHeaders : undefined
+  return Array.isArray(raw) ? raw : undefined
+}
+
 /**
- * The middleware over the `ApiKeys` service.
+ * A request's `Authorization` header when it carries exactly one, else `undefined` (refused like a
+ * missing one: contract §1, two headers are 401). Node keeps only the first of repeated
+ * `Authorization` headers in `headers`, so a Node request's raw headers are counted; a Fetch
+ * request (the web handler, Express through an adapter) joins them with ", ", which `authenticate`
+ * refuses.
+ *
+ * @since 0.1.0
+ * @category authentication
+ */
+export const authorizationOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const header = request.headers.authorization
+  if (header === undefined) return undefined
+  const raw = rawHeadersOf(request.source)
+  if (raw === undefined) return header
+  let seen = false
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = raw[index]!
+    if (name.length === AUTHORIZATION.length && name.toLowerCase() === AUTHORIZATION) {
+      if (seen) return undefined
+      seen = true
+    }
+  }
+  return header
+}
+
+/**
+ * `authenticate` with a request's one `Authorization` header (`authorizationOf`).
+ *
+ * @since 0.1.0
+ * @category authentication
+ */
+export const authenticateRequest = (
+  keys: ApiKeys["Type"],
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<CurrentWorkspace["Type"], Unauthorized> => authenticate(keys, authorizationOf(request))
+
+/**
+ * The middleware over the `ApiKeys` service. A request with a body method was authenticated before
+ * its body was read (the API's request checks), and keeps that workspace; any other request is
+ * authenticated here.
  *
  * @since 0.1.0
  * @category layers
@@ -66,9 +117,11 @@ export const layer: Layer.Layer<Authentication, never, ApiKeys> = Layer.effect(
   Effect.map(ApiKeys, (keys) =>
     Authentication.of({
       apiKey: () =>
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          authenticate(keys, request.headers.authorization)
-        )
+        Effect.withFiberRuntime((fiber) => {
+          const checked = Context.getOption(fiber.currentContext, RequestChecks)
+          if (Option.isSome(checked)) return Effect.succeed(checked.value.workspace)
+          return authenticateRequest(keys, Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest))
+        })
     })
   )
 )

@@ -18,15 +18,6 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Path from "@effect/platform/Path"
-import type { ApiKeys } from "@waybill/core/ApiKeys"
-import type { Transactor } from "@waybill/core/Transactor"
-import type { DraftService } from "@waybill/drafts/DraftService"
-import type { ReferenceData } from "@waybill/drafts/ReferenceData"
-import type { EventOutbox } from "@waybill/events/EventOutbox"
-import type { TourQuery } from "@waybill/recurring/TourQuery"
-import type { VehicleClassPolicy } from "@waybill/recurring/VehicleClass"
-import type { Dispatcher } from "@waybill/webhooks/Dispatcher"
-import type { WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -34,40 +25,61 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
-import { layerApiWith } from "./internal/apiLayer.js"
-import { checkBodies } from "./internal/contractErrors.js"
+import { type ApiRequirements, layerApiWith } from "./internal/apiLayer.js"
 
 /**
- * What the API needs from the embedder: the ports behind the endpoints.
+ * What the API needs from the embedder: the ports behind the endpoints (`ApiKeys`,
+ * `ReferenceData`, `DraftService`, `TourQuery`, `VehicleClassPolicy`, `WebhookService`,
+ * `Dispatcher`, `EventOutbox`, `Transactor`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Requirements =
-  | ApiKeys
-  | ReferenceData
-  | DraftService
-  | TourQuery
-  | VehicleClassPolicy
-  | WebhookService
-  | Dispatcher
-  | EventOutbox
-  | Transactor
+export type Requirements = ApiRequirements
 
 /**
- * The API with every handler, over its ports. `POST /drafts` and `POST /events`, the endpoints a
- * host calls for every draft and event, are answered ahead of the HttpApi router, by the same
- * handlers with the same authentication and error bodies (docs/decisions.md, Throughput).
+ * The API with every handler, over its ports, behind the contract's request checks (contract
+ * §1: a body method is authenticated before its body is read; bodies must be UTF-8 JSON of at
+ * most 1 MiB, at most 64 levels deep, without `__proto__`, `constructor` or `prototype` keys,
+ * non-finite numbers or text that cannot be stored). `POST /drafts` and `POST /events`, the
+ * endpoints a host calls for every draft and event, are answered ahead of the HttpApi router, by
+ * the same handlers with the same authentication and error bodies (docs/decisions.md,
+ * Throughput). The checks are part of the API, so every way of serving it has them.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = layerApiWith({ directRoutes: true })
 
+// A query parameter's name as the request log writes it: letters, digits and `_.-~`, at most 40.
+const LOGGABLE_NAME = /^[A-Za-z0-9_.~-]{1,40}$/
+
 /**
- * One INFO line per request, `GET /drafts?limit=5 200 3ms`, after the response is built. Turned
- * off by the platform's own switch (`HttpMiddleware.withLoggerDisabled`) or a log level above
- * INFO. The query string is kept (it holds no secret; keys travel in headers only).
+ * A URL as the request log writes it: the path, then the names of the query's parameters
+ * without their values (`/drafts?api_key=…&limit=5` → `/drafts?api_key&limit`). A parameter
+ * without `=` (which may be a bare value) and a name of other characters or longer than 40 are
+ * written `…`.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const loggedUrl = (url: string): string => {
+  const query = url.indexOf("?")
+  if (query === -1) return url
+  const names: Array<string> = []
+  for (const pair of url.slice(query + 1).split("&")) {
+    if (pair === "") continue
+    const equals = pair.indexOf("=")
+    const name = equals === -1 ? "" : pair.slice(0, equals)
+    names.push(LOGGABLE_NAME.test(name) ? name : "…")
+  }
+  return names.length === 0 ? url.slice(0, query) : `${url.slice(0, query)}?${names.join("&")}`
+}
+
+/**
+ * One INFO line per request, `GET /drafts?limit 200 3ms`, after the response is built: the query
+ * string's parameter names only, never their values (`loggedUrl`). Turned off by the platform's
+ * own switch (`HttpMiddleware.withLoggerDisabled`) or a log level above INFO.
  *
  * @since 0.1.0
  * @category middleware
@@ -91,38 +103,41 @@ export const requestLog = <E, R>(
       Effect.withFiberRuntime((after) => {
         if (after.getFiberRef(HttpMiddleware.loggerDisabled)) return Effect.void
         const status = Exit.isSuccess(exit) ? exit.value.status : "failed"
-        return Effect.logInfo(`${request.method} ${request.url} ${status} ${Math.round(performance.now() - started)}ms`)
+        return Effect.logInfo(
+          `${request.method} ${loggedUrl(request.url)} ${status} ${Math.round(performance.now() - started)}ms`
+        )
       })
     )
   })
 
 /**
- * The middleware every deployment uses: the contract's error bodies and body limits, and a
- * log line per request.
+ * The middleware a server adds around the API: the request log. (The contract's request checks
+ * and error bodies are part of the API itself, `layerApi`.)
  *
  * @since 0.1.0
  * @category middleware
  */
-export const middleware = <E, R>(app: HttpApp.Default<E, R>) => requestLog(checkBodies(app))
+export const middleware = <E, R>(app: HttpApp.Default<E, R>) => requestLog(app)
 
-// `HttpApiBuilder.serve`, except that requests run in a context of the platform's services alone.
-// The platform runs each request in the context the server was started in, and a request copies
-// it a few times (to add the request, the route, the workspace); the API's handlers took their
-// ports when they were built, so the ports need not be in it. Five services instead of 39, those
-// copies cost a request 5–15 µs less (docs/decisions.md, Throughput).
+// The API served as `HttpApiBuilder.serve` serves it (its app, on the `HttpServer` in context),
+// except that requests run in a context of the platform's services alone. The platform runs each
+// request in the context the server was started in, and a request copies it a few times (to add
+// the request, the route, the workspace); the API's handlers took their ports when they were
+// built, so the ports need not be in it. Five services instead of 39, those copies cost a request
+// 5–15 µs less (docs/decisions.md, Throughput).
 const serve = Layer.scopedDiscard(
   Effect.gen(function* () {
     const app = yield* HttpApiBuilder.httpApp
-    const server = yield* HttpServer.HttpServer
     const platform = Context.pick(
+      HttpServer.HttpServer,
       HttpPlatform.HttpPlatform,
       Etag.Generator,
       FileSystem.FileSystem,
       Path.Path,
       Scope.Scope
-    )(yield* Effect.context<HttpRouter.HttpRouter.DefaultServices | Scope.Scope>())
+    )(yield* Effect.context<HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices | Scope.Scope>())
     // Not `Effect.provide`, which would merge: the whole context is replaced.
-    yield* Effect.mapInputContext(server.serve(app, middleware), (_: Context.Context<never>) => platform)
+    yield* Effect.mapInputContext(HttpServer.serveEffect(app, middleware), (_: Context.Context<never>) => platform)
   })
 ).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
 
@@ -201,6 +216,5 @@ export const toWebHandler = <E>(dependencies: Layer.Layer<Requirements, E>, opti
     ).pipe(
       Layer.provideMerge(options.basePath === undefined ? layerApi : layerApiAt(options.basePath)),
       Layer.provide(dependencies)
-    ),
-    { middleware: checkBodies }
+    )
   )

@@ -2,11 +2,17 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServer from "@effect/platform/HttpServer"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import * as ApiKeys from "@waybill/core/ApiKeys"
+import { WorkspaceId } from "@waybill/core/Workspace"
+import { Effect, Layer, Redacted, Schema } from "effect"
 import { BadRequest } from "../src/ApiError.js"
-import { checkBodies, describeFailures, MAX_BODY_BYTES } from "../src/internal/contractErrors.js"
+import { describeFailures } from "../src/internal/contractErrors.js"
+import * as RequestChecks from "../src/internal/requestChecks.js"
+import { MAX_BODY_BYTES } from "../src/internal/requestChecks.js"
 
 // A throw-away API exercising the generic failure handling, independent of any feature.
 const Payload = Schema.Struct({
@@ -38,6 +44,12 @@ const ThingsLive = HttpApiBuilder.group(TestApi, "things", (handlers) =>
 // What an Availability port would call an outage: here, one error class.
 class DatabaseDown extends Error {}
 
+const KEY = "contract-errors-test-key"
+const keys = ApiKeys.layer([{ workspaceId: Schema.decodeSync(WorkspaceId)("ws-a"), key: Redacted.make(KEY) }]).pipe(
+  Layer.provide(ApiKeys.layerStoreMemory)
+)
+
+const describe_ = describeFailures((defect) => defect instanceof DatabaseDown)
 const { handler, dispose } = HttpApiBuilder.toWebHandler(
   Layer.mergeAll(
     HttpApiBuilder.api(TestApi).pipe(
@@ -45,18 +57,23 @@ const { handler, dispose } = HttpApiBuilder.toWebHandler(
         ThingsLive,
         HttpApiBuilder.middleware(
           TestApi,
-          describeFailures((defect) => defect instanceof DatabaseDown)
-        )
+          Effect.map(
+            RequestChecks.make,
+            (checks) => (app) =>
+              describe_(checks(app)) as HttpApp.Default<BadRequest, HttpServerRequest.HttpServerRequest>
+          )
+        ).pipe(Layer.provide(keys))
       ])
     ),
     HttpServer.layerContext
-  ),
-  { middleware: checkBodies }
+  )
 )
 
 const call = (path: string, init: RequestInit = {}) =>
   Effect.promise(async () => {
-    const response = await handler(new Request(`http://test${path}`, init))
+    const headers = new Headers(init.headers)
+    if (!headers.has("authorization")) headers.set("authorization", `Bearer ${KEY}`)
+    const response = await handler(new Request(`http://test${path}`, { ...init, headers }))
     const text = await response.text()
     return {
       status: response.status,

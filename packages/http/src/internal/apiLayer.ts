@@ -1,30 +1,52 @@
 /**
  * The API layer's composition: every handler group, authentication, and the middleware around the
- * router.
+ * router (the request checks, the direct routes, the contract's failures).
  */
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type { ApiKeys } from "@waybill/core/ApiKeys"
 import { Availability } from "@waybill/core/Availability"
+import type { Transactor } from "@waybill/core/Transactor"
+import type { DraftService } from "@waybill/drafts/DraftService"
+import type { ReferenceData } from "@waybill/drafts/ReferenceData"
+import type { EventOutbox } from "@waybill/events/EventOutbox"
+import type { TourQuery } from "@waybill/recurring/TourQuery"
+import type { VehicleClassPolicy } from "@waybill/recurring/VehicleClass"
+import type { Dispatcher } from "@waybill/webhooks/Dispatcher"
+import type { WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { WaybillApi } from "../Api.js"
 import type { BadRequest } from "../ApiError.js"
 import * as Authentication from "../Authentication.js"
-import type { Requirements } from "../Http.js"
 import { ConsoleLive } from "./consoleHttp.js"
 import { describeFailures } from "./contractErrors.js"
 import * as DirectRoutes from "./directRoutes.js"
 import { DraftsLive, ProductsLive } from "./draftsHttp.js"
 import { ReferenceDataLive } from "./referenceDataHttp.js"
+import * as RequestChecks from "./requestChecks.js"
 import { SystemLive } from "./systemHttp.js"
 import { ToursLive } from "./toursHttp.js"
 import { WebhooksLive } from "./webhooksHttp.js"
 
-// Around the router: the direct routes, then the contract's failures; with storage that can be
-// unreachable (an Availability layer), its outages are 503s, not 500s.
+/** The ports behind the endpoints (`Http.Requirements`). */
+export type ApiRequirements =
+  | ApiKeys
+  | ReferenceData
+  | DraftService
+  | TourQuery
+  | VehicleClassPolicy
+  | WebhookService
+  | Dispatcher
+  | EventOutbox
+  | Transactor
+
+// Around the router, outermost first: the contract's failures (with storage that can be
+// unreachable, an Availability layer, its outages are 503s, not 500s), the request checks, then
+// the direct routes, which take the checked body.
 const apiMiddleware = (options: { readonly directRoutes: boolean }) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
@@ -32,13 +54,13 @@ const apiMiddleware = (options: { readonly directRoutes: boolean }) =>
       const describe = describeFailures(
         Option.match(availability, { onNone: () => () => false, onSome: (port) => port.isOutage })
       )
-      if (!options.directRoutes) return HttpApiBuilder.middleware(WaybillApi, describe)
-      const direct = yield* DirectRoutes.make
+      const checks = yield* RequestChecks.make
+      const direct = options.directRoutes ? yield* DirectRoutes.make : <A>(app: A) => app
       // The API encodes every group's errors, the Authentication middleware's `Unauthorized`
       // among them, but types a middleware of its own with the API-level errors only.
       return HttpApiBuilder.middleware(
         WaybillApi,
-        (app) => describe(direct(app)) as HttpApp.Default<BadRequest, HttpServerRequest.HttpServerRequest>
+        (app) => describe(checks(direct(app))) as HttpApp.Default<BadRequest, HttpServerRequest.HttpServerRequest>
       )
     })
   )
@@ -50,7 +72,7 @@ const apiMiddleware = (options: { readonly directRoutes: boolean }) =>
  */
 export const layerApiWith = (options: {
   readonly directRoutes: boolean
-}): Layer.Layer<HttpApi.Api, never, Requirements> =>
+}): Layer.Layer<HttpApi.Api, never, ApiRequirements> =>
   HttpApiBuilder.api(WaybillApi).pipe(
     Layer.provide([
       SystemLive,

@@ -7,12 +7,12 @@
  * two) and provide the workspace through the security middleware: about a sixth of these
  * requests' CPU (docs/decisions.md, Throughput). The API definition is unchanged, so OpenAPI, the
  * reference and the typed client describe both endpoints as before. A request these routes do
- * not take (another spelling of the path, a query string, no body) goes to the router.
+ * not take (another spelling of the path, a query string, no body) goes to the router. The
+ * request checks in front have authenticated the request and parsed its body.
  */
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { ApiKeys } from "@waybill/core/ApiKeys"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import { DraftService } from "@waybill/drafts/DraftService"
 import type { EventOutbox } from "@waybill/events/EventOutbox"
@@ -22,9 +22,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import type { BadRequest, Unauthorized } from "../ApiError.js"
-import { authenticate } from "../Authentication.js"
-import { checkedBody } from "./contractErrors.js"
+import type { BadRequest } from "../ApiError.js"
+import { RequestChecks } from "./checkedRequest.js"
 import { createDraft } from "./draftsHttp.js"
 import { publishEvent } from "./webhooksHttp.js"
 
@@ -32,16 +31,13 @@ type Handler = (payload: unknown) => Effect.Effect<HttpServerResponse.HttpServer
 
 /**
  * The middleware serving the direct routes, over the ports their handlers use. It must run inside
- * `checkBodies`, whose checked body it takes.
+ * the request checks (`requestChecks.ts`), whose workspace and checked body it takes.
  */
 export const make: Effect.Effect<
-  <E, R>(
-    app: HttpApp.Default<E, R>
-  ) => HttpApp.Default<E | BadRequest | Unauthorized, R | HttpServerRequest.HttpServerRequest>,
+  <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E | BadRequest, R | HttpServerRequest.HttpServerRequest>,
   never,
-  ApiKeys | DraftService | Dispatcher | EventOutbox
+  DraftService | Dispatcher | EventOutbox
 > = Effect.gen(function* () {
-  const keys = yield* ApiKeys
   // Keyed by the exact URL: any other spelling the router would also accept is left to it.
   const routes: ReadonlyMap<string, Handler> = new Map([
     ["/drafts", createDraft(yield* DraftService)],
@@ -50,21 +46,19 @@ export const make: Effect.Effect<
   return <E, R>(app: HttpApp.Default<E, R>) =>
     Effect.withFiberRuntime<
       HttpServerResponse.HttpServerResponse,
-      E | BadRequest | Unauthorized,
+      E | BadRequest,
       R | HttpServerRequest.HttpServerRequest
     >((fiber) => {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
       const handler = request.method === "POST" ? routes.get(request.url) : undefined
       if (handler === undefined) return app
-      const body = checkedBody(request)
-      if (Option.isNone(body)) return app
+      const checked = Context.getOption(fiber.currentContext, RequestChecks)
+      if (Option.isNone(checked) || checked.value.body === undefined) return app
       // What the router records on a traced request.
       const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
       if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("http.route", request.url)
       return Effect.interruptible(
-        Effect.flatMap(authenticate(keys, request.headers.authorization), (workspace) =>
-          Effect.provideService(handler(body.value), CurrentWorkspace, workspace)
-        )
+        Effect.provideService(handler(checked.value.body.value), CurrentWorkspace, checked.value.workspace)
       )
     })
 })

@@ -1,0 +1,327 @@
+/**
+ * The checks every request passes before routing (contract §1), inside the API so that the
+ * reference server and every host mounting the web handler get them alike. A URL spelling a NUL
+ * is 400. A request with a body method (POST, PUT, PATCH; every one is a protected endpoint) is
+ * authenticated first, and answered 401 without its body being read. Its body must then be
+ * `application/json` with no charset but UTF-8 (415), at most 1 MiB (413), valid UTF-8 and
+ * well-formed JSON (400), and pass `JsonInput`'s one walk (400 at the path: nesting, reserved
+ * keys, non-finite numbers, text that cannot be stored). The API behind gets the workspace and
+ * the parsed value through the context (`checkedRequest.ts`).
+ */
+import { IncomingMessage } from "node:http"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { ApiKeys } from "@waybill/core/ApiKeys"
+import type * as Issue from "@waybill/core/Issue"
+import * as JsonDepth from "@waybill/core/JsonDepth"
+import * as JsonInput from "@waybill/core/JsonInput"
+import * as JsonText from "@waybill/core/JsonText"
+import type { CurrentWorkspace } from "@waybill/core/Workspace"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { Unauthorized } from "../ApiError.js"
+import { authenticateRequest } from "../Authentication.js"
+import { type CheckedBody, CheckedServerRequest, RequestChecks } from "./checkedRequest.js"
+import { errorResponse, RETRY_AFTER_SECONDS } from "./contractErrors.js"
+
+/** Request bodies above this size are refused with 413 (contract §1). */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+
+// ---------------------------------------------------------------------------------------------
+// The media type
+
+const JSON_MEDIA_TYPE = "application/json"
+
+/**
+ * Why a `Content-Type` is refused (415), or `undefined` when it is `application/json` whose
+ * parameters name no charset but UTF-8 (`charset=utf-8`, any case, quoted or not). Parameters
+ * other than `charset` are allowed and ignored.
+ */
+export const mediaTypeRefusal = (contentType: string | undefined): string | undefined => {
+  if (contentType === JSON_MEDIA_TYPE) return undefined
+  if (contentType === undefined) return "Request bodies must be sent as Content-Type: application/json"
+  const semicolon = contentType.indexOf(";")
+  const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim()
+  if (type.toLowerCase() !== JSON_MEDIA_TYPE) {
+    return `Request bodies must be sent as Content-Type: application/json, not ${contentType.slice(0, 100)}`
+  }
+  if (semicolon === -1) return undefined
+  for (const [name, value] of parameters(contentType.slice(semicolon))) {
+    if (name.toLowerCase() === "charset" && value.toLowerCase() !== "utf-8") {
+      return `Request bodies must be UTF-8: charset=${value.slice(0, 40)} is not accepted`
+    }
+  }
+  return undefined
+}
+
+// `;name=value` pairs, a value a token or a quoted string (RFC 9110 §5.6.6); a segment without
+// `=` is skipped, as any parameter but the charset is ignored.
+const PARAMETER = /;\s*([^;=\s]*)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;]*))?/g
+
+const parameters = (text: string): Array<readonly [string, string]> => {
+  const found: Array<readonly [string, string]> = []
+  for (const match of text.matchAll(PARAMETER)) {
+    const raw = match[2]
+    if (raw === undefined) continue
+    const value = raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, "$1") : raw.trim()
+    found.push([match[1]!, value])
+  }
+  return found
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the body
+
+const TOO_LARGE = Symbol("TooLarge")
+type Read = Uint8Array | typeof TOO_LARGE
+
+/**
+ * A Node request body, read up to the limit. Past it the rest is drained unread and the caller
+ * answers 413 with `Connection: close` (destroying the socket, as the platform's own reader does,
+ * would leave the client without an answer).
+ */
+const readNodeBody = (source: IncomingMessage) =>
+  Effect.async<Read, Error>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const cleanup = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk)
+        return
+      }
+      cleanup()
+      source.resume()
+      resume(Effect.succeed(TOO_LARGE))
+    }
+    const onEnd = () => {
+      cleanup()
+      resume(Effect.succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+    }
+    const onError = (error: Error) => {
+      cleanup()
+      resume(Effect.fail(error))
+    }
+    source.on("data", onData)
+    source.on("end", onEnd)
+    source.on("error", onError)
+  })
+
+/** A Fetch request body, read up to the limit; past it, drained unread (as above). */
+const readWebBody = (source: Request) =>
+  Effect.tryPromise(async (): Promise<Read> => {
+    const reader = source.body!.getReader()
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      size += value.byteLength
+      if (size <= MAX_BODY_BYTES) chunks.push(value)
+    }
+    if (size > MAX_BODY_BYTES) return TOO_LARGE
+    if (chunks.length === 1) return chunks[0]!
+    const bytes = new Uint8Array(size)
+    let offset = 0
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset)
+      offset += chunk.length
+    }
+    return bytes
+  })
+
+/** Any other platform's request, through its public API, with the platform's own limit. */
+const readOtherBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.map(
+    HttpIncomingMessage.withMaxBodySize(request.arrayBuffer, Option.some(MAX_BODY_BYTES)),
+    (buffer): Read => (buffer.byteLength > MAX_BODY_BYTES ? TOO_LARGE : new Uint8Array(buffer))
+  )
+
+const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Read, unknown> =>
+  request.source instanceof IncomingMessage
+    ? readNodeBody(request.source)
+    : request.source instanceof Request
+      ? readWebBody(request.source)
+      : readOtherBody(request)
+
+const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  // A Fetch Request built in process (the web handler) carries no length header.
+  if (request.source instanceof Request) return request.source.body !== null
+  const length = request.headers["content-length"]
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
+}
+
+// Fatal: invalid UTF-8 is refused, never replaced by U+FFFD. A byte order mark is kept, so that
+// JSON.parse refuses it as it refuses any text before the value.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+// Built only for a body that is too large: most requests never need it.
+const tooLarge = () =>
+  HttpServerResponse.setHeader(
+    errorResponse(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`),
+    "connection",
+    "close"
+  )
+
+const refusedBody = (message: string, issues: ReadonlyArray<Issue.Issue> = []) =>
+  Effect.succeed(errorResponse(400, message, issues))
+
+const NOT_STORABLE = /cannot be stored|is not Unicode text/
+
+const messageFor = (issues: ReadonlyArray<Issue.Issue>) =>
+  issues.every((issue) => NOT_STORABLE.test(issue.message))
+    ? "The request body holds text that cannot be stored"
+    : `The request body holds ${issues.length === 1 ? "a value" : "values"} that cannot be taken as sent`
+
+/**
+ * Checks the body of an authenticated request and runs `app` with the workspace and the checked
+ * body in context, or answers the refusal.
+ */
+const checkBody = <E, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  workspace: CurrentWorkspace["Type"],
+  app: HttpApp.Default<E, R>
+): HttpApp.Default<E, R> => {
+  if (!hasBody(request)) return withChecked(app, request, workspace, undefined)
+  const refusal = mediaTypeRefusal(request.headers["content-type"])
+  if (refusal !== undefined) return Effect.succeed(errorResponse(415, refusal))
+  const length = request.headers["content-length"]
+  if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Effect.succeed(tooLarge())
+  return Effect.matchEffect(readBody(request), {
+    onFailure: () => refusedBody("The request body could not be read"),
+    onSuccess: (bytes) => {
+      if (bytes === TOO_LARGE || bytes.byteLength > MAX_BODY_BYTES) return Effect.succeed(tooLarge())
+      let text: string
+      try {
+        text = utf8.decode(bytes)
+      } catch {
+        return refusedBody("The request body is not valid UTF-8", [
+          { path: "", message: "is not valid UTF-8 (bodies are taken as sent, never with bytes replaced)" }
+        ])
+      }
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch (error) {
+        return refusedBody(
+          `Malformed JSON in the request body: ${error instanceof Error ? error.message : "parse error"}`
+        )
+      }
+      // V8's JSON.parse is iterative (it parses a 1 MiB body of nothing but brackets), but the
+      // schema decoders, their messages and JSON.stringify behind the routes recurse: a body they
+      // could not survive is refused here. Strings are looked at only when the text spells a NUL
+      // or a surrogate, which it must to hold one.
+      const found = JsonInput.inspect(value, { text: JsonText.mayHoldTextIssues(text) })
+      if (found.tooDeep !== undefined) {
+        return refusedBody(`The request body nests deeper than ${JsonDepth.maxDepth} levels of objects and arrays`, [
+          found.tooDeep
+        ])
+      }
+      if (found.issues.length > 0) return refusedBody(messageFor(found.issues), found.issues)
+      return withChecked(app, request, workspace, { bytes, text, value })
+    }
+  })
+}
+
+// Runs the app with one copy of the request's context: the checks' result, and the checked
+// request in place of the platform's.
+const withChecked = <E, R>(
+  app: HttpApp.Default<E, R>,
+  request: HttpServerRequest.HttpServerRequest,
+  workspace: CurrentWorkspace["Type"],
+  body: CheckedBody | undefined
+): HttpApp.Default<E, R> => {
+  const checked = Context.make(RequestChecks, { workspace, body }).pipe(
+    Context.add(HttpServerRequest.HttpServerRequest, new CheckedServerRequest(request, body))
+  )
+  return Effect.mapInputContext(app, (context: Context.Context<R>) => Context.merge(context, checked))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The URL
+
+const NUL_ESCAPE = /%00/
+
+const decodedName = (encoded: string): string => {
+  try {
+    return decodeURIComponent(encoded.replace(/\+/g, " "))
+  } catch {
+    return encoded
+  }
+}
+
+/**
+ * The 400 for a URL that spells a NUL character (`%00`), which no id, path or parameter holds
+ * and PostgreSQL cannot take as text, naming where it is; nothing for any other URL.
+ */
+const nulInUrl = (url: string): HttpServerResponse.HttpServerResponse | undefined => {
+  if (!NUL_ESCAPE.test(url)) return undefined
+  const query = url.indexOf("?")
+  if (query === -1 || NUL_ESCAPE.test(url.slice(0, query))) {
+    return errorResponse(400, "The request path contains %00 (a NUL character), which no path holds")
+  }
+  const names = url
+    .slice(query + 1)
+    .split("&")
+    .filter((pair) => NUL_ESCAPE.test(pair))
+    .map((pair) => JSON.stringify(decodedName(pair.split("=")[0]!).slice(0, 100)))
+  return errorResponse(
+    400,
+    `The query parameter ${names.slice(0, 5).join(", ")} contains %00 (a NUL character), which no parameter holds`
+  )
+}
+
+// Every 503 (the database unreachable, readiness included) says when to try again (contract §1).
+// A pre-response handler, because the platform sends a response as soon as the app returns it.
+const withRetryAfter = (
+  _request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+) =>
+  Effect.succeed(
+    response.status === 503 && response.headers["retry-after"] === undefined
+      ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_SECONDS))
+      : response
+  )
+
+/**
+ * The middleware, over the API keys: URL and body checks before routing, so no handler ever sees
+ * an unchecked request, and authentication before any body is read; every 503 gets its
+ * `Retry-After`.
+ */
+export const make: Effect.Effect<
+  <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E | Unauthorized, R | HttpServerRequest.HttpServerRequest>,
+  never,
+  ApiKeys
+> = Effect.map(
+  ApiKeys,
+  (keys) =>
+    <E, R>(app: HttpApp.Default<E, R>) =>
+      Effect.zipRight(
+        HttpApp.appendPreResponseHandler(withRetryAfter),
+        Effect.withFiberRuntime<
+          HttpServerResponse.HttpServerResponse,
+          E | Unauthorized,
+          R | HttpServerRequest.HttpServerRequest
+        >((fiber) => {
+          const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+          const refusedUrl = nulInUrl(request.url)
+          if (refusedUrl !== undefined) return Effect.succeed(refusedUrl)
+          // A method without a body goes straight to the app, with no check to run.
+          if (!BODY_METHODS.has(request.method)) return app
+          return Effect.flatMap(authenticateRequest(keys, request), (workspace) => checkBody(request, workspace, app))
+        })
+      )
+)
