@@ -11,7 +11,7 @@ import { CreateDraft } from "@waybill/drafts/CreateDraft"
 import { ActionRequest, ActionResult, Draft } from "@waybill/drafts/Draft"
 import { ListParams } from "@waybill/drafts/DraftService"
 import { ExecuteRequest, ExecuteResult } from "@waybill/drafts/ProductEvaluator"
-import { Preview } from "@waybill/recurring/Occurrence"
+import { MAX_PREVIEW, Preview } from "@waybill/recurring/Occurrence"
 import * as Schema from "effect/Schema"
 import { Conflict, NotFound, PreconditionFailed } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
@@ -70,14 +70,21 @@ export const OccurrencesParams = Schema.Struct({
 }).annotations({ identifier: "OccurrencesParams" })
 
 /**
- * The dry run's answer: the tours a master would generate, nothing stored.
+ * The dry run's answer: the tours a master would generate, nothing stored; at most 10,000, the
+ * earliest, with `truncated: true` when more exist (contract §2).
  *
  * @since 0.1.0
  * @category models
  */
-export const OccurrencesPage = Schema.Struct({ data: Schema.Array(Preview) }).annotations({
-  identifier: "OccurrencesPage"
-})
+export const OccurrencesPage = Schema.Struct({
+  data: Schema.Array(Preview),
+  truncated: Schema.optionalWith(
+    Schema.Literal(true).annotations({
+      description: `Present when more than ${MAX_PREVIEW.toLocaleString("en")} occurrences exist in the window: \`data\` holds the earliest ${MAX_PREVIEW.toLocaleString("en")}`
+    }),
+    { exact: true }
+  )
+}).annotations({ identifier: "OccurrencesPage" })
 
 /**
  * @since 0.1.0
@@ -120,7 +127,7 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
       .annotate(OpenApi.Summary, "Dry run: the tours a recurring master would generate in the next N days")
       .annotate(
         OpenApi.Description,
-        "Triggers in [now, now + days calendar days) in the schedule's zone, inside the validity window, whatever the master's status and lead time; nothing is stored. 400 for a draft that is not a recurring master."
+        "Triggers in [now, now + days calendar days) in the schedule's zone, inside the validity window, whatever the master's status and lead time; nothing is stored. At most 10,000 occurrences, the earliest, with `truncated: true` when more exist. 400 for a draft that is not a recurring master."
       )
   )
   .middleware(Authentication)

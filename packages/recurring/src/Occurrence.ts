@@ -198,7 +198,8 @@ export const expand = (
   })
 
 /**
- * Default cap of a dry run (a minutely schedule over 366 days would be half a million entries).
+ * The most occurrences a dry run answers, the earliest ones (contract §2): a minutely schedule
+ * over 366 days would be half a million entries, 125 MB of JSON.
  *
  * @since 0.1.0
  * @category constants
@@ -206,9 +207,60 @@ export const expand = (
 export const MAX_PREVIEW = 10_000
 
 /**
+ * A dry run's answer: the earliest occurrences, at most the limit, and whether more exist.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DryRun {
+  readonly data: ReadonlyArray<Preview>
+  readonly truncated: boolean
+}
+
+// Occurrences built between two yields to other fibers: a few milliseconds of work at most, so
+// that a large dry run does not hold the event loop (10,000 take 40–80 ms to build in all).
+const DRY_RUN_CHUNK = 500
+
+/**
  * The dry run of `GET /drafts/{id}/occurrences?days=N`: the tours the master would generate
  * with triggers in `[now, now + days calendar days)` inside its validity window, whatever its
- * status and lead time; nothing is stored. At most `limit` entries (default `MAX_PREVIEW`).
+ * status and lead time; nothing is stored. The earliest `limit` (default `MAX_PREVIEW`), with
+ * `truncated` when more exist: the expansion stops one trigger past the limit, and builds the
+ * occurrences in chunks, yielding to other fibers between them.
+ *
+ * @since 0.1.0
+ * @category expansion
+ */
+export const dryRun = (
+  master: RecurringMaster,
+  now: number,
+  days: number,
+  options?: { readonly limit?: number }
+): Effect.Effect<DryRun, never, VehicleClass.VehicleClassPolicy> =>
+  Effect.suspend(() => {
+    const limit = options?.limit ?? MAX_PREVIEW
+    const start = Math.floor(now)
+    // One trigger more than the limit tells whether there are more.
+    const instants = triggerInstants(master, start, horizon(start, days, master.schedule.timezone), limit + 1)
+    const truncated = instants.length > limit
+    const kept = truncated ? instants.slice(0, limit) : instants
+    if (kept.length === 0) return Effect.succeed({ data: [], truncated })
+    return Effect.flatMap(decideVehicleClass(master), (decision) =>
+      Effect.gen(function* () {
+        const data: Array<Preview> = []
+        for (let from = 0; from < kept.length; from += DRY_RUN_CHUNK) {
+          if (from > 0) yield* Effect.yieldNow()
+          for (const occurrence of occurrencesAt(master, kept.slice(from, from + DRY_RUN_CHUNK), decision)) {
+            data.push(toPreview(occurrence))
+          }
+        }
+        return { data, truncated }
+      })
+    )
+  })
+
+/**
+ * The occurrences of a dry run (`dryRun`) without the word on whether more exist.
  *
  * @since 0.1.0
  * @category expansion
@@ -219,11 +271,7 @@ export const occurrences = (
   days: number,
   options?: { readonly limit?: number }
 ): Effect.Effect<ReadonlyArray<Preview>, never, VehicleClass.VehicleClassPolicy> =>
-  Effect.suspend(() => {
-    const start = Math.floor(now)
-    const end = horizon(start, days, master.schedule.timezone)
-    return Effect.map(expand(master, start, end, { limit: options?.limit ?? MAX_PREVIEW }), (all) => all.map(toPreview))
-  })
+  Effect.map(dryRun(master, now, days, options), (run) => run.data)
 
 /**
  * An occurrence as the dry run shows it.

@@ -20,7 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { WaybillApi } from "../Api.js"
 import { BadRequest, Conflict, NotFound, PreconditionFailed } from "../ApiError.js"
-import { occurrenceDays } from "../DraftsApi.js"
+import { type OccurrencesPage, occurrenceDays } from "../DraftsApi.js"
 
 // Domain errors → the contract's error bodies.
 const notFound = (error: DraftNotFound | ProductNotFound) =>
@@ -50,11 +50,18 @@ const occurrences = (drafts: DraftService["Type"], policy: VehicleClassPolicy["T
       )
     }
     const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    const data = yield* Occurrence.occurrences(master.value, now, days).pipe(
+    const run = yield* Occurrence.dryRun(master.value, now, days).pipe(
       Effect.provideService(VehicleClassPolicy, policy)
     )
-    return { data }
+    const page: typeof OccurrencesPage.Type = run.truncated ? { data: run.data, truncated: true } : { data: run.data }
+    // Written as it is: the success schema's encode would walk up to 10,000 previews (longer than
+    // building them) only to give them back unchanged.
+    return HttpServerResponse.unsafeJson(asEncoded(page))
   })
+
+// The page is its own JSON (no field of a preview is transformed): this identity compiles only
+// while that holds.
+const asEncoded = (page: typeof OccurrencesPage.Type): typeof OccurrencesPage.Encoded => page
 
 /**
  * `POST /drafts`: 201 with the new draft, or 400 with every issue. The answer is the draft's own

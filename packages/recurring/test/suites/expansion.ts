@@ -458,6 +458,16 @@ export const expansionSuite = () => {
           Effect.provide(policy)
         )
         assert.strictEqual(capped.length, 2)
+        // The earliest, with the word that more exist; none when the limit is just reached.
+        const run = (limit: number) =>
+          Occurrence.dryRun(m, at("2027-01-04T00:00:00Z"), 14, { limit }).pipe(Effect.provide(policy))
+        const truncated = yield* run(3)
+        assert.deepStrictEqual(
+          [truncated.truncated, truncated.data.map((o) => o.triggerDate)],
+          [true, ["2027-01-04", "2027-01-05", "2027-01-06"]]
+        )
+        assert.deepStrictEqual([(yield* run(4)).truncated, (yield* run(4)).data.length], [false, 4])
+        assert.deepStrictEqual(yield* run(4), { data: got, truncated: false })
       })
     )
   })
