@@ -33,9 +33,10 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("register", "/webhooks")
       .setPayload(documentedUnknown(RegisterWebhook, "RegisterWebhookRequest"))
       .addSuccess(WebhookResponse, { status: 201 })
+      .addError(Conflict)
       .annotate(
         OpenApi.Description,
-        'Registers a webhook. Secrets are write-only: every response masks them as "********". There is no update: delete and re-create.'
+        'Registers a webhook. Secrets are write-only: every response masks them as "********". There is no update: delete and re-create. A workspace holds at most 100 webhooks by default (the reference server\'s WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE): one more is 409 conflict.'
       )
   )
   .add(HttpApiEndpoint.get("list", "/webhooks").setUrlParams(ListParams).addSuccess(Page.schema(WebhookResponse)))

@@ -7,6 +7,7 @@
 import type { StaticKey } from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import type { DatabaseConfig } from "@waybill/store-pg/Database"
+import { defaultMaxWebhooksPerWorkspace } from "@waybill/webhooks/WebhookService"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
@@ -47,7 +48,38 @@ export interface ServerConfig {
    * INFO when unset. Above INFO, the one-line request log is off.
    */
   readonly logLevel?: LogLevel.LogLevel | undefined
+  /**
+   * How many webhooks a workspace may hold (`WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE`, contract §5);
+   * `WebhookService.defaultMaxWebhooksPerWorkspace` (100) when absent.
+   */
+  readonly maxWebhooksPerWorkspace?: number | undefined
+  /**
+   * The time a request's headers and body have to arrive in full (`WAYBILL_REQUEST_TIMEOUT_MS`,
+   * contract §1); `defaultRequestTimeoutMs` (30 s) when absent.
+   */
+  readonly requestTimeoutMs?: number | undefined
+  /**
+   * Open connections the server accepts at once (`WAYBILL_MAX_CONNECTIONS`); one more is closed
+   * as it arrives. `defaultMaxConnections` (1,000) when absent.
+   */
+  readonly maxConnections?: number | undefined
 }
+
+/**
+ * The request deadline when `WAYBILL_REQUEST_TIMEOUT_MS` is unset: 30 s (contract §1).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultRequestTimeoutMs = 30_000
+
+/**
+ * The connection cap when `WAYBILL_MAX_CONNECTIONS` is unset (docs/operations.md says why).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxConnections = 1_000
 
 const decodeWorkspace = Schema.decodeUnknownEither(WorkspaceId)
 
@@ -169,6 +201,9 @@ export const settings: Config.Config<ServerConfig> = Config.all({
     )
   ).pipe(Config.map(Option.getOrUndefined)),
   generatorIntervalMs: positiveInt("WAYBILL_GENERATOR_INTERVAL_MS", 60_000),
+  maxWebhooksPerWorkspace: positiveInt("WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE", defaultMaxWebhooksPerWorkspace),
+  requestTimeoutMs: positiveInt("WAYBILL_REQUEST_TIMEOUT_MS", defaultRequestTimeoutMs),
+  maxConnections: positiveInt("WAYBILL_MAX_CONNECTIONS", defaultMaxConnections),
   referenceDataPath: Config.string("WAYBILL_REFERENCE_DATA").pipe(Config.withDefault(defaultPath)),
   clockStart: Config.option(
     Config.string("WAYBILL_CLOCK_START").pipe(

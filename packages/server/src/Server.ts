@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 
-import { createServer } from "node:http"
+import * as NodeHttp from "node:http"
 import { join } from "node:path"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -36,9 +36,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import type { ServerConfig } from "./Config.js"
+import { defaultMaxConnections, defaultRequestTimeoutMs, type ServerConfig } from "./Config.js"
 import * as Generation from "./Generation.js"
 import type { ReferenceDataFile } from "./ReferenceDataFile.js"
 import * as SecretKey from "./SecretKey.js"
@@ -107,7 +108,10 @@ export const layerPorts = (
     Layer.provideMerge(Layer.mergeAll(DraftRepository.layer, ProductEvaluator.layerReference))
   )
   const webhooks = Layer.mergeAll(
-    WebhookService.layer({ allowPrivateTargets: config.allowPrivateTargets }),
+    WebhookService.layer({
+      allowPrivateTargets: config.allowPrivateTargets,
+      maxWebhooksPerWorkspace: config.maxWebhooksPerWorkspace
+    }),
     Dispatcher.layer({
       timeoutMs: config.deliveryTimeoutMs,
       retryDelayMs: config.retryDelayMs,
@@ -188,6 +192,75 @@ export const layerBackground = (config: ServerConfig) =>
   Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs))
 
 /**
+ * The Node HTTP server the reference server listens with (contract §1): a request whose headers
+ * and body have not fully arrived within `requestTimeoutMs` is answered 408 by Node and its
+ * connection closed, and at most `maxConnections` connections are open at once (one more is
+ * closed as it arrives, and a warning logged at most once a minute). Node checks the deadline
+ * every `connectionsCheckingInterval`, which is 30 s unless set: here a tenth of the deadline, at
+ * most 1 s, so a request is closed within 10 % (or a second) of its deadline.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeNodeServer = (
+  options: { readonly requestTimeoutMs: number; readonly maxConnections: number },
+  onDrop: (refused: number) => void = () => {}
+): NodeHttp.Server => {
+  const server = NodeHttp.createServer({
+    requestTimeout: options.requestTimeoutMs,
+    headersTimeout: options.requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(options.requestTimeoutMs / 10)))
+  })
+  server.maxConnections = options.maxConnections
+  server.on("drop", () => onDrop(options.maxConnections))
+  return server
+}
+
+// A warning when connections are refused at the cap: the first at once, then at most one a
+// minute with the count since the last.
+const dropWarnings = (runtime: Runtime.Runtime<never>) => {
+  let loggedAt = 0
+  let unlogged = 0
+  return (cap: number) => {
+    unlogged++
+    const now = Date.now()
+    if (now - loggedAt < 60_000) return
+    const count = unlogged
+    loggedAt = now
+    unlogged = 0
+    Runtime.runFork(runtime)(
+      Effect.logWarning(
+        `Connections refused: ${count} since the last report, the server already holding WAYBILL_MAX_CONNECTIONS (${cap}) open connections`
+      )
+    )
+  }
+}
+
+/**
+ * The Node HTTP server layer of the reference server, with its deadline and connection cap.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerNodeServer = (config: ServerConfig) =>
+  Layer.unwrapEffect(
+    Effect.map(Effect.runtime<never>(), (runtime) => {
+      const onDrop = dropWarnings(runtime)
+      return NodeHttpServer.layer(
+        () =>
+          makeNodeServer(
+            {
+              requestTimeoutMs: config.requestTimeoutMs ?? defaultRequestTimeoutMs,
+              maxConnections: config.maxConnections ?? defaultMaxConnections
+            },
+            onDrop
+          ),
+        { port: config.port, host: config.host }
+      )
+    })
+  )
+
+/**
  * The whole server. It exposes the `HttpServer` (to read the bound address) and its ports
  * (for tests that inspect storage or run the tour generator). `options.clock`, when given, is
  * the clock of the whole server (tests move time with `AdjustableClock`).
@@ -204,7 +277,7 @@ export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, op
   ).pipe(
     // The development key is printed before the server says where it listens.
     Layer.provideMerge(developmentKey(config)),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })),
+    Layer.provideMerge(layerNodeServer(config)),
     Layer.provideMerge(ports)
   )
   return options.clock === undefined ? server : Layer.provide(server, Layer.setClock(options.clock))

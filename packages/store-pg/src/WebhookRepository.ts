@@ -36,11 +36,26 @@ export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> =
       return JSON.stringify(document)
     }
     return WebhookRepository.of({
-      insert: (webhook) =>
-        sql`
-          INSERT INTO webhooks (workspace_id, id, events, document, created_at)
-          VALUES (${webhook.workspaceId}, ${webhook.id}, ARRAY(SELECT json_array_elements_text(${JSON.stringify(webhook.events)}::json)),
-                  ${stored(webhook)}::json, ${webhook.createdAt})`.pipe(Effect.asVoid, Effect.orDie),
+      // The count and the insert under a lock per workspace, held to the end of the transaction:
+      // a registration waiting for it counts, in a statement of its own, what the one before it
+      // committed, so two at the limit minus one never make one too many.
+      insert: (webhook, limit) =>
+        sql
+          .withTransaction(
+            Effect.zipRight(
+              sql`SELECT pg_advisory_xact_lock(hashtext('waybill.webhooks'), hashtext(${webhook.workspaceId}))`,
+              sql<{ id: string }>`
+                INSERT INTO webhooks (workspace_id, id, events, document, created_at)
+                SELECT ${webhook.workspaceId}, ${webhook.id}, ARRAY(SELECT json_array_elements_text(${JSON.stringify(webhook.events)}::json)),
+                       ${stored(webhook)}::json, ${webhook.createdAt}
+                WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = ${webhook.workspaceId}) < ${limit}
+                RETURNING id`
+            )
+          )
+          .pipe(
+            Effect.map((rows) => rows.length === 1),
+            Effect.orDie
+          ),
       get: (workspaceId, id) =>
         sql<Row>`SELECT document, revision FROM webhooks WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
           Effect.map((rows) => Option.fromNullable(documents(rows)[0])),

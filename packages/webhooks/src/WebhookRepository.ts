@@ -21,8 +21,14 @@ import type { Webhook } from "./Webhook.js"
 export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRepository")<
   WebhookRepository,
   {
-    /** Stores a new webhook (fresh id; its secret already sealed). */
-    readonly insert: (webhook: Webhook) => Effect.Effect<void>
+    /**
+     * Stores a new webhook (fresh id; its secret already sealed) unless its workspace already
+     * holds `limit` webhooks: then nothing is stored and the answer is `false`. Counting and
+     * storing are one step for the workspace: of registrations arriving together at `limit - 1`,
+     * exactly one is stored, whichever process runs them (PostgreSQL: a per-workspace advisory
+     * lock held by the transaction that counts and inserts).
+     */
+    readonly insert: (webhook: Webhook, limit: number) => Effect.Effect<boolean>
     readonly get: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<Webhook>>
     /** Newest first (by id), `limit` after the id `after`; pages built with `Page.make("whk", …)`. */
     readonly list: (workspaceId: WorkspaceId, query: Page.Query) => Effect.Effect<Page.Page<Webhook>>
@@ -60,7 +66,14 @@ export const makeMemory = (): WebhookRepository["Type"] => {
     return map
   }
   return WebhookRepository.of({
-    insert: (webhook) => Effect.sync(() => void webhooks(webhook.workspaceId).set(webhook.id, webhook)),
+    // One synchronous step: nothing runs between the count and the store.
+    insert: (webhook, limit) =>
+      Effect.sync(() => {
+        const stored = webhooks(webhook.workspaceId)
+        if (stored.size >= limit) return false
+        stored.set(webhook.id, webhook)
+        return true
+      }),
     get: (workspaceId, id) => Effect.sync(() => Option.fromNullable(webhooks(workspaceId).get(id))),
     list: (workspaceId, query) =>
       Effect.sync(() => {

@@ -69,6 +69,36 @@ export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>("@waybi
   }
 }
 
+/**
+ * The workspace already holds as many webhooks as it may (409 `conflict`, contract §5): one event
+ * fans out to at most that many.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>(
+  "@waybill/webhooks/WebhookLimitReached"
+)("WebhookLimitReached", { limit: Schema.Number, message: Schema.String }) {
+  /**
+   * @since 0.1.0
+   */
+  static of(limit: number): WebhookLimitReached {
+    return new WebhookLimitReached({
+      limit,
+      message: `The workspace already has ${limit} webhooks, the most it may have; delete one before registering another.`
+    })
+  }
+}
+
+/**
+ * How many webhooks a workspace may hold unless `Options.maxWebhooksPerWorkspace` says otherwise
+ * (contract §5).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxWebhooksPerWorkspace = 100
+
 const Limit = Schema.NumberFromString.annotations({
   message: () => ({ message: "must be an integer", override: true })
 })
@@ -125,10 +155,13 @@ export const FilterFieldsParams = Schema.Struct({ event: Schema.optional(Schema.
 export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookService")<
   WebhookService,
   {
-    /** `POST /webhooks` → 201 with the masked webhook; every problem in one `ValidationError`. */
+    /**
+     * `POST /webhooks` → 201 with the masked webhook; every problem in one `ValidationError`; a
+     * workspace already at its limit fails with `WebhookLimitReached` (409), nothing stored.
+     */
     readonly register: (
       input: unknown
-    ) => Effect.Effect<WebhookResponse, ValidationError.ValidationError, CurrentWorkspace>
+    ) => Effect.Effect<WebhookResponse, ValidationError.ValidationError | WebhookLimitReached, CurrentWorkspace>
     /** `GET /webhooks`: newest first; `limit` 1–100 (default 20). */
     readonly list: (
       params: Page.Params
@@ -202,6 +235,11 @@ export interface Options {
   readonly replayRetentionSeconds?: number | undefined
   /** Deliveries a replay looks at per step (one statement); 1 000 by default. */
   readonly replayStepSize?: number | undefined
+  /**
+   * How many webhooks a workspace may hold (a positive integer), so that one event fans out to at
+   * most that many; `defaultMaxWebhooksPerWorkspace` (100) by default.
+   */
+  readonly maxWebhooksPerWorkspace?: number | undefined
 }
 
 /**
@@ -222,6 +260,12 @@ export const make = (options: Options) =>
     const resolveTimeout = options.resolveTimeoutMs ?? 5_000
     const retentionSeconds = options.replayRetentionSeconds ?? Replay.defaultRetentionSeconds
     const stepSize = Math.max(1, Math.floor(options.replayStepSize ?? Replay.defaultStepSize))
+    const maxWebhooks = options.maxWebhooksPerWorkspace ?? defaultMaxWebhooksPerWorkspace
+    if (!Number.isSafeInteger(maxWebhooks) || maxWebhooks < 1) {
+      return yield* Effect.dieMessage(
+        `WebhookService: maxWebhooksPerWorkspace must be a positive integer, not ${String(maxWebhooks)}`
+      )
+    }
 
     const resolveHost = (input: unknown): Effect.Effect<ReadonlyArray<string>> => {
       const host = hostToResolve(input)
@@ -289,7 +333,8 @@ export const make = (options: Options) =>
         createdAt,
         revision: 1
       }
-      yield* repository.insert(webhook)
+      if (!(yield* repository.insert(webhook, maxWebhooks)))
+        return yield* Effect.fail(WebhookLimitReached.of(maxWebhooks))
       return toResponse(webhook)
     })
 

@@ -1023,7 +1023,7 @@ describe("Dispatcher", () => {
       const stored = Option.getOrThrow(yield* repository.get(wsA, created.id))
       // The same sealed secret moved to another webhook id does not open there.
       yield* repository.delete(wsA, created.id)
-      yield* repository.insert({ ...stored, id: "whk_00000000000000000000000000" })
+      yield* repository.insert({ ...stored, id: "whk_00000000000000000000000000" }, 100)
       yield* publish("tour-created", { tour: tour() })
       assert.deepStrictEqual(yield* settle, { attempts: 0, succeeded: 0, retried: 0, failed: 0 })
       assert.strictEqual((yield* requests).length, 0)

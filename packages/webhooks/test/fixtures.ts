@@ -69,6 +69,7 @@ export const makeLayer = (options: {
   readonly dispatcher?: Dispatcher.Options
   readonly allowPrivateTargets?: boolean
   readonly replayStepSize?: number
+  readonly maxWebhooksPerWorkspace?: number
   readonly resolver?: Readonly<Record<string, ReadonlyArray<string>>>
 }) => {
   const ports = Layer.mergeAll(
@@ -85,7 +86,8 @@ export const makeLayer = (options: {
   return Layer.mergeAll(
     WebhookService.layer({
       allowPrivateTargets: options.allowPrivateTargets ?? false,
-      replayStepSize: options.replayStepSize
+      replayStepSize: options.replayStepSize,
+      maxWebhooksPerWorkspace: options.maxWebhooksPerWorkspace
     }),
     Dispatcher.layer(options.dispatcher ?? {})
   ).pipe(Layer.provideMerge(ports))

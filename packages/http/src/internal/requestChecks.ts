@@ -115,6 +115,8 @@ const readNodeBody = (source: IncomingMessage) =>
     source.on("data", onData)
     source.on("end", onEnd)
     source.on("error", onError)
+    // Interrupted (the client went away, the deadline closed the connection): let go of it.
+    return Effect.sync(cleanup)
   })
 
 /** A Fetch request body, read up to the limit; past it, drained unread (as above). */

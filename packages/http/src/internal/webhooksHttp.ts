@@ -5,7 +5,7 @@ import type { CurrentWorkspace } from "@waybill/core/Workspace"
 import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import * as EventIntake from "@waybill/webhooks/EventIntake"
 import type { DeliveryNotFound, DeliveryPending } from "@waybill/webhooks/Replay"
-import { type WebhookNotFound, WebhookService } from "@waybill/webhooks/WebhookService"
+import { type WebhookLimitReached, type WebhookNotFound, WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Effect from "effect/Effect"
 import { WaybillApi } from "../Api.js"
 import { BadRequest, Conflict, NotFound } from "../ApiError.js"
@@ -14,7 +14,7 @@ const badRequest = (error: ValidationError) =>
   Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
 const notFound = (error: WebhookNotFound | DeliveryNotFound) =>
   Effect.fail(new NotFound({ message: error.message, issues: [] }))
-const conflict = (error: DeliveryPending) =>
+const conflict = (error: DeliveryPending | WebhookLimitReached) =>
   Effect.fail(new Conflict({ code: "conflict", message: error.message, issues: [] }))
 
 /**
@@ -41,7 +41,9 @@ export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handle
     const publish = publishEvent(yield* EventIntake.publisher, dispatcher)
     return handlers
       .handle("register", ({ payload }) =>
-        webhooks.register(payload).pipe(Effect.catchTag("ValidationError", badRequest))
+        webhooks
+          .register(payload)
+          .pipe(Effect.catchTags({ ValidationError: badRequest, WebhookLimitReached: conflict }))
       )
       .handle("list", ({ urlParams }) => webhooks.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)))
       .handle("filterFields", ({ urlParams }) =>
