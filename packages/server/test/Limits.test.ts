@@ -1,0 +1,52 @@
+/**
+ * The reference server's limits from the environment: webhooks per workspace, the request
+ * deadline and the connection cap, with their defaults, each refused by name when bad.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Either } from "effect"
+import * as Config from "../src/Config.js"
+
+const read = (env: Record<string, string>) =>
+  Config.settings.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))), Effect.either)
+
+describe("limits from the environment", () => {
+  it.effect("default to 100 webhooks per workspace, a 30 s deadline and 1,000 connections", () =>
+    Effect.gen(function* () {
+      const settings = yield* read({})
+      assert.isTrue(Either.isRight(settings))
+      if (Either.isLeft(settings)) return
+      assert.deepStrictEqual(
+        [settings.right.maxWebhooksPerWorkspace, settings.right.requestTimeoutMs, settings.right.maxConnections],
+        [100, 30_000, 1_000]
+      )
+      const set = yield* read({
+        WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE: "7",
+        WAYBILL_REQUEST_TIMEOUT_MS: "5000",
+        WAYBILL_MAX_CONNECTIONS: "20"
+      })
+      assert.deepStrictEqual(
+        Either.map(set, (s) => [s.maxWebhooksPerWorkspace, s.requestTimeoutMs, s.maxConnections]),
+        Either.right([7, 5_000, 20])
+      )
+    })
+  )
+
+  it.effect("a bad value is refused with its variable's name", () =>
+    Effect.gen(function* () {
+      for (const name of [
+        "WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE",
+        "WAYBILL_REQUEST_TIMEOUT_MS",
+        "WAYBILL_MAX_CONNECTIONS"
+      ]) {
+        for (const value of ["0", "-3", "1.5", "many"]) {
+          const settings = yield* read({ [name]: value })
+          assert.isTrue(Either.isLeft(settings), `${name}=${value}`)
+          if (Either.isRight(settings)) continue
+          const lines = Config.describeError(settings.left)
+          assert.strictEqual(lines.length, 1)
+          assert.match(lines[0]!, new RegExp(`^${name}: `), `${name}=${value}`)
+        }
+      }
+    })
+  )
+})
