@@ -145,7 +145,8 @@ const serve = Layer.scopedDiscard(
  * Serves the API, `GET /openapi.json`, `GET /docs` and the routes `routes` adds to
  * `HttpApiBuilder.Router` (the operator console's `Console.layer()`, for example) on the
  * `HttpServer` in context. Routes must be added here, not beside: the server reads the router
- * once, when it is built.
+ * once, when it is built. They pass the API's request checks too: a `POST`, `PUT` or `PATCH`
+ * needs a valid API key before its body is read.
  *
  * @since 0.1.0
  * @category layers
@@ -201,8 +202,10 @@ export const layerApiAt = (basePath: string): Layer.Layer<HttpApi.Api, never, Re
 }
 
 /**
- * A Fetch-style handler `(Request) => Promise<Response>` serving the same routes, for mounting
- * inside another server. Call `dispose` on shutdown.
+ * A Fetch-style handler `(Request) => Promise<Response>` serving the same routes, with the same
+ * request checks and error bodies, for mounting inside another server (Express through an
+ * adapter such as `@hono/node-server`'s, which must pass repeated headers on; Hono directly).
+ * Call `dispose` on shutdown.
  *
  * @since 0.1.0
  * @category constructors

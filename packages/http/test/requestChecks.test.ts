@@ -276,6 +276,10 @@ describe("request checks", () => {
     assert.deepStrictEqual(Effect.runSync(checked.json), { a: 1 })
     assert.strictEqual(Effect.runSync(checked.text), '{"a":1}')
     assert.strictEqual(Buffer.from(Effect.runSync(checked.arrayBuffer)).toString(), '{"a":1}')
+    // Printed (a log line, an error's cause): no body, no query values, no headers.
+    const printed = JSON.stringify(checked.toJSON())
+    for (const hidden of ['{\\"a\\":1}', "limit=5", "a=1"]) assert.notInclude(printed, hidden)
+    assert.include(printed, "/drafts")
     const moved = checked.modify({ url: "/elsewhere" })
     assert.instanceOf(moved, CheckedServerRequest)
     assert.deepStrictEqual([moved.url, Effect.runSync(moved.json)], ["/elsewhere", { a: 1 }])

@@ -27,9 +27,9 @@ const webhook = (workspaceId: WorkspaceId): Webhook => ({
 })
 
 const countOf = (workspaceId: WorkspaceId) =>
-  Effect.flatMap(WebhookRepositoryTag, (repository) => repository.list(workspaceId, { limit: 100, after: undefined })).pipe(
-    Effect.map((page) => page.data.length)
-  )
+  Effect.flatMap(WebhookRepositoryTag, (repository) =>
+    repository.list(workspaceId, { limit: 100, after: undefined })
+  ).pipe(Effect.map((page) => page.data.length))
 
 forEachBackend(
   "Webhook limit per workspace",

@@ -121,7 +121,8 @@ export class CheckedServerRequest extends Inspectable.Class implements HttpServe
     return new CheckedServerRequest(this.request.modify(options), this.body)
   }
 
+  // Never the body, which may hold a webhook's secret, nor the query's values or the headers.
   toJSON(): unknown {
-    return this.request.toJSON()
+    return { _id: "@effect/platform/HttpServerRequest", method: this.method, url: this.url.split("?")[0] }
   }
 }

@@ -121,8 +121,10 @@ const readNodeBody = (source: IncomingMessage) =>
 
 /** A Fetch request body, read up to the limit; past it, drained unread (as above). */
 const readWebBody = (source: Request) =>
-  Effect.tryPromise(async (): Promise<Read> => {
+  Effect.tryPromise(async (signal): Promise<Read> => {
     const reader = source.body!.getReader()
+    // Interrupted (the client went away): stop reading.
+    signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true })
     const chunks: Array<Uint8Array> = []
     let size = 0
     for (;;) {
