@@ -38,8 +38,10 @@ import {
 } from "./Registration.js"
 import * as Replay from "./Replay.js"
 import { SecretBox } from "./SecretBox.js"
+import { validateRotation } from "./SecretRotation.js"
 import {
   type OpenAuth,
+  previousSecretContext,
   type SealedAuth,
   sealedSecretOf,
   secretContext,
@@ -140,10 +142,24 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
      * `POST /webhooks`, validated the same way, replaces the webhook's settings. A secret
      * omitted or sent as `"********"` keeps the stored one while the auth type is unchanged; a
      * changed type needs its secret; an HMAC webhook's `scheme`, when omitted, stays as stored.
-     * The webhook keeps its id, delivery log and alerts; attempts
+     * A rotation's overlap goes on while the secret and scheme are kept; a new secret, type or
+     * scheme ends it (the previous secret is deleted: use `rotate` to change a secret with an
+     * overlap). The webhook keeps its id, delivery log and alerts; attempts
      * that start after the edit use the new URL and authentication.
      */
     readonly update: (
+      id: string,
+      input: unknown
+    ) => Effect.Effect<WebhookResponse, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
+    /**
+     * `POST /webhooks/{id}/rotate` → 200 with the masked webhook (contract §8): new
+     * authentication of the webhook's type and scheme. For HMAC, the replaced secret keeps
+     * signing beside the new one for `overlapSeconds` (default 86 400; a previous secret of an
+     * earlier rotation is dropped), and `auth.previousSecretExpiresAt` says until when; Basic
+     * and Bearer credentials are replaced at once. Attempts that start after the rotation use
+     * the new secrets, in every process.
+     */
+    readonly rotate: (
       id: string,
       input: unknown
     ) => Effect.Effect<WebhookResponse, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
@@ -273,6 +289,8 @@ export const make = (options: Options) =>
         )
       })
 
+    const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
+
     const register = Effect.fn("WebhookService.register")(function* (input: unknown) {
       const workspace = yield* CurrentWorkspace
       const registration = yield* validate(input)
@@ -290,7 +308,7 @@ export const make = (options: Options) =>
         revision: 1
       }
       yield* repository.insert(webhook)
-      return toResponse(webhook)
+      return toResponse(webhook, createdAt)
     })
 
     const pageQuery = (prefix: Id.Prefix, params: Page.Params) => {
@@ -302,7 +320,8 @@ export const make = (options: Options) =>
       const workspace = yield* CurrentWorkspace
       const query = yield* pageQuery("whk", params)
       const page = yield* repository.list(workspace.id, query)
-      return { data: page.data.map(toResponse), nextCursor: page.nextCursor }
+      const now = yield* nowSeconds
+      return { data: page.data.map((webhook) => toResponse(webhook, now)), nextCursor: page.nextCursor }
     })
 
     const find = (id: string) =>
@@ -313,7 +332,7 @@ export const make = (options: Options) =>
       )
 
     const get = Effect.fn("WebhookService.get")(function* (id: string) {
-      return toResponse(yield* find(id))
+      return toResponse(yield* find(id), yield* nowSeconds)
     })
 
     // The request with the stored secret in place of one it leaves to the stored value, so the
@@ -333,30 +352,78 @@ export const make = (options: Options) =>
           )
       })
 
+    // Stores a change computed from the stored webhook, and points its pending deliveries at
+    // the result. When another change landed meanwhile (an edit, a rotation, the sweep: its
+    // revision moved on), the webhook is read again and the change computed afresh, so none is
+    // overwritten unseen; a webhook deleted meanwhile is not found.
+    const change = <E>(id: string, compute: (current: Webhook) => Effect.Effect<Webhook, E, CurrentWorkspace>) =>
+      Effect.gen(function* () {
+        for (;;) {
+          const changed = yield* compute(yield* find(id))
+          const stored = yield* transactor.withTransaction(
+            Effect.tap(repository.update(changed), (updated) =>
+              Option.match(updated, {
+                onNone: () => Effect.void,
+                onSome: (webhook) => deliveryStore.retarget(webhook.workspaceId, targetOf(webhook))
+              })
+            )
+          )
+          if (Option.isSome(stored)) return stored.value
+        }
+      })
+
     const update = Effect.fn("WebhookService.update")(function* (id: string, input: unknown) {
-      const current = yield* find(id)
-      const registration = yield* validate(
-        yield* withKeptSecret(current, withKeptScheme(input, current.auth)),
-        maskedSecretIssues(input, current.auth.type)
+      const stored = yield* change(id, (current) =>
+        Effect.gen(function* () {
+          const registration = yield* validate(
+            yield* withKeptSecret(current, withKeptScheme(input, current.auth)),
+            maskedSecretIssues(input, current.auth.type)
+          )
+          const sealed = yield* seal(id, registration.auth)
+          // An overlap goes on only for the same secret signing the same way.
+          const keepsOverlap =
+            current.auth.type === "hmac" &&
+            sealed.type === "hmac" &&
+            sealed.scheme === current.auth.scheme &&
+            current.auth.previous !== undefined &&
+            Option.isSome(keptSecretField(input, current.auth.type))
+          return {
+            ...current,
+            url: registration.url,
+            events: registration.events,
+            filters: registration.filters,
+            auth:
+              keepsOverlap && current.auth.type === "hmac" ? { ...sealed, previous: current.auth.previous } : sealed,
+            description: registration.description
+          } satisfies Webhook
+        })
       )
-      const edited: Webhook = {
-        ...current,
-        url: registration.url,
-        events: registration.events,
-        filters: registration.filters,
-        auth: yield* seal(id, registration.auth),
-        description: registration.description
-      }
-      const stored = yield* transactor.withTransaction(
-        Effect.tap(repository.update(edited), (updated) =>
-          Option.match(updated, {
-            onNone: () => Effect.void,
-            onSome: (webhook) => deliveryStore.retarget(webhook.workspaceId, targetOf(webhook))
+      return toResponse(stored, yield* nowSeconds)
+    })
+
+    const rotate = Effect.fn("WebhookService.rotate")(function* (id: string, input: unknown) {
+      const now = yield* nowSeconds
+      const stored = yield* change(id, (current) =>
+        Effect.gen(function* () {
+          const rotation = yield* Either.match(validateRotation(input, current.auth), {
+            onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "rotation")),
+            onRight: Effect.succeed
           })
-        )
+          const auth = yield* seal(id, rotation.auth)
+          if (auth.type !== "hmac" || current.auth.type !== "hmac" || rotation.overlapSeconds === 0) {
+            return { ...current, auth } satisfies Webhook
+          }
+          // The replaced secret moves to the previous secret's place, sealed for it; a previous
+          // secret of an earlier rotation is not carried over.
+          const replaced = yield* secretBox.open(current.auth.secret, secretContext(id, "hmac")).pipe(Effect.orDie)
+          const previous = {
+            secret: yield* secretBox.seal(replaced, previousSecretContext(id)),
+            expiresAt: now + rotation.overlapSeconds
+          }
+          return { ...current, auth: { ...auth, previous } } satisfies Webhook
+        })
       )
-      if (Option.isNone(stored)) return yield* Effect.fail(WebhookNotFound.of(id))
-      return toResponse(stored.value)
+      return toResponse(stored, now)
     })
 
     const remove = Effect.fn("WebhookService.delete")(function* (id: string) {
@@ -448,6 +515,7 @@ export const make = (options: Options) =>
     return WebhookService.of({
       register,
       update,
+      rotate,
       list,
       get,
       delete: remove,
