@@ -14,6 +14,7 @@ import { PublishEvent, Published } from "@waybill/webhooks/EventIntake"
 import { FailureAlert } from "@waybill/webhooks/FailureAlerts"
 import * as Page from "@waybill/webhooks/Page"
 import { Replayed, ReplayRequest } from "@waybill/webhooks/Replay"
+import { RotateSecret } from "@waybill/webhooks/SecretRotation"
 import { RegisterWebhook, WebhookResponse } from "@waybill/webhooks/Webhook"
 import { AlertListParams, FilterFieldsParams, ListParams } from "@waybill/webhooks/WebhookService"
 import * as Schema from "effect/Schema"
@@ -47,6 +48,16 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(HttpApiEndpoint.get("get")`/webhooks/${webhookId}`.addSuccess(WebhookResponse).addError(NotFound))
   .add(HttpApiEndpoint.del("delete")`/webhooks/${webhookId}`.addSuccess(HttpApiSchema.NoContent).addError(NotFound))
+  .add(
+    HttpApiEndpoint.post("rotate")`/webhooks/${webhookId}/rotate`
+      .setPayload(documentedUnknown(RotateSecret, "RotateSecretRequest"))
+      .addSuccess(WebhookResponse)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Rotates the webhook's secret: auth of the webhook's type (and scheme). hmac: every attempt from now on is signed with the new secret and, until overlapSeconds (default 86400, at most 604800) have passed, also with the previous one (X-Signature: <new>, <previous>; webhook-signature: v1,<new> v1,<previous>); auth.previousSecretExpiresAt shows until when. A rotation during an overlap drops the older previous secret; at the overlap's end the previous secret is deleted. basic and bearer: the new credentials replace the old at once (overlapSeconds above 0 is a 400). Another type or scheme is a 400 at its path (the console's edit changes those)."
+      )
+  )
   .add(
     HttpApiEndpoint.get("deliveries")`/webhooks/${webhookId}/deliveries`
       .setUrlParams(ListParams)

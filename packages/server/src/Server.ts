@@ -42,6 +42,7 @@ import type { ServerConfig } from "./Config.js"
 import * as Generation from "./Generation.js"
 import type { ReferenceDataFile } from "./ReferenceDataFile.js"
 import * as SecretKey from "./SecretKey.js"
+import * as Sweeps from "./Sweeps.js"
 
 /**
  * The workspace of the development key issued when no key is configured.
@@ -178,14 +179,15 @@ const dispatching = (config: ServerConfig) =>
 
 /**
  * The work a server does besides answering requests, for as long as the layer lives: the webhook
- * dispatcher (woken by PostgreSQL's notifications where there are any) and the tour generator's
- * loop. Hosts that build the ports themselves run it beside them (`Waybill.make` does).
+ * dispatcher (woken by PostgreSQL's notifications where there are any), the tour generator's
+ * loop and the sweeps of expired data (`Sweeps`). Hosts that build the ports themselves run it
+ * beside them (`Waybill.make` does).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerBackground = (config: ServerConfig) =>
-  Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs))
+  Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs), Sweeps.layerLoop())
 
 /**
  * The whole server. It exposes the `HttpServer` (to read the bound address) and its ports

@@ -52,6 +52,11 @@ export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handle
       )
       .handle("get", ({ path }) => webhooks.get(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)))
       .handle("delete", ({ path }) => webhooks.delete(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)))
+      .handle("rotate", ({ path, payload }) =>
+        webhooks
+          .rotate(path.id, payload)
+          .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest }))
+      )
       .handle("deliveries", ({ path, urlParams }) =>
         webhooks
           .deliveries(path.id, urlParams)

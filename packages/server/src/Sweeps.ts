@@ -1,0 +1,61 @@
+/**
+ * The sweeps: what storage keeps only for a while, deleted once its time is up, in bounded
+ * steps, by every process (each step locks what it deletes, so processes never collide):
+ * previous webhook secrets whose rotation overlap has ended (contract §8).
+ *
+ * @since 0.1.0
+ */
+import * as Availability from "@waybill/core/Availability"
+import * as SecretRotation from "@waybill/webhooks/SecretRotation"
+import type { WebhookRepository } from "@waybill/webhooks/WebhookRepository"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+
+/**
+ * How often the reference server sweeps: every 10 seconds, so an expired previous secret
+ * stays in storage at most that long after its overlap (attempts stop using it at once).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultInterval: Duration.DurationInput = "10 seconds"
+
+/**
+ * One sweep of everything: how many of each kind were deleted.
+ *
+ * @since 0.1.0
+ * @category sweeping
+ */
+export const run: Effect.Effect<{ readonly previousSecrets: number }, never, WebhookRepository> = Effect.map(
+  SecretRotation.sweepExpiredSecrets,
+  (previousSecrets) => ({ previousSecrets })
+)
+
+/**
+ * The loop: a sweep at start-up, then one every `interval`. A sweep that fails (the database is
+ * unreachable) is logged and the loop goes on.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerLoop = (
+  interval: Duration.DurationInput = defaultInterval
+): Layer.Layer<never, never, WebhookRepository> =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const reporter = yield* Availability.loopReporter("the sweeps", "A sweep failed; retried next interval")
+      return yield* run.pipe(
+        Effect.tap((swept) =>
+          swept.previousSecrets > 0
+            ? Effect.logDebug("Swept expired previous webhook secrets").pipe(Effect.annotateLogs({ ...swept }))
+            : Effect.void
+        ),
+        Effect.zipLeft(reporter.succeeded),
+        Effect.catchAllCause(reporter.failed),
+        Effect.repeat(Schedule.spaced(interval)),
+        Effect.forkScoped
+      )
+    })
+  )
