@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
+import * as Idempotency from "@waybill/core/Idempotency"
 import * as Issue from "@waybill/core/Issue"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
@@ -48,7 +49,7 @@ import {
   targetOf,
   toResponse,
   type Webhook,
-  type WebhookResponse
+  WebhookResponse
 } from "./Webhook.js"
 import { WebhookRepository } from "./WebhookRepository.js"
 
@@ -131,6 +132,19 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
     readonly register: (
       input: unknown
     ) => Effect.Effect<WebhookResponse, ValidationError.ValidationError, CurrentWorkspace>
+    /**
+     * `POST /webhooks` with an `Idempotency-Key` (contract §8): `register`, once per workspace
+     * and key; the answer is kept in the transaction that stores the webhook. The same key and
+     * body again replays it and registers nothing; see `Idempotency.run` for the rest.
+     */
+    readonly registerIdempotent: (
+      input: unknown,
+      key: string
+    ) => Effect.Effect<
+      Idempotency.Outcome<WebhookResponse>,
+      ValidationError.ValidationError | Idempotency.IdempotencyKeyReused | Idempotency.IdempotencyKeyInFlight,
+      CurrentWorkspace | Idempotency.Idempotency
+    >
     /** `GET /webhooks`: newest first; `limit` 1–100 (default 20). */
     readonly list: (
       params: Page.Params
@@ -291,24 +305,55 @@ export const make = (options: Options) =>
 
     const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
 
+    // A new webhook from a registration request, checked and sealed; nothing stored yet.
+    const prepare = (input: unknown) =>
+      Effect.gen(function* () {
+        const workspace = yield* CurrentWorkspace
+        const registration = yield* validate(input)
+        const id = yield* Id.make("whk")
+        return {
+          id,
+          workspaceId: workspace.id,
+          url: registration.url,
+          events: registration.events,
+          filters: registration.filters,
+          auth: yield* seal(id, registration.auth),
+          description: registration.description,
+          createdAt: yield* nowSeconds,
+          revision: 1
+        } satisfies Webhook
+      })
+
     const register = Effect.fn("WebhookService.register")(function* (input: unknown) {
-      const workspace = yield* CurrentWorkspace
-      const registration = yield* validate(input)
-      const id = yield* Id.make("whk")
-      const createdAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const webhook: Webhook = {
-        id,
-        workspaceId: workspace.id,
-        url: registration.url,
-        events: registration.events,
-        filters: registration.filters,
-        auth: yield* seal(id, registration.auth),
-        description: registration.description,
-        createdAt,
-        revision: 1
-      }
+      const webhook = yield* prepare(input)
       yield* repository.insert(webhook)
-      return toResponse(webhook, createdAt)
+      return toResponse(webhook, webhook.createdAt)
+    })
+
+    const decodeResponse = Schema.decodeUnknownSync(WebhookResponse)
+    const registerIdempotent = Effect.fn("WebhookService.registerIdempotent")(function* (input: unknown, key: string) {
+      const workspace = yield* CurrentWorkspace
+      const idempotency = yield* Idempotency.Idempotency
+      return yield* idempotency.run({
+        workspaceId: workspace.id,
+        key,
+        operation: "POST /webhooks",
+        body: input,
+        create: (pending) =>
+          Effect.gen(function* () {
+            const webhook = yield* prepare(input)
+            const response = toResponse(webhook, webhook.createdAt)
+            const record = pending.complete(201, JSON.stringify(response))
+            const written = yield* Idempotency.writeInTransaction(
+              transactor,
+              idempotency.store,
+              record,
+              repository.insert(webhook)
+            )
+            return written === Idempotency.taken ? written : Idempotency.created(response, record.status, record.body)
+          }),
+        replay: (record) => decodeResponse(JSON.parse(record.body))
+      })
     })
 
     const pageQuery = (prefix: Id.Prefix, params: Page.Params) => {
@@ -514,6 +559,7 @@ export const make = (options: Options) =>
 
     return WebhookService.of({
       register,
+      registerIdempotent,
       update,
       rotate,
       list,
