@@ -19,6 +19,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Path from "@effect/platform/Path"
 import type { ApiKeys } from "@waybill/core/ApiKeys"
+import type { Idempotency } from "@waybill/core/Idempotency"
 import type { Transactor } from "@waybill/core/Transactor"
 import type { DraftService } from "@waybill/drafts/DraftService"
 import type { ReferenceData } from "@waybill/drafts/ReferenceData"
@@ -53,6 +54,7 @@ export type Requirements =
   | Dispatcher
   | EventOutbox
   | Transactor
+  | Idempotency
 
 /**
  * The API with every handler, over its ports. `POST /drafts` and `POST /events`, the endpoints a

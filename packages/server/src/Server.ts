@@ -12,6 +12,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as Idempotency from "@waybill/core/Idempotency"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as DraftService from "@waybill/drafts/DraftService"
 import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
@@ -25,6 +26,7 @@ import * as DeliveryStore from "@waybill/store-pg/DeliveryStore"
 import * as DraftRepository from "@waybill/store-pg/DraftRepository"
 import * as EventOutbox from "@waybill/store-pg/EventOutbox"
 import * as FailureAlerts from "@waybill/store-pg/FailureAlerts"
+import * as IdempotencyStore from "@waybill/store-pg/IdempotencyStore"
 import * as OutboxReader from "@waybill/store-pg/OutboxReader"
 import * as WebhookRepository from "@waybill/store-pg/WebhookRepository"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
@@ -127,10 +129,11 @@ export const layerPorts = (
       )
     )
   )
-  return Layer.mergeAll(keys, drafts, webhooks, EventIntake.layerGroupCommit).pipe(
+  return Layer.mergeAll(keys, drafts, webhooks, EventIntake.layerGroupCommit, Idempotency.layer).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         EventOutbox.layer,
+        IdempotencyStore.layer,
         ReferenceData.layerMemory(referenceData),
         PropertyDefinitions.layerFixed(referenceData.propertyDefinitions)
       )

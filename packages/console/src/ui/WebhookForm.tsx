@@ -120,7 +120,7 @@ export const WebhookForm = (props: {
     try {
       // The typed client's request types describe a valid body; the API validates what is sent.
       const body = payload() as never
-      const saved = await call(
+      const saved = await call<WebhookResponse, unknown>(
         existing === undefined
           ? api.webhooks.register({ payload: body })
           : api.console.updateWebhook({ path: { id: existing.id }, payload: body })

@@ -13,6 +13,8 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { ApiKeys } from "@waybill/core/ApiKeys"
+import { Idempotency } from "@waybill/core/Idempotency"
+import type { Transactor } from "@waybill/core/Transactor"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import { DraftService } from "@waybill/drafts/DraftService"
 import type { EventOutbox } from "@waybill/events/EventOutbox"
@@ -22,13 +24,21 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import type { BadRequest, Unauthorized } from "../ApiError.js"
+import type { BadRequest, Conflict, IdempotencyKeyReused, Unauthorized } from "../ApiError.js"
 import { authenticate } from "../Authentication.js"
 import { checkedBody } from "./contractErrors.js"
 import { createDraft } from "./draftsHttp.js"
+import { keyOf } from "./idempotencyHttp.js"
 import { publishEvent } from "./webhooksHttp.js"
 
-type Handler = (payload: unknown) => Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest, CurrentWorkspace>
+type Handler = (
+  payload: unknown,
+  idempotencyKey: string | undefined
+) => Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  BadRequest | IdempotencyKeyReused | Conflict,
+  CurrentWorkspace
+>
 
 /**
  * The middleware serving the direct routes, over the ports their handlers use. It must run inside
@@ -37,20 +47,28 @@ type Handler = (payload: unknown) => Effect.Effect<HttpServerResponse.HttpServer
 export const make: Effect.Effect<
   <E, R>(
     app: HttpApp.Default<E, R>
-  ) => HttpApp.Default<E | BadRequest | Unauthorized, R | HttpServerRequest.HttpServerRequest>,
+  ) => HttpApp.Default<
+    E | BadRequest | IdempotencyKeyReused | Conflict | Unauthorized,
+    R | HttpServerRequest.HttpServerRequest
+  >,
   never,
-  ApiKeys | DraftService | Dispatcher | EventOutbox
+  ApiKeys | DraftService | Dispatcher | EventOutbox | Transactor | Idempotency
 > = Effect.gen(function* () {
   const keys = yield* ApiKeys
+  const idempotency = yield* Idempotency
+  const dispatcher = yield* Dispatcher
   // Keyed by the exact URL: any other spelling the router would also accept is left to it.
   const routes: ReadonlyMap<string, Handler> = new Map([
-    ["/drafts", createDraft(yield* DraftService)],
-    ["/events", publishEvent(yield* EventIntake.publisher, yield* Dispatcher)]
+    ["/drafts", createDraft(yield* DraftService, idempotency)],
+    [
+      "/events",
+      publishEvent(yield* EventIntake.publisher, yield* EventIntake.idempotentPublisher, dispatcher, idempotency)
+    ]
   ])
   return <E, R>(app: HttpApp.Default<E, R>) =>
     Effect.withFiberRuntime<
       HttpServerResponse.HttpServerResponse,
-      E | BadRequest | Unauthorized,
+      E | BadRequest | IdempotencyKeyReused | Conflict | Unauthorized,
       R | HttpServerRequest.HttpServerRequest
     >((fiber) => {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
@@ -63,7 +81,7 @@ export const make: Effect.Effect<
       if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("http.route", request.url)
       return Effect.interruptible(
         Effect.flatMap(authenticate(keys, request.headers.authorization), (workspace) =>
-          Effect.provideService(handler(body.value), CurrentWorkspace, workspace)
+          Effect.provideService(handler(body.value, keyOf(request)), CurrentWorkspace, workspace)
         )
       )
     })
