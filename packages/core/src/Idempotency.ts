@@ -437,6 +437,34 @@ export const layerMemory: Layer.Layer<Idempotency | IdempotencyStore> = Layer.ef
   })
 )
 
+/**
+ * Kept answers one sweep step deletes at most (one statement each step).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const sweepBatchSize = 1_000
+
+/**
+ * Deletes every kept answer whose time is up by the `Clock`'s now, in bounded steps
+ * (`sweepBatchSize` per statement); answers how many. Answers are kept `retentionSeconds` at
+ * least, and until the next sweep at most.
+ *
+ * @since 0.1.0
+ * @category maintenance
+ */
+export const sweepExpired: Effect.Effect<number, never, IdempotencyStore> = Effect.gen(function* () {
+  const store = yield* IdempotencyStore
+  const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+  let deleted = 0
+  for (;;) {
+    const step = yield* store.sweep(now, sweepBatchSize)
+    deleted += step
+    if (step < sweepBatchSize) return deleted
+    yield* Effect.yieldNow()
+  }
+})
+
 // Rolls a transaction back when the record's key turns out to be kept already.
 class KeyTaken extends Data.TaggedError("@waybill/core/Idempotency/KeyTaken") {}
 

@@ -107,7 +107,12 @@ describe("Idempotency-Key over HTTP", () => {
             ["Idempotency-Key"]
           )
         }
-        const invalid = await post(handler, "/drafts", JSON.stringify({ origin: "manual" }), `fix-${name.replace(" ", "-")}`)
+        const invalid = await post(
+          handler,
+          "/drafts",
+          JSON.stringify({ origin: "manual" }),
+          `fix-${name.replace(" ", "-")}`
+        )
         assert.strictEqual(invalid.status, 400)
         const corrected = await post(handler, "/drafts", bodies["/drafts"], `fix-${name.replace(" ", "-")}`)
         assert.deepStrictEqual([corrected.status, corrected.replayed], [201, null])

@@ -1,11 +1,13 @@
 /**
  * The sweeps: what storage keeps only for a while, deleted once its time is up, in bounded
  * steps, by every process (each step locks what it deletes, so processes never collide):
- * previous webhook secrets whose rotation overlap has ended (contract §8).
+ * previous webhook secrets whose rotation overlap has ended, and the answers kept for
+ * `Idempotency-Key`s once their 24 hours are up (contract §8).
  *
  * @since 0.1.0
  */
 import * as Availability from "@waybill/core/Availability"
+import * as Idempotency from "@waybill/core/Idempotency"
 import * as SecretRotation from "@waybill/webhooks/SecretRotation"
 import type { WebhookRepository } from "@waybill/webhooks/WebhookRepository"
 import type * as Duration from "effect/Duration"
@@ -15,7 +17,8 @@ import * as Schedule from "effect/Schedule"
 
 /**
  * How often the reference server sweeps: every 10 seconds, so an expired previous secret
- * stays in storage at most that long after its overlap (attempts stop using it at once).
+ * stays in storage at most that long after its overlap (attempts stop using it at once); kept
+ * answers of `Idempotency-Key`s likewise after their 24 hours.
  *
  * @since 0.1.0
  * @category constants
@@ -28,9 +31,13 @@ export const defaultInterval: Duration.DurationInput = "10 seconds"
  * @since 0.1.0
  * @category sweeping
  */
-export const run: Effect.Effect<{ readonly previousSecrets: number }, never, WebhookRepository> = Effect.map(
-  SecretRotation.sweepExpiredSecrets,
-  (previousSecrets) => ({ previousSecrets })
+export const run: Effect.Effect<
+  { readonly previousSecrets: number; readonly idempotencyKeys: number },
+  never,
+  WebhookRepository | Idempotency.IdempotencyStore
+> = Effect.map(
+  Effect.all([SecretRotation.sweepExpiredSecrets, Idempotency.sweepExpired]),
+  ([previousSecrets, idempotencyKeys]) => ({ previousSecrets, idempotencyKeys })
 )
 
 /**
@@ -42,14 +49,14 @@ export const run: Effect.Effect<{ readonly previousSecrets: number }, never, Web
  */
 export const layerLoop = (
   interval: Duration.DurationInput = defaultInterval
-): Layer.Layer<never, never, WebhookRepository> =>
+): Layer.Layer<never, never, WebhookRepository | Idempotency.IdempotencyStore> =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const reporter = yield* Availability.loopReporter("the sweeps", "A sweep failed; retried next interval")
       return yield* run.pipe(
         Effect.tap((swept) =>
-          swept.previousSecrets > 0
-            ? Effect.logDebug("Swept expired previous webhook secrets").pipe(Effect.annotateLogs({ ...swept }))
+          swept.previousSecrets + swept.idempotencyKeys > 0
+            ? Effect.logDebug("Swept expired data").pipe(Effect.annotateLogs({ ...swept }))
             : Effect.void
         ),
         Effect.zipLeft(reporter.succeeded),

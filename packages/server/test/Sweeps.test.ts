@@ -3,6 +3,7 @@
  * previous webhook secrets whose overlap has ended, and only those.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Idempotency from "@waybill/core/Idempotency"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import type { SealedSecret, Webhook } from "@waybill/webhooks/Webhook"
 import * as WebhookRepository from "@waybill/webhooks/WebhookRepository"
@@ -38,17 +39,34 @@ const previousOf = (id: string) =>
   )
 
 describe("Sweeps.layerLoop", () => {
-  it.scoped("deletes previous secrets whose overlap has ended, at start and every interval", () =>
+  it.scoped("deletes expired previous secrets and kept answers, at start and every interval", () =>
     Effect.gen(function* () {
       const repository = yield* WebhookRepository.WebhookRepository
+      const store = yield* Idempotency.IdempotencyStore
       yield* repository.insert(webhook("whk_due", 0))
       yield* repository.insert(webhook("whk_later", 60))
+      const kept = (key: string, expiresAt: number) =>
+        store.insert({
+          workspaceId: ws,
+          key,
+          operation: "POST /events",
+          fingerprint: "f",
+          status: 202,
+          body: "{}",
+          createdAt: 0,
+          expiresAt
+        })
+      yield* kept("key-due", 0)
+      yield* kept("key-later", 60)
       yield* Layer.build(Sweeps.layerLoop("10 seconds"))
       yield* TestClock.adjust("1 second")
       assert.strictEqual(yield* previousOf("whk_due"), undefined)
       assert.strictEqual(yield* previousOf("whk_later"), 60)
+      assert.isTrue(Option.isNone(yield* store.find(ws, "key-due")))
+      assert.isTrue(Option.isSome(yield* store.find(ws, "key-later")))
       yield* TestClock.adjust("59 seconds")
       assert.strictEqual(yield* previousOf("whk_later"), undefined)
-    }).pipe(Effect.provide(WebhookRepository.layerMemory))
+      assert.isTrue(Option.isNone(yield* store.find(ws, "key-later")))
+    }).pipe(Effect.provide(Layer.merge(WebhookRepository.layerMemory, Idempotency.layerMemory)))
   )
 })
