@@ -102,9 +102,8 @@ describe.skipIf(url === undefined || url === "")(
   }
 )
 
-describe.skipIf(url !== undefined && url !== "")(
-  "Idempotency-Key across two server processes on one PostgreSQL",
-  () => {
+if (url === undefined || url === "") {
+  describe("Idempotency-Key across two server processes on one PostgreSQL", () => {
     it.skip("NOT RUN: DATABASE_URL is not set (two processes need a PostgreSQL)", () => {})
-  }
-)
+  })
+}
