@@ -460,7 +460,23 @@ export const make = (options: Options) =>
           }
           // The replaced secret moves to the previous secret's place, sealed for it; a previous
           // secret of an earlier rotation is not carried over.
-          const replaced = yield* secretBox.open(current.auth.secret, secretContext(id, "hmac")).pipe(Effect.orDie)
+          // A secret sealed under another key (the server's key changed) cannot keep signing: the
+          // rotation may still replace it at once.
+          const replaced = yield* secretBox
+            .open(current.auth.secret, secretContext(id, "hmac"))
+            .pipe(
+              Effect.mapError(() =>
+                ValidationError.fromIssues(
+                  [
+                    Issue.make(
+                      "overlapSeconds",
+                      "must be 0: the current secret does not open with the server's secret key, so it cannot keep signing"
+                    )
+                  ],
+                  "rotation"
+                )
+              )
+            )
           const previous = {
             secret: yield* secretBox.seal(replaced, previousSecretContext(id)),
             expiresAt: now + rotation.overlapSeconds

@@ -291,6 +291,23 @@ describe("WebhookService.rotate: rules", () => {
     }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
   )
 
+  it.effect("a current secret that does not open (another server key) can be replaced, not kept signing", () =>
+    Effect.gen(function* () {
+      const created = yield* register(registration())
+      const repository = yield* WebhookRepository
+      const stale = Option.getOrThrow(yield* repository.get(wsA, created.id))
+      const sealedElsewhere = yield* Effect.flatMap(SecretBox, (box) =>
+        box.seal(Redacted.make("sealed-for-another-place"), "elsewhere")
+      )
+      yield* repository.update({ ...stale, auth: { type: "hmac", secret: sealedElsewhere, scheme: "waybill" } })
+      const refused = yield* Effect.flip(rotate(created.id, { auth: hmacNew }))
+      assert.deepStrictEqual(issuesOf(refused), ["overlapSeconds"])
+      const replaced = yield* rotate(created.id, { auth: hmacNew, overlapSeconds: 0 })
+      assert.deepStrictEqual(replaced.auth, { type: "hmac", secret: MASK, scheme: "waybill" })
+      assert.strictEqual((yield* stored(created.id)).secret, newSecret)
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
   it.effect("a change computed from an older revision is not stored (storage compares revisions)", () =>
     Effect.gen(function* () {
       const created = yield* register(registration())
