@@ -52,7 +52,7 @@ export const layerLoop = (
 ): Layer.Layer<never, never, WebhookRepository | Idempotency.IdempotencyStore> =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
-      const reporter = yield* Availability.loopReporter("the sweeps", "A sweep failed; retried next interval")
+      const reporter = yield* Availability.loopReporter("the sweep loop", "A sweep failed; retried next interval")
       return yield* run.pipe(
         Effect.tap((swept) =>
           swept.previousSecrets + swept.idempotencyKeys > 0

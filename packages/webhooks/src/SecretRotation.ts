@@ -10,12 +10,22 @@
  */
 import * as Issue from "@waybill/core/Issue"
 import * as JsonText from "@waybill/core/JsonText"
+import * as ValidationError from "@waybill/core/ValidationError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { validateAuth } from "./Registration.js"
-import { AuthRequest, MASK, type OpenAuth, type SealedAuth, secretFieldOf } from "./Webhook.js"
+import type { SecretBox } from "./SecretBox.js"
+import {
+  AuthRequest,
+  MASK,
+  type OpenAuth,
+  previousSecretContext,
+  type SealedAuth,
+  secretContext,
+  secretFieldOf
+} from "./Webhook.js"
 import { WebhookRepository } from "./WebhookRepository.js"
 
 /**
@@ -169,6 +179,50 @@ export const validateRotation = (
   issues.push(...JsonText.textIssues(input).filter((issue) => !reported.has(issue.path)))
   if (issues.length > 0 || auth.auth === undefined) return Either.left(issues)
   return Either.right({ auth: auth.auth, overlapSeconds: overlap.seconds })
+}
+
+/**
+ * The authentication a rotation stores: `rotated` (the new one, sealed) and, for an HMAC
+ * rotation with an overlap, the secret it replaces as the previous one, sealed again for the
+ * previous secret's place, until `now + overlapSeconds`. A previous secret of an earlier rotation
+ * is not carried over. A replaced secret that does not open (sealed under another server key)
+ * cannot keep signing: a `ValidationError` at `overlapSeconds` (with 0 it is simply replaced).
+ *
+ * @since 0.1.0
+ * @category rotating
+ */
+export const withPrevious = (
+  secretBox: SecretBox["Type"],
+  rotation: {
+    readonly webhookId: string
+    readonly replaced: SealedAuth
+    readonly rotated: SealedAuth
+    readonly overlapSeconds: number
+    readonly now: number
+  }
+): Effect.Effect<SealedAuth, ValidationError.ValidationError> => {
+  const { webhookId, replaced, rotated } = rotation
+  if (rotated.type !== "hmac" || replaced.type !== "hmac" || rotation.overlapSeconds === 0) {
+    return Effect.succeed(rotated)
+  }
+  return secretBox.open(replaced.secret, secretContext(webhookId, "hmac")).pipe(
+    Effect.mapError(() =>
+      ValidationError.fromIssues(
+        [
+          Issue.make(
+            "overlapSeconds",
+            "must be 0: the current secret does not open with the server's secret key, so it cannot keep signing"
+          )
+        ],
+        "rotation"
+      )
+    ),
+    Effect.flatMap((secret) => secretBox.seal(secret, previousSecretContext(webhookId))),
+    Effect.map((sealed) => ({
+      ...rotated,
+      previous: { secret: sealed, expiresAt: rotation.now + rotation.overlapSeconds }
+    }))
+  )
 }
 
 /**

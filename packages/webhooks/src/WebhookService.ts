@@ -39,10 +39,9 @@ import {
 } from "./Registration.js"
 import * as Replay from "./Replay.js"
 import { SecretBox } from "./SecretBox.js"
-import { validateRotation } from "./SecretRotation.js"
+import { validateRotation, withPrevious } from "./SecretRotation.js"
 import {
   type OpenAuth,
-  previousSecretContext,
   type SealedAuth,
   sealedSecretOf,
   secretContext,
@@ -454,34 +453,14 @@ export const make = (options: Options) =>
             onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "rotation")),
             onRight: Effect.succeed
           })
-          const auth = yield* seal(id, rotation.auth)
-          if (auth.type !== "hmac" || current.auth.type !== "hmac" || rotation.overlapSeconds === 0) {
-            return { ...current, auth } satisfies Webhook
-          }
-          // The replaced secret moves to the previous secret's place, sealed for it; a previous
-          // secret of an earlier rotation is not carried over.
-          // A secret sealed under another key (the server's key changed) cannot keep signing: the
-          // rotation may still replace it at once.
-          const replaced = yield* secretBox
-            .open(current.auth.secret, secretContext(id, "hmac"))
-            .pipe(
-              Effect.mapError(() =>
-                ValidationError.fromIssues(
-                  [
-                    Issue.make(
-                      "overlapSeconds",
-                      "must be 0: the current secret does not open with the server's secret key, so it cannot keep signing"
-                    )
-                  ],
-                  "rotation"
-                )
-              )
-            )
-          const previous = {
-            secret: yield* secretBox.seal(replaced, previousSecretContext(id)),
-            expiresAt: now + rotation.overlapSeconds
-          }
-          return { ...current, auth: { ...auth, previous } } satisfies Webhook
+          const auth = yield* withPrevious(secretBox, {
+            webhookId: id,
+            replaced: current.auth,
+            rotated: yield* seal(id, rotation.auth),
+            overlapSeconds: rotation.overlapSeconds,
+            now
+          })
+          return { ...current, auth } satisfies Webhook
         })
       )
       return toResponse(stored, now)
