@@ -6,6 +6,10 @@
  * master), on a fresh PostgreSQL database. Each route's ratio is the median of its per-round
  * ratios to the floor measured just before it.
  *
+ * `POST /events (Idempotency-Key)` sends a fresh `Idempotency-Key` with every request (issue 34:
+ * the answer is kept in the event's own write); its target is against `POST /events` measured in
+ * the same round: ≥ 0.8 × its throughput.
+ *
  * Beside them, a reference without a target: the same minimal server with one `POST` endpoint
  * taking a JSON body (`FLOOR_POST`, see `bench/floor.ts`), measured like a route. It shows what
  * the framework itself costs for a request with a body; each POST route is also given as a
@@ -70,6 +74,10 @@ interface Route {
   readonly run: (seconds: number) => Promise<LoadResult>
 }
 const POST_REFERENCE = "floor POST: minimal HttpApi body"
+const IDEMPOTENT_EVENTS = "POST /events (Idempotency-Key)"
+// Every request of every round gets a key no other request had.
+const runId = Date.now().toString(36)
+let keyCount = 0
 const allRoutes: ReadonlyArray<Route> = [
   {
     name: "GET /health",
@@ -104,6 +112,19 @@ const allRoutes: ReadonlyArray<Route> = [
         body: tourCreated(1),
         headers: json,
         seconds
+      })
+  },
+  {
+    name: IDEMPOTENT_EVENTS,
+    target: 0.28,
+    run: (seconds) =>
+      load(IDEMPOTENT_EVENTS, {
+        url: `${server.base}/events`,
+        method: "POST",
+        body: tourCreated(1),
+        headers: json,
+        seconds,
+        perRequestHeaders: () => ({ "idempotency-key": `bench-${runId}-${++keyCount}` })
       })
   },
   {
@@ -196,6 +217,16 @@ try {
       route.name,
       list.map((entry) => entry.result),
       `${ratio.toFixed(2)} × floor${ofPostFloor} (target ≥ ${route.target}${route.p99Under === undefined ? "" : `, p99 < ${route.p99Under} ms`}) ${pass ? "PASS" : "MISS"}   ${rounds}; CPU per request: server ${serverUs} µs, PostgreSQL ${median(list.map((entry) => entry.postgresUs)).toFixed(0)} µs`
+    )
+  }
+  // Issue 34's target: a fresh Idempotency-Key per request against none, round by round.
+  const plain = results.get("POST /events")
+  const keyed = results.get(IDEMPOTENT_EVENTS)
+  if (plain !== undefined && keyed !== undefined) {
+    const perRound = keyed.map((entry, i) => entry.result.requestsPerSecond / plain[i]!.result.requestsPerSecond)
+    const ratio = median(perRound)
+    console.log(
+      `  POST /events with Idempotency-Key / without: ${ratio.toFixed(2)} (target ≥ 0.8) ${ratio >= 0.8 ? "PASS" : "MISS"}   rounds: ${perRound.map((r) => r.toFixed(2)).join(", ")}`
     )
   }
 } finally {

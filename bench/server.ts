@@ -185,13 +185,28 @@ export const load = async (
     headers?: Record<string, string>
     seconds?: number
     connections?: number
+    /** Headers of each request's own (a fresh `Idempotency-Key`, say), added to `headers`. */
+    perRequestHeaders?: () => Record<string, string>
   }
 ): Promise<LoadResult> => {
+  const perRequest = options.perRequestHeaders
   const result = await autocannon({
     url: options.url,
     method: options.method ?? "GET",
     ...(options.body === undefined ? {} : { body: options.body }),
     headers: options.headers ?? {},
+    ...(perRequest === undefined
+      ? {}
+      : {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                headers: { ...request.headers, ...perRequest() }
+              })
+            }
+          ]
+        }),
     connections: options.connections ?? 16,
     duration: options.seconds ?? 8
   })

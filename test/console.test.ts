@@ -352,6 +352,110 @@ describe.runIf(hasChromium)("operator console in a browser", () => {
       }).pipe(Effect.scoped)
     )
 
+    it.effect(
+      "Rotate secret: an HMAC rotation shows its overlap's end and deliveries verify with both secrets; Bearer says it replaces at once",
+      () =>
+        Effect.gen(function* () {
+          const base = yield* Server.baseUrl
+          const target = yield* receiver()
+          const rotatedSecret = "console-rotated-secret-0002"
+          const webhook = (yield* call("/webhooks", {
+            key: keys.a,
+            json: { url: target.url, events: ["tour-created"], auth: { type: "hmac", secret } }
+          })).body
+          const { page: p, assertClean } = yield* Effect.promise(() => page(base))
+          yield* Effect.promise(async () => {
+            await signIn(p, base, keys.a)
+            await p.evaluate((hash) => {
+              location.hash = hash
+            }, `#/webhooks/${webhook.id}`)
+            await p.getByRole("heading", { name: "Delivery log" }).waitFor()
+            // By keyboard: the action, then the dialog's first field has the focus.
+            await tabTo(p, "button", "Rotate secret")
+            await p.keyboard.press("Enter")
+            const dialog = p.getByRole("dialog", { name: "Rotate secret" })
+            await dialog.waitFor()
+            assert.isTrue(
+              await dialog.getByLabel("New shared secret").evaluate((input) => input === document.activeElement)
+            )
+            assert.deepStrictEqual(await unlabelledControls(p), [])
+            assert.strictEqual(await dialog.getByLabel("The previous secret also signs for").inputValue(), "86400")
+            await p.keyboard.type(rotatedSecret)
+            await p.screenshot({ path: join(screenshots, "rotate-secret-1280.png"), fullPage: true })
+            // The API's issue at its control.
+            await dialog.getByLabel("New shared secret").fill("too short")
+            await dialog.getByRole("button", { name: "Rotate secret" }).click()
+            await dialog.locator("#control-auth_secret-error").waitFor()
+            assert.strictEqual(await dialog.getByLabel("New shared secret").getAttribute("aria-invalid"), "true")
+            await dialog.getByLabel("New shared secret").fill(rotatedSecret)
+            await dialog.getByRole("button", { name: "Rotate secret" }).click()
+            await dialog.waitFor({ state: "detached" })
+            await p
+              .getByText("The new secret signs every delivery from now on; the previous one also signs until")
+              .waitFor()
+            assert.match((await p.locator("dd.overlap").textContent()) ?? "", /^also signs until \d{4}-\d\d-\d\d /)
+            await p.screenshot({ path: join(screenshots, "rotated-1280.png"), fullPage: true })
+            assertClean([/status of 400/])
+          })
+          const stored = (yield* call(`/webhooks/${webhook.id}`, { key: keys.a })).body
+          assert.approximately(stored.auth.previousSecretExpiresAt, Math.floor(Date.now() / 1000) + 86_400, 10)
+          const eventId = (yield* call("/events", {
+            key: keys.a,
+            json: {
+              type: "tour-created",
+              payload: { tour: { id: "tour_console_rotated", status: "planned", substatus: null, properties: {} } }
+            }
+          })).body.id as string
+          yield* eventually(
+            Effect.sync(() => target.for(eventId).length === 1),
+            "the delivery after the rotation"
+          )
+          const [request] = target.for(eventId)
+          const verifies = (key: string) =>
+            Either.isRight(
+              Hmac.verify({
+                secret: key,
+                headers: request!.headers as Record<string, string>,
+                rawBody: request!.body,
+                now: Number(request!.headers["x-signature-timestamp"])
+              })
+            )
+          assert.isTrue(verifies(rotatedSecret) && verifies(secret), "signed with the new and the previous secret")
+
+          const bearer = (yield* call("/webhooks", {
+            key: keys.a,
+            json: { url: target.url, events: ["tour-deleted"], auth: { type: "bearer", token: "old-console-token" } }
+          })).body
+          yield* Effect.promise(async () => {
+            await p.evaluate((hash) => {
+              location.hash = hash
+            }, `#/webhooks/${bearer.id}`)
+            await p.getByRole("button", { name: "Rotate secret" }).click()
+            const dialog = p.getByRole("dialog", { name: "Rotate secret" })
+            assert.match(
+              (await dialog.locator("#rotate-at-once").textContent()) ?? "",
+              /The new token replaces the old at once/
+            )
+            assert.strictEqual(await dialog.getByLabel("The previous secret also signs for").count(), 0)
+            await dialog.getByLabel("New token").fill("new-console-token")
+            await dialog.getByRole("button", { name: "Rotate secret" }).click()
+            await p.getByText("The new token replaced the old one").waitFor()
+            assertClean([/status of 400/])
+          })
+          const deleted = yield* call("/events", {
+            key: keys.a,
+            json: { type: "tour-deleted", payload: { tourId: "tour_x" } }
+          })
+          yield* eventually(
+            Effect.sync(() => target.for(deleted.body.id).length === 1),
+            "the Bearer delivery"
+          )
+          assert.strictEqual(target.for(deleted.body.id)[0]!.headers.authorization, "Bearer new-console-token")
+          yield* call(`/webhooks/${webhook.id}`, { key: keys.a, method: "DELETE" })
+          yield* call(`/webhooks/${bearer.id}`, { key: keys.a, method: "DELETE" })
+        }).pipe(Effect.scoped)
+    )
+
     it.effect("delete asks first: Cancel keeps the webhook, Delete removes it", () =>
       Effect.gen(function* () {
         const base = yield* Server.baseUrl
@@ -473,6 +577,13 @@ describe.runIf(hasChromium)("operator console in a browser", () => {
             await p.locator(".delivery").first().waitFor()
             assert.isFalse(await overflowsSideways(p), "delivery log at 390 px")
             await p.screenshot({ path: join(screenshots, "delivery-log-390.png"), fullPage: true })
+            await p.getByRole("button", { name: "Rotate secret" }).click()
+            await p.getByRole("dialog", { name: "Rotate secret" }).waitFor()
+            assert.isFalse(await overflowsSideways(p), "rotate dialog at 390 px")
+            assert.deepStrictEqual(await unlabelledControls(p), [])
+            await p.screenshot({ path: join(screenshots, "rotate-secret-390.png"), fullPage: true })
+            await p.keyboard.press("Escape")
+            await p.getByRole("dialog", { name: "Rotate secret" }).waitFor({ state: "detached" })
             await p.setViewportSize({ width: 1280, height: 900 })
             await p.getByRole("link", { name: "Webhooks" }).click()
             await p.locator(".webhook-list").waitFor()

@@ -5,6 +5,7 @@
  * the same way: implement its interface, provide it as a layer.
  */
 import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as Idempotency from "@waybill/core/Idempotency"
 import * as Transactor from "@waybill/core/Transactor"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as DraftRepository from "@waybill/drafts/DraftRepository"
@@ -88,7 +89,11 @@ export const layer = (keys: Record<string, string>) =>
         )
       )
     )
-  ).pipe(Layer.provideMerge(Layer.mergeAll(referenceData, OutboxReader.layerMemory, Transactor.layerMemory)))
+  ).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(referenceData, OutboxReader.layerMemory, Transactor.layerMemory, Idempotency.layerMemory)
+    )
+  )
 
 /**
  * The API over these ports, as a Fetch-style handler to mount anywhere (see express.ts).

@@ -7,9 +7,12 @@
  * | `HOST` | `127.0.0.1` | address to listen on |
  * | `RECEIVER_AUTH` | `hmac` | `hmac`, `basic` or `bearer`: how the webhook was registered |
  * | `RECEIVER_SECRET` | | the HMAC secret (`hmac`; `whsec_…` for `standard-webhooks`) |
+ * | `RECEIVER_PREVIOUS_SECRET` | | during a rotation: the secret being replaced, also accepted |
  * | `RECEIVER_SIGNATURE_SCHEME` | `waybill` | `waybill` or `standard-webhooks`: the HMAC webhook's `scheme` |
  * | `RECEIVER_USERNAME`, `RECEIVER_PASSWORD` | | the Basic credentials (`basic`) |
+ * | `RECEIVER_PREVIOUS_PASSWORD` | | during a rotation: the password being replaced, also accepted |
  * | `RECEIVER_TOKEN` | | the Bearer token (`bearer`) |
+ * | `RECEIVER_PREVIOUS_TOKEN` | | during a rotation: the token being replaced, also accepted |
  * | `RECEIVER_TOLERANCE_SECONDS` | `300` | HMAC replay window, both directions |
  * | `RECEIVER_MAX_BODY_BYTES` | `5242880` | larger bodies are refused with 413 |
  * | `RECEIVER_DEDUP_CAPACITY` | `10000` | how many delivery ids are remembered |
@@ -22,6 +25,7 @@ import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 
 /**
@@ -47,10 +51,19 @@ const nonEmpty = (name: string) =>
     )
   )
 
+// The current secret, and the one being replaced while a rotation runs (optional): a delivery
+// made with either passes.
+const withPrevious = (current: string, previous: string) =>
+  Config.map(
+    Config.all({ current: nonEmpty(current), previous: Config.option(nonEmpty(previous)) }),
+    ({ current, previous }): Redacted.Redacted<string> | ReadonlyArray<Redacted.Redacted<string>> =>
+      Option.isSome(previous) ? [current, previous.value] : current
+  )
+
 const byMode: { readonly [M in Receiver.Credentials["type"]]: Config.Config<Receiver.Credentials> } = {
   hmac: Config.map(
     Config.all({
-      secret: nonEmpty("RECEIVER_SECRET"),
+      secret: withPrevious("RECEIVER_SECRET", "RECEIVER_PREVIOUS_SECRET"),
       scheme: Config.literal(
         "waybill",
         "standard-webhooks"
@@ -60,10 +73,13 @@ const byMode: { readonly [M in Receiver.Credentials["type"]]: Config.Config<Rece
       scheme === "standard-webhooks" ? { type: "hmac", secret, scheme } : { type: "hmac", secret }
   ),
   basic: Config.map(
-    Config.all({ username: Config.string("RECEIVER_USERNAME"), password: nonEmpty("RECEIVER_PASSWORD") }),
+    Config.all({
+      username: Config.string("RECEIVER_USERNAME"),
+      password: withPrevious("RECEIVER_PASSWORD", "RECEIVER_PREVIOUS_PASSWORD")
+    }),
     ({ username, password }) => ({ type: "basic", username, password })
   ),
-  bearer: Config.map(nonEmpty("RECEIVER_TOKEN"), (token) => ({ type: "bearer", token }))
+  bearer: Config.map(withPrevious("RECEIVER_TOKEN", "RECEIVER_PREVIOUS_TOKEN"), (token) => ({ type: "bearer", token }))
 }
 
 // A Config is an Effect in Effect 3, and Config has no flatMap: the mode picks the next Config.

@@ -247,6 +247,57 @@ describe("example receiver (Basic, Bearer)", () => {
   })
 })
 
+describe("example receiver during a secret rotation", () => {
+  it("accepts the current and the previous secret (RECEIVER_PREVIOUS_SECRET), and nothing else", async () => {
+    const config = fromEnv({ RECEIVER_SECRET: "whk-new-secret-0123456789", RECEIVER_PREVIOUS_SECRET: secret })
+    if (Either.isLeft(config)) return assert.fail(config.left)
+    assert.notInclude(JSON.stringify(config.right), secret)
+    const { receiver, lines } = await startWith(config.right.credentials)
+    const body = envelope()
+    const sent = async (id: string, secrets: Hmac.Secrets) =>
+      (
+        await post(receiver.url, body, {
+          ...deliveryHeaders(id),
+          ...Hmac.signatureHeaders(secrets, nowSeconds(), body)
+        })
+      ).status
+    assert.strictEqual(await sent("dlv_old", secret), 200)
+    assert.strictEqual(await sent("dlv_new", "whk-new-secret-0123456789"), 200)
+    // The service's own overlap: both signatures in one header.
+    assert.strictEqual(await sent("dlv_both", ["whk-new-secret-0123456789", secret]), 200)
+    assert.strictEqual(await sent("dlv_other", "whk-other-secret-0123456789"), 401)
+    assert.deepStrictEqual(
+      lines.at(-1),
+      "rejected status=401 reason=SignatureMismatch (Signature does not match the body, timestamp and secret)"
+    )
+  })
+
+  it("accepts the previous Bearer token or Basic password beside the current one", async () => {
+    const bearer = fromEnv({ RECEIVER_AUTH: "bearer", RECEIVER_TOKEN: "tok-new", RECEIVER_PREVIOUS_TOKEN: "tok-old" })
+    if (Either.isLeft(bearer)) return assert.fail(bearer.left)
+    const { receiver } = await startWith(bearer.right.credentials)
+    const body = envelope()
+    for (const [token, status] of [
+      ["tok-new", 200],
+      ["tok-old", 200],
+      ["tok-other", 401]
+    ] as const) {
+      const reply = await post(receiver.url, body, {
+        ...deliveryHeaders(`dlv_${token}`),
+        authorization: Authorization.bearerAuthorization(token)
+      })
+      assert.strictEqual(reply.status, status, token)
+    }
+    const basic = fromEnv({
+      RECEIVER_AUTH: "basic",
+      RECEIVER_USERNAME: "ops",
+      RECEIVER_PASSWORD: "new-pass",
+      RECEIVER_PREVIOUS_PASSWORD: ""
+    })
+    assert.deepStrictEqual(basic, Either.left("RECEIVER_PREVIOUS_PASSWORD: must not be empty"))
+  })
+})
+
 describe("example receiver configuration", () => {
   it("reads defaults and every setting from the environment", () => {
     const config = fromEnv({ RECEIVER_SECRET: secret })

@@ -22,13 +22,18 @@ export * as Availability from "./Availability.js"
  * @since 0.1.0
  */
 export * as Cursor from "./Cursor.js"
-
 /**
  * Opaque, time-sortable identifiers with a type prefix.
  *
  * @since 0.1.0
  */
 export * as Id from "./Id.js"
+/**
+ * Idempotent requests: keys, fingerprints, kept answers, the store port.
+ *
+ * @since 0.1.0
+ */
+export * as Idempotency from "./Idempotency.js"
 /**
  * Validation issues with dotted paths.
  *

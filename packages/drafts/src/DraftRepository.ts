@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Cursor from "@waybill/core/Cursor"
+import type { IdempotencyRecord } from "@waybill/core/Idempotency"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import type { NewEvent } from "@waybill/events/EventOutbox"
 import * as Context from "effect/Context"
@@ -54,6 +55,20 @@ export class DraftRepository extends Context.Tag("@waybill/drafts/DraftRepositor
      */
     readonly insertPublishing?:
       | ((workspaceId: WorkspaceId, draft: Draft, events: ReadonlyArray<NewEvent>) => Effect.Effect<void>)
+      | undefined
+    /**
+     * Optional: `insertPublishing` with the idempotency record of the request that created the
+     * draft (contract §8), written in the same atomic write: `false`, and nothing written, when
+     * the record's key is kept already (a write holding it, uncommitted, is waited for). Without
+     * it, `Idempotency.writeInTransaction` writes the three in one `Transactor` transaction.
+     */
+    readonly insertPublishingIdempotent?:
+      | ((
+          workspaceId: WorkspaceId,
+          draft: Draft,
+          events: ReadonlyArray<NewEvent>,
+          record: IdempotencyRecord
+        ) => Effect.Effect<boolean>)
       | undefined
     readonly get: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<Draft>>
     /**

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
+import * as Idempotency from "@waybill/core/Idempotency"
 import * as Issue from "@waybill/core/Issue"
 import * as JsonInput from "@waybill/core/JsonInput"
 import * as Tracing from "@waybill/core/Tracing"
@@ -22,7 +23,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { type CreateDraft, requestedTemplateId, validateCreate } from "./CreateDraft.js"
-import { type ActionRequest, type ActionResult, Actor, type Draft, DraftStatus, systemActor } from "./Draft.js"
+import { type ActionRequest, type ActionResult, Actor, Draft, DraftStatus, systemActor, toJson } from "./Draft.js"
 import type { PreconditionFailed } from "./DraftError.js"
 import { DraftConflict, DraftNotFound, type InvalidTransition, ProductNotFound } from "./DraftError.js"
 import * as DraftEvents from "./DraftEvents.js"
@@ -90,6 +91,22 @@ export class DraftService extends Context.Tag("@waybill/drafts/DraftService")<
     readonly create: (
       request: CreateDraft | unknown
     ) => Effect.Effect<Draft, ValidationError.ValidationError, CurrentWorkspace>
+    /**
+     * `POST /drafts` with an `Idempotency-Key` (contract §8): `create`, once per workspace and
+     * key. The answer (201 and the draft's JSON) is written with the draft and its events; the
+     * same key and body again replays it (`replayed: true`, nothing created), another body is
+     * `IdempotencyKeyReused`, the same key still in flight in this process
+     * `IdempotencyKeyInFlight`, a key that is not 1–255 visible ASCII characters a
+     * `ValidationError` at `Idempotency-Key`; a refused request keeps nothing.
+     */
+    readonly createIdempotent: (
+      request: CreateDraft | unknown,
+      key: string
+    ) => Effect.Effect<
+      Idempotency.Outcome<Draft>,
+      ValidationError.ValidationError | Idempotency.IdempotencyKeyReused | Idempotency.IdempotencyKeyInFlight,
+      CurrentWorkspace | Idempotency.Idempotency
+    >
     /** `GET /drafts/{id}`. */
     readonly get: (id: string) => Effect.Effect<Draft, DraftNotFound, CurrentWorkspace>
     /** `GET /drafts?status=&limit=&cursor=`: newest first; `limit` 1–100 (default 20). */
@@ -165,17 +182,14 @@ export const make = Effect.gen(function* () {
   const outbox = yield* EventOutbox
   const transactor = yield* Transactor
 
-  // Untraced, with a span of its own without a stack trace, made only while a tracer is on:
-  // `Effect.fn` makes an `Error` for the call site on every call, which costs as much as some of
-  // the draft's checks, and any span copies the fiber's context.
-  const create = Effect.fnUntraced(
-    function* (request: unknown) {
-      const workspace = yield* CurrentWorkspace
+  // A new draft from a request, checked, and the events it raises; nothing written yet.
+  const prepare = (workspaceId: WorkspaceId, request: unknown) =>
+    Effect.gen(function* () {
       const templateDraftId = requestedTemplateId(request)
       const template = Option.isNone(templateDraftId)
         ? Option.none<Draft>()
-        : yield* repository.get(workspace.id, templateDraftId.value)
-      const shapes = yield* referenceData.transportShapes(workspace.id)
+        : yield* repository.get(workspaceId, templateDraftId.value)
+      const shapes = yield* referenceData.transportShapes(workspaceId)
       const id = yield* Id.make("drf")
       const now = yield* Clock.currentTimeMillis
       const draft = yield* Either.match(
@@ -185,7 +199,16 @@ export const make = Effect.gen(function* () {
           onRight: Effect.succeed
         }
       )
-      const events = DraftEvents.created(draft)
+      return { draft, events: DraftEvents.created(draft) }
+    })
+
+  // Untraced, with a span of its own without a stack trace, made only while a tracer is on:
+  // `Effect.fn` makes an `Error` for the call site on every call, which costs as much as some of
+  // the draft's checks, and any span copies the fiber's context.
+  const create = Effect.fnUntraced(
+    function* (request: unknown) {
+      const workspace = yield* CurrentWorkspace
+      const { draft, events } = yield* prepare(workspace.id, request)
       // One round trip where the repository can write the events with the draft.
       yield* repository.insertPublishing !== undefined
         ? repository.insertPublishing(workspace.id, draft, events)
@@ -195,6 +218,38 @@ export const make = Effect.gen(function* () {
       return draft
     },
     Tracing.withSpan("DraftService.create", { captureStackTrace: false })
+  )
+
+  const decodeDraft = Schema.decodeUnknownSync(Draft)
+  const createIdempotent = Effect.fnUntraced(
+    function* (request: unknown, key: string) {
+      const workspace = yield* CurrentWorkspace
+      const idempotency = yield* Idempotency.Idempotency
+      return yield* idempotency.run({
+        workspaceId: workspace.id,
+        key,
+        operation: "POST /drafts",
+        body: request,
+        create: (pending) =>
+          Effect.gen(function* () {
+            const { draft, events } = yield* prepare(workspace.id, request)
+            // The answer is the draft's own text, as `POST /drafts` sends it.
+            const record = pending.complete(201, toJson(draft))
+            const written =
+              repository.insertPublishingIdempotent !== undefined
+                ? yield* repository.insertPublishingIdempotent(workspace.id, draft, events, record)
+                : (yield* Idempotency.writeInTransaction(
+                    transactor,
+                    idempotency.store,
+                    record,
+                    Effect.zipRight(repository.insert(workspace.id, draft), outbox.publish(workspace.id, events))
+                  )) !== Idempotency.taken
+            return written ? Idempotency.created(draft, record.status, record.body) : Idempotency.taken
+          }),
+        replay: (record) => decodeDraft(JSON.parse(record.body))
+      })
+    },
+    Tracing.withSpan("DraftService.createIdempotent", { captureStackTrace: false })
   )
 
   const get = Effect.fn("DraftService.get")(function* (id: string) {
@@ -305,7 +360,7 @@ export const make = Effect.gen(function* () {
       Effect.withSpan("DraftService.endBySystem")
     )
 
-  return DraftService.of({ create, get, list, delete: remove, act, execute, endBySystem })
+  return DraftService.of({ create, createIdempotent, get, list, delete: remove, act, execute, endBySystem })
 })
 
 /**

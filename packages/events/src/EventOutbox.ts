@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
+import type { IdempotencyRecord } from "@waybill/core/Idempotency"
 import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as ValidationError from "@waybill/core/ValidationError"
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -46,6 +47,12 @@ export interface NewEvent {
    * is then built around it instead of serializing the payload again.
    */
   readonly payloadJson?: string | undefined
+  /**
+   * The event's id when the producer must know it before the event is recorded (an idempotent
+   * `POST /events` keeps its answer, `{ "id": … }`, in the same write); made by `recordAll`
+   * otherwise. An `evt_` id (`Id.make("evt")`).
+   */
+  readonly id?: string | undefined
 }
 
 /**
@@ -80,6 +87,18 @@ export class EventOutbox extends Context.Tag("@waybill/events/EventOutbox")<
       workspaceId: WorkspaceId,
       events: ReadonlyArray<NewEvent>
     ) => Effect.Effect<ReadonlyArray<RecordedEvent>>
+    /**
+     * Optional: records events like `publish`, an entry's event with the idempotency record of
+     * the request that raised it (contract §8) in the same atomic write. An entry whose record's
+     * key is kept already is not recorded: `undefined` in its place (a write holding the key,
+     * uncommitted, is waited for). Entries without a record are recorded as by `publish`.
+     */
+    readonly publishIdempotent?:
+      | ((
+          workspaceId: WorkspaceId,
+          entries: ReadonlyArray<{ readonly event: NewEvent; readonly record?: IdempotencyRecord | undefined }>
+        ) => Effect.Effect<ReadonlyArray<RecordedEvent | undefined>>)
+      | undefined
   }
 >() {}
 
@@ -106,7 +125,7 @@ export const recordAll = (
     return Effect.map(Clock.currentTimeMillis, (now) => {
       const createdAt = Math.floor(now / 1000)
       return events.map((event) => {
-        const id = Id.makeAt("evt", now)
+        const id = event.id ?? Id.makeAt("evt", now)
         const body =
           event.payloadJson === undefined
             ? JSON.stringify({ id, type: event.type, createdAt, payload: event.payload })

@@ -68,6 +68,17 @@ export class PreconditionFailed extends Schema.Class<PreconditionFailed>("Precon
 ) {}
 
 /**
+ * 422: an `Idempotency-Key` sent again with another body or route (contract §8).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class IdempotencyKeyReused extends Schema.Class<IdempotencyKeyReused>("IdempotencyKeyReused")(
+  { code: Schema.tag("idempotency_key_reused"), message: Schema.String, issues },
+  HttpApiSchema.annotations({ status: 422 })
+) {}
+
+/**
  * 503: the database cannot be reached; nothing was written (sent with `Retry-After`).
  *
  * @since 0.1.0
@@ -103,6 +114,8 @@ export const codeForStatus = (status: number): string => {
       return "payload_too_large"
     case 415:
       return "unsupported_media_type"
+    case 422:
+      return "idempotency_key_reused"
     case 503:
       return "unavailable"
     default:

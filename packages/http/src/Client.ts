@@ -9,7 +9,8 @@
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as ParseResult from "effect/ParseResult"
 import type * as Redacted from "effect/Redacted"
 import { WaybillApi } from "./Api.js"
@@ -65,10 +66,45 @@ export const make = (options: Options) =>
   HttpApiClient.make(WaybillApi, {
     baseUrl: options.baseUrl,
     transformClient: (client) => {
-      const authenticated = HttpClient.mapRequest(client, HttpClientRequest.bearerToken(options.apiKey))
+      const authenticated = HttpClient.mapRequestEffect(
+        HttpClient.mapRequest(client, HttpClientRequest.bearerToken(options.apiKey)),
+        (request) =>
+          Effect.map(FiberRef.get(currentIdempotencyKey), (key) =>
+            key === undefined ? request : HttpClientRequest.setHeader(request, "idempotency-key", key)
+          )
+      )
       return options.transformClient === undefined ? authenticated : options.transformClient(authenticated)
     }
   })
+
+const currentIdempotencyKey = FiberRef.unsafeMake<string | undefined>(undefined)
+
+/**
+ * Sends `Idempotency-Key: <key>` with the requests of `effect` (contract §8): `POST /drafts`,
+ * `POST /events` and `POST /webhooks` then create once per key, and a retry with the same key and
+ * body gets the first answer again (422 `IdempotencyKeyReused` for another body, 409 `Conflict`
+ * while the first is still being processed). A replay decodes like the first answer; call with
+ * `withResponse: true` to read its `Idempotent-Replayed: true` header.
+ *
+ * @example
+ * ```ts
+ * import * as Client from "@waybill/http/Client"
+ * import * as Effect from "effect/Effect"
+ *
+ * declare const waybill: Client.Client
+ * const key = crypto.randomUUID() // one per logical request, kept for its retries
+ * const publish = waybill.webhooks
+ *   .publish({ payload: { type: "tour-deleted", payload: { tourId: "tour_1" } } })
+ *   .pipe(Client.withIdempotencyKey(key), Effect.retry({ times: 3 }))
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withIdempotencyKey =
+  (key: string) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.locally(effect, currentIdempotencyKey, key)
 
 /**
  * The client's type: `client.<group>.<endpoint>(request)` for every endpoint of `WaybillApi`.
@@ -85,6 +121,7 @@ const statusOf: Record<string, number> = {
   invalid_transition: 409,
   conflict: 409,
   precondition_failed: 412,
+  idempotency_key_reused: 422,
   unavailable: 503
 }
 

@@ -14,12 +14,13 @@ import { PublishEvent, Published } from "@waybill/webhooks/EventIntake"
 import { FailureAlert } from "@waybill/webhooks/FailureAlerts"
 import * as Page from "@waybill/webhooks/Page"
 import { Replayed, ReplayRequest } from "@waybill/webhooks/Replay"
+import { RotateSecret } from "@waybill/webhooks/SecretRotation"
 import { RegisterWebhook, WebhookResponse } from "@waybill/webhooks/Webhook"
 import { AlertListParams, FilterFieldsParams, ListParams } from "@waybill/webhooks/WebhookService"
 import * as Schema from "effect/Schema"
-import { Conflict, NotFound } from "./ApiError.js"
+import { Conflict, IdempotencyKeyReused, NotFound } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
-import { documentedUnknown } from "./internal/openApi.js"
+import { documentedUnknown, documentIdempotencyKey } from "./internal/openApi.js"
 
 const webhookId = HttpApiSchema.param("id", Schema.String)
 const deliveryId = HttpApiSchema.param("deliveryId", Schema.String)
@@ -33,11 +34,13 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("register", "/webhooks")
       .setPayload(documentedUnknown(RegisterWebhook, "RegisterWebhookRequest"))
       .addSuccess(WebhookResponse, { status: 201 })
+      .addError(IdempotencyKeyReused)
       .addError(Conflict)
       .annotate(
         OpenApi.Description,
-        'Registers a webhook. Secrets are write-only: every response masks them as "********". There is no update: delete and re-create. A workspace holds at most 100 webhooks by default (the reference server\'s WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE): one more is 409 conflict.'
+        'Registers a webhook. Secrets are write-only: every response masks them as "********". There is no update: delete and re-create (the operator console edits in place). A workspace holds at most 100 webhooks by default (the reference server\'s WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE): one more is 409 conflict.'
       )
+      .annotate(OpenApi.Transform, documentIdempotencyKey)
   )
   .add(HttpApiEndpoint.get("list", "/webhooks").setUrlParams(ListParams).addSuccess(Page.schema(WebhookResponse)))
   .add(
@@ -48,6 +51,16 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(HttpApiEndpoint.get("get")`/webhooks/${webhookId}`.addSuccess(WebhookResponse).addError(NotFound))
   .add(HttpApiEndpoint.del("delete")`/webhooks/${webhookId}`.addSuccess(HttpApiSchema.NoContent).addError(NotFound))
+  .add(
+    HttpApiEndpoint.post("rotate")`/webhooks/${webhookId}/rotate`
+      .setPayload(documentedUnknown(RotateSecret, "RotateSecretRequest"))
+      .addSuccess(WebhookResponse)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Rotates the webhook's secret: auth of the webhook's type (and scheme). hmac: every attempt from now on is signed with the new secret and, until overlapSeconds (default 86400, at most 604800) have passed, also with the previous one (X-Signature: <new>, <previous>; webhook-signature: v1,<new> v1,<previous>); auth.previousSecretExpiresAt shows until when. A rotation during an overlap drops the older previous secret; at the overlap's end the previous secret is deleted. basic and bearer: the new credentials replace the old at once (overlapSeconds above 0 is a 400). Another type or scheme is a 400 at its path (the console's edit changes those)."
+      )
+  )
   .add(
     HttpApiEndpoint.get("deliveries")`/webhooks/${webhookId}/deliveries`
       .setUrlParams(ListParams)
@@ -85,10 +98,13 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("publish", "/events")
       .setPayload(documentedUnknown(PublishEvent, "PublishEventRequest"))
       .addSuccess(Published, { status: 202 })
+      .addError(IdempotencyKeyReused)
+      .addError(Conflict)
       .annotate(
         OpenApi.Description,
-        "Publishes an event: the payload is validated against the catalogue, redacted per its rules, and delivered like an event raised by the service."
+        "Publishes an event: the payload is validated against the catalogue, redacted per its rules, and delivered like an event raised by the service. Send an Idempotency-Key to make a retry safe: the same key and body record the event once."
       )
+      .annotate(OpenApi.Transform, documentIdempotencyKey)
   )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Webhooks, deliveries, alerts and event publishing") {}

@@ -76,6 +76,41 @@ describe("Client", () => {
     )
   )
 
+  it.live(
+    "rotates a webhook's secret: the answer decodes with previousSecretExpiresAt; a refusal is a typed BadRequest",
+    () =>
+      withClient({ baseUrl: "http://waybill.test", apiKey: keyA }, (client) =>
+        Effect.gen(function* () {
+          const webhook = yield* client.webhooks.register({
+            payload: {
+              url: "https://hooks.example.org/client",
+              events: ["tour-created"],
+              auth: { type: "hmac", secret: "client-rotation-secret-01" }
+            }
+          })
+          const rotated = yield* client.webhooks.rotate({
+            path: { id: webhook.id },
+            payload: { auth: { type: "hmac", secret: "client-rotation-secret-02" }, overlapSeconds: 3600 }
+          })
+          assert.strictEqual(rotated.id, webhook.id)
+          assert.isTrue(rotated.auth.type === "hmac" && typeof rotated.auth.previousSecretExpiresAt === "number")
+          const refused = yield* Effect.flip(
+            client.webhooks.rotate({
+              path: { id: webhook.id },
+              payload: { auth: { type: "bearer", token: "a-token" } }
+            })
+          )
+          assert.instanceOf(refused, ApiError.BadRequest)
+          assert.deepStrictEqual(
+            (refused as ApiError.BadRequest).issues.map((issue) => issue.path),
+            ["auth.type"]
+          )
+          // The ports are shared with the other tests, which list this workspace's webhooks.
+          yield* client.webhooks.delete({ path: { id: webhook.id } })
+        })
+      )
+  )
+
   it.live("keeps a mount prefix of the base URL", () =>
     withClient({ baseUrl: "http://waybill.test/api/waybill", apiKey: keyA, prefix: "/api/waybill" }, (client, seen) =>
       Effect.gen(function* () {

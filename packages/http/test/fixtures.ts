@@ -4,6 +4,7 @@
  * webhooks, and a webhook sender that answers 200.
  */
 import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as Idempotency from "@waybill/core/Idempotency"
 import * as Transactor from "@waybill/core/Transactor"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as DraftService from "@waybill/drafts/DraftService"
@@ -61,7 +62,7 @@ export const ports = Layer.mergeAll(
       )
     )
   )
-).pipe(Layer.provideMerge(Layer.mergeAll(OutboxReader.layerMemory, Transactor.layerMemory)))
+).pipe(Layer.provideMerge(Layer.mergeAll(OutboxReader.layerMemory, Transactor.layerMemory, Idempotency.layerMemory)))
 
 /** A recurring master of the reference data's line. */
 export const master = {

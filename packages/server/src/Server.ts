@@ -12,6 +12,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as Idempotency from "@waybill/core/Idempotency"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as DraftService from "@waybill/drafts/DraftService"
 import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
@@ -25,6 +26,7 @@ import * as DeliveryStore from "@waybill/store-pg/DeliveryStore"
 import * as DraftRepository from "@waybill/store-pg/DraftRepository"
 import * as EventOutbox from "@waybill/store-pg/EventOutbox"
 import * as FailureAlerts from "@waybill/store-pg/FailureAlerts"
+import * as IdempotencyStore from "@waybill/store-pg/IdempotencyStore"
 import * as OutboxReader from "@waybill/store-pg/OutboxReader"
 import * as WebhookRepository from "@waybill/store-pg/WebhookRepository"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
@@ -43,6 +45,7 @@ import { defaultMaxConnections, defaultRequestTimeoutMs, type ServerConfig } fro
 import * as Generation from "./Generation.js"
 import type { ReferenceDataFile } from "./ReferenceDataFile.js"
 import * as SecretKey from "./SecretKey.js"
+import * as Sweeps from "./Sweeps.js"
 
 /**
  * The workspace of the development key issued when no key is configured.
@@ -130,10 +133,11 @@ export const layerPorts = (
       )
     )
   )
-  return Layer.mergeAll(keys, drafts, webhooks, EventIntake.layerGroupCommit).pipe(
+  return Layer.mergeAll(keys, drafts, webhooks, EventIntake.layerGroupCommit, Idempotency.layer).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         EventOutbox.layer,
+        IdempotencyStore.layer,
         ReferenceData.layerMemory(referenceData),
         PropertyDefinitions.layerFixed(referenceData.propertyDefinitions)
       )
@@ -182,14 +186,15 @@ const dispatching = (config: ServerConfig) =>
 
 /**
  * The work a server does besides answering requests, for as long as the layer lives: the webhook
- * dispatcher (woken by PostgreSQL's notifications where there are any) and the tour generator's
- * loop. Hosts that build the ports themselves run it beside them (`Waybill.make` does).
+ * dispatcher (woken by PostgreSQL's notifications where there are any), the tour generator's
+ * loop and the sweeps of expired data (`Sweeps`). Hosts that build the ports themselves run it
+ * beside them (`Waybill.make` does).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerBackground = (config: ServerConfig) =>
-  Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs))
+  Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs), Sweeps.layerLoop())
 
 /**
  * The Node HTTP server the reference server listens with (contract §1): a request whose headers

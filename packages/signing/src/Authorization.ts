@@ -102,15 +102,46 @@ const credentialsOf = (headers: HeadersInput, scheme: "basic" | "bearer"): Eithe
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 
 /**
- * Checks `Authorization: Basic …` against the configured username and password, in constant
- * time (the comparison does not reveal where or whether the lengths differ).
+ * A password or token, or several: a receiver moving to new credentials accepts the old and
+ * the new ones until the service has switched (Basic and Bearer rotations replace at once).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Credential = string | Redacted.Redacted<string>
+
+/**
+ * One credential or several.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Credentials = Credential | ReadonlyArray<Credential>
+
+const credentialList = (credentials: Credentials): ReadonlyArray<Credential> => {
+  const list = Array.isArray(credentials) ? (credentials as ReadonlyArray<Credential>) : [credentials as Credential]
+  if (list.length === 0) throw new RangeError("At least one credential is needed to verify")
+  return list
+}
+
+// Whether `given` is any of `wanted`, every one compared (in constant time each).
+const anyOf = (given: string | Uint8Array, wanted: ReadonlyArray<string | Uint8Array>): boolean => {
+  let matched = false
+  for (const candidate of wanted) if (sameCredential(given, candidate)) matched = true
+  return matched
+}
+
+/**
+ * Checks `Authorization: Basic …` against the configured username and password (or any of
+ * several passwords), in constant time (the comparison does not reveal where or whether the
+ * lengths differ).
  *
  * @since 0.1.0
  * @category verifying
  */
 export const verifyBasic = (
   headers: HeadersInput,
-  expected: { readonly username: string; readonly password: string | Redacted.Redacted<string> }
+  expected: { readonly username: string; readonly password: Credentials }
 ): Either.Either<BasicVerified, CredentialsError> =>
   Either.flatMap(credentialsOf(headers, "basic"), (encoded): Either.Either<BasicVerified, CredentialsError> => {
     if (!BASE64.test(encoded)) {
@@ -120,26 +151,29 @@ export const verifyBasic = (
     if (!decoded.includes(0x3a)) {
       return Either.left(new MalformedHeader({ header: AUTHORIZATION, reason: "credentials lack a colon" }))
     }
-    const wanted = Buffer.from(`${expected.username}:${reveal(expected.password)}`, "utf8")
-    return sameCredential(decoded, wanted)
+    const wanted = credentialList(expected.password).map((password) =>
+      Buffer.from(`${expected.username}:${reveal(password)}`, "utf8")
+    )
+    return anyOf(decoded, wanted)
       ? Either.right({ method: "basic", username: expected.username })
       : Either.left(new CredentialsMismatch({ scheme: "basic" }))
   })
 
 /**
- * Checks `Authorization: Bearer …` against the configured token, in constant time.
+ * Checks `Authorization: Bearer …` against the configured token (or any of several), in
+ * constant time.
  *
  * @since 0.1.0
  * @category verifying
  */
 export const verifyBearer = (
   headers: HeadersInput,
-  token: string | Redacted.Redacted<string>
+  token: Credentials
 ): Either.Either<BearerVerified, CredentialsError> =>
   Either.flatMap(
     credentialsOf(headers, "bearer"),
     (given): Either.Either<BearerVerified, CredentialsError> =>
-      sameCredential(given, reveal(token))
+      anyOf(given, credentialList(token).map(reveal))
         ? Either.right({ method: "bearer" })
         : Either.left(new CredentialsMismatch({ scheme: "bearer" }))
   )

@@ -95,6 +95,36 @@ const mac = (key: string | Uint8Array, timestamp: string, rawBody: RawBody): Nod
 }
 
 /**
+ * One secret or several. A service signs with every secret it is given (during a secret
+ * rotation, the new one and the previous one); a receiver accepts a signature made with any
+ * of its secrets (while it moves from one to the next).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Secrets = Secret | ReadonlyArray<Secret>
+
+/**
+ * The most signatures `verify` reads from one `X-Signature` (the service sends one, or two
+ * during a secret rotation); more is `MalformedHeader`, so a request cannot make a receiver
+ * compute without bound.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxSignatures = 8
+
+/**
+ * The secrets of a `Secrets` value, in order: one secret is a list of one. (A `Uint8Array`
+ * secret is one secret, not a list.)
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const secretList = <S>(secrets: S | ReadonlyArray<S>): ReadonlyArray<S> =>
+  Array.isArray(secrets) ? (secrets as ReadonlyArray<S>) : [secrets as S]
+
+/**
  * The lowercase hexadecimal HMAC-SHA256 of `"<timestamp>.<rawBody>"` under `secret`.
  *
  * Synchronous, for the dispatcher's hot path. Throws a `RangeError` (a programming error, not a
@@ -123,16 +153,25 @@ export type SignatureHeaders = {
 }
 
 /**
- * The three signature headers for one delivery attempt, ready to merge into a request.
+ * The three signature headers for one delivery attempt, ready to merge into a request. With
+ * several secrets (a rotation's overlap: the new one first, then the previous one),
+ * `X-Signature` carries one signature per secret, in their order, separated by `", "`.
  *
  * @since 0.1.0
  * @category signing
  */
-export const signatureHeaders = (secret: Secret, timestamp: number, rawBody: RawBody): SignatureHeaders => ({
-  "X-Signature-Algorithm": algorithm,
-  "X-Signature-Timestamp": String(timestamp),
-  "X-Signature": sign(secret, timestamp, rawBody)
-})
+export const signatureHeaders = (secrets: Secrets, timestamp: number, rawBody: RawBody): SignatureHeaders => {
+  const list = secretList(secrets)
+  if (list.length === 0) throw new RangeError("At least one HMAC secret is needed to sign")
+  return {
+    "X-Signature-Algorithm": algorithm,
+    "X-Signature-Timestamp": String(timestamp),
+    "X-Signature":
+      list.length === 1
+        ? sign(list[0]!, timestamp, rawBody)
+        : list.map((secret) => sign(secret, timestamp, rawBody)).join(", ")
+  }
+}
 
 /**
  * What `verify` needs.
@@ -141,7 +180,11 @@ export const signatureHeaders = (secret: Secret, timestamp: number, rawBody: Raw
  * @category models
  */
 export interface VerifyOptions {
-  readonly secret: Secret
+  /**
+   * The shared secret, or several (a receiver moving from one secret to the next): a
+   * signature made with any of them passes.
+   */
+  readonly secret: Secrets
   readonly headers: HeadersInput
   /** The body exactly as received, before any JSON parsing. */
   readonly rawBody: RawBody
@@ -174,10 +217,38 @@ const isTimestamp = (text: string): boolean => {
   return true
 }
 
+// The 32-byte signatures of an `X-Signature` value: one, or several separated by commas (a
+// rotation's overlap), each 64 hex digits in either case; `undefined` when any is not.
+const signaturesOf = (value: string): ReadonlyArray<Buffer> | undefined => {
+  // Node's hex decoder stops at the first pair that is not hex, so 64 characters decoding to
+  // 32 bytes means 64 hex digits, in either case.
+  const decode = (text: string) => {
+    const bytes = text.length === 64 ? Buffer.from(text, "hex") : undefined
+    return bytes !== undefined && bytes.length === 32 ? bytes : undefined
+  }
+  if (value.length === 64) {
+    const one = decode(value)
+    return one === undefined ? undefined : [one]
+  }
+  const parts = value.split(",")
+  if (parts.length > maxSignatures) return undefined
+  const signatures: Array<Buffer> = []
+  for (const part of parts) {
+    const bytes = decode(part.trim())
+    if (bytes === undefined) return undefined
+    signatures.push(bytes)
+  }
+  return signatures
+}
+
 /**
  * Checks an HMAC-signed delivery: the three headers are present and well-formed, the algorithm
- * is `hmac-sha256`, the signature matches (compared in constant time), and the timestamp lies
+ * is `hmac-sha256`, a signature matches (compared in constant time), and the timestamp lies
  * within `toleranceSeconds` of `now` in either direction (bounds included).
+ *
+ * `X-Signature` may carry several signatures separated by commas (the service signs with both
+ * the new and the previous secret while a rotation's overlap runs), and `secret` may be several
+ * secrets: the delivery passes when any signature was made with any of the secrets.
  *
  * The signature is checked before the timestamp, so `TimestampTooOld` / `TimestampTooNew` mean
  * "genuinely signed, but outside the window" (a replay or a clock problem), while a forged
@@ -191,7 +262,9 @@ const isTimestamp = (text: string): boolean => {
  * @category verifying
  */
 export const verify = (options: VerifyOptions): Either.Either<Verified, SignatureError> => {
-  const key = keyOf(options.secret)
+  const secrets = secretList(options.secret)
+  if (secrets.length === 0) throw new RangeError("At least one HMAC secret is needed to verify")
+  const keys = secrets.map(keyOf)
   const tolerance = options.toleranceSeconds ?? defaultToleranceSeconds
   if (!Number.isFinite(options.now)) throw new RangeError(`now must be finite epoch seconds, got ${options.now}`)
   if (!(tolerance >= 0)) throw new RangeError(`toleranceSeconds must be non-negative, got ${tolerance}`)
@@ -213,16 +286,23 @@ export const verify = (options: VerifyOptions): Either.Either<Verified, Signatur
       new MalformedHeader({ header: headerNames.timestamp, reason: "expected an integer of epoch seconds" })
     )
   }
-  // Node's hex decoder stops at the first pair that is not hex, so 64 characters decoding to
-  // 32 bytes means 64 hex digits, in either case.
-  const given = signature.length === 64 ? Buffer.from(signature, "hex") : undefined
-  if (given === undefined || given.length !== 32) {
-    return Either.left(new MalformedHeader({ header: headerNames.signature, reason: "expected 64 hexadecimal digits" }))
+  const given = signaturesOf(signature)
+  if (given === undefined) {
+    return Either.left(
+      new MalformedHeader({
+        header: headerNames.signature,
+        reason: `expected 64 hexadecimal digits (at most ${maxSignatures} signatures, separated by commas)`
+      })
+    )
   }
 
-  // The header text, not a re-formatted number, is what the sender signed.
-  const expected = mac(key, timestampText, options.rawBody).digest()
-  if (!timingSafeEqual(expected, given)) return Either.left(new SignatureMismatch())
+  let matched = false
+  for (const key of keys) {
+    // The header text, not a re-formatted number, is what the sender signed.
+    const expected = mac(key, timestampText, options.rawBody).digest()
+    for (const candidate of given) if (timingSafeEqual(expected, candidate)) matched = true
+  }
+  if (!matched) return Either.left(new SignatureMismatch())
 
   const timestamp = Number(timestampText)
   const now = options.now

@@ -10,7 +10,6 @@ import { Buffer } from "node:buffer"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import type * as Redacted from "effect/Redacted"
 import * as Authorization from "./Authorization.js"
 import * as Hmac from "./Hmac.js"
 import type { HeaderRecord } from "./internal/headers.js"
@@ -29,14 +28,19 @@ import {
  * registered with. An HMAC webhook's `scheme` defaults to `waybill` (the `X-Signature*`
  * headers); `standard-webhooks` takes its `whsec_…` secret.
  *
+ * Every secret, password and token may also be a list: a delivery made with any of them passes.
+ * That is how a receiver changes secrets without losing a delivery: it accepts the new secret
+ * beside the old one, the webhook is rotated, and the old one is dropped once the service no
+ * longer uses it (docs/receiving-webhooks.md, "Rotating a secret").
+ *
  * @since 0.1.0
  * @category models
  */
 export type Credentials =
-  | { readonly type: "hmac"; readonly secret: Hmac.Secret; readonly scheme?: "waybill" | undefined }
-  | { readonly type: "hmac"; readonly secret: StandardWebhooks.Secret; readonly scheme: "standard-webhooks" }
-  | { readonly type: "basic"; readonly username: string; readonly password: string | Redacted.Redacted<string> }
-  | { readonly type: "bearer"; readonly token: string | Redacted.Redacted<string> }
+  | { readonly type: "hmac"; readonly secret: Hmac.Secrets; readonly scheme?: "waybill" | undefined }
+  | { readonly type: "hmac"; readonly secret: StandardWebhooks.Secrets; readonly scheme: "standard-webhooks" }
+  | { readonly type: "basic"; readonly username: string; readonly password: Authorization.Credentials }
+  | { readonly type: "bearer"; readonly token: Authorization.Credentials }
 
 /**
  * The verdict on an authenticated delivery.
@@ -238,7 +242,7 @@ export const authenticateRequest = (
  */
 export const verifyRequest = (
   request: Request,
-  secret: Hmac.Secret,
+  secret: Hmac.Secrets,
   options?: ReceiveOptions
 ): Effect.Effect<Received, VerificationError> => authenticateRequest(request, { type: "hmac", secret }, options)
 
@@ -286,6 +290,6 @@ export const authenticateIncomingMessage = (
  */
 export const verifyIncomingMessage = (
   message: IncomingMessageLike,
-  secret: Hmac.Secret,
+  secret: Hmac.Secrets,
   options?: ReceiveOptions
 ): Effect.Effect<Received, VerificationError> => authenticateIncomingMessage(message, { type: "hmac", secret }, options)

@@ -139,21 +139,48 @@ export type SignatureHeaders = {
 }
 
 /**
+ * One secret or several (see `Hmac.Secrets`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Secrets = Secret | ReadonlyArray<Secret>
+
+/**
+ * The most entries `verify` reads from one `webhook-signature` (Waybill sends one, or two
+ * during a secret rotation); more is `MalformedHeader`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxSignatures = 8
+
+const secretList = (secrets: Secrets): ReadonlyArray<Secret> =>
+  Array.isArray(secrets) ? (secrets as ReadonlyArray<Secret>) : [secrets as Secret]
+
+/**
  * The headers for one attempt of the message `id` (the delivery id) at `timestamp` (epoch s).
+ * With several secrets (a rotation's overlap: the new one first, then the previous one),
+ * `webhook-signature` holds one `v1,` signature per secret, separated by spaces, as the
+ * specification writes them.
  *
  * @since 0.1.0
  * @category signing
  */
 export const signatureHeaders = (
-  secret: Secret,
+  secrets: Secrets,
   id: string,
   timestamp: number,
   body: string | Uint8Array
-): SignatureHeaders => ({
-  "webhook-id": id,
-  "webhook-timestamp": String(timestamp),
-  "webhook-signature": sign(secret, id, timestamp, body)
-})
+): SignatureHeaders => {
+  const list = secretList(secrets)
+  if (list.length === 0) throw new RangeError("At least one Standard Webhooks secret is needed to sign")
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": list.map((secret) => sign(secret, id, timestamp, body)).join(" ")
+  }
+}
 
 /**
  * What `verify` needs: the secret, the request's headers, the raw body and the receiver's
@@ -163,7 +190,8 @@ export const signatureHeaders = (
  * @category models
  */
 export interface VerifyOptions {
-  readonly secret: Secret
+  /** The secret, or several (a receiver moving to a new one): any of them may have signed. */
+  readonly secret: Secrets
   readonly headers: Internal.HeadersInput
   readonly rawBody: string | Uint8Array
   readonly now: number
@@ -185,14 +213,16 @@ export interface Verified {
 
 /**
  * Verifies a Standard Webhooks request: any `v1,` signature among the space-separated ones of
- * `webhook-signature` must match (constant-time), and the timestamp must lie within the
- * tolerance of `now`.
+ * `webhook-signature` (at most `maxSignatures`) must match (constant-time) one made with any of
+ * the secrets, and the timestamp must lie within the tolerance of `now`.
  *
  * @since 0.1.0
  * @category verifying
  */
 export const verify = (options: VerifyOptions): Either.Either<Verified, SignatureError> => {
-  const key = requireKey(options.secret)
+  const secrets = secretList(options.secret)
+  if (secrets.length === 0) throw new RangeError("At least one Standard Webhooks secret is needed to verify")
+  const keys = secrets.map(requireKey)
   const tolerance = options.toleranceSeconds ?? defaultToleranceSeconds
   const id = single(options.headers, headerNames.id, headerNames.id)
   if (typeof id !== "string") return Either.left(id)
@@ -205,13 +235,23 @@ export const verify = (options: VerifyOptions): Either.Either<Verified, Signatur
       new MalformedHeader({ header: headerNames.timestamp, reason: "expected an integer of epoch seconds" })
     )
   }
-  const expected = mac(key, id, timestampText, options.rawBody).digest()
-  let matched = false
-  for (const entry of signatures.split(" ")) {
+  const entries = signatures.split(" ")
+  if (entries.length > maxSignatures) {
+    return Either.left(
+      new MalformedHeader({ header: headerNames.signature, reason: `more than ${maxSignatures} signatures` })
+    )
+  }
+  const given: Array<Uint8Array> = []
+  for (const entry of entries) {
     const [version, encoded] = entry.split(",", 2)
     if (version !== "v1" || encoded === undefined) continue
-    const given = decodeBase64(encoded)
-    if (given !== undefined && given.length === expected.length && timingSafeEqual(given, expected)) matched = true
+    const bytes = decodeBase64(encoded)
+    if (bytes !== undefined) given.push(bytes)
+  }
+  let matched = false
+  for (const key of keys) {
+    const expected = mac(key, id, timestampText, options.rawBody).digest()
+    for (const bytes of given) if (bytes.length === expected.length && timingSafeEqual(bytes, expected)) matched = true
   }
   if (!matched) return Either.left(new SignatureMismatch())
   const timestamp = Number(timestampText)

@@ -85,7 +85,7 @@ describe("test vectors of docs/receiving-webhooks.md", () => {
     writeFileSync(file, blockAfter("<!-- recipe:node-crypto"))
     const recipe = (await import(pathToFileURL(file).href)) as {
       verifyWebhook: (
-        secret: string,
+        secret: string | ReadonlyArray<string>,
         headers: Record<string, string>,
         rawBody: Buffer,
         now?: number,
@@ -112,6 +112,24 @@ describe("test vectors of docs/receiving-webhooks.md", () => {
       const fresh = Hmac.signatureHeaders(vector.secret, vector.timestamp + 60, body)
       const lower = Object.fromEntries(Object.entries(fresh).map(([name, value]) => [name.toLowerCase(), value]))
       assert.isNull(recipe.verifyWebhook(vector.secret, lower, body, vector.timestamp + 60))
+      // During a rotation's overlap: two signatures, and a receiver holding two secrets.
+      const both = Hmac.signatureHeaders(["another-secret-0123456789", vector.secret], vector.timestamp, body)
+      const overlap = Object.fromEntries(Object.entries(both).map(([name, value]) => [name.toLowerCase(), value]))
+      assert.isNull(recipe.verifyWebhook(vector.secret, overlap, body, vector.timestamp))
+      assert.isNull(recipe.verifyWebhook(["a-third-secret-0123456", vector.secret], headers, body, vector.timestamp))
+      assert.strictEqual(
+        recipe.verifyWebhook("a-third-secret-0123456", overlap, body, vector.timestamp),
+        "signature mismatch"
+      )
+      assert.strictEqual(
+        recipe.verifyWebhook(
+          vector.secret,
+          { ...overlap, "x-signature": `${vector.signature}, nothex` },
+          body,
+          vector.timestamp
+        ),
+        "malformed signature"
+      )
     }
   })
 

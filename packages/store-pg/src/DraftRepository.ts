@@ -5,6 +5,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as GroupCommit from "@waybill/core/GroupCommit"
+import type { IdempotencyRecord } from "@waybill/core/Idempotency"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import { Draft, toJson } from "@waybill/drafts/Draft"
 import { DraftRepository, makePage } from "@waybill/drafts/DraftRepository"
@@ -14,15 +15,18 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { channel } from "./EventOutbox.js"
-import { insertEvents } from "./internal/eventRows.js"
+import { insertEvents, insertEventsKeyed } from "./internal/eventRows.js"
+import { firstPerKey, insertKeys } from "./internal/idempotencyRows.js"
 
 const decode = Schema.decodeUnknownSync(Draft)
 
-// A new draft and the events it raised, as the group commit queues them.
+// A new draft and the events it raised, as the group commit queues them; with the idempotency
+// record of its request, when it has one.
 interface NewDraft {
   readonly workspaceId: WorkspaceId
   readonly draft: Draft
   readonly events: ReadonlyArray<NewEvent>
+  readonly record?: IdempotencyRecord | undefined
 }
 
 /**
@@ -57,9 +61,52 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
            AS d(id text, status text, document json, recurring boolean, ends_at bigint, created_at bigint,
                 updated_at bigint)`
 
+    // `insertDrafts` for a statement that keeps idempotency answers (`keys`): a draft with a key
+    // only when its key went in.
+    const insertDraftsKeyed = (workspaceId: WorkspaceId, entries: ReadonlyArray<NewDraft>) => sql`
+      INSERT INTO drafts (workspace_id, id, status, document, recurring, ends_at, created_at, updated_at)
+      SELECT ${workspaceId}, id, status, document, recurring, ends_at, created_at, updated_at
+      FROM json_to_recordset(${`[${entries
+        .map((entry) => `${rowJson(entry.draft).slice(0, -1)},"key":${JSON.stringify(entry.record?.key ?? null)}}`)
+        .join(",")}]`}::json)
+           AS d(id text, status text, document json, recurring boolean, ends_at bigint, created_at bigint,
+                updated_at bigint, key text)
+      WHERE d.key IS NULL OR d.key IN (SELECT key FROM keys)`
+
+    // With idempotency records: the kept answers first, then the drafts and events whose key
+    // went in (and those without one), in the same one statement. Whether each entry was written.
+    const insertPublishingKeyed = (workspaceId: WorkspaceId, entries: ReadonlyArray<NewDraft>) =>
+      Effect.gen(function* () {
+        const writing = firstPerKey(entries)
+        const perEntry = writing.map((entry) => ({ entry, events: entry.events }))
+        const recorded = yield* recordAll(
+          workspaceId,
+          perEntry.flatMap((item) => item.events)
+        )
+        const keys = perEntry.flatMap((item) => item.events.map(() => item.entry.record?.key ?? null))
+        const [result] = yield* sql<{ readonly won: ReadonlyArray<string> }>`
+          WITH keys AS (${insertKeys(
+            sql,
+            workspaceId,
+            writing.flatMap((entry) => (entry.record === undefined ? [] : [entry.record]))
+          )}),
+               drafts AS (${insertDraftsKeyed(workspaceId, writing)}),
+               inserted AS (${insertEventsKeyed(sql, workspaceId, recorded, keys)})
+          SELECT (SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
+                 (SELECT coalesce(json_agg(key), '[]'::json) FROM keys) AS won`
+        const won = new Set(result?.won ?? [])
+        const written = new Set(writing)
+        return entries.map((entry) => written.has(entry) && (entry.record === undefined || won.has(entry.record.key)))
+      }).pipe(Effect.orDie)
+
     // Drafts, their events and the notification in one statement: atomic without a transaction,
     // one round trip instead of four (BEGIN, the drafts, the events, COMMIT).
     const insertPublishingAll = (workspaceId: WorkspaceId, entries: ReadonlyArray<NewDraft>) =>
+      entries.some((entry) => entry.record !== undefined)
+        ? insertPublishingKeyed(workspaceId, entries)
+        : insertPublishingPlain(workspaceId, entries)
+
+    const insertPublishingPlain = (workspaceId: WorkspaceId, entries: ReadonlyArray<NewDraft>) =>
       Effect.gen(function* () {
         const recorded = yield* recordAll(
           workspaceId,
@@ -72,7 +119,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
           )}),
                inserted AS (${insertEvents(sql, workspaceId, recorded)})
           SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
-        return entries.map(() => undefined)
+        return entries.map(() => true)
       }).pipe(Effect.orDie)
 
     // Concurrent creations share statements (see `GroupCommit`); inside a transaction the write
@@ -88,7 +135,16 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
         Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
           Option.isSome(transaction)
             ? Effect.asVoid(insertPublishingAll(workspaceId, [{ workspaceId, draft, events }]))
-            : submit({ workspaceId, draft, events })
+            : Effect.asVoid(submit({ workspaceId, draft, events }))
+        ),
+      insertPublishingIdempotent: (workspaceId, draft, events, record) =>
+        Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
+          Option.isSome(transaction)
+            ? Effect.map(
+                insertPublishingAll(workspaceId, [{ workspaceId, draft, events, record }]),
+                ([written]) => written!
+              )
+            : submit({ workspaceId, draft, events, record })
         ),
       get: (workspaceId, id) =>
         sql<{ document: unknown }>`SELECT document FROM drafts WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(

@@ -7,10 +7,11 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { EventOutbox, recordAll } from "@waybill/events/EventOutbox"
+import { EventOutbox, type RecordedEvent, recordAll } from "@waybill/events/EventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { insertEvents } from "./internal/eventRows.js"
+import { insertEvents, insertEventsKeyed } from "./internal/eventRows.js"
+import { firstPerKey, insertKeys } from "./internal/idempotencyRows.js"
 
 /**
  * The channel `pg_notify` signals after events are written, so dispatchers wake up early.
@@ -40,6 +41,33 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
             WITH inserted AS (${insertEvents(sql, workspaceId, recorded)})
             SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
           return recorded
+        }).pipe(Effect.orDie),
+      // Still one statement: the kept answers first (`keys`), then the events, an event with a
+      // record only when its key went in; the keys that did come back with the notification.
+      publishIdempotent: (workspaceId, entries) =>
+        Effect.gen(function* () {
+          const writing = firstPerKey(entries)
+          const recorded = yield* recordAll(
+            workspaceId,
+            writing.map((entry) => entry.event)
+          )
+          const records = writing.flatMap((entry) => (entry.record === undefined ? [] : [entry.record]))
+          const [result] = yield* sql<{ readonly won: ReadonlyArray<string> }>`
+            WITH keys AS (${insertKeys(sql, workspaceId, records)}),
+                 inserted AS (${insertEventsKeyed(
+                   sql,
+                   workspaceId,
+                   recorded,
+                   writing.map((entry) => entry.record?.key ?? null)
+                 )})
+            SELECT (SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
+                   (SELECT coalesce(json_agg(key), '[]'::json) FROM keys) AS won`
+          const won = new Set(result?.won ?? [])
+          const byEntry = new Map<unknown, RecordedEvent>(writing.map((entry, i) => [entry, recorded[i]!]))
+          return entries.map((entry) => {
+            const event = byEntry.get(entry)
+            return event !== undefined && (entry.record === undefined || won.has(entry.record.key)) ? event : undefined
+          })
         }).pipe(Effect.orDie)
     })
   })

@@ -16,6 +16,8 @@ import deliveryFillfactor from "./migrations/0005_delivery_fillfactor.js"
 import outboxPosition from "./migrations/0006_outbox_position.js"
 import webhookRevision from "./migrations/0007_webhook_revision.js"
 import deliveryCycles from "./migrations/0008_delivery_cycles.js"
+import secretRotation from "./migrations/0009_secret_rotation.js"
+import idempotencyKeys from "./migrations/0010_idempotency_keys.js"
 
 /**
  * Every migration, keyed `NNNN_name` as the migrator expects.
@@ -31,7 +33,9 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0005_delivery_fillfactor": deliveryFillfactor,
   "0006_outbox_position": outboxPosition,
   "0007_webhook_revision": webhookRevision,
-  "0008_delivery_cycles": deliveryCycles
+  "0008_delivery_cycles": deliveryCycles,
+  "0009_secret_rotation": secretRotation,
+  "0010_idempotency_keys": idempotencyKeys
 }
 
 /**

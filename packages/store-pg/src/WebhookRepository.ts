@@ -35,6 +35,9 @@ export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> =
       const { revision: _revision, ...document } = encode(webhook)
       return JSON.stringify(document)
     }
+    // Where the sweep finds a previous secret whose overlap has ended (0009).
+    const previousExpiresAt = (webhook: Webhook) =>
+      webhook.auth.type === "hmac" ? (webhook.auth.previous?.expiresAt ?? null) : null
     return WebhookRepository.of({
       // The count and the insert under a lock per workspace, held to the end of the transaction:
       // a registration waiting for it counts, in a statement of its own, what the one before it
@@ -45,9 +48,9 @@ export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> =
             Effect.zipRight(
               sql`SELECT pg_advisory_xact_lock(hashtext('waybill.webhooks'), hashtext(${webhook.workspaceId}))`,
               sql<{ id: string }>`
-                INSERT INTO webhooks (workspace_id, id, events, document, created_at)
+                INSERT INTO webhooks (workspace_id, id, events, document, created_at, previous_secret_expires_at)
                 SELECT ${webhook.workspaceId}, ${webhook.id}, ARRAY(SELECT json_array_elements_text(${JSON.stringify(webhook.events)}::json)),
-                       ${stored(webhook)}::json, ${webhook.createdAt}
+                       ${stored(webhook)}::json, ${webhook.createdAt}, ${previousExpiresAt(webhook)}
                 WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = ${webhook.workspaceId}) < ${limit}
                 RETURNING id`
             )
@@ -74,10 +77,32 @@ export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> =
           UPDATE webhooks
           SET events = ARRAY(SELECT json_array_elements_text(${JSON.stringify(webhook.events)}::json)),
               document = jsonb_set(${stored(webhook)}::jsonb, '{createdAt}', to_jsonb(created_at))::json,
+              previous_secret_expires_at = ${previousExpiresAt(webhook)},
               revision = revision + 1
-          WHERE workspace_id = ${webhook.workspaceId} AND id = ${webhook.id}
+          WHERE workspace_id = ${webhook.workspaceId} AND id = ${webhook.id} AND revision = ${webhook.revision}
           RETURNING document, revision`.pipe(
           Effect.map((rows) => Option.fromNullable(documents(rows)[0])),
+          Effect.orDie
+        ),
+      // The document loses its `auth.previous` (the sealed secret is gone, not hidden) and the
+      // revision moves on, so every process reads the webhook again and forgets the secret.
+      deleteExpiredSecrets: (now, limit) =>
+        sql<{ id: string }>`
+          WITH due AS (
+            SELECT workspace_id, id FROM webhooks
+            WHERE previous_secret_expires_at <= ${now}
+            ORDER BY previous_secret_expires_at
+            LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED
+          )
+          UPDATE webhooks w
+          SET document = (w.document::jsonb #- '{auth,previous}')::json,
+              previous_secret_expires_at = NULL,
+              revision = w.revision + 1
+          FROM due
+          WHERE w.workspace_id = due.workspace_id AND w.id = due.id
+          RETURNING w.id`.pipe(
+          Effect.map((rows) => rows.length),
           Effect.orDie
         ),
       delete: (workspaceId, id) =>

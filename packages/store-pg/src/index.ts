@@ -39,6 +39,13 @@ export * as EventOutbox from "./EventOutbox.js"
  * @since 0.1.0
  */
 export * as FailureAlerts from "./FailureAlerts.js"
+
+/**
+ * The `IdempotencyStore` port of `@waybill/core` on PostgreSQL.
+ *
+ * @since 0.1.0
+ */
+export * as IdempotencyStore from "./IdempotencyStore.js"
 /**
  * The schema as an ordered list of migrations.
  *

@@ -6,9 +6,12 @@
  * @since 0.1.0
  */
 import * as GroupCommitWriter from "@waybill/core/GroupCommit"
+import * as Id from "@waybill/core/Id"
+import * as Idempotency from "@waybill/core/Idempotency"
 import * as Issue from "@waybill/core/Issue"
 import * as JsonInput from "@waybill/core/JsonInput"
 import * as Tracing from "@waybill/core/Tracing"
+import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent, type RecordedEvent } from "@waybill/events/EventOutbox"
@@ -89,7 +92,21 @@ export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArr
  */
 export class GroupCommit extends Context.Tag("@waybill/webhooks/EventIntake/GroupCommit")<
   GroupCommit,
-  { readonly record: (workspaceId: WorkspaceId, event: NewEvent) => Effect.Effect<RecordedEvent> }
+  {
+    readonly record: (workspaceId: WorkspaceId, event: NewEvent) => Effect.Effect<RecordedEvent>
+    /**
+     * `record` with the idempotency record of its request in the same write, when the outbox
+     * can (`EventOutbox.publishIdempotent`): `undefined`, nothing recorded, when the key is kept
+     * already. Idempotent and plain events share writes.
+     */
+    readonly recordIdempotent?:
+      | ((
+          workspaceId: WorkspaceId,
+          event: NewEvent,
+          record: Idempotency.IdempotencyRecord
+        ) => Effect.Effect<RecordedEvent | undefined>)
+      | undefined
+  }
 >() {}
 
 /**
@@ -102,15 +119,29 @@ export const layerGroupCommit: Layer.Layer<GroupCommit, never, EventOutbox> = La
   GroupCommit,
   Effect.gen(function* () {
     const outbox = yield* EventOutbox
+    const publishIdempotent = outbox.publishIdempotent
     const submit = yield* GroupCommitWriter.make({
-      key: (entry: { readonly workspaceId: WorkspaceId; readonly event: NewEvent }) => entry.workspaceId,
-      write: (workspaceId, entries) =>
-        outbox.publish(
-          workspaceId,
-          entries.map((entry) => entry.event)
-        )
+      key: (entry: {
+        readonly workspaceId: WorkspaceId
+        readonly event: NewEvent
+        readonly record?: Idempotency.IdempotencyRecord
+      }) => entry.workspaceId,
+      write: (workspaceId, entries): Effect.Effect<ReadonlyArray<RecordedEvent | undefined>> =>
+        publishIdempotent !== undefined && entries.some((entry) => entry.record !== undefined)
+          ? publishIdempotent(workspaceId, entries)
+          : outbox.publish(
+              workspaceId,
+              entries.map((entry) => entry.event)
+            )
     })
-    return GroupCommit.of({ record: (workspaceId, event) => submit({ workspaceId, event }) })
+    return GroupCommit.of({
+      // Without a record, an entry is always recorded.
+      record: (workspaceId, event) => submit({ workspaceId, event }) as Effect.Effect<RecordedEvent>,
+      recordIdempotent:
+        publishIdempotent === undefined
+          ? undefined
+          : (workspaceId, event, record) => submit({ workspaceId, event, record })
+    })
   })
 )
 
@@ -147,6 +178,84 @@ export const publisher: Effect.Effect<
       // while no tracer is on.
       Tracing.withSpan("EventIntake.publish", { captureStackTrace: false })
     )
+})
+
+/**
+ * The answer of `POST /events`, kept for its `Idempotency-Key`: the event's id.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PublishedEvent = typeof Published.Type
+
+const decodePublished = Schema.decodeUnknownSync(Published)
+
+/**
+ * `POST /events` with an `Idempotency-Key` (contract §8), in the caller's workspace: `publisher`,
+ * once per workspace and key. The event gets its id before it is written, so its answer (202 and
+ * `{ "id": … }`) is kept in the same write as the event (with the `GroupCommit`, shared with other
+ * events; else by `EventOutbox.publishIdempotent`; else in one `Transactor` transaction). The
+ * same key and body again replays the answer and records nothing; see `Idempotency.run`.
+ *
+ * @since 0.1.0
+ * @category publishing
+ */
+export const idempotentPublisher: Effect.Effect<
+  (
+    input: unknown,
+    key: string
+  ) => Effect.Effect<
+    Idempotency.Outcome<PublishedEvent>,
+    ValidationError.ValidationError | Idempotency.IdempotencyKeyReused | Idempotency.IdempotencyKeyInFlight,
+    CurrentWorkspace | Idempotency.Idempotency
+  >,
+  never,
+  EventOutbox | Transactor
+> = Effect.gen(function* () {
+  const outbox = yield* EventOutbox
+  const transactor = yield* Transactor
+  const groupCommit = yield* Effect.serviceOption(GroupCommit)
+  const shared = Option.flatMap(groupCommit, (commit) => Option.fromNullable(commit.recordIdempotent))
+  const publishIdempotent = outbox.publishIdempotent
+  // Whether the event was recorded with its record (false: the key was kept already).
+  const write = (
+    store: Idempotency.IdempotencyStore["Type"],
+    workspaceId: WorkspaceId,
+    event: NewEvent,
+    record: Idempotency.IdempotencyRecord
+  ): Effect.Effect<boolean> =>
+    Option.isSome(shared)
+      ? Effect.map(shared.value(workspaceId, event, record), (recorded) => recorded !== undefined)
+      : publishIdempotent !== undefined
+        ? Effect.map(publishIdempotent(workspaceId, [{ event, record }]), ([recorded]) => recorded !== undefined)
+        : Effect.map(
+            Idempotency.writeInTransaction(transactor, store, record, outbox.publish(workspaceId, [event])),
+            (written) => written !== Idempotency.taken
+          )
+  return (input: unknown, key: string) =>
+    Effect.flatMap(CurrentWorkspace, (workspace) =>
+      Effect.flatMap(Idempotency.Idempotency, (idempotency) =>
+        idempotency.run({
+          workspaceId: workspace.id,
+          key,
+          operation: "POST /events",
+          body: input,
+          create: (pending) =>
+            Either.match(decodeEvent(input), {
+              onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "event")),
+              onRight: (event) =>
+                Effect.gen(function* () {
+                  const id = yield* Id.make("evt")
+                  // What `POST /events` answers, `JSON.stringify({ id })`.
+                  const record = pending.complete(202, `{"id":${JSON.stringify(id)}}`)
+                  const written = yield* write(idempotency.store, workspace.id, { ...event, id }, record)
+                  return written ? Idempotency.created({ id }, record.status, record.body) : Idempotency.taken
+                })
+            }),
+          replay: (record) => decodePublished(JSON.parse(record.body))
+        })
+      )
+    ).pipe(Tracing.withSpan("EventIntake.publishIdempotent", { captureStackTrace: false }))
 })
 
 /**

@@ -253,7 +253,15 @@ const checkSecret = (
 
 const noControl = (text: string) => (hasControl(text) ? "must not contain control characters" : undefined)
 
-const validateAuth = (value: unknown): { issues: Array<Issue.Issue>; auth: OpenAuth | undefined } => {
+/**
+ * The `auth` rules of a registration alone (issues at `auth.*`): a complete setting of one of
+ * the three types, secret lengths, and for `standard-webhooks` a `whsec_…` secret. Also what a
+ * rotation's new `auth` must satisfy (`SecretRotation`).
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const validateAuth = (value: unknown): { issues: Array<Issue.Issue>; auth: OpenAuth | undefined } => {
   if (value === undefined) return { issues: [Issue.make("auth", "is required")], auth: undefined }
   if (!isRecord(value)) {
     return { issues: [Issue.make("auth", "must be an object with a type: basic, bearer or hmac")], auth: undefined }

@@ -153,6 +153,23 @@ export const SealedSecret = Schema.String.pipe(Schema.brand("@waybill/webhooks/S
 export type SealedSecret = typeof SealedSecret.Type
 
 /**
+ * The previous HMAC secret of a webhook while a rotation's overlap runs: sealed like the current
+ * one, and used until `expiresAt` (epoch seconds, exclusive); storage deletes it after that.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PreviousSecret = Schema.Struct({ secret: SealedSecret, expiresAt: Schema.Int }).annotations({
+  identifier: "PreviousSecret"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type PreviousSecret = typeof PreviousSecret.Type
+
+/**
  * Stored authentication: the secret part sealed.
  *
  * @since 0.1.0
@@ -165,7 +182,10 @@ export const SealedAuth = Schema.Union(
     type: Schema.Literal("hmac"),
     secret: SealedSecret,
     // Webhooks stored before the scheme existed sign the Waybill way.
-    scheme: Schema.optionalWith(SignatureScheme, { default: () => "waybill" as const })
+    scheme: Schema.optionalWith(SignatureScheme, { default: () => "waybill" as const }),
+    // After a rotation with an overlap (contract §8): the secret it replaced, sealed for its own
+    // place (`previousSecretContext`), signing beside the new one until `expiresAt`.
+    previous: Schema.optional(PreviousSecret)
   })
 ).annotations({ identifier: "SealedAuth" })
 
@@ -185,13 +205,20 @@ export type SealedAuth = typeof SealedAuth.Type
 export type OpenAuth =
   | { readonly type: "basic"; readonly username: string; readonly password: Redacted.Redacted<string> }
   | { readonly type: "bearer"; readonly token: Redacted.Redacted<string> }
-  | { readonly type: "hmac"; readonly secret: Redacted.Redacted<string>; readonly scheme: SignatureScheme }
+  | {
+      readonly type: "hmac"
+      readonly secret: Redacted.Redacted<string>
+      readonly scheme: SignatureScheme
+      /** While a rotation's overlap runs: the previous secret, used until `expiresAt` (epoch s). */
+      readonly previous?: { readonly secret: Redacted.Redacted<string>; readonly expiresAt: number } | undefined
+    }
 
 /**
  * A stored webhook. The public API has no update, but the operator console edits webhooks in
- * place (contract §5): `revision` starts at 1 and storage raises it on every edit, so anything
- * derived from a webhook (compiled filters, a delivery target) may be cached by id and
- * `revision`, in any process.
+ * place (contract §5), a rotation replaces their secret and the end of its overlap deletes the
+ * previous one (§8): `revision` starts at 1 and storage raises it on each of these changes, so
+ * anything derived from a webhook (compiled filters, a delivery target, opened secrets) may be
+ * cached by id and `revision`, in any process.
  *
  * @since 0.1.0
  * @category schemas
@@ -223,7 +250,17 @@ export type Webhook = typeof Webhook.Type
 export const MaskedAuth = Schema.Union(
   Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: Schema.Literal(MASK) }),
   Schema.Struct({ type: Schema.Literal("bearer"), token: Schema.Literal(MASK) }),
-  Schema.Struct({ type: Schema.Literal("hmac"), secret: Schema.Literal(MASK), scheme: SignatureScheme })
+  Schema.Struct({
+    type: Schema.Literal("hmac"),
+    secret: Schema.Literal(MASK),
+    scheme: SignatureScheme,
+    previousSecretExpiresAt: Schema.optional(
+      Schema.Int.annotations({
+        description:
+          "Present while a rotation's overlap runs: until then (epoch seconds) deliveries are also signed with the previous secret"
+      })
+    )
+  })
 ).annotations({ identifier: "WebhookAuth" })
 
 /**
@@ -256,34 +293,52 @@ export const WebhookResponse = Schema.Struct({
 export type WebhookResponse = typeof WebhookResponse.Type
 
 /**
- * Masks every secret of an authentication setting.
+ * A previous HMAC secret while its overlap runs at `now` (epoch seconds): none when there is
+ * none, or when its overlap has ended (`expiresAt <= now`).
+ *
+ * @since 0.1.0
+ * @category secrets
+ */
+export const activePrevious = <P extends { readonly expiresAt: number }>(
+  previous: P | undefined,
+  now: number
+): P | undefined => (previous !== undefined && previous.expiresAt > now ? previous : undefined)
+
+/**
+ * Masks every secret of an authentication setting. A previous HMAC secret shows as its expiry
+ * (`previousSecretExpiresAt`) while its overlap runs at `now` (epoch seconds); without `now`,
+ * whenever one is stored.
  *
  * @since 0.1.0
  * @category masking
  */
-export const maskAuth = (auth: SealedAuth | OpenAuth | AuthRequest): MaskedAuth => {
+export const maskAuth = (auth: SealedAuth | OpenAuth | AuthRequest, now?: number): MaskedAuth => {
   switch (auth.type) {
     case "basic":
       return { type: "basic", username: auth.username, password: MASK }
     case "bearer":
       return { type: "bearer", token: MASK }
-    case "hmac":
-      return { type: "hmac", secret: MASK, scheme: auth.scheme ?? "waybill" }
+    case "hmac": {
+      const previous = "previous" in auth ? activePrevious(auth.previous, now ?? Number.NEGATIVE_INFINITY) : undefined
+      return previous === undefined
+        ? { type: "hmac", secret: MASK, scheme: auth.scheme ?? "waybill" }
+        : { type: "hmac", secret: MASK, scheme: auth.scheme ?? "waybill", previousSecretExpiresAt: previous.expiresAt }
+    }
   }
 }
 
 /**
- * The response form of a stored webhook.
+ * The response form of a stored webhook, as of `now` (epoch seconds; see `maskAuth`).
  *
  * @since 0.1.0
  * @category masking
  */
-export const toResponse = (webhook: Webhook): WebhookResponse => ({
+export const toResponse = (webhook: Webhook, now?: number): WebhookResponse => ({
   id: webhook.id,
   url: webhook.url,
   events: webhook.events,
   filters: webhook.filters,
-  auth: maskAuth(webhook.auth),
+  auth: maskAuth(webhook.auth, now),
   description: webhook.description,
   createdAt: webhook.createdAt
 })
@@ -324,6 +379,15 @@ export const targetOf = (webhook: Webhook): Target => ({
  */
 export const secretContext = (webhookId: string, type: SealedAuth["type"]): string =>
   `${webhookId}/auth.${secretFieldOf(type)}`
+
+/**
+ * Where the previous HMAC secret of a webhook belongs (see `secretContext`): a place of its own,
+ * so the current secret's sealed value does not open there, nor the previous one's as current.
+ *
+ * @since 0.1.0
+ * @category secrets
+ */
+export const previousSecretContext = (webhookId: string): string => `${webhookId}/auth.previousSecret`
 
 /**
  * The sealed secret of a stored authentication setting.

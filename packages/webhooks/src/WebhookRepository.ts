@@ -35,10 +35,19 @@ export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRep
     /**
      * Replaces a stored webhook's settings (`url`, `events`, `filters`, `auth`, `description`)
      * and raises its `revision` by one, atomically (two edits never share a revision); `id`,
-     * `workspaceId` and `createdAt` stay. Returns the webhook as stored, or none when there is
-     * no webhook with this id in the workspace.
+     * `workspaceId` and `createdAt` stay. Only while the stored revision is still
+     * `webhook.revision` (the one the change was computed from), so a change made meanwhile (an
+     * edit, a rotation, a sweep) is never overwritten unseen. Returns the webhook as stored, or
+     * none when there is no webhook with this id in the workspace or its revision has moved on
+     * (read it again to tell which).
      */
     readonly update: (webhook: Webhook) => Effect.Effect<Option.Option<Webhook>>
+    /**
+     * Deletes the previous HMAC secret of at most `limit` webhooks whose rotation overlap ended
+     * at or before `now` (epoch seconds), raising their revision; answers how many (any
+     * workspace: this is maintenance, `SecretRotation.sweepExpiredSecrets`).
+     */
+    readonly deleteExpiredSecrets: (now: number, limit: number) => Effect.Effect<number>
     /** Removes a webhook; `false` when there was none with this id in the workspace. */
     readonly delete: (workspaceId: WorkspaceId, id: string) => Effect.Effect<boolean>
     /**
@@ -86,10 +95,25 @@ export const makeMemory = (): WebhookRepository["Type"] => {
     update: (webhook) =>
       Effect.sync(() => {
         const stored = webhooks(webhook.workspaceId).get(webhook.id)
-        if (stored === undefined) return Option.none()
+        if (stored === undefined || stored.revision !== webhook.revision) return Option.none()
         const updated: Webhook = { ...webhook, createdAt: stored.createdAt, revision: stored.revision + 1 }
         webhooks(webhook.workspaceId).set(webhook.id, updated)
         return Option.some(updated)
+      }),
+    deleteExpiredSecrets: (now, limit) =>
+      Effect.sync(() => {
+        let deleted = 0
+        for (const map of workspaces.values()) {
+          for (const webhook of map.values()) {
+            if (deleted >= limit) return deleted
+            const auth = webhook.auth
+            if (auth.type !== "hmac" || auth.previous === undefined || auth.previous.expiresAt > now) continue
+            const { previous: _previous, ...kept } = auth
+            map.set(webhook.id, { ...webhook, auth: kept, revision: webhook.revision + 1 })
+            deleted++
+          }
+        }
+        return deleted
       }),
     delete: (workspaceId, id) => Effect.sync(() => webhooks(workspaceId).delete(id)),
     subscribed: (workspaceId, eventType) =>

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
+import * as Idempotency from "@waybill/core/Idempotency"
 import * as Issue from "@waybill/core/Issue"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
@@ -38,6 +39,7 @@ import {
 } from "./Registration.js"
 import * as Replay from "./Replay.js"
 import { SecretBox } from "./SecretBox.js"
+import { validateRotation, withPrevious } from "./SecretRotation.js"
 import {
   type OpenAuth,
   type SealedAuth,
@@ -46,7 +48,7 @@ import {
   targetOf,
   toResponse,
   type Webhook,
-  type WebhookResponse
+  WebhookResponse
 } from "./Webhook.js"
 import { WebhookRepository } from "./WebhookRepository.js"
 
@@ -162,6 +164,22 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
     readonly register: (
       input: unknown
     ) => Effect.Effect<WebhookResponse, ValidationError.ValidationError | WebhookLimitReached, CurrentWorkspace>
+    /**
+     * `POST /webhooks` with an `Idempotency-Key` (contract §8): `register`, once per workspace
+     * and key; the answer is kept in the transaction that stores the webhook. The same key and
+     * body again replays it and registers nothing; see `Idempotency.run` for the rest.
+     */
+    readonly registerIdempotent: (
+      input: unknown,
+      key: string
+    ) => Effect.Effect<
+      Idempotency.Outcome<WebhookResponse>,
+      | ValidationError.ValidationError
+      | WebhookLimitReached
+      | Idempotency.IdempotencyKeyReused
+      | Idempotency.IdempotencyKeyInFlight,
+      CurrentWorkspace | Idempotency.Idempotency
+    >
     /** `GET /webhooks`: newest first; `limit` 1–100 (default 20). */
     readonly list: (
       params: Page.Params
@@ -173,10 +191,24 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
      * `POST /webhooks`, validated the same way, replaces the webhook's settings. A secret
      * omitted or sent as `"********"` keeps the stored one while the auth type is unchanged; a
      * changed type needs its secret; an HMAC webhook's `scheme`, when omitted, stays as stored.
-     * The webhook keeps its id, delivery log and alerts; attempts
+     * A rotation's overlap goes on while the secret and scheme are kept; a new secret, type or
+     * scheme ends it (the previous secret is deleted: use `rotate` to change a secret with an
+     * overlap). The webhook keeps its id, delivery log and alerts; attempts
      * that start after the edit use the new URL and authentication.
      */
     readonly update: (
+      id: string,
+      input: unknown
+    ) => Effect.Effect<WebhookResponse, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
+    /**
+     * `POST /webhooks/{id}/rotate` → 200 with the masked webhook (contract §8): new
+     * authentication of the webhook's type and scheme. For HMAC, the replaced secret keeps
+     * signing beside the new one for `overlapSeconds` (default 86 400; a previous secret of an
+     * earlier rotation is dropped), and `auth.previousSecretExpiresAt` says until when; Basic
+     * and Bearer credentials are replaced at once. Attempts that start after the rotation use
+     * the new secrets, in every process.
+     */
+    readonly rotate: (
       id: string,
       input: unknown
     ) => Effect.Effect<WebhookResponse, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
@@ -317,25 +349,64 @@ export const make = (options: Options) =>
         )
       })
 
+    const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
+
+    // A new webhook from a registration request, checked and sealed; nothing stored yet.
+    const prepare = (input: unknown) =>
+      Effect.gen(function* () {
+        const workspace = yield* CurrentWorkspace
+        const registration = yield* validate(input)
+        const id = yield* Id.make("whk")
+        return {
+          id,
+          workspaceId: workspace.id,
+          url: registration.url,
+          events: registration.events,
+          filters: registration.filters,
+          auth: yield* seal(id, registration.auth),
+          description: registration.description,
+          createdAt: yield* nowSeconds,
+          revision: 1
+        } satisfies Webhook
+      })
+
+    // Stored only while the workspace is below its limit (the repository counts and inserts in
+    // one step); at the limit nothing is stored, and no idempotent answer is kept either.
+    const insertWithin = (webhook: Webhook) =>
+      Effect.flatMap(repository.insert(webhook, maxWebhooks), (stored) =>
+        stored ? Effect.void : Effect.fail(WebhookLimitReached.of(maxWebhooks))
+      )
+
     const register = Effect.fn("WebhookService.register")(function* (input: unknown) {
+      const webhook = yield* prepare(input)
+      yield* insertWithin(webhook)
+      return toResponse(webhook, webhook.createdAt)
+    })
+
+    const decodeResponse = Schema.decodeUnknownSync(WebhookResponse)
+    const registerIdempotent = Effect.fn("WebhookService.registerIdempotent")(function* (input: unknown, key: string) {
       const workspace = yield* CurrentWorkspace
-      const registration = yield* validate(input)
-      const id = yield* Id.make("whk")
-      const createdAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const webhook: Webhook = {
-        id,
+      const idempotency = yield* Idempotency.Idempotency
+      return yield* idempotency.run({
         workspaceId: workspace.id,
-        url: registration.url,
-        events: registration.events,
-        filters: registration.filters,
-        auth: yield* seal(id, registration.auth),
-        description: registration.description,
-        createdAt,
-        revision: 1
-      }
-      if (!(yield* repository.insert(webhook, maxWebhooks)))
-        return yield* Effect.fail(WebhookLimitReached.of(maxWebhooks))
-      return toResponse(webhook)
+        key,
+        operation: "POST /webhooks",
+        body: input,
+        create: (pending) =>
+          Effect.gen(function* () {
+            const webhook = yield* prepare(input)
+            const response = toResponse(webhook, webhook.createdAt)
+            const record = pending.complete(201, JSON.stringify(response))
+            const written = yield* Idempotency.writeInTransaction(
+              transactor,
+              idempotency.store,
+              record,
+              insertWithin(webhook)
+            )
+            return written === Idempotency.taken ? written : Idempotency.created(response, record.status, record.body)
+          }),
+        replay: (record) => decodeResponse(JSON.parse(record.body))
+      })
     })
 
     const pageQuery = (prefix: Id.Prefix, params: Page.Params) => {
@@ -347,7 +418,8 @@ export const make = (options: Options) =>
       const workspace = yield* CurrentWorkspace
       const query = yield* pageQuery("whk", params)
       const page = yield* repository.list(workspace.id, query)
-      return { data: page.data.map(toResponse), nextCursor: page.nextCursor }
+      const now = yield* nowSeconds
+      return { data: page.data.map((webhook) => toResponse(webhook, now)), nextCursor: page.nextCursor }
     })
 
     const find = (id: string) =>
@@ -358,7 +430,7 @@ export const make = (options: Options) =>
       )
 
     const get = Effect.fn("WebhookService.get")(function* (id: string) {
-      return toResponse(yield* find(id))
+      return toResponse(yield* find(id), yield* nowSeconds)
     })
 
     // The request with the stored secret in place of one it leaves to the stored value, so the
@@ -378,30 +450,74 @@ export const make = (options: Options) =>
           )
       })
 
+    // Stores a change computed from the stored webhook, and points its pending deliveries at
+    // the result. When another change landed meanwhile (an edit, a rotation, the sweep: its
+    // revision moved on), the webhook is read again and the change computed afresh, so none is
+    // overwritten unseen; a webhook deleted meanwhile is not found.
+    const change = <E>(id: string, compute: (current: Webhook) => Effect.Effect<Webhook, E, CurrentWorkspace>) =>
+      Effect.gen(function* () {
+        for (;;) {
+          const changed = yield* compute(yield* find(id))
+          const stored = yield* transactor.withTransaction(
+            Effect.tap(repository.update(changed), (updated) =>
+              Option.match(updated, {
+                onNone: () => Effect.void,
+                onSome: (webhook) => deliveryStore.retarget(webhook.workspaceId, targetOf(webhook))
+              })
+            )
+          )
+          if (Option.isSome(stored)) return stored.value
+        }
+      })
+
     const update = Effect.fn("WebhookService.update")(function* (id: string, input: unknown) {
-      const current = yield* find(id)
-      const registration = yield* validate(
-        yield* withKeptSecret(current, withKeptScheme(input, current.auth)),
-        maskedSecretIssues(input, current.auth.type)
+      const stored = yield* change(id, (current) =>
+        Effect.gen(function* () {
+          const registration = yield* validate(
+            yield* withKeptSecret(current, withKeptScheme(input, current.auth)),
+            maskedSecretIssues(input, current.auth.type)
+          )
+          const sealed = yield* seal(id, registration.auth)
+          // An overlap goes on only for the same secret signing the same way.
+          const keepsOverlap =
+            current.auth.type === "hmac" &&
+            sealed.type === "hmac" &&
+            sealed.scheme === current.auth.scheme &&
+            current.auth.previous !== undefined &&
+            Option.isSome(keptSecretField(input, current.auth.type))
+          return {
+            ...current,
+            url: registration.url,
+            events: registration.events,
+            filters: registration.filters,
+            auth:
+              keepsOverlap && current.auth.type === "hmac" ? { ...sealed, previous: current.auth.previous } : sealed,
+            description: registration.description
+          } satisfies Webhook
+        })
       )
-      const edited: Webhook = {
-        ...current,
-        url: registration.url,
-        events: registration.events,
-        filters: registration.filters,
-        auth: yield* seal(id, registration.auth),
-        description: registration.description
-      }
-      const stored = yield* transactor.withTransaction(
-        Effect.tap(repository.update(edited), (updated) =>
-          Option.match(updated, {
-            onNone: () => Effect.void,
-            onSome: (webhook) => deliveryStore.retarget(webhook.workspaceId, targetOf(webhook))
+      return toResponse(stored, yield* nowSeconds)
+    })
+
+    const rotate = Effect.fn("WebhookService.rotate")(function* (id: string, input: unknown) {
+      const now = yield* nowSeconds
+      const stored = yield* change(id, (current) =>
+        Effect.gen(function* () {
+          const rotation = yield* Either.match(validateRotation(input, current.auth), {
+            onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "rotation")),
+            onRight: Effect.succeed
           })
-        )
+          const auth = yield* withPrevious(secretBox, {
+            webhookId: id,
+            replaced: current.auth,
+            rotated: yield* seal(id, rotation.auth),
+            overlapSeconds: rotation.overlapSeconds,
+            now
+          })
+          return { ...current, auth } satisfies Webhook
+        })
       )
-      if (Option.isNone(stored)) return yield* Effect.fail(WebhookNotFound.of(id))
-      return toResponse(stored.value)
+      return toResponse(stored, now)
     })
 
     const remove = Effect.fn("WebhookService.delete")(function* (id: string) {
@@ -492,7 +608,9 @@ export const make = (options: Options) =>
 
     return WebhookService.of({
       register,
+      registerIdempotent,
       update,
+      rotate,
       list,
       get,
       delete: remove,

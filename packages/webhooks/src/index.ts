@@ -85,6 +85,13 @@ export * as Replay from "./Replay.js"
 export * as SecretBox from "./SecretBox.js"
 
 /**
+ * Secret rotation: the rotate request and its rules, and the sweep of expired previous secrets.
+ *
+ * @since 0.1.0
+ */
+export * as SecretRotation from "./SecretRotation.js"
+
+/**
  * Which webhook targets are refused: the IANA special-purpose address registries.
  *
  * @since 0.1.0

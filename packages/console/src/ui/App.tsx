@@ -114,7 +114,7 @@ const Signedin = (props: { readonly api: Api; readonly onSignOut: (notice: strin
             id={route.id}
             onUnauthorized={() => props.onSignOut("Your key is no longer accepted.")}
           >
-            {(webhook) =>
+            {(webhook, replace) =>
               route.page === "edit" ? (
                 <WebhookForm
                   api={props.api}
@@ -124,7 +124,7 @@ const Signedin = (props: { readonly api: Api; readonly onSignOut: (notice: strin
               ) : (
                 <>
                   <p class="subtitle">{webhook.url}</p>
-                  <WebhookDetail api={props.api} webhook={webhook} />
+                  <WebhookDetail api={props.api} webhook={webhook} onChanged={replace} />
                 </>
               )
             }
@@ -140,7 +140,7 @@ const WithWebhook = (props: {
   readonly api: Api
   readonly id: string
   readonly onUnauthorized: () => void
-  readonly children: (webhook: WebhookResponse) => preact.ComponentChildren
+  readonly children: (webhook: WebhookResponse, replace: (webhook: WebhookResponse) => void) => preact.ComponentChildren
 }) => {
   const [state, setState] = useState<WebhookResponse | string | null>(null)
   useEffect(() => {
@@ -157,5 +157,5 @@ const WithWebhook = (props: {
         {state}
       </p>
     )
-  return <>{props.children(state)}</>
+  return <>{props.children(state, setState)}</>
 }

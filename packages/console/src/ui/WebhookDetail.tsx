@@ -1,5 +1,6 @@
 /**
- * One webhook: its settings, its delivery log (every attempt with status code, error class,
+ * One webhook: its settings (with the end of a secret rotation's overlap while one runs), the
+ * "Rotate secret" action, its delivery log (every attempt with status code, error class,
  * duration and trigger, a Resend button per delivery that has ended, and a replay of failed
  * deliveries since a time) and its failure alerts.
  */
@@ -10,6 +11,7 @@ import { useEffect, useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
 import { controlId } from "./filterModel.js"
 import { FieldIssues, type Issues, invalidity } from "./Issues.js"
+import { RotateSecret, rotationNotice } from "./RotateSecret.js"
 
 // A `datetime-local` value (the browser's time zone) for epoch seconds, and back.
 const localInput = (seconds: number) => {
@@ -29,8 +31,14 @@ interface Pages {
   readonly alerts: ReadonlyArray<FailureAlert>
 }
 
-export const WebhookDetail = (props: { readonly api: Api; readonly webhook: WebhookResponse }) => {
+export const WebhookDetail = (props: {
+  readonly api: Api
+  readonly webhook: WebhookResponse
+  /** The webhook as the API answered a change made here (a rotation). */
+  readonly onChanged: (webhook: WebhookResponse) => void
+}) => {
   const { api, webhook } = props
+  const [rotating, setRotating] = useState(false)
   const [pages, setPages] = useState<Pages | null>(null)
   const [failure, setFailure] = useState<string | null>(null)
   // What the last resend or replay did, for the live region.
@@ -107,6 +115,9 @@ export const WebhookDetail = (props: { readonly api: Api; readonly webhook: Webh
         <a class="button" href={`#/webhooks/${webhook.id}/edit`}>
           Edit
         </a>
+        <button type="button" onClick={() => setRotating(true)}>
+          Rotate secret
+        </button>
         <button type="button" onClick={refresh}>
           Refresh
         </button>
@@ -118,7 +129,25 @@ export const WebhookDetail = (props: { readonly api: Api; readonly webhook: Webh
         <dd>{Object.keys(webhook.filters).length === 0 ? "none" : Object.keys(webhook.filters).join(", ")}</dd>
         <dt>Authentication</dt>
         <dd>{webhook.auth.type === "hmac" ? `hmac (${webhook.auth.scheme})` : webhook.auth.type}</dd>
+        {webhook.auth.type === "hmac" && webhook.auth.previousSecretExpiresAt !== undefined && (
+          <>
+            <dt>Previous secret</dt>
+            <dd class="overlap">also signs until {time(webhook.auth.previousSecretExpiresAt)}</dd>
+          </>
+        )}
       </dl>
+      {rotating && (
+        <RotateSecret
+          api={api}
+          webhook={webhook}
+          onClose={(rotated) => {
+            setRotating(false)
+            if (rotated === null) return
+            setNotice(rotationNotice(rotated, time))
+            props.onChanged(rotated)
+          }}
+        />
+      )}
       {failure !== null && (
         <p role="alert" class="error">
           {failure}

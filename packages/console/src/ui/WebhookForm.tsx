@@ -120,9 +120,11 @@ export const WebhookForm = (props: {
     try {
       // The typed client's request types describe a valid body; the API validates what is sent.
       const body = payload() as never
-      const saved = await (existing === undefined
-        ? call(api.webhooks.register({ payload: body }))
-        : call(api.console.updateWebhook({ path: { id: existing.id }, payload: body })))
+      const saved = await call<WebhookResponse, unknown>(
+        existing === undefined
+          ? api.webhooks.register({ payload: body })
+          : api.console.updateWebhook({ path: { id: existing.id }, payload: body })
+      )
       props.onSaved(saved)
     } catch (error) {
       setFailure(error instanceof ApiFailure ? error : new ApiFailure(0, String(error), []))

@@ -1,17 +1,23 @@
 /**
  * Settings → Webhooks: every webhook of the workspace (URL, description, events, auth type and
- * its masked secret), with links to its delivery log and its form, and delete with confirmation.
+ * its masked secret, and until when a rotated secret's predecessor still signs), with links to its delivery log and its form, and delete with confirmation.
  */
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
+
+const time = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`
 
 const maskedSecret = (auth: WebhookResponse["auth"]) =>
   auth.type === "basic"
     ? `Basic, user ${auth.username}, password ${auth.password}`
     : auth.type === "bearer"
       ? `Bearer, token ${auth.token}`
-      : `HMAC, secret ${auth.secret}`
+      : `HMAC, secret ${auth.secret}${
+          auth.previousSecretExpiresAt === undefined
+            ? ""
+            : `; the previous secret also signs until ${time(auth.previousSecretExpiresAt)}`
+        }`
 
 export const WebhookList = ({ api }: { readonly api: Api }) => {
   const [webhooks, setWebhooks] = useState<ReadonlyArray<WebhookResponse> | null>(null)

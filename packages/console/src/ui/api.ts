@@ -29,6 +29,7 @@ const statuses: ReadonlyArray<readonly [abstract new (...args: never) => unknown
   [ApiError.Unauthorized, 401],
   [ApiError.NotFound, 404],
   [ApiError.Conflict, 409],
+  [ApiError.IdempotencyKeyReused, 422],
   [ApiError.PreconditionFailed, 412]
 ]
 

@@ -8,6 +8,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { ApiKeys } from "@waybill/core/ApiKeys"
 import { Availability } from "@waybill/core/Availability"
+import type { Idempotency } from "@waybill/core/Idempotency"
 import type { Transactor } from "@waybill/core/Transactor"
 import type { DraftService } from "@waybill/drafts/DraftService"
 import type { ReferenceData } from "@waybill/drafts/ReferenceData"
@@ -43,6 +44,7 @@ export type ApiRequirements =
   | Dispatcher
   | EventOutbox
   | Transactor
+  | Idempotency
 
 // Around the router, outermost first: the contract's failures (with storage that can be
 // unreachable, an Availability layer, its outages are 503s, not 500s), the request checks, then

@@ -13,6 +13,8 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Idempotency } from "@waybill/core/Idempotency"
+import type { Transactor } from "@waybill/core/Transactor"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import { DraftService } from "@waybill/drafts/DraftService"
 import type { EventOutbox } from "@waybill/events/EventOutbox"
@@ -22,31 +24,46 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import type { BadRequest } from "../ApiError.js"
+import type { BadRequest, Conflict, IdempotencyKeyReused } from "../ApiError.js"
 import { RequestChecks } from "./checkedRequest.js"
 import { createDraft } from "./draftsHttp.js"
+import { keyOf } from "./idempotencyHttp.js"
 import { publishEvent } from "./webhooksHttp.js"
 
-type Handler = (payload: unknown) => Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest, CurrentWorkspace>
+type Handler = (
+  payload: unknown,
+  idempotencyKey: string | undefined
+) => Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  BadRequest | IdempotencyKeyReused | Conflict,
+  CurrentWorkspace
+>
 
 /**
  * The middleware serving the direct routes, over the ports their handlers use. It must run inside
  * the request checks (`requestChecks.ts`), whose workspace and checked body it takes.
  */
 export const make: Effect.Effect<
-  <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E | BadRequest, R | HttpServerRequest.HttpServerRequest>,
+  <E, R>(
+    app: HttpApp.Default<E, R>
+  ) => HttpApp.Default<E | BadRequest | IdempotencyKeyReused | Conflict, R | HttpServerRequest.HttpServerRequest>,
   never,
-  DraftService | Dispatcher | EventOutbox
+  DraftService | Dispatcher | EventOutbox | Transactor | Idempotency
 > = Effect.gen(function* () {
+  const idempotency = yield* Idempotency
+  const dispatcher = yield* Dispatcher
   // Keyed by the exact URL: any other spelling the router would also accept is left to it.
   const routes: ReadonlyMap<string, Handler> = new Map([
-    ["/drafts", createDraft(yield* DraftService)],
-    ["/events", publishEvent(yield* EventIntake.publisher, yield* Dispatcher)]
+    ["/drafts", createDraft(yield* DraftService, idempotency)],
+    [
+      "/events",
+      publishEvent(yield* EventIntake.publisher, yield* EventIntake.idempotentPublisher, dispatcher, idempotency)
+    ]
   ])
   return <E, R>(app: HttpApp.Default<E, R>) =>
     Effect.withFiberRuntime<
       HttpServerResponse.HttpServerResponse,
-      E | BadRequest,
+      E | BadRequest | IdempotencyKeyReused | Conflict,
       R | HttpServerRequest.HttpServerRequest
     >((fiber) => {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
@@ -58,7 +75,11 @@ export const make: Effect.Effect<
       const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
       if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("http.route", request.url)
       return Effect.interruptible(
-        Effect.provideService(handler(checked.value.body.value), CurrentWorkspace, checked.value.workspace)
+        Effect.provideService(
+          handler(checked.value.body.value, keyOf(request)),
+          CurrentWorkspace,
+          checked.value.workspace
+        )
       )
     })
 })

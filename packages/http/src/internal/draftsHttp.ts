@@ -1,5 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Idempotency from "@waybill/core/Idempotency"
 import * as Issue from "@waybill/core/Issue"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
@@ -19,8 +20,9 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { WaybillApi } from "../Api.js"
-import { BadRequest, Conflict, NotFound, PreconditionFailed } from "../ApiError.js"
+import { BadRequest, Conflict, type IdempotencyKeyReused, NotFound, PreconditionFailed } from "../ApiError.js"
 import { type OccurrencesPage, occurrenceDays } from "../DraftsApi.js"
+import { keyOf, refusals, respond } from "./idempotencyHttp.js"
 
 // Domain errors → the contract's error bodies.
 const notFound = (error: DraftNotFound | ProductNotFound) =>
@@ -66,23 +68,41 @@ const asEncoded = (page: typeof OccurrencesPage.Type): typeof OccurrencesPage.En
 /**
  * `POST /drafts`: 201 with the new draft, or 400 with every issue. The answer is the draft's own
  * text (`toJson`, written once for storage, this answer and its event): the schema's encode would
- * walk the whole document only to give it back unchanged.
+ * walk the whole document only to give it back unchanged. With an `Idempotency-Key`, the kept
+ * answer (contract §8).
  */
 export const createDraft =
-  (drafts: DraftService["Type"]) =>
-  (payload: unknown): Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest, CurrentWorkspace> =>
-    drafts.create(payload).pipe(
-      Effect.map((draft) => HttpServerResponse.text(toJson(draft), { status: 201, contentType: "application/json" })),
-      Effect.catchTag("ValidationError", badRequest)
-    )
+  (drafts: DraftService["Type"], idempotency: Idempotency.Idempotency["Type"]) =>
+  (
+    payload: unknown,
+    key: string | undefined
+  ): Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    BadRequest | IdempotencyKeyReused | Conflict,
+    CurrentWorkspace
+  > =>
+    key === undefined
+      ? drafts.create(payload).pipe(
+          Effect.map((draft) =>
+            HttpServerResponse.text(toJson(draft), { status: 201, contentType: "application/json" })
+          ),
+          Effect.catchTag("ValidationError", badRequest)
+        )
+      : drafts
+          .createIdempotent(payload, key)
+          .pipe(
+            Effect.map(respond),
+            Effect.catchTags(refusals),
+            Effect.provideService(Idempotency.Idempotency, idempotency)
+          )
 
 export const DraftsLive = HttpApiBuilder.group(WaybillApi, "drafts", (handlers) =>
   Effect.gen(function* () {
     const drafts = yield* DraftService
     const policy = yield* VehicleClassPolicy
-    const create = createDraft(drafts)
+    const create = createDraft(drafts, yield* Idempotency.Idempotency)
     return handlers
-      .handle("create", ({ payload }) => create(payload))
+      .handle("create", ({ payload, request }) => create(payload, keyOf(request)))
       .handle("list", ({ urlParams }) => drafts.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)))
       .handle("get", ({ path }) => drafts.get(path.id).pipe(Effect.catchTag("DraftNotFound", notFound)))
       .handle("delete", ({ path }) =>

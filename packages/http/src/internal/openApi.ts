@@ -65,3 +65,23 @@ export const withExtraComponents = <D extends { readonly components?: unknown }>
   }
   return { ...document, components: { ...components, schemas } }
 }
+
+const idempotencyKeyParameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "1–255 visible ASCII characters, per workspace. The first request with a key is processed as usual; a 2xx answer is kept for at least 24 hours, and the same key, route and JSON body (whatever its spacing) gets it again with `Idempotent-Replayed: true`, changing nothing. Another body or route: 422 idempotency_key_reused; while the first is being processed: 409 conflict; a 4xx or 5xx answer keeps nothing.",
+  schema: { type: "string", minLength: 1, maxLength: 255 }
+} as const
+
+/**
+ * The OpenAPI transform of an endpoint that takes an `Idempotency-Key` (contract §8): the header
+ * documented as a parameter. It is read from the request rather than declared as the endpoint's
+ * headers: that would make every typed-client call name a `headers` object; the client sends it
+ * with `Client.withIdempotencyKey`. The endpoint declares its 422 and 409 itself.
+ */
+export const documentIdempotencyKey = (operation: Record<string, unknown>): Record<string, unknown> => ({
+  ...operation,
+  parameters: [...((operation.parameters as ReadonlyArray<unknown> | undefined) ?? []), idempotencyKeyParameter]
+})

@@ -1,5 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Idempotency from "@waybill/core/Idempotency"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import type { CurrentWorkspace } from "@waybill/core/Workspace"
 import { Dispatcher } from "@waybill/webhooks/Dispatcher"
@@ -8,7 +9,8 @@ import type { DeliveryNotFound, DeliveryPending } from "@waybill/webhooks/Replay
 import { type WebhookLimitReached, type WebhookNotFound, WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Effect from "effect/Effect"
 import { WaybillApi } from "../Api.js"
-import { BadRequest, Conflict, NotFound } from "../ApiError.js"
+import { BadRequest, Conflict, type IdempotencyKeyReused, NotFound } from "../ApiError.js"
+import { keyOf, refusals, respond } from "./idempotencyHttp.js"
 
 const badRequest = (error: ValidationError) =>
   Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
@@ -20,31 +22,63 @@ const conflict = (error: DeliveryPending | WebhookLimitReached) =>
 /**
  * `POST /events`: 202 with the recorded event's id, or 400 with every issue. The dispatcher is
  * hurried once the event is committed instead of waiting for its next poll; the answer is written
- * as it is (the success schema's encode would only give `{ id }` back).
+ * as it is (the success schema's encode would only give `{ id }` back). With an
+ * `Idempotency-Key`, the kept answer (contract §8); a replay records nothing, so wakes nobody.
  */
 export const publishEvent =
   (
     publish: Effect.Effect.Success<typeof EventIntake.publisher>,
-    dispatcher: Dispatcher["Type"]
-  ): ((payload: unknown) => Effect.Effect<HttpServerResponse.HttpServerResponse, BadRequest, CurrentWorkspace>) =>
-  (payload) =>
-    publish(payload).pipe(
-      Effect.tap(() => dispatcher.wake),
-      Effect.map((event) => HttpServerResponse.unsafeJson({ id: event.id }, { status: 202 })),
-      Effect.catchTag("ValidationError", badRequest)
-    )
+    publishIdempotent: Effect.Effect.Success<typeof EventIntake.idempotentPublisher>,
+    dispatcher: Dispatcher["Type"],
+    idempotency: Idempotency.Idempotency["Type"]
+  ): ((
+    payload: unknown,
+    key: string | undefined
+  ) => Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    BadRequest | IdempotencyKeyReused | Conflict,
+    CurrentWorkspace
+  >) =>
+  (payload, key) =>
+    key === undefined
+      ? publish(payload).pipe(
+          Effect.tap(() => dispatcher.wake),
+          Effect.map((event) => HttpServerResponse.unsafeJson({ id: event.id }, { status: 202 })),
+          Effect.catchTag("ValidationError", badRequest)
+        )
+      : publishIdempotent(payload, key).pipe(
+          Effect.tap((outcome) => (outcome.replayed ? Effect.void : dispatcher.wake)),
+          Effect.map(respond),
+          Effect.catchTags(refusals),
+          Effect.provideService(Idempotency.Idempotency, idempotency)
+        )
 
 export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handlers) =>
   Effect.gen(function* () {
     const webhooks = yield* WebhookService
     const dispatcher = yield* Dispatcher
-    const publish = publishEvent(yield* EventIntake.publisher, dispatcher)
+    const idempotency = yield* Idempotency.Idempotency
+    const publish = publishEvent(
+      yield* EventIntake.publisher,
+      yield* EventIntake.idempotentPublisher,
+      dispatcher,
+      idempotency
+    )
     return handlers
-      .handle("register", ({ payload }) =>
-        webhooks
-          .register(payload)
-          .pipe(Effect.catchTags({ ValidationError: badRequest, WebhookLimitReached: conflict }))
-      )
+      .handle("register", ({ payload, request }) => {
+        const key = keyOf(request)
+        return key === undefined
+          ? webhooks
+              .register(payload)
+              .pipe(Effect.catchTags({ ValidationError: badRequest, WebhookLimitReached: conflict }))
+          : webhooks
+              .registerIdempotent(payload, key)
+              .pipe(
+                Effect.map(respond),
+                Effect.catchTags({ ...refusals, WebhookLimitReached: conflict }),
+                Effect.provideService(Idempotency.Idempotency, idempotency)
+              )
+      })
       .handle("list", ({ urlParams }) => webhooks.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)))
       .handle("filterFields", ({ urlParams }) =>
         webhooks.filterFields(urlParams.event).pipe(
@@ -54,6 +88,11 @@ export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handle
       )
       .handle("get", ({ path }) => webhooks.get(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)))
       .handle("delete", ({ path }) => webhooks.delete(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)))
+      .handle("rotate", ({ path, payload }) =>
+        webhooks
+          .rotate(path.id, payload)
+          .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest }))
+      )
       .handle("deliveries", ({ path, urlParams }) =>
         webhooks
           .deliveries(path.id, urlParams)
@@ -75,6 +114,6 @@ export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handle
       .handle("alerts", ({ urlParams }) =>
         webhooks.alerts(urlParams).pipe(Effect.catchTag("ValidationError", badRequest))
       )
-      .handle("publish", ({ payload }) => publish(payload))
+      .handle("publish", ({ payload, request }) => publish(payload, keyOf(request)))
   })
 )

@@ -20,3 +20,30 @@ export const insertEvents = (
        WITH ORDINALITY AS e(id, type, created_at, body, n)
   ORDER BY n
   RETURNING 1`
+
+/**
+ * `insertEvents` for a statement that also keeps idempotency answers (a `WITH` clause named
+ * `keys`, `idempotencyRows.insertKeys`): an event whose `key` is set is inserted only if its key
+ * is among those `keys` inserted; `keys[i]` belongs to `recorded[i]`.
+ */
+export const insertEventsKeyed = (
+  sql: SqlClient.SqlClient,
+  workspaceId: string,
+  recorded: ReadonlyArray<RecordedEvent>,
+  keys: ReadonlyArray<string | null>
+) => sql`
+  INSERT INTO events (id, workspace_id, type, created_at, body)
+  SELECT id, ${workspaceId}, type, created_at, body
+  FROM ROWS FROM (json_to_recordset(${JSON.stringify(
+    recorded.map((event, i) => ({
+      id: event.id,
+      type: event.type,
+      created_at: event.createdAt,
+      body: event.body,
+      key: keys[i] ?? null
+    }))
+  )}::json) AS (id text, type text, created_at bigint, body text, key text))
+       WITH ORDINALITY AS e(id, type, created_at, body, key, n)
+  WHERE e.key IS NULL OR e.key IN (SELECT key FROM keys)
+  ORDER BY n
+  RETURNING 1`

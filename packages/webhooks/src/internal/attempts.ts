@@ -14,7 +14,15 @@ import { type Attempt, type ErrorClass, isSuccess, maxAttempts } from "../Delive
 import type { ClaimedDelivery, Completion } from "../DeliveryStore.js"
 import type { HttpSender, SendError, SendResponse } from "../HttpSender.js"
 import type { SecretBox, SecretBoxError } from "../SecretBox.js"
-import { type OpenAuth, type SealedAuth, secretContext, type Target } from "../Webhook.js"
+import {
+  activePrevious,
+  type OpenAuth,
+  type PreviousSecret,
+  previousSecretContext,
+  type SealedAuth,
+  secretContext,
+  type Target
+} from "../Webhook.js"
 import type { Settings } from "./settings.js"
 
 /** A completed attempt, waiting to be written; `detail` says how a failure failed. */
@@ -24,12 +32,15 @@ export interface Outcome {
   readonly detail: string
 }
 
+const samePrevious = (a: PreviousSecret | undefined, b: PreviousSecret | undefined): boolean =>
+  a === undefined ? b === undefined : b !== undefined && a.secret === b.secret && a.expiresAt === b.expiresAt
+
 const sameSealed = (a: SealedAuth, b: SealedAuth): boolean =>
   a.type === "basic"
     ? b.type === "basic" && a.username === b.username && a.password === b.password
     : a.type === "bearer"
       ? b.type === "bearer" && a.token === b.token
-      : b.type === "hmac" && a.secret === b.secret && a.scheme === b.scheme
+      : b.type === "hmac" && a.secret === b.secret && a.scheme === b.scheme && samePrevious(a.previous, b.previous)
 
 const describeFailure = (statusCode: number | null, error: SendError | undefined): string =>
   statusCode !== null ? `HTTP ${statusCode}` : `${error?.reason ?? "error"}: ${(error?.message ?? "").slice(0, 200)}`
@@ -54,14 +65,18 @@ const headersFor = (
     case "bearer":
       headers.Authorization = bearerAuthorization(auth.token)
       break
-    case "hmac":
+    case "hmac": {
+      // While a rotation's overlap runs, signed with the new secret and the previous one.
+      const previous = activePrevious(auth.previous, nowSeconds)
+      const secrets = previous === undefined ? auth.secret : [auth.secret, previous.secret]
       Object.assign(
         headers,
         auth.scheme === "standard-webhooks"
-          ? StandardWebhooks.signatureHeaders(auth.secret, claimed.id, nowSeconds, claimed.body)
-          : signatureHeaders(auth.secret, nowSeconds, claimed.body)
+          ? StandardWebhooks.signatureHeaders(secrets, claimed.id, nowSeconds, claimed.body)
+          : signatureHeaders(secrets, nowSeconds, claimed.body)
       )
       break
+    }
   }
   return headers
 }
@@ -98,8 +113,9 @@ export const makeAttempts = (
   secretBox: SecretBox["Type"],
   sender: HttpSender["Type"]
 ): AttemptOne => {
-  // Opened secrets by webhook id. Webhooks never change, and every attempt needs the secret
-  // in clear anyway; opening it once saves a cipher setup per attempt. Bounded at 10 000.
+  // Opened secrets by webhook id, kept while the target's sealed secrets are the same (an edit,
+  // a rotation or the end of an overlap changes them). Every attempt needs the secret in clear
+  // anyway; opening it once saves a cipher setup per attempt. Bounded at 10 000.
   const opened = new Map<string, { readonly sealed: SealedAuth; readonly auth: OpenAuth }>()
 
   const cachedAuth = (target: Target): OpenAuth | undefined => {
@@ -119,11 +135,19 @@ export const makeAttempts = (
           }))
         : auth.type === "bearer"
           ? Effect.map(secretBox.open(auth.token, context), (token) => ({ type: "bearer", token }))
-          : Effect.map(secretBox.open(auth.secret, context), (secret) => ({
-              type: "hmac",
-              secret,
-              scheme: auth.scheme
-            }))
+          : Effect.zipWith(
+              secretBox.open(auth.secret, context),
+              auth.previous === undefined
+                ? Effect.succeed(undefined)
+                : Effect.map(
+                    secretBox.open(auth.previous.secret, previousSecretContext(target.webhookId)),
+                    (secret) => ({ secret, expiresAt: auth.previous!.expiresAt })
+                  ),
+              (secret, previous): OpenAuth =>
+                previous === undefined
+                  ? { type: "hmac", secret, scheme: auth.scheme }
+                  : { type: "hmac", secret, scheme: auth.scheme, previous }
+            )
     return Effect.tap(open, (openedAuth) =>
       Effect.sync(() => {
         if (opened.size >= 10_000) opened.clear()

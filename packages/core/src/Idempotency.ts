@@ -1,0 +1,504 @@
+/**
+ * Idempotent requests (contract §8): a request that carries an `Idempotency-Key` is processed
+ * once per workspace and key. Its answer (status and body, when 2xx) is kept with what it
+ * created, in the same write, for at least 24 hours; the same key, operation and body (the same
+ * JSON value, whatever its spacing or key order) gets that answer again and changes nothing;
+ * another body or operation is refused (`IdempotencyKeyReused`, 422); the same key while the
+ * first request is still being processed in this process is refused (`IdempotencyKeyInFlight`,
+ * 409); a request that fails keeps nothing.
+ *
+ * Across processes the storage decides: a creation writes its record in the same transaction
+ * (or statement) as what it created, the key being unique per workspace, so of two processes
+ * that race with one key one creates and the other finds the key taken, waits for the winner to
+ * commit, and replays its answer.
+ *
+ * @since 0.1.0
+ */
+import { createHash } from "node:crypto"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Issue from "./Issue.js"
+import * as JsonDepth from "./JsonDepth.js"
+import type { Transactor } from "./Transactor.js"
+import * as ValidationError from "./ValidationError.js"
+import type { WorkspaceId } from "./Workspace.js"
+
+/**
+ * The request header, and the path its issues are reported at.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const header = "Idempotency-Key"
+
+/**
+ * The answer header of a replay: `Idempotent-Replayed: true`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const replayedHeader = "Idempotent-Replayed"
+
+/**
+ * A key's length, in characters (each a visible ASCII character, `!` to `~`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const keyLength = { min: 1, max: 255 } as const
+
+/**
+ * How long a kept answer is kept at least: 24 hours, in seconds. The sweep deletes it after.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const retentionSeconds = 86_400
+
+/**
+ * The issues of a key (at path `Idempotency-Key`): none for 1 to 255 visible ASCII characters.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const keyIssues = (key: unknown): ReadonlyArray<Issue.Issue> => {
+  if (typeof key !== "string") return [Issue.make(header, "must be a string")]
+  let valid = key.length >= keyLength.min && key.length <= keyLength.max
+  for (let i = 0; valid && i < key.length; i++) {
+    const code = key.charCodeAt(i)
+    valid = code >= 0x21 && code <= 0x7e
+  }
+  return valid
+    ? []
+    : [
+        Issue.make(
+          header,
+          `must be ${keyLength.min} to ${keyLength.max} visible ASCII characters (no spaces, no control or non-ASCII characters)`
+        )
+      ]
+}
+
+// The JSON text of a value with every object's keys in code-point order: the same value gives the
+// same text, whatever the spacing or key order it was sent with.
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : canonical(item))).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>
+    const keys = Object.keys(record)
+      .filter((key) => record[key] !== undefined)
+      .sort()
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`).join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+/**
+ * The fingerprint of a request body: SHA-256 (hex) of its canonical JSON, so two bodies have the
+ * same fingerprint exactly when they are the same JSON value. A body nested deeper than the
+ * outbox's payload limit (which no operation accepts) has a fingerprint no accepted body has.
+ *
+ * @since 0.1.0
+ * @category fingerprints
+ */
+export const fingerprint = (body: unknown): string =>
+  JsonDepth.isWithinDepth(body, 2 * JsonDepth.maxDepth)
+    ? createHash("sha256").update(canonical(body), "utf8").digest("hex")
+    : "too-deep"
+
+/**
+ * A kept answer: what `operation` (e.g. `POST /drafts`) answered to the body with `fingerprint`
+ * for `key` in a workspace. Times are epoch seconds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface IdempotencyRecord {
+  readonly workspaceId: WorkspaceId
+  readonly key: string
+  readonly operation: string
+  readonly fingerprint: string
+  readonly status: number
+  readonly body: string
+  readonly createdAt: number
+  readonly expiresAt: number
+}
+
+/**
+ * The key was used before with another body or operation (422 `idempotency_key_reused`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>(
+  "@waybill/core/IdempotencyKeyReused"
+)("IdempotencyKeyReused", { message: Schema.String }) {
+  /**
+   * @since 0.1.0
+   */
+  static of(operation: string): IdempotencyKeyReused {
+    return new IdempotencyKeyReused({
+      message: `This ${header} was already used with another request (another body, or another operation than ${operation}); use a new key for a new request.`
+    })
+  }
+}
+
+/**
+ * A request with this key is still being processed (409 `conflict`): try again once it has
+ * been answered.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class IdempotencyKeyInFlight extends Schema.TaggedError<IdempotencyKeyInFlight>(
+  "@waybill/core/IdempotencyKeyInFlight"
+)("IdempotencyKeyInFlight", { message: Schema.String }) {
+  /**
+   * @since 0.1.0
+   */
+  static readonly instance = new IdempotencyKeyInFlight({
+    message: `A request with this ${header} is still being processed; retry once it has been answered.`
+  })
+}
+
+/**
+ * The storage port of kept answers. Storage failures are defects.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class IdempotencyStore extends Context.Tag("@waybill/core/IdempotencyStore")<
+  IdempotencyStore,
+  {
+    /** The answer kept for a key of a workspace, if any. */
+    readonly find: (workspaceId: WorkspaceId, key: string) => Effect.Effect<Option.Option<IdempotencyRecord>>
+    /**
+     * Keeps an answer, in the caller's transaction (run it in the transaction that writes what
+     * the request created); `false`, and nothing written, when the key is kept already. A
+     * transaction that holds the same key, uncommitted, is waited for.
+     */
+    readonly insert: (record: IdempotencyRecord) => Effect.Effect<boolean>
+    /** Deletes at most `limit` answers whose `expiresAt` is at or before `now`; answers how many. */
+    readonly sweep: (now: number, limit: number) => Effect.Effect<number>
+  }
+>() {}
+
+/**
+ * An in-memory store, for tests and embedders without storage.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (): IdempotencyStore["Type"] => {
+  const records = new Map<string, IdempotencyRecord>()
+  const id = (workspaceId: string, key: string) => `${workspaceId}\u0000${key}`
+  return IdempotencyStore.of({
+    find: (workspaceId, key) => Effect.sync(() => Option.fromNullable(records.get(id(workspaceId, key)))),
+    insert: (record) =>
+      Effect.sync(() => {
+        const at = id(record.workspaceId, record.key)
+        if (records.has(at)) return false
+        records.set(at, record)
+        return true
+      }),
+    sweep: (now, limit) =>
+      Effect.sync(() => {
+        let deleted = 0
+        for (const [at, record] of records) {
+          if (deleted >= limit) break
+          if (record.expiresAt <= now) {
+            records.delete(at)
+            deleted++
+          }
+        }
+        return deleted
+      })
+  })
+}
+
+/**
+ * What an idempotent operation answers: the value, whether it is a replay, and the status and
+ * body (JSON text) to send, the same for the first answer and every replay.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Outcome<A> {
+  readonly value: A
+  readonly replayed: boolean
+  readonly status: number
+  readonly body: string
+}
+
+/**
+ * A creation and its answer, written together with its record.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Created<A> {
+  readonly _tag: "Created"
+  readonly value: A
+  readonly status: number
+  readonly body: string
+}
+
+/**
+ * Nothing written: the key was kept already when the creation came to be written.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Taken {
+  readonly _tag: "Taken"
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const created = <A>(value: A, status: number, body: string): Created<A> => ({
+  _tag: "Created",
+  value,
+  status,
+  body
+})
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const taken: Taken = { _tag: "Taken" }
+
+/**
+ * The record a creation writes, waiting for its answer: `complete(status, body)` gives it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Pending {
+  readonly workspaceId: WorkspaceId
+  readonly key: string
+  readonly operation: string
+  readonly fingerprint: string
+  readonly createdAt: number
+  readonly expiresAt: number
+  readonly complete: (status: number, body: string) => IdempotencyRecord
+}
+
+/**
+ * One idempotent request: who asks, with which key, for which operation with which body, how
+ * to create (writing the pending record with the creation) and how to read a kept answer back.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Request<A, E, R> {
+  readonly workspaceId: WorkspaceId
+  readonly key: string
+  /** The route, e.g. `POST /drafts`: the same key for another operation is refused. */
+  readonly operation: string
+  /** The request body as received. */
+  readonly body: unknown
+  readonly create: (pending: Pending) => Effect.Effect<Created<A> | Taken, E, R>
+  /** The value of a kept answer, for a replay. */
+  readonly replay: (record: IdempotencyRecord) => A
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Idempotency extends Context.Tag("@waybill/core/Idempotency")<
+  Idempotency,
+  {
+    readonly store: IdempotencyStore["Type"]
+    /**
+     * Runs an idempotent request: the key checked (a `ValidationError` at `Idempotency-Key`);
+     * refused while the same key is being processed in this process; else created, or, when the
+     * key is kept already (found after a failure, or taken when written), the kept answer
+     * replayed if it was for the same operation and body, refused with `IdempotencyKeyReused`
+     * if not. A failure of `create` with no kept answer is the failure: nothing is kept.
+     */
+    readonly run: <A, E, R>(
+      request: Request<A, E, R>
+    ) => Effect.Effect<
+      Outcome<A>,
+      E | ValidationError.ValidationError | IdempotencyKeyReused | IdempotencyKeyInFlight,
+      R
+    >
+  }
+>() {}
+
+/**
+ * The service over a store; keys in flight are tracked in this process.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (store: IdempotencyStore["Type"]): Idempotency["Type"] => {
+  const inFlight = new Set<string>()
+  const run = <A, E, R>(
+    request: Request<A, E, R>
+  ): Effect.Effect<
+    Outcome<A>,
+    E | ValidationError.ValidationError | IdempotencyKeyReused | IdempotencyKeyInFlight,
+    R
+  > =>
+    Effect.suspend(
+      (): Effect.Effect<
+        Outcome<A>,
+        E | ValidationError.ValidationError | IdempotencyKeyReused | IdempotencyKeyInFlight,
+        R
+      > => {
+        const issues = keyIssues(request.key)
+        if (issues.length > 0) return Effect.fail(ValidationError.fromIssues(issues, "request"))
+        const slot = `${request.workspaceId}\u0000${request.key}`
+        if (inFlight.has(slot)) return Effect.fail(IdempotencyKeyInFlight.instance)
+        inFlight.add(slot)
+        const print = fingerprint(request.body)
+        const kept = (record: IdempotencyRecord) =>
+          record.operation === request.operation && record.fingerprint === print
+            ? Effect.succeed<Outcome<A>>({
+                value: request.replay(record),
+                replayed: true,
+                status: record.status,
+                body: record.body
+              })
+            : Effect.fail(IdempotencyKeyReused.of(request.operation))
+        return Effect.gen(function* () {
+          const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          const pending: Pending = {
+            workspaceId: request.workspaceId,
+            key: request.key,
+            operation: request.operation,
+            fingerprint: print,
+            createdAt: now,
+            expiresAt: now + retentionSeconds,
+            complete: (status, body) => ({
+              workspaceId: request.workspaceId,
+              key: request.key,
+              operation: request.operation,
+              fingerprint: print,
+              status,
+              body,
+              createdAt: now,
+              expiresAt: now + retentionSeconds
+            })
+          }
+          const result = yield* Effect.either(request.create(pending))
+          if (Either.isRight(result) && result.right._tag === "Created") {
+            const { value, status, body } = result.right
+            return { value, replayed: false, status, body } satisfies Outcome<A>
+          }
+          // Taken, or refused: a kept answer decides, if there is one.
+          const found = yield* store.find(request.workspaceId, request.key)
+          if (Option.isSome(found)) return yield* kept(found.value)
+          // Taken but gone (swept between): the key was in use a moment ago.
+          return yield* Either.isLeft(result) ? Effect.fail(result.left) : Effect.fail(IdempotencyKeyInFlight.instance)
+        }).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              inFlight.delete(slot)
+            })
+          )
+        )
+      }
+    )
+  return Idempotency.of({ store, run })
+}
+
+/**
+ * The service over the `IdempotencyStore` in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Idempotency, never, IdempotencyStore> = Layer.effect(
+  Idempotency,
+  Effect.map(IdempotencyStore, make)
+)
+
+/**
+ * The service over an in-memory store (also provided), for tests and embedders without storage.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<Idempotency | IdempotencyStore> = Layer.effectContext(
+  Effect.sync(() => {
+    const store = makeMemory()
+    return Context.make(IdempotencyStore, store).pipe(Context.add(Idempotency, make(store)))
+  })
+)
+
+/**
+ * Kept answers one sweep step deletes at most (one statement each step).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const sweepBatchSize = 1_000
+
+/**
+ * Deletes every kept answer whose time is up by the `Clock`'s now, in bounded steps
+ * (`sweepBatchSize` per statement); answers how many. Answers are kept `retentionSeconds` at
+ * least, and until the next sweep at most.
+ *
+ * @since 0.1.0
+ * @category maintenance
+ */
+export const sweepExpired: Effect.Effect<number, never, IdempotencyStore> = Effect.gen(function* () {
+  const store = yield* IdempotencyStore
+  const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+  let deleted = 0
+  for (;;) {
+    const step = yield* store.sweep(now, sweepBatchSize)
+    deleted += step
+    if (step < sweepBatchSize) return deleted
+    yield* Effect.yieldNow()
+  }
+})
+
+// Rolls a transaction back when the record's key turns out to be kept already.
+class KeyTaken extends Data.TaggedError("@waybill/core/Idempotency/KeyTaken") {}
+
+/**
+ * The creation written with its record in one `Transactor` transaction, for adapters without a
+ * write of their own that takes records (see `DraftRepository.insertPublishingIdempotent`): the
+ * key is looked up first (in memory, under the transaction's lock, that decides), then `write`
+ * runs and the record is inserted after it; when the insert finds the key kept (another process
+ * committed it meanwhile) the transaction rolls back and `Taken` is answered.
+ *
+ * @since 0.1.0
+ * @category writing
+ */
+export const writeInTransaction = <A, E, R>(
+  transactor: Transactor["Type"],
+  store: IdempotencyStore["Type"],
+  record: IdempotencyRecord,
+  write: Effect.Effect<A, E, R>
+): Effect.Effect<A | Taken, E, R> =>
+  transactor
+    .withTransaction(
+      Effect.flatMap(store.find(record.workspaceId, record.key), (found) =>
+        Option.isSome(found)
+          ? Effect.succeed<A | Taken>(taken)
+          : Effect.flatMap(write, (value) =>
+              Effect.flatMap(store.insert(record), (inserted) =>
+                inserted ? Effect.succeed<A | Taken>(value) : Effect.fail(new KeyTaken())
+              )
+            )
+      )
+    )
+    .pipe(
+      Effect.catchIf(
+        (error): error is KeyTaken => error instanceof KeyTaken,
+        () => Effect.succeed(taken)
+      )
+    )

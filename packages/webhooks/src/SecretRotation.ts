@@ -1,0 +1,256 @@
+/**
+ * Secret rotation (contract §8): the body of `POST /webhooks/{id}/rotate` and its rules, and
+ * the sweep that deletes previous secrets once their overlap has ended.
+ *
+ * An HMAC webhook rotated with an overlap signs every attempt with the new secret and, until
+ * the overlap ends, with the previous one too, so receivers can switch at their own pace. Basic
+ * and Bearer credentials are replaced at once: one `Authorization` header cannot carry two.
+ *
+ * @since 0.1.0
+ */
+import * as Issue from "@waybill/core/Issue"
+import * as JsonText from "@waybill/core/JsonText"
+import * as ValidationError from "@waybill/core/ValidationError"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { validateAuth } from "./Registration.js"
+import type { SecretBox } from "./SecretBox.js"
+import {
+  AuthRequest,
+  MASK,
+  type OpenAuth,
+  previousSecretContext,
+  type SealedAuth,
+  secretContext,
+  secretFieldOf
+} from "./Webhook.js"
+import { WebhookRepository } from "./WebhookRepository.js"
+
+/**
+ * How long the previous HMAC secret keeps signing, in seconds: 86 400 (a day) unless the
+ * rotation says otherwise, at most 604 800 (a week).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const overlapSeconds = { default: 86_400, max: 604_800 } as const
+
+/**
+ * The body of `POST /webhooks/{id}/rotate`, for documentation and typed clients;
+ * `validateRotation` is what checks a request.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RotateSecret = Schema.Struct({
+  auth: AuthRequest.annotations({
+    description:
+      "The new authentication, of the webhook's type (and, for hmac, its scheme; omitted means the webhook's). Secret lengths as in POST /webhooks."
+  }),
+  overlapSeconds: Schema.optional(
+    Schema.Int.pipe(Schema.between(0, overlapSeconds.max)).annotations({
+      description:
+        "hmac: how long the previous secret keeps signing beside the new one (default 86400; 0 replaces it at once). basic and bearer: 0 or omitted, the new credentials replace the old at once."
+    })
+  )
+}).annotations({ identifier: "RotateSecret" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type RotateSecret = typeof RotateSecret.Encoded
+
+/**
+ * A rotation that passed every rule: the new authentication (secret `Redacted`) and how long
+ * the replaced HMAC secret keeps signing (0 for Basic and Bearer).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Rotation {
+  readonly auth: OpenAuth
+  readonly overlapSeconds: number
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const own = (record: Record<string, unknown>, key: string): unknown =>
+  Object.hasOwn(record, key) ? record[key] : undefined
+
+const knownFields = new Set(["auth", "overlapSeconds"])
+
+// The new `auth`: of the stored type and scheme, else one issue saying which, then the rules of a
+// registration. The mask is what a form shows for a stored secret, never a new one.
+const checkAuth = (value: unknown, stored: SealedAuth): { issues: Array<Issue.Issue>; auth: OpenAuth | undefined } => {
+  if (value === undefined) return { issues: [Issue.make("auth", "is required")], auth: undefined }
+  if (!isRecord(value)) {
+    return { issues: [Issue.make("auth", `must be an object with type ${stored.type}`)], auth: undefined }
+  }
+  if (own(value, "type") !== stored.type) {
+    return {
+      issues: [
+        Issue.make(
+          "auth.type",
+          `must be ${stored.type}, the webhook's authentication type (the console's edit changes the type)`
+        )
+      ],
+      auth: undefined
+    }
+  }
+  let request = value
+  if (stored.type === "hmac") {
+    const scheme = own(value, "scheme")
+    if (scheme === undefined) request = { ...value, scheme: stored.scheme }
+    else if (scheme !== stored.scheme) {
+      return {
+        issues: [
+          Issue.make(
+            "auth.scheme",
+            `must be ${stored.scheme}, the webhook's signature scheme (the console's edit changes the scheme)`
+          )
+        ],
+        auth: undefined
+      }
+    }
+  }
+  const field = secretFieldOf(stored.type)
+  const checked = validateAuth(request)
+  if (own(value, field) !== MASK) return checked
+  return {
+    issues: [
+      Issue.make(`auth.${field}`, `is the mask "${MASK}": a rotation needs the new secret`),
+      ...checked.issues.filter((issue) => issue.path !== `auth.${field}`)
+    ],
+    auth: undefined
+  }
+}
+
+const checkOverlap = (value: unknown, type: SealedAuth["type"]): { issues: Array<Issue.Issue>; seconds: number } => {
+  const fallback = type === "hmac" ? overlapSeconds.default : 0
+  if (value === undefined) return { issues: [], seconds: fallback }
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > overlapSeconds.max) {
+    return {
+      issues: [Issue.make("overlapSeconds", `must be an integer from 0 to ${overlapSeconds.max}`)],
+      seconds: fallback
+    }
+  }
+  if (type !== "hmac" && value > 0) {
+    return {
+      issues: [
+        Issue.make(
+          "overlapSeconds",
+          `must be 0 for ${type} authentication: one Authorization header cannot carry two credentials, so the new ones replace the old at once`
+        )
+      ],
+      seconds: 0
+    }
+  }
+  return { issues: [], seconds: value }
+}
+
+/**
+ * Validates a rotation of a webhook whose stored authentication is `stored`. On failure, every
+ * issue with its path (`auth.type` or `auth.scheme` for another type or scheme than the
+ * webhook's, `auth.secret` / `auth.token` / `auth.password` / `auth.username` as at
+ * registration, `overlapSeconds`); messages never quote a secret.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const validateRotation = (
+  input: unknown,
+  stored: SealedAuth
+): Either.Either<Rotation, ReadonlyArray<Issue.Issue>> => {
+  if (!isRecord(input)) return Either.left([Issue.make("", "must be a JSON object")])
+  const issues: Array<Issue.Issue> = []
+  for (const key of Object.keys(input)) {
+    if (!knownFields.has(key)) issues.push(Issue.make(key, "is not a known field"))
+  }
+  const auth = checkAuth(own(input, "auth"), stored)
+  issues.push(...auth.issues)
+  const overlap = checkOverlap(own(input, "overlapSeconds"), stored.type)
+  issues.push(...overlap.issues)
+  // Text PostgreSQL could not store, at its path (never quoted), where no other issue named it.
+  const reported = new Set(issues.map((issue) => issue.path))
+  issues.push(...JsonText.textIssues(input).filter((issue) => !reported.has(issue.path)))
+  if (issues.length > 0 || auth.auth === undefined) return Either.left(issues)
+  return Either.right({ auth: auth.auth, overlapSeconds: overlap.seconds })
+}
+
+/**
+ * The authentication a rotation stores: `rotated` (the new one, sealed) and, for an HMAC
+ * rotation with an overlap, the secret it replaces as the previous one, sealed again for the
+ * previous secret's place, until `now + overlapSeconds`. A previous secret of an earlier rotation
+ * is not carried over. A replaced secret that does not open (sealed under another server key)
+ * cannot keep signing: a `ValidationError` at `overlapSeconds` (with 0 it is simply replaced).
+ *
+ * @since 0.1.0
+ * @category rotating
+ */
+export const withPrevious = (
+  secretBox: SecretBox["Type"],
+  rotation: {
+    readonly webhookId: string
+    readonly replaced: SealedAuth
+    readonly rotated: SealedAuth
+    readonly overlapSeconds: number
+    readonly now: number
+  }
+): Effect.Effect<SealedAuth, ValidationError.ValidationError> => {
+  const { webhookId, replaced, rotated } = rotation
+  if (rotated.type !== "hmac" || replaced.type !== "hmac" || rotation.overlapSeconds === 0) {
+    return Effect.succeed(rotated)
+  }
+  return secretBox.open(replaced.secret, secretContext(webhookId, "hmac")).pipe(
+    Effect.mapError(() =>
+      ValidationError.fromIssues(
+        [
+          Issue.make(
+            "overlapSeconds",
+            "must be 0: the current secret does not open with the server's secret key, so it cannot keep signing"
+          )
+        ],
+        "rotation"
+      )
+    ),
+    Effect.flatMap((secret) => secretBox.seal(secret, previousSecretContext(webhookId))),
+    Effect.map((sealed) => ({
+      ...rotated,
+      previous: { secret: sealed, expiresAt: rotation.now + rotation.overlapSeconds }
+    }))
+  )
+}
+
+/**
+ * Webhooks whose previous secret one sweep step deletes at most (one statement each step).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const sweepBatchSize = 500
+
+/**
+ * Deletes every previous HMAC secret whose overlap has ended by the `Clock`'s now, in bounded
+ * steps (`sweepBatchSize` webhooks per statement), raising each webhook's revision so that
+ * every process drops the secret from its caches. Answers how many were deleted. Attempts never
+ * sign with an expired previous secret whether or not the sweep has run; the sweep is what
+ * removes it from storage.
+ *
+ * @since 0.1.0
+ * @category maintenance
+ */
+export const sweepExpiredSecrets: Effect.Effect<number, never, WebhookRepository> = Effect.gen(function* () {
+  const repository = yield* WebhookRepository
+  const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+  let deleted = 0
+  for (;;) {
+    const step = yield* repository.deleteExpiredSecrets(now, sweepBatchSize)
+    deleted += step
+    if (step < sweepBatchSize) return deleted
+    yield* Effect.yieldNow()
+  }
+})
