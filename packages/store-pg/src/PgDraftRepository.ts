@@ -13,8 +13,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { channel } from "./EventOutbox.js"
 import { insertEvents } from "./internal/eventRows.js"
+import { channel } from "./PgEventOutbox.js"
 
 const decode = Schema.decodeUnknownSync(Draft)
 
