@@ -45,7 +45,7 @@ import { claimFor, makeLoop } from "./internal/deliveryLoop.js"
 import { fanOutOnce, fanOutParts, fanOutStep } from "./internal/fanOut.js"
 import type { Env } from "./internal/loopState.js"
 import { makeMatcher } from "./internal/matching.js"
-import { settingsOf } from "./internal/settings.js"
+import type { Settings } from "./internal/settings.js"
 import * as Signal from "./internal/signal.js"
 import { OutboxReader } from "./OutboxReader.js"
 import { SecretBox } from "./SecretBox.js"
@@ -94,6 +94,36 @@ export interface Options {
    * that end within it are recorded with the delivery, in one write instead of two. Default 100 ms.
    */
   readonly recordDelayMs?: number | undefined
+}
+
+const positive = (value: number | undefined, fallback: number) =>
+  value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback
+
+// Resolves the options: defaults for what is missing or not a positive number.
+const settingsOf = (options: Options): Settings => {
+  const timeoutMs = positive(options.timeoutMs, 20_000)
+  const concurrency = Math.floor(positive(options.concurrency, 128))
+  const perWebhookConcurrency = Math.min(concurrency, Math.floor(positive(options.perWebhookConcurrency, 32)))
+  const completionBatchSize = Math.floor(positive(options.completionBatchSize, 256))
+  return {
+    timeoutMs,
+    retryDelayMs: positive(options.retryDelayMs, 10_000),
+    retryJitter: Math.min(0.2, Math.max(0, options.retryJitter ?? 0.2)),
+    concurrency,
+    perWebhookConcurrency,
+    // A lease shorter than an attempt would let a second dispatcher send while the first waits.
+    leaseMs: Math.max(positive(options.leaseMs, timeoutMs + 30_000), timeoutMs + 5_000),
+    pollIntervalMs: positive(options.pollIntervalMs, 1_000),
+    fanOutBatchSize: Math.floor(positive(options.fanOutBatchSize, 256)),
+    completionBatchSize,
+    recordDelayMs: positive(options.recordDelayMs, 100),
+    fanOutGapMs: positive(options.fanOutGapMs, 20),
+    busyRead: 8,
+    perWebhookWindow: 2 * perWebhookConcurrency,
+    handOffWindow: 4 * perWebhookConcurrency,
+    window: 2 * concurrency,
+    maxUnwritten: 2 * completionBatchSize
+  }
 }
 
 /**

@@ -13,7 +13,6 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { NewDelivery } from "../DeliveryStore.js"
-import type { FanOutSummary } from "../Dispatcher.js"
 import { count, dispatchIdle, type FanOutParts, record } from "./deliveryLoop.js"
 import { handOff } from "./handOff.js"
 import type { Batch, Env, FanOut, Loop } from "./loopState.js"
@@ -23,7 +22,7 @@ import * as Signal from "./signal.js"
  * One batch, on its own: takes the fan-out lease for the transaction (none while a `run`
  * holds it), inserts the deliveries, moves the position and releases the lease.
  */
-export const fanOutOnce = (env: Env): Effect.Effect<FanOutSummary> => {
+export const fanOutOnce = (env: Env): Effect.Effect<{ readonly events: number; readonly deliveries: number }> => {
   const { settings, outbox, store } = env
   return Effect.gen(function* () {
     const result = yield* env.transactor.withTransaction(
