@@ -10,6 +10,8 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type { Outcome } from "./attempts.js"
 import { persist } from "./completions.js"
@@ -21,26 +23,23 @@ const debugEnabled = Effect.map(FiberRef.get(FiberRef.currentMinimumLogLevel), (
   LogLevel.lessThanEqual(minimum, LogLevel.Debug)
 )
 
-/** Hands ready work to idle workers. */
+/**
+ * Hands ready work to the workers waiting in `loop.idle` (a queue's size counts its waiting
+ * takers as negative), one item each; the lanes choose the item as late as that.
+ */
 export const dispatchIdle = (loop: Loop) => {
-  while (loop.idle.length > 0) {
+  for (let waiting = -Option.getOrElse(loop.idle.unsafeSize(), () => 0); waiting > 0; waiting--) {
     const next = loop.lanes.take()
     if (next === undefined) return
-    loop.idle.pop()!(Effect.succeed(next))
+    loop.idle.unsafeOffer(next)
   }
 }
 
+// A worker takes the next ready item itself, or waits for one to be handed over.
 const takeWork = (loop: Loop): Effect.Effect<Held> =>
   Effect.suspend(() => {
     const next = loop.lanes.take()
-    if (next !== undefined) return Effect.succeed(next)
-    return Effect.async<Held>((resume) => {
-      loop.idle.push(resume)
-      return Effect.sync(() => {
-        const index = loop.idle.indexOf(resume)
-        if (index >= 0) loop.idle.splice(index, 1)
-      })
-    })
+    return next !== undefined ? Effect.succeed(next) : Queue.take(loop.idle)
   })
 
 const finish = (env: Env, loop: Loop, webhookId: string) => {
@@ -238,7 +237,7 @@ export const makeLoop = (
     const settings = env.settings
     const loop: Loop = {
       lanes: Lanes.make(settings.perWebhookConcurrency),
-      idle: [],
+      idle: yield* Queue.unbounded<Held>(),
       wanted,
       written: Signal.make(),
       kick: Signal.make(),

@@ -6,6 +6,7 @@
 import type { Transactor } from "@waybill/core/Transactor"
 import type * as Cause from "effect/Cause"
 import type * as Effect from "effect/Effect"
+import type * as Queue from "effect/Queue"
 import type { ClaimedDelivery, DeliveryStore, NewDelivery } from "../DeliveryStore.js"
 import type { FailureAlerts } from "../FailureAlerts.js"
 import type { OutboxReader } from "../OutboxReader.js"
@@ -59,7 +60,8 @@ export interface Held {
  */
 export interface Loop {
   readonly lanes: Lanes.Lanes<Held>
-  readonly idle: Array<(effect: Effect.Effect<Held>) => void>
+  /** Where idle workers wait for work handed to them (`dispatchIdle`). */
+  readonly idle: Queue.Queue<Held>
   /** Claiming is worth trying again. */
   readonly wanted: Signal.Signal
   /** The completer wrote a batch. */
