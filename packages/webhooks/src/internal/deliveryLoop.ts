@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type { Outcome } from "./attempts.js"
+import * as Batch from "./batch.js"
 import { persist } from "./completions.js"
 import * as Lanes from "./lanes.js"
 import type { Env, FanOut, Held, Loop } from "./loopState.js"
@@ -99,26 +100,20 @@ const attemptHeld = (env: Env, held: Held, debug: boolean): Effect.Effect<Outcom
         )
   )
 
-// Where a result goes: with its delivery's insert while its batch is still open, after the
-// insert while the batch is being written, as an update once it is recorded; nowhere if
-// the batch was dropped (its events are fanned out again).
+// Where a result goes is its batch's to say (see `batch.ts`); a delivery claimed from storage
+// has its result written as an update.
 const settle = (env: Env, loop: Loop, held: Held, outcome: Outcome | undefined) => {
-  const batch = held.batch
-  if (batch === undefined || batch.state === "written") {
+  const where = held.batch === undefined ? "record" : Batch.settle(held.batch, held.claimed.id, outcome)
+  if (where === "record") {
     if (outcome !== undefined) record(loop, outcome)
-  } else if (batch.state === "open") {
-    if (outcome !== undefined) batch.outcomes.set(held.claimed.id, outcome)
-    if (--batch.inFlight === 0) loop.fan?.ready.notify()
-  } else if (batch.state === "writing") {
-    if (outcome !== undefined) batch.late.push(outcome)
-  }
+  } else if (where === "ready") loop.fan?.ready.notify()
   finish(env, loop, held.claimed.webhookId)
 }
 
 const worker = (env: Env, loop: Loop) =>
   Effect.forever(
     Effect.flatMap(takeWork(loop), (held) =>
-      held.batch?.state === "dropped"
+      held.batch !== undefined && Batch.isDropped(held.batch)
         ? Effect.sync(() => finish(env, loop, held.claimed.webhookId))
         : Effect.map(attemptHeld(env, held, loop.debug), (outcome) => settle(env, loop, held, outcome))
     )
