@@ -1,13 +1,8 @@
 /**
- * Calendar days anchored at Europe/Berlin (spec "Filtering deliveries" rule 11, contract §6).
- *
- * A day is an integer: days since 1970-01-01 in the proleptic Gregorian calendar. The instants
- * a Berlin day covers come from the time-zone database through `Intl`, once, when a day's
- * bounds are taken (a day is 23 or 25 hours long at DST changes, never `start + 24 h`).
- * Comparing a date-field value with such bounds (`compare`) is pure arithmetic: no `Intl`, no
- * allocation, no dependence on the process time zone.
- *
- * Date-field values are epoch seconds, epoch milliseconds (≥ 10^12) or ISO-8601 strings.
+ * Calendar days anchored at Europe/Berlin (spec "Filtering deliveries" rule 11, contract §6): a
+ * day's bounds taken once from the time-zone database, then date-field values (epoch seconds or
+ * milliseconds, ISO-8601 strings) compared with them by arithmetic alone. Details:
+ * docs/internals.md (BerlinDay).
  *
  * @since 0.1.0
  */

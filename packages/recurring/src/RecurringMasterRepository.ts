@@ -1,10 +1,9 @@
 /**
- * The port through which the generator sees recurring masters. The drafts side implements it
- * over its own storage (it owns statuses, actions and their events); this package only asks.
- *
- * Several server processes may run generators against one database. The PostgreSQL adapter
- * makes that safe by claiming each master with `SELECT … FOR UPDATE SKIP LOCKED` inside the
- * generator's per-master transaction: a master locked by another process is skipped this run.
+ * The port through which the generator sees recurring masters. The drafts side implements it over
+ * its own storage (it owns statuses, actions and their events); this package only asks. Several
+ * server processes may run generators against one database. The PostgreSQL adapter makes that safe
+ * by claiming each master with `SELECT … FOR UPDATE SKIP LOCKED` inside the generator's per-master
+ * transaction: a master locked by another process is skipped this run.
  *
  * @since 0.1.0
  */

@@ -1,12 +1,7 @@
 /**
- * The tour generator: for every active master, every due tour from its cursor to its horizon,
- * stored once, announced once, then the cursor moves (contract §3).
- *
- * Each master is processed in its own `Transactor.withTransaction`: claim (lock) the master,
- * expand, insert tours if absent by `(draftId, triggerAt)`, publish `tour-created` for the
- * newly inserted ones only, advance the cursor, and end the master once `endsAt` has passed.
- * A crash anywhere rolls the whole master back; a crash with a store that cannot roll back
- * (in memory) still produces no duplicate, because the tour key and not the cursor decides.
+ * The tour generator (contract §3): for every active master, every due tour from its cursor to its
+ * horizon, stored once and announced once, one transaction per master. Details: docs/internals.md
+ * (TourGenerator).
  *
  * @since 0.1.0
  */

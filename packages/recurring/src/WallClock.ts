@@ -1,11 +1,7 @@
 /**
- * The one wall-clock resolver: `(local date, time, zone) → instant`, used for triggers,
- * `dayOffset` stops and weekday offsets alike (contract §3), independent of the process time
- * zone.
- *
- * The rule (RFC 5545 §3.3.5): a wall-clock time that exists once is that instant; one that
- * exists twice (DST overlap) is the earlier instant; one that does not exist (DST gap, whatever
- * its length) moves forward by the length of the gap.
+ * The one wall-clock resolver, `(local date, time, zone) → instant`, for triggers, `dayOffset`
+ * stops and weekday offsets alike (contract §3), by RFC 5545's rule, independent of the process
+ * time zone (docs/internals.md, WallClock).
  *
  * @since 0.1.0
  */

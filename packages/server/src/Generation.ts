@@ -1,13 +1,7 @@
 /**
  * Tour generation in the reference server (contract §2, §3): the generator over the PostgreSQL
- * ports, a run every `WAYBILL_GENERATOR_INTERVAL_MS`, and an immediate run for a master inside
- * the transaction of its `activate-recurring` or `resume-recurring`.
- *
- * Several server processes may share one database: each runs its own loop, a master is claimed
- * with `FOR UPDATE SKIP LOCKED` for the length of its transaction (another process skips it),
- * and the unique key on `(draft_id, trigger_at)` stores a tour once whatever happens. A process
- * that dies mid-run rolls its open transaction back; the next run (its own after a restart, or
- * another process's) generates the same slice again.
+ * ports, a run every `WAYBILL_GENERATOR_INTERVAL_MS`, and an immediate run inside an activation's
+ * or resumption's transaction; safe with several processes (docs/internals.md, Generation).
  *
  * @since 0.1.0
  */

@@ -1,11 +1,7 @@
 /**
- * The generator's `RecurringMasterRepository` port on PostgreSQL, over the `drafts` table: a master is a
- * draft in `active-recurring` or `paused-recurring`, its cursor is the `generated_until` column.
- *
- * Safe with several server processes on one database: `claim` locks the master's row with
- * `FOR UPDATE SKIP LOCKED` for the generator's per-master transaction, so a master being
- * processed elsewhere is skipped, never waited for or processed twice; `advance` never moves a
- * cursor back.
+ * The generator's `RecurringMasterRepository` port on PostgreSQL, over the `drafts` table (the
+ * cursor is `generated_until`), safe with several processes on one database (docs/internals.md,
+ * PgRecurringMasterRepository).
  *
  * @since 0.1.0
  */

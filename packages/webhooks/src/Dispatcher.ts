@@ -1,30 +1,7 @@
 /**
- * The dispatcher (contract §5): turns recorded events into deliveries and delivers them.
- *
- * - **Fan-out** reads the outbox in order behind a stored position, under a lease one
- *   dispatcher holds at a time, and makes one delivery per subscribed webhook of the event's
- *   workspace whose filter matches; delivery ids are derived from event and webhook, so an
- *   event read again after a crash keeps them. Each event's body is parsed once (only if some
- *   filter needs it); compiled filters are cached per webhook and revision. A
- *   filtered-out event leaves nothing. `run` hands fresh deliveries to its own delivery loop
- *   and records them a moment later, with the results of the attempts that ended by then, in
- *   the transaction that moves the position: in the steady state a delivery costs one write.
- * - **Delivery** claims due deliveries in batches under a lease and attempts them with bounded
- *   concurrency and a per-webhook cap, webhooks taking turns for free slots, so one slow
- *   receiver cannot occupy every slot. An attempt starts only if it can end before its lease
- *   does. Each attempt POSTs the stored body unchanged with the contract's headers
- *   and authentication (HMAC signed afresh per attempt). A 2xx succeeds; anything else is
- *   retried exactly once, no sooner than the retry delay (plus up to 20 % jitter); a second
- *   failure marks the delivery failed and raises a failure alert in the same transaction.
- *   Results are written in batches while the next attempts go out.
- *
- * Delivery is at-least-once: a dispatcher that dies mid-attempt leaves a lease that expires,
- * and the delivery is sent again with the same `X-Delivery-Id`.
- *
- * This module wires the parts together; each lives in `internal/`: `matching` (events to
- * deliveries), `fanOut` (reading the outbox, recording batches), `handOff` (what `run` sends
- * before recording), `deliveryLoop` (claims, lanes, workers, the completer), `attempts` (one
- * POST and its outcome), `completions` (writing results and alerts), `loopState` and `settings`.
+ * The dispatcher (contract §5): fan-out turns recorded events into deliveries, and delivery claims
+ * and attempts them, at least once; this module wires the parts, which live in `internal/`. How
+ * each works: docs/internals.md (Dispatcher).
  *
  * @since 0.1.0
  */
