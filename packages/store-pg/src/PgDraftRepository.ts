@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { pageOfDocuments } from "./internal/documents.js"
 import { insertEvents } from "./internal/eventRows.js"
 import { channel } from "./PgEventOutbox.js"
 
@@ -115,15 +116,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
             ${query.status === undefined ? sql`` : sql`AND status = ${query.status}`}
             ${query.after === undefined ? sql`` : sql`AND id < ${query.after}`}
           ORDER BY id DESC
-          LIMIT ${query.limit + 1}`.pipe(
-          Effect.map((rows) =>
-            makePage(
-              rows.map((row) => decode(row.document)),
-              query.limit
-            )
-          ),
-          Effect.orDie
-        )
+          LIMIT ${query.limit + 1}`.pipe(Effect.map(pageOfDocuments(decode, makePage, query.limit)), Effect.orDie)
     })
   })
 )

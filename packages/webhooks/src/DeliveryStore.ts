@@ -217,6 +217,36 @@ interface Row {
 }
 
 // The later of two targets of one webhook, by revision.
+/**
+ * A new delivery as a claim hands it out: its attempts so far, its retry cycle, the claim's
+ * lease token and its webhook's current target.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const claimedOf = (
+  delivery: NewDelivery,
+  claim: {
+    readonly attempts: number
+    readonly cycleStart: number
+    readonly trigger: Trigger
+    readonly leaseToken: string
+    readonly target: Target
+  }
+): ClaimedDelivery => ({
+  id: delivery.id,
+  workspaceId: delivery.workspaceId,
+  webhookId: delivery.webhookId,
+  eventId: delivery.eventId,
+  eventType: delivery.eventType,
+  body: delivery.body,
+  attempts: claim.attempts,
+  cycleStart: claim.cycleStart,
+  trigger: claim.trigger,
+  leaseToken: claim.leaseToken,
+  target: claim.target
+})
+
 const newer = (a: Target | undefined, b: Target): Target => (a !== undefined && a.revision > b.revision ? a : b)
 
 /**
@@ -311,19 +341,15 @@ export const makeMemory = (): DeliveryStore["Type"] => {
             row.leaseUntil = request.leaseUntil
             row.leaseToken = request.leaseToken
             const { delivery } = row
-            claimed.push({
-              id: delivery.id,
-              workspaceId: delivery.workspaceId,
-              webhookId,
-              eventId: delivery.eventId,
-              eventType: delivery.eventType,
-              body: delivery.body,
-              attempts: row.attempts.length,
-              cycleStart: row.cycleStart,
-              trigger: row.trigger,
-              leaseToken: request.leaseToken,
-              target: newer(retargeted.get(webhookId), delivery.target)
-            })
+            claimed.push(
+              claimedOf(delivery, {
+                attempts: row.attempts.length,
+                cycleStart: row.cycleStart,
+                trigger: row.trigger,
+                leaseToken: request.leaseToken,
+                target: newer(retargeted.get(webhookId), delivery.target)
+              })
+            )
           }
         }
         return claimed
