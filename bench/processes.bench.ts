@@ -20,7 +20,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent } from "@waybill/events/EventOutbox"
 import * as Database from "@waybill/store-pg/Database"
-import * as StoreEventOutbox from "@waybill/store-pg/EventOutbox"
+import * as PgEventOutbox from "@waybill/store-pg/PgEventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -62,7 +62,7 @@ const measure = async (processes: number) => {
   const database = await freshDatabase()
   const servers: Array<Awaited<ReturnType<typeof startServer>>> = []
   const runtime = ManagedRuntime.make(
-    StoreEventOutbox.layer.pipe(
+    PgEventOutbox.layer.pipe(
       Layer.provideMerge(Database.layer({ _tag: "Postgres", url: Redacted.make(database.url), maxConnections: 8 }))
     )
   )

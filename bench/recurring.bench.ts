@@ -10,7 +10,7 @@ import * as Transactor from "@waybill/core/Transactor"
 import * as EventOutbox from "@waybill/events/EventOutbox"
 import * as Occurrence from "@waybill/recurring/Occurrence"
 import * as RecurringMaster from "@waybill/recurring/RecurringMaster"
-import * as RecurringMasters from "@waybill/recurring/RecurringMasters"
+import * as RecurringMasterRepository from "@waybill/recurring/RecurringMasterRepository"
 import * as Schedule from "@waybill/recurring/Schedule"
 import * as TourGenerator from "@waybill/recurring/TourGenerator"
 import * as TourRepository from "@waybill/recurring/TourRepository"
@@ -184,7 +184,7 @@ const generatorRuns = async (): Promise<ReadonlyArray<Measurement>> => {
   const incremental: Array<number> = []
   for (let round = 0; round < 5; round++) {
     const ports = Layer.mergeAll(
-      RecurringMasters.layerMemory,
+      RecurringMasterRepository.layerMemory,
       TourRepository.layerMemory,
       EventOutbox.layerMemory,
       Transactor.layerMemory,
@@ -193,7 +193,7 @@ const generatorRuns = async (): Promise<ReadonlyArray<Measurement>> => {
     const layer = TourGenerator.layer().pipe(Layer.provideMerge(ports), Layer.provideMerge(TestContext.TestContext))
     await Effect.runPromise(
       Effect.gen(function* () {
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         for (const m of masters) yield* control.activate(m, NOW)
         yield* TestClock.setTime(NOW * 1000)

@@ -21,7 +21,7 @@ import { WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent } from "@waybill/events/EventOutbox"
 import type { EventType } from "@waybill/events/EventType"
 import * as Database from "@waybill/store-pg/Database"
-import * as StoreEventOutbox from "@waybill/store-pg/EventOutbox"
+import * as PgEventOutbox from "@waybill/store-pg/PgEventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -70,7 +70,7 @@ const database = await freshDatabase()
 // A short retry delay, so the failing phase that prepares the replay does not take long.
 const server = await startServer(database.url, { WAYBILL_DELIVERY_TIMEOUT_MS: "5000", WAYBILL_RETRY_DELAY_MS: "20" })
 const runtime = ManagedRuntime.make(
-  StoreEventOutbox.layer.pipe(
+  PgEventOutbox.layer.pipe(
     Layer.provideMerge(
       Database.layer({ _tag: "Postgres", url: Redacted.make(database.url), maxConnections: PUBLISHERS })
     )

@@ -25,7 +25,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent } from "@waybill/events/EventOutbox"
 import * as Database from "@waybill/store-pg/Database"
-import * as StoreEventOutbox from "@waybill/store-pg/EventOutbox"
+import * as PgEventOutbox from "@waybill/store-pg/PgEventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -98,7 +98,7 @@ const database = await freshDatabase()
 const server = await startServer(database.url, { WAYBILL_DELIVERY_TIMEOUT_MS: "5000" })
 // This process's own connection to the database: the publishing application's.
 const runtime = ManagedRuntime.make(
-  StoreEventOutbox.layer.pipe(
+  PgEventOutbox.layer.pipe(
     Layer.provideMerge(
       Database.layer({ _tag: "Postgres", url: Redacted.make(database.url), maxConnections: PUBLISHERS })
     )

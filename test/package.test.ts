@@ -128,8 +128,23 @@ describe("the packed packages in a project outside the workspace", () => {
       exports: Record<string, unknown>
       peerDependencies: Record<string, string>
     }
-    assert.deepInclude(manifest.exports["./*"] as object, { types: "./dist/*.d.ts", default: "./dist/*.js" })
+    assert.deepInclude(manifest.exports["./Client"] as object, {
+      types: "./dist/Client.d.ts",
+      default: "./dist/Client.js"
+    })
+    assert.notProperty(manifest.exports, "./*")
     assert.containsAllKeys(manifest.peerDependencies, ["effect", "@effect/platform"])
+    // The exports list the public modules only: the server's commands are not modules.
+    const importing = (specifier: string) =>
+      run(process.execPath, [
+        "--input-type=module",
+        "-e",
+        `import(${JSON.stringify(specifier)}).then(() => console.log("imported"), (error) => console.log(error.code))`
+      ])
+    assert.include((await importing("@waybill/server/Waybill")).output, "imported")
+    for (const specifier of ["@waybill/server/main", "@waybill/server/keys", "@waybill/webhooks/internal/batch"]) {
+      assert.include((await importing(specifier)).output, "ERR_PACKAGE_PATH_NOT_EXPORTED", specifier)
+    }
   }, 120_000)
 
   it("type-checks a TypeScript consumer under moduleResolution nodenext and runs it with plain Node", async () => {

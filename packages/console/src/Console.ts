@@ -1,16 +1,8 @@
 /**
- * The operator console (contract §5 "Operator console", the spec's Settings → Webhooks): a web
- * page for registering, editing and deleting webhooks, building their filters, and reading their
- * delivery logs and alerts. Its page and assets are public, like `/docs`; every data call goes to
- * the API with the key the operator signs in with (kept in the tab's `sessionStorage` only).
- *
- * Everything ships with the server: the page's script (Preact, the typed client of
- * `@waybill/http`, Effect) is bundled by esbuild in memory on first use; nothing is fetched from
- * another origin, and the Content-Security-Policy says so to the browser.
- *
- * Mount it beside the API: `Console.layer()` inside `Http.layerServerWith` for an Effect server,
- * or `Console.toWebHandler({ next: api })` in front of the API's web handler for any server
- * that speaks Fetch `Request`/`Response` (node:http, Express and Hono in `examples/embed`).
+ * The operator console (contract §5, the spec's Settings → Webhooks): a page for webhooks, their
+ * filters, delivery logs and alerts, bundled with the server and mounted beside the API
+ * (`Console.layer()` or `Console.toWebHandler`). Details: docs/console.md and docs/internals.md
+ * (Console).
  *
  * @since 0.1.0
  */

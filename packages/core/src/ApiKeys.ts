@@ -1,11 +1,6 @@
 /**
- * API keys (contract §1): each key belongs to exactly one workspace, is stored only as its
- * SHA-256 hash, and is compared in constant time.
- *
- * Issued keys read `wbk_<id>_<secret>`: the id part finds the stored hash without comparing
- * secrets, then the hash of the whole key is compared with `timingSafeEqual`. Keys configured
- * statically (the reference server's `WAYBILL_API_KEYS`) may be any string; each presented key is
- * compared against every one of them, in constant time.
+ * API keys (contract §1): each belongs to one workspace, is stored only as its SHA-256 hash and
+ * compared in constant time. Issued and configured keys: docs/internals.md (ApiKeys).
  *
  * @since 0.1.0
  */

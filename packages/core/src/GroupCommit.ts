@@ -1,21 +1,20 @@
 /**
  * Group commit: concurrent callers that each write one item share writes. While one write is in
- * flight, the items that arrive queue up, and the next write takes them all (one write per key,
- * a workspace for example). An item that arrives when nothing is being written is written at
- * once, so a quiet process adds no delay; a busy one makes far fewer, larger writes, which is
- * what a database's per-statement cost (a round trip, a plan, a commit) asks for.
- *
- * Each caller gets its own result, or its own failure: a write that fails for a group of several
- * items is tried again one item at a time, unless the storage is out (`Availability.isOutage`,
- * when an `Availability` is in context), in which case every caller of the group gets the
- * outage. So one item the storage refuses fails alone.
+ * flight, the items that arrive queue up, and the next write takes them all (one write per key);
+ * an item that arrives when nothing is being written is written at once. Each caller gets its own
+ * result or failure: a group's failed write is tried again item by item, unless the storage is
+ * out. Why and what it saves: docs/decisions.md (Throughput).
  *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Availability from "./Availability.js"
 
@@ -45,7 +44,7 @@ export type Submit<A, B, E> = (item: A) => Effect.Effect<B, E>
 
 interface Waiting<A, B, E> {
   readonly item: A
-  readonly resume: (result: Effect.Effect<B, E>) => void
+  readonly result: Deferred.Deferred<B, E>
   cancelled: boolean
 }
 
@@ -62,15 +61,7 @@ export const make = <K, A, B, E>(options: Options<K, A, B, E>): Effect.Effect<Su
     const availability = yield* Effect.serviceOption(Availability.Availability)
     const isOutage = (cause: Cause.Cause<unknown>) =>
       Option.isSome(availability) && availability.value.isOutage(Cause.squash(cause))
-    let queue: Array<Waiting<A, B, E>> = []
-    // The writer is the only fiber that waits for work, so one callback is the whole signal.
-    let wake: ((effect: Effect.Effect<void>) => void) | undefined
-    const arrival = Effect.async<void>((resume) => {
-      wake = resume
-      return Effect.sync(() => {
-        wake = undefined
-      })
-    })
+    const queue = yield* Queue.unbounded<Waiting<A, B, E>>()
 
     const writeGroup = (key: K, waiting: ReadonlyArray<Waiting<A, B, E>>): Effect.Effect<void> =>
       Effect.flatMap(
@@ -84,7 +75,10 @@ export const make = <K, A, B, E>(options: Options<K, A, B, E>): Effect.Effect<Su
           if (Exit.isSuccess(exit) || waiting.length === 1 || isOutage(exit.cause)) {
             return Effect.sync(() => {
               waiting.forEach((entry, index) => {
-                entry.resume(Exit.isSuccess(exit) ? Effect.succeed(exit.value[index]!) : Effect.failCause(exit.cause))
+                Deferred.unsafeDone(
+                  entry.result,
+                  Exit.isSuccess(exit) ? Exit.succeed(exit.value[index]!) : Exit.failCause(exit.cause)
+                )
               })
             })
           }
@@ -95,13 +89,17 @@ export const make = <K, A, B, E>(options: Options<K, A, B, E>): Effect.Effect<Su
         }
       )
 
+    const interruptAll = (waiting: Iterable<Waiting<A, B, E>>) =>
+      Effect.forEach(waiting, (entry) => Deferred.interrupt(entry.result), { discard: true })
+
     const writer = Effect.forever(
       Effect.gen(function* () {
-        if (queue.length === 0) yield* arrival
-        const taken = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch)
-        queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch)
+        // Waits for the first item, then takes what else came meanwhile, up to a batch
+        // (`takeBetween(1, max)` would wake with the first item alone).
+        const first = yield* Queue.take(queue)
+        const rest = yield* Queue.takeUpTo(queue, maxBatch - 1)
         const groups = new Map<K, Array<Waiting<A, B, E>>>()
-        for (const entry of taken) {
+        for (const entry of [first, ...rest]) {
           if (entry.cancelled) continue
           const key = options.key(entry.item)
           const group = groups.get(key)
@@ -109,35 +107,28 @@ export const make = <K, A, B, E>(options: Options<K, A, B, E>): Effect.Effect<Su
           else group.push(entry)
         }
         const write = ([key, waiting]: [K, Array<Waiting<A, B, E>>]) =>
-          Effect.onInterrupt(writeGroup(key, waiting), () =>
-            Effect.sync(() => {
-              for (const entry of waiting) entry.resume(Effect.interrupt)
-            })
-          )
+          Effect.onInterrupt(writeGroup(key, waiting), () => interruptAll(waiting))
         // One key (one workspace, the usual case) needs no fiber of its own.
         if (groups.size === 1) yield* write(groups.entries().next().value!)
         else if (groups.size > 1) yield* Effect.forEach(groups, write, { concurrency: "unbounded", discard: true })
       })
     )
     yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        for (const entry of queue) entry.resume(Effect.interrupt)
-        queue = []
-      })
+      Effect.flatMap(Queue.takeAll(queue), (waiting) => interruptAll(Chunk.toReadonlyArray(waiting))).pipe(
+        Effect.zipRight(Queue.shutdown(queue))
+      )
     )
     yield* Effect.forkScoped(writer)
 
     return (item) =>
-      Effect.async<B, E>((resume) => {
-        const entry: Waiting<A, B, E> = { item, resume, cancelled: false }
-        queue.push(entry)
-        if (wake !== undefined) {
-          const resumeWriter = wake
-          wake = undefined
-          resumeWriter(Effect.void)
-        }
-        return Effect.sync(() => {
-          entry.cancelled = true
-        })
+      Effect.suspend(() => {
+        const entry: Waiting<A, B, E> = { item, result: Deferred.unsafeMake<B, E>(FiberId.none), cancelled: false }
+        // Shut down with its scope: nothing will write the item.
+        if (!queue.unsafeOffer(entry)) return Effect.interrupt
+        return Effect.onInterrupt(Deferred.await(entry.result), () =>
+          Effect.sync(() => {
+            entry.cancelled = true
+          })
+        )
       })
   })

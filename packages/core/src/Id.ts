@@ -1,8 +1,7 @@
 /**
- * Opaque, time-sortable identifiers with a type prefix (`drf_…`, `evt_…`), contract §1.
- *
- * The tail is 10 Crockford base-32 characters of epoch milliseconds followed by 16 random ones
- * (80 bits), so ids sort by creation time and never collide in practice.
+ * Opaque, time-sortable identifiers with a type prefix (`drf_…`, `evt_…`), contract §1. The tail
+ * is 10 Crockford base-32 characters of epoch milliseconds followed by 16 random ones (80 bits),
+ * so ids sort by creation time and never collide in practice.
  *
  * @since 0.1.0
  */

@@ -1,7 +1,6 @@
 /**
- * A validation issue: what is wrong and where, as a dotted path into the input.
- *
- * Every validator in Waybill returns all issues it finds, never only the first.
+ * A validation issue: what is wrong and where, as a dotted path into the input. Every validator in
+ * Waybill returns all issues it finds, never only the first.
  *
  * @since 0.1.0
  */

@@ -17,6 +17,13 @@ export * as ApiKeys from "./ApiKeys.js"
 export * as Availability from "./Availability.js"
 
 /**
+ * The proleptic Gregorian calendar as day numbers, and the UTC offsets of IANA time zones.
+ *
+ * @since 0.1.0
+ */
+export * as Calendar from "./Calendar.js"
+
+/**
  * Opaque list cursors.
  *
  * @since 0.1.0

@@ -135,7 +135,7 @@ export class DraftService extends Context.Tag("@waybill/drafts/DraftService")<
     ) => Effect.Effect<ExecuteResult, ProductNotFound | DraftNotFound | PreconditionFailed, CurrentWorkspace>
     /**
      * Ends a master whose `endsAt` has passed, as the system (for the recurring generator's
-     * `RecurringMasters.end`), with the same events as `end-recurring`. Idempotent: an already
+     * `RecurringMasterRepository.end`), with the same events as `end-recurring`. Idempotent: an already
      * ended master gives `Option.none()`. A master whose window has not ended, or a draft that
      * is not an active or paused master, fails with `InvalidTransition`.
      *

@@ -1,12 +1,6 @@
 /**
- * ISO 3166-1 country codes: the 249 officially assigned alpha-3 codes with their alpha-2 codes
- * and English short names.
- *
- * Source: ISO 3166-1 as published by the ISO 3166 Maintenance Agency (ISO Online Browsing
- * Platform, https://www.iso.org/obp/ui/#search/code/, "Officially assigned" code elements),
- * current as of 2024 (no assignment has been made since South Sudan, SSD, in 2011; later changes
- * only renamed entries, e.g. Türkiye 2022). Exceptionally or transitionally reserved codes (such as
- * `XKX`, `ANT`, `SCG`) and user-assigned codes are not country codes and are refused.
+ * ISO 3166-1 country codes: the 249 officially assigned alpha-3 codes with their alpha-2 codes and
+ * English short names; the source and what is refused: docs/internals.md (Iso3166).
  *
  * @since 0.1.0
  */

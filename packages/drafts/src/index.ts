@@ -59,11 +59,11 @@ export * as Iso3166 from "./Iso3166.js"
 export * as ProductEvaluator from "./ProductEvaluator.js"
 
 /**
- * A recurring master as the recurring generator reads it.
+ * A recurring draft as the recurring generator reads it: its `RecurringMaster` and claimed state.
  *
  * @since 0.1.0
  */
-export * as RecurringMaster from "./RecurringMaster.js"
+export * as RecurringDraft from "./RecurringDraft.js"
 
 /**
  * Transport shapes, vehicle classes and products behind a port.

@@ -1,8 +1,7 @@
 /**
  * Helpers for webhook receivers: deduplicate by `X-Delivery-Id`, normalise a callout action's
- * `createdAt`, and tell a terminal loss from a return on leg loads (spec "Events").
- *
- * They are plain synchronous functions so a receiver can use them in any HTTP framework.
+ * `createdAt`, and tell a terminal loss from a return on leg loads (spec "Events"). They are plain
+ * synchronous functions so a receiver can use them in any HTTP framework.
  *
  * @since 0.1.0
  */

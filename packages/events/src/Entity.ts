@@ -1,6 +1,5 @@
 /**
  * Schemas of the entities event payloads carry (spec "Other entities named in event payloads").
- *
  * The spec shows only some fields of each entity; those (and the ones contract §2/§3 define for
  * drafts and tours) are typed here. Every entity is open: fields the spec does not show pass
  * through unchanged. Every entity has a string `id`. The building blocks (`OpenFields`,

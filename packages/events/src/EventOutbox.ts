@@ -1,11 +1,7 @@
 /**
- * The outbox port: producers record events here in the same transaction as the state change
- * that raised them (run them inside `Transactor.withTransaction`); the webhook dispatcher drains
- * the store behind it. Recording fixes the delivery body bytes once (contract §5).
- *
- * Payloads nest at most `maxPayloadDepth` levels: what producers build from inputs the contract
- * bounds at 64 levels (a draft's `transport`, at level 2 of `POST /drafts`, is at level 4 of a
- * `transport-drafts-created` payload), and what the consumer helpers (`Envelope.decode`) accept.
+ * The outbox port: producers record events in the transaction of the state change that raised
+ * them, fixing the delivery body bytes once (contract §5); the dispatcher drains it. Payload
+ * depth: docs/internals.md (EventOutbox).
  *
  * @since 0.1.0
  */

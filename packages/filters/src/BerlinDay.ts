@@ -1,16 +1,12 @@
 /**
- * Calendar days anchored at Europe/Berlin (spec "Filtering deliveries" rule 11, contract §6).
- *
- * A day is an integer: days since 1970-01-01 in the proleptic Gregorian calendar. The instants
- * a Berlin day covers come from the time-zone database through `Intl`, once, when a day's
- * bounds are taken (a day is 23 or 25 hours long at DST changes, never `start + 24 h`).
- * Comparing a date-field value with such bounds (`compare`) is pure arithmetic: no `Intl`, no
- * allocation, no dependence on the process time zone.
- *
- * Date-field values are epoch seconds, epoch milliseconds (≥ 10^12) or ISO-8601 strings.
+ * Calendar days anchored at Europe/Berlin (spec "Filtering deliveries" rule 11, contract §6): a
+ * day's bounds taken once from the time-zone database, then date-field values (epoch seconds or
+ * milliseconds, ISO-8601 strings) compared with them by arithmetic alone. Details:
+ * docs/internals.md (BerlinDay).
  *
  * @since 0.1.0
  */
+import * as Calendar from "@waybill/core/Calendar"
 import * as Option from "effect/Option"
 
 const MS_PER_DAY = 86_400_000
@@ -44,72 +40,21 @@ export interface DayBounds {
 }
 
 /**
- * Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+ * Days since 1970-01-01 of a proleptic Gregorian date.
  *
  * @since 0.1.0
  * @category conversions
  */
-export const fromCivil = (year: number, month: number, day: number): number => {
-  const y = month <= 2 ? year - 1 : year
-  const era = Math.floor(y / 400)
-  const yearOfEra = y - era * 400
-  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear
-  return era * 146_097 + dayOfEra - 719_468
-}
+export const fromCivil: (year: number, month: number, day: number) => number = Calendar.fromCivil
 
 /**
- * The date of a day number (`civil_from_days`).
+ * The date of a day number.
  *
  * @since 0.1.0
  * @category conversions
  */
-export const toCivil = (day: number): { readonly year: number; readonly month: number; readonly day: number } => {
-  const z = day + 719_468
-  const era = Math.floor(z / 146_097)
-  const dayOfEra = z - era * 146_097
-  const yearOfEra = Math.floor(
-    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365
-  )
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100))
-  const mp = Math.floor((5 * dayOfYear + 2) / 153)
-  const month = mp < 10 ? mp + 3 : mp - 9
-  return {
-    year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0),
-    month,
-    day: dayOfYear - Math.floor((153 * mp + 2) / 5) + 1
-  }
-}
-
-const daysInMonth = (year: number, month: number): number =>
-  month === 2
-    ? (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
-      ? 29
-      : 28
-    : month === 4 || month === 6 || month === 9 || month === 11
-      ? 30
-      : 31
-
-/** Reads `count` ASCII digits at `at`; -1 when any is not a digit. */
-const digits = (text: string, at: number, count: number): number => {
-  let value = 0
-  for (let i = at; i < at + count; i++) {
-    const code = text.charCodeAt(i) - 48
-    if (code < 0 || code > 9) return -1
-    value = value * 10 + code
-  }
-  return value
-}
-
-/** `YYYY-MM-DD` at the start of `text`, as a day number; NaN when malformed or not a real date. */
-const readDate = (text: string): number => {
-  if (text.length < 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return Number.NaN
-  const year = digits(text, 0, 4)
-  const month = digits(text, 5, 2)
-  const day = digits(text, 8, 2)
-  if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return Number.NaN
-  return fromCivil(year, month, day)
-}
+export const toCivil: (day: number) => { readonly year: number; readonly month: number; readonly day: number } =
+  Calendar.toCivil
 
 /**
  * Parses a calendar date `YYYY-MM-DD` (years 0000–9999, a real day of a real month) into a day
@@ -118,13 +63,7 @@ const readDate = (text: string): number => {
  * @since 0.1.0
  * @category parsing
  */
-export const parseDate = (text: string): Option.Option<number> => {
-  if (text.length !== 10) return Option.none()
-  const day = readDate(text)
-  return Number.isNaN(day) ? Option.none() : Option.some(day)
-}
-
-const pad = (value: number, width: number) => String(value).padStart(width, "0")
+export const parseDate = (text: string): Option.Option<number> => Option.fromNullable(Calendar.parseDate(text))
 
 /**
  * Formats a day number as `YYYY-MM-DD`.
@@ -132,31 +71,9 @@ const pad = (value: number, width: number) => String(value).padStart(width, "0")
  * @since 0.1.0
  * @category formatting
  */
-export const formatDate = (day: number): string => {
-  const civil = toCivil(day)
-  return `${pad(civil.year, 4)}-${pad(civil.month, 2)}-${pad(civil.day, 2)}`
-}
+export const formatDate: (day: number) => string = Calendar.formatDate
 
-let formatter: Intl.DateTimeFormat | undefined
-
-/**
- * Berlin's UTC offset at an instant, in ms, from the time-zone database. `format` with a short
- * pattern ("2027, GMT+01:00", "1890, GMT+00:53:28") is several times faster than
- * `formatToParts`; the offset is the text after "GMT" ("GMT" alone is UTC).
- */
-const offsetAt = (epochMillis: number): number => {
-  formatter ??= new Intl.DateTimeFormat("en-US", {
-    timeZone: "Europe/Berlin",
-    year: "numeric",
-    timeZoneName: "longOffset"
-  })
-  const text = formatter.format(epochMillis)
-  const match = /GMT(?:([+-])(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(text)
-  if (match === null) throw new Error(`Unexpected time-zone offset in ${JSON.stringify(text)}`)
-  if (match[1] === undefined) return 0
-  const magnitude = (Number(match[2]) * 3600 + Number(match[3]) * 60 + Number(match[4] ?? 0)) * 1000
-  return match[1] === "-" ? -magnitude : magnitude
-}
+const BERLIN = "Europe/Berlin"
 
 /**
  * The Berlin calendar day of an instant (uses `Intl`: for setup code, not per evaluation).
@@ -165,7 +82,7 @@ const offsetAt = (epochMillis: number): number => {
  * @category conversions
  */
 export const dayOfInstant = (epochMillis: number): number =>
-  Math.floor((epochMillis + offsetAt(epochMillis)) / MS_PER_DAY)
+  Math.floor((epochMillis + Calendar.offsetAt(BERLIN, Math.floor(epochMillis / 1000)) * 1000) / MS_PER_DAY)
 
 /**
  * The first instant (epoch ms) of a Berlin calendar day: its midnight, or the first instant
@@ -174,32 +91,7 @@ export const dayOfInstant = (epochMillis: number): number =>
  * @since 0.1.0
  * @category conversions
  */
-export const startOfDay = (day: number): number => {
-  const midnight = day * MS_PER_DAY
-  // Usual case: midnight minus the offset in force then, checked rather than assumed (the
-  // instant must read as midnight, and the millisecond before it as the day before).
-  let offset = offsetAt(midnight)
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const candidate = midnight - offset
-    const actual = offsetAt(candidate)
-    if (actual === offset) return offsetAt(candidate - 1) <= offset ? candidate : search(day)
-    offset = actual
-  }
-  return search(day)
-}
-
-/** The first instant whose Berlin day is `day` or later, by bisection (offsets are < 26 h). */
-const search = (day: number): number => {
-  const midnight = day * MS_PER_DAY
-  let low = midnight - 26 * MS_PER_HOUR
-  let high = midnight + 26 * MS_PER_HOUR
-  while (high - low > 1) {
-    const middle = low + Math.floor((high - low) / 2)
-    if (dayOfInstant(middle) >= day) high = middle
-    else low = middle
-  }
-  return high
-}
+export const startOfDay = (day: number): number => Calendar.resolve(BERLIN, day * Calendar.SECONDS_PER_DAY) * 1000
 
 /**
  * The instants of a Berlin calendar day. Resolve these once (they use `Intl`), then `compare`.
@@ -234,7 +126,7 @@ let isoIsLocalDay = false
  * wall-clock date whose day number is returned (`isoIsLocalDay` true). NaN when malformed.
  */
 const readIso = (text: string): number => {
-  const day = readDate(text)
+  const day = Calendar.readDate(text)
   if (Number.isNaN(day)) return Number.NaN
   isoIsLocalDay = true
   const length = text.length
@@ -244,14 +136,14 @@ const readIso = (text: string): number => {
   if ((separator !== 84 && separator !== 116 && separator !== 32) || length < 16 || text.charCodeAt(13) !== 58) {
     return Number.NaN
   }
-  const hour = digits(text, 11, 2)
-  const minute = digits(text, 14, 2)
+  const hour = Calendar.readDigits(text, 11, 2)
+  const minute = Calendar.readDigits(text, 14, 2)
   if (hour < 0 || hour > 23 || minute < 0 || minute > 59) return Number.NaN
   let at = 16
   let second = 0
   let millis = 0
   if (at < length && text.charCodeAt(at) === 58) {
-    second = digits(text, at + 1, 2)
+    second = Calendar.readDigits(text, at + 1, 2)
     if (second < 0 || second > 59) return Number.NaN
     at += 3
     const mark = text.charCodeAt(at)
@@ -280,11 +172,11 @@ const readIso = (text: string): number => {
   }
   // "+" or "-", then "hh", "hh:mm" or "hhmm"
   if (sign !== 43 && sign !== 45) return Number.NaN
-  const offsetHour = digits(text, at + 1, 2)
+  const offsetHour = Calendar.readDigits(text, at + 1, 2)
   let offsetMinute = 0
   const rest = length - at - 3
-  if (rest === 3 && text.charCodeAt(at + 3) === 58) offsetMinute = digits(text, at + 4, 2)
-  else if (rest === 2) offsetMinute = digits(text, at + 3, 2)
+  if (rest === 3 && text.charCodeAt(at + 3) === 58) offsetMinute = Calendar.readDigits(text, at + 4, 2)
+  else if (rest === 2) offsetMinute = Calendar.readDigits(text, at + 3, 2)
   else if (rest !== 0) return Number.NaN
   if (offsetHour < 0 || offsetHour > 23 || offsetMinute < 0 || offsetMinute > 59) return Number.NaN
   const offset = (offsetHour * 60 + offsetMinute) * 60_000

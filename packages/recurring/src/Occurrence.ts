@@ -4,11 +4,12 @@
  *
  * @since 0.1.0
  */
+
+import * as Calendar from "@waybill/core/Calendar"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as cron from "./internal/cron.js"
 import * as triggers from "./internal/triggers.js"
-import * as zone from "./internal/zone.js"
 import * as NameTemplate from "./NameTemplate.js"
 import type { RecurringMaster } from "./RecurringMaster.js"
 import { totalWeightKg } from "./RecurringMaster.js"
@@ -88,7 +89,7 @@ export const horizon = (now: number, leadTimeDays: number, timeZone: string): nu
   WallClock.addCalendarDays(now, leadTimeDays, timeZone)
 
 const minutesOf = (time: string, master: RecurringMaster): number => {
-  const minutes = zone.parseTime(time)
+  const minutes = Calendar.parseTime(time)
   // The schema guarantees HH:MM; a hand-built master that breaks it is a programming error.
   if (minutes === undefined) throw new RangeError(`Master ${master.id}: stop time "${time}" is not HH:MM`)
   return minutes
@@ -138,9 +139,9 @@ export const occurrencesAt = (
   }))
   const out: Array<Occurrence> = []
   for (const triggerAt of instants) {
-    const days = Math.floor(zone.toFloating(timeZone, triggerAt) / zone.DAY)
-    const triggerDate = zone.formatDays(days)
-    const weekday = BY_JS_DAY[zone.weekdayOfDays(days)]!
+    const days = Math.floor(Calendar.toFloating(timeZone, triggerAt) / Calendar.SECONDS_PER_DAY)
+    const triggerDate = Calendar.formatDate(days)
+    const weekday = BY_JS_DAY[Calendar.weekdayOf(days)]!
     const shift = (offsets?.[weekday] ?? 0) * 60
     out.push({
       triggerAt,
@@ -150,9 +151,9 @@ export const occurrencesAt = (
       vehicleClass: decision.vehicleClass,
       vehicleClassReason: decision.reason,
       stops: stops.map(({ from, stop, to }) => {
-        const base = (days + stop.dayOffset) * zone.DAY + shift
-        const startsAt = zone.resolve(timeZone, base + from)
-        const endsAt = Math.max(startsAt, zone.resolve(timeZone, base + to))
+        const base = (days + stop.dayOffset) * Calendar.SECONDS_PER_DAY + shift
+        const startsAt = Calendar.resolve(timeZone, base + from)
+        const endsAt = Math.max(startsAt, Calendar.resolve(timeZone, base + to))
         return { address: stop.address, dayOffset: stop.dayOffset, window: { startsAt, endsAt } }
       })
     })

@@ -4,6 +4,8 @@
  *
  * @since 0.1.0
  */
+
+import * as Calendar from "@waybill/core/Calendar"
 import * as Issue from "@waybill/core/Issue"
 import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as Either from "effect/Either"
@@ -12,7 +14,6 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as cron from "./internal/cron.js"
 import * as triggers_ from "./internal/triggers.js"
-import * as zone from "./internal/zone.js"
 import * as WallClock from "./WallClock.js"
 
 /**
@@ -403,7 +404,7 @@ export const triggers = (schedule: RecurringSchedule, from: number, to: number):
   )
 
 // A schedule that can match a day at all matches one within 28 years (the calendar cycle).
-const SEARCH_LIMIT = 29 * 366 * zone.DAY
+const SEARCH_LIMIT = 29 * 366 * Calendar.SECONDS_PER_DAY
 
 /**
  * The first trigger at or after `from` inside the validity window, if there is one (searched
@@ -437,5 +438,5 @@ export const hasTriggerInWindow = (schedule: RecurringSchedule, now: number): bo
  */
 export const clearCaches = (): void => {
   cron.clearCache()
-  zone.clearCache()
+  Calendar.clearCache()
 }

@@ -1,12 +1,7 @@
 /**
- * The tour generator: for every active master, every due tour from its cursor to its horizon,
- * stored once, announced once, then the cursor moves (contract §3).
- *
- * Each master is processed in its own `Transactor.withTransaction`: claim (lock) the master,
- * expand, insert tours if absent by `(draftId, triggerAt)`, publish `tour-created` for the
- * newly inserted ones only, advance the cursor, and end the master once `endsAt` has passed.
- * A crash anywhere rolls the whole master back; a crash with a store that cannot roll back
- * (in memory) still produces no duplicate, because the tour key and not the cursor decides.
+ * The tour generator (contract §3): for every active master, every due tour from its cursor to its
+ * horizon, stored once and announced once, one transaction per master. Details: docs/internals.md
+ * (TourGenerator).
  *
  * @since 0.1.0
  */
@@ -22,8 +17,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Occurrence from "./Occurrence.js"
-import type { MasterRef, MasterState } from "./RecurringMasters.js"
-import { RecurringMasters, refOf } from "./RecurringMasters.js"
+import type { MasterRef, MasterState } from "./RecurringMasterRepository.js"
+import { RecurringMasterRepository, refOf } from "./RecurringMasterRepository.js"
 import * as Tour from "./Tour.js"
 import { TourRepository } from "./TourRepository.js"
 import type { VehicleClassPolicy } from "./VehicleClass.js"
@@ -67,7 +62,7 @@ export interface RunSummary {
 export class TourGenerator extends Context.Tag("@waybill/recurring/TourGenerator")<
   TourGenerator,
   {
-    /** One pass over every master the `RecurringMasters` port lists. */
+    /** One pass over every master the `RecurringMasterRepository` port lists. */
     readonly run: Effect.Effect<RunSummary>
     /**
      * One master right away, in a transaction of its own; a failure is logged and reported as
@@ -106,7 +101,12 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export type Requirements = RecurringMasters | TourRepository | EventOutbox | Transactor.Transactor | VehicleClassPolicy
+export type Requirements =
+  | RecurringMasterRepository
+  | TourRepository
+  | EventOutbox
+  | Transactor.Transactor
+  | VehicleClassPolicy
 
 /**
  * Builds a generator over the ports in context.
@@ -117,7 +117,7 @@ export type Requirements = RecurringMasters | TourRepository | EventOutbox | Tra
 export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], never, Requirements> =>
   Effect.gen(function* () {
     const context = yield* Effect.context<Requirements>()
-    const masters = Context.get(context, RecurringMasters)
+    const masters = Context.get(context, RecurringMasterRepository)
     const repository = Context.get(context, TourRepository)
     const outbox = Context.get(context, EventOutbox)
     const transactor = Context.get(context, Transactor.Transactor)

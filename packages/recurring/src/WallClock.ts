@@ -1,15 +1,11 @@
 /**
- * The one wall-clock resolver: `(local date, time, zone) → instant`, used for triggers,
- * `dayOffset` stops and weekday offsets alike (contract §3), independent of the process time
- * zone.
- *
- * The rule (RFC 5545 §3.3.5): a wall-clock time that exists once is that instant; one that
- * exists twice (DST overlap) is the earlier instant; one that does not exist (DST gap, whatever
- * its length) moves forward by the length of the gap.
+ * The one wall-clock resolver, `(local date, time, zone) → instant`, for triggers, `dayOffset`
+ * stops and weekday offsets alike (contract §3), by RFC 5545's rule, independent of the process
+ * time zone (docs/internals.md, WallClock).
  *
  * @since 0.1.0
  */
-import * as zone from "./internal/zone.js"
+import * as Calendar from "@waybill/core/Calendar"
 
 /**
  * A calendar day, `YYYY-MM-DD`.
@@ -53,7 +49,7 @@ const NAMES: Readonly<Record<Weekday, string>> = {
  * @since 0.1.0
  * @category guards
  */
-export const isTimeZone = (value: string): boolean => zone.isValidZone(value)
+export const isTimeZone = (value: string): boolean => Calendar.isTimeZone(value)
 
 /**
  * The instant (epoch seconds) of a wall-clock date and time (`HH:MM`) in a zone, plus an
@@ -64,11 +60,11 @@ export const isTimeZone = (value: string): boolean => zone.isValidZone(value)
  * @category resolving
  */
 export const resolve = (date: LocalDate, time: string, timeZone: string, plusMinutes = 0): number => {
-  const days = zone.parseDate(date)
-  const minutes = zone.parseTime(time)
+  const days = Calendar.parseDate(date)
+  const minutes = Calendar.parseTime(time)
   if (days === undefined) throw new RangeError(`Not a calendar date: ${date}`)
   if (minutes === undefined) throw new RangeError(`Not a 24-hour HH:MM time: ${time}`)
-  return zone.resolve(timeZone, days * zone.DAY + (minutes + plusMinutes) * 60)
+  return Calendar.resolve(timeZone, days * Calendar.SECONDS_PER_DAY + (minutes + plusMinutes) * 60)
 }
 
 /**
@@ -78,7 +74,7 @@ export const resolve = (date: LocalDate, time: string, timeZone: string, plusMin
  * @category conversions
  */
 export const localDate = (instant: number, timeZone: string): LocalDate =>
-  zone.formatDays(Math.floor(zone.toFloating(timeZone, instant) / zone.DAY))
+  Calendar.formatDate(Math.floor(Calendar.toFloating(timeZone, instant) / Calendar.SECONDS_PER_DAY))
 
 /**
  * The wall-clock time `HH:MM:SS` of an instant (epoch seconds) in a zone.
@@ -87,7 +83,9 @@ export const localDate = (instant: number, timeZone: string): LocalDate =>
  * @category conversions
  */
 export const localTime = (instant: number, timeZone: string): string => {
-  const seconds = ((zone.toFloating(timeZone, Math.floor(instant)) % zone.DAY) + zone.DAY) % zone.DAY
+  const seconds =
+    ((Calendar.toFloating(timeZone, Math.floor(instant)) % Calendar.SECONDS_PER_DAY) + Calendar.SECONDS_PER_DAY) %
+    Calendar.SECONDS_PER_DAY
   const pad = (value: number) => String(value).padStart(2, "0")
   return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}:${pad(seconds % 60)}`
 }
@@ -100,7 +98,7 @@ export const localTime = (instant: number, timeZone: string): string => {
  * @category arithmetic
  */
 export const addCalendarDays = (instant: number, days: number, timeZone: string): number =>
-  zone.resolve(timeZone, zone.toFloating(timeZone, Math.floor(instant)) + days * zone.DAY)
+  Calendar.resolve(timeZone, Calendar.toFloating(timeZone, Math.floor(instant)) + days * Calendar.SECONDS_PER_DAY)
 
 /**
  * The weekday key of a calendar day.
@@ -109,9 +107,9 @@ export const addCalendarDays = (instant: number, days: number, timeZone: string)
  * @category conversions
  */
 export const weekdayOf = (date: LocalDate): Weekday => {
-  const days = zone.parseDate(date)
+  const days = Calendar.parseDate(date)
   if (days === undefined) throw new RangeError(`Not a calendar date: ${date}`)
-  return BY_JS_DAY[zone.weekdayOfDays(days)]!
+  return BY_JS_DAY[Calendar.weekdayOf(days)]!
 }
 
 /**

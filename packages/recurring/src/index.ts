@@ -28,7 +28,7 @@ export * as RecurringMaster from "./RecurringMaster.js"
  *
  * @since 0.1.0
  */
-export * as RecurringMasters from "./RecurringMasters.js"
+export * as RecurringMasterRepository from "./RecurringMasterRepository.js"
 
 /**
  * The recurring schedule: schema, validation, trigger instants.

@@ -1,20 +1,7 @@
 /**
- * One process at a time on an embedded data directory. PGlite keeps the database in the memory
- * of the process that opened it and writes it back to the directory: a second process (another
- * server, `npm run keys`) on the same directory would neither see the first one's changes nor be
- * seen, and could overwrite them. `memory://` and PostgreSQL need no lock.
- *
- * On Linux the lock is held by the kernel: a Unix socket in the abstract namespace, named after
- * the directory's identity, bound for the life of the process. Binding is atomic (two starters
- * can never both win) and the kernel releases the name when the holder's files close at its
- * death, so nothing stale is left behind, whatever killed it. A process killed with SIGKILL
- * frees its memory before it closes its files, so for a few milliseconds a dying holder still
- * holds the name: `/proc/<pid>/stat` tells a holder that is exiting (or a zombie, or gone, or a
- * reused pid) from a live one, and the starter waits for the former and refuses only the latter.
- * `<dataDir>/waybill.lock` records the holder's pid and start time, for that and for the message.
- *
- * Elsewhere (no abstract namespace, no /proc), the lock file alone is the lock, and a holder
- * whose pid does not answer `kill(pid, 0)` is taken over.
+ * One process at a time on an embedded data directory (PGlite keeps the database in the memory of
+ * the process that opened it); `memory://` and PostgreSQL need no lock. How the lock is held and
+ * taken over: docs/internals.md (DataDirLock).
  *
  * @since 0.1.0
  */

@@ -1,13 +1,7 @@
 /**
  * Tour generation in the reference server (contract §2, §3): the generator over the PostgreSQL
- * ports, a run every `WAYBILL_GENERATOR_INTERVAL_MS`, and an immediate run for a master inside
- * the transaction of its `activate-recurring` or `resume-recurring`.
- *
- * Several server processes may share one database: each runs its own loop, a master is claimed
- * with `FOR UPDATE SKIP LOCKED` for the length of its transaction (another process skips it),
- * and the unique key on `(draft_id, trigger_at)` stores a tour once whatever happens. A process
- * that dies mid-run rolls its open transaction back; the next run (its own after a restart, or
- * another process's) generates the same slice again.
+ * ports, a run every `WAYBILL_GENERATOR_INTERVAL_MS`, and an immediate run inside an activation's
+ * or resumption's transaction; safe with several processes (docs/internals.md, Generation).
  *
  * @since 0.1.0
  */
@@ -19,8 +13,8 @@ import { DraftService } from "@waybill/drafts/DraftService"
 import { ReferenceData } from "@waybill/drafts/ReferenceData"
 import * as TourGenerator from "@waybill/recurring/TourGenerator"
 import * as VehicleClass from "@waybill/recurring/VehicleClass"
-import * as RecurringMasters from "@waybill/store-pg/RecurringMasters"
-import * as TourRepository from "@waybill/store-pg/TourRepository"
+import * as PgRecurringMasterRepository from "@waybill/store-pg/PgRecurringMasterRepository"
+import * as PgTourRepository from "@waybill/store-pg/PgTourRepository"
 import type * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -121,7 +115,7 @@ export const layerImmediateRuns: Layer.Layer<
 )
 
 /**
- * Adds generation to a draft service: the PostgreSQL `RecurringMasters` and `TourRepository`
+ * Adds generation to a draft service: the PostgreSQL `RecurringMasterRepository` and `TourRepository`
  * ports (`TourQuery` too, for the tours endpoints), the vehicle-class policy, the generator,
  * and the draft service again, now running a master right after its activation or resumption.
  *
@@ -130,7 +124,9 @@ export const layerImmediateRuns: Layer.Layer<
  */
 export const withTours = <E, R>(drafts: Layer.Layer<DraftService, E, R>, options: Options = {}) => {
   const generator = layerGenerator(options).pipe(
-    Layer.provideMerge(Layer.mergeAll(RecurringMasters.layer, TourRepository.layer, layerVehicleClassPolicy))
+    Layer.provideMerge(
+      Layer.mergeAll(PgRecurringMasterRepository.layer, PgTourRepository.layer, layerVehicleClassPolicy)
+    )
   )
   return layerImmediateRuns.pipe(Layer.provideMerge(generator), Layer.provide(drafts))
 }

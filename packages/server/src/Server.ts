@@ -19,16 +19,16 @@ import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
 import * as ReferenceData from "@waybill/drafts/ReferenceData"
 import * as PropertyDefinitions from "@waybill/events/PropertyDefinition"
 import * as Http from "@waybill/http/Http"
-import * as WebhookSender from "@waybill/http/WebhookSender"
-import * as ApiKeyStore from "@waybill/store-pg/ApiKeyStore"
+import * as WebhookSender from "@waybill/sender/WebhookSender"
 import * as Database from "@waybill/store-pg/Database"
-import * as DeliveryStore from "@waybill/store-pg/DeliveryStore"
-import * as DraftRepository from "@waybill/store-pg/DraftRepository"
-import * as EventOutbox from "@waybill/store-pg/EventOutbox"
-import * as FailureAlerts from "@waybill/store-pg/FailureAlerts"
-import * as IdempotencyStore from "@waybill/store-pg/IdempotencyStore"
-import * as OutboxReader from "@waybill/store-pg/OutboxReader"
-import * as WebhookRepository from "@waybill/store-pg/WebhookRepository"
+import * as PgApiKeyStore from "@waybill/store-pg/PgApiKeyStore"
+import * as PgDeliveryStore from "@waybill/store-pg/PgDeliveryStore"
+import * as PgDraftRepository from "@waybill/store-pg/PgDraftRepository"
+import * as PgEventOutbox from "@waybill/store-pg/PgEventOutbox"
+import * as PgFailureAlerts from "@waybill/store-pg/PgFailureAlerts"
+import * as PgIdempotencyStore from "@waybill/store-pg/PgIdempotencyStore"
+import * as PgOutboxReader from "@waybill/store-pg/PgOutboxReader"
+import * as PgWebhookRepository from "@waybill/store-pg/PgWebhookRepository"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
 import * as EventIntake from "@waybill/webhooks/EventIntake"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
@@ -105,10 +105,10 @@ export const layerPorts = (
   referenceData: ReferenceDataFile,
   options: Generation.Options = {}
 ) => {
-  const keys = ApiKeys.layer(Option.getOrElse(config.apiKeys, () => [])).pipe(Layer.provide(ApiKeyStore.layer))
+  const keys = ApiKeys.layer(Option.getOrElse(config.apiKeys, () => [])).pipe(Layer.provide(PgApiKeyStore.layer))
   // Drafts with tour generation: an activated master gets its tours right away.
   const drafts = Generation.withTours(DraftService.layer, options).pipe(
-    Layer.provideMerge(Layer.mergeAll(DraftRepository.layer, ProductEvaluator.layerReference))
+    Layer.provideMerge(Layer.mergeAll(PgDraftRepository.layer, ProductEvaluator.layerReference))
   )
   const webhooks = Layer.mergeAll(
     WebhookService.layer({
@@ -123,10 +123,10 @@ export const layerPorts = (
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        WebhookRepository.layer,
-        DeliveryStore.layer,
-        OutboxReader.layer,
-        FailureAlerts.layer,
+        PgWebhookRepository.layer,
+        PgDeliveryStore.layer,
+        PgOutboxReader.layer,
+        PgFailureAlerts.layer,
         WebhookSender.layer({ allowPrivateTargets: config.allowPrivateTargets }),
         WebhookSender.layerResolver,
         Layer.unwrapEffect(Effect.map(SecretKey.resolve(config), SecretBox.layerAesGcm))
@@ -136,8 +136,8 @@ export const layerPorts = (
   return Layer.mergeAll(keys, drafts, webhooks, EventIntake.layerGroupCommit, Idempotency.layer).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        EventOutbox.layer,
-        IdempotencyStore.layer,
+        PgEventOutbox.layer,
+        PgIdempotencyStore.layer,
         ReferenceData.layerMemory(referenceData),
         PropertyDefinitions.layerFixed(referenceData.propertyDefinitions)
       )
@@ -159,7 +159,7 @@ const dispatching = (config: ServerConfig) =>
       if (config.database._tag === "Postgres") {
         const pg = yield* PgClient.PgClient
         let lost = false
-        const listening = pg.listen(EventOutbox.channel).pipe(
+        const listening = pg.listen(PgEventOutbox.channel).pipe(
           Stream.runForEach(() => {
             if (!lost) return dispatcher.wake
             lost = false

@@ -1,11 +1,7 @@
 /**
- * Waybill inside your own Node service: the reference server's ports (storage, keys, webhooks,
- * tour generation) on a database, served by the API's Fetch-style web handler, plus the two
- * background loops the server would run (webhook dispatcher, tour generator). Mount `handler`
- * in any framework; call `close` on shutdown.
- *
- * Configuration is the reference server's (docs/operations.md), read from the given variables,
- * except that the embedded database defaults to `memory://` here.
+ * Waybill inside your own Node service: the reference server's ports on a database, served by the
+ * API's web handler, with its two background loops; mount `handler`, call `close` on shutdown.
+ * Configuration: docs/internals.md (Waybill).
  *
  * @since 0.1.0
  */

@@ -13,8 +13,8 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
-import * as ApiKeyStore from "@waybill/store-pg/ApiKeyStore"
 import * as Database from "@waybill/store-pg/Database"
+import * as PgApiKeyStore from "@waybill/store-pg/PgApiKeyStore"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -99,7 +99,7 @@ const run = (command: Command) =>
     const configured = settings
     yield* DataDirLock.acquire(configured.database)
     const keys = ApiKeys.layer([]).pipe(
-      Layer.provide(ApiKeyStore.layer),
+      Layer.provide(PgApiKeyStore.layer),
       Layer.provide(Database.layer(Server.databaseConfig(configured)))
     )
     yield* Effect.gen(function* () {

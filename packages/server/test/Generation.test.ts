@@ -9,10 +9,10 @@ import * as CreateDraft from "@waybill/drafts/CreateDraft"
 import { apiKeyActor } from "@waybill/drafts/Draft"
 import * as DraftRepository from "@waybill/drafts/DraftRepository"
 import * as DraftService from "@waybill/drafts/DraftService"
-import { toClaimedMaster } from "@waybill/drafts/RecurringMaster"
+import { toClaimedMaster } from "@waybill/drafts/RecurringDraft"
 import type * as ReferenceData from "@waybill/drafts/ReferenceData"
 import * as EventOutbox from "@waybill/events/EventOutbox"
-import * as RecurringMasters from "@waybill/recurring/RecurringMasters"
+import * as RecurringMasterRepository from "@waybill/recurring/RecurringMasterRepository"
 import * as TourGenerator from "@waybill/recurring/TourGenerator"
 import * as TourRepository from "@waybill/recurring/TourRepository"
 import { Cause, Chunk, Effect, Exit, Fiber, Layer, Option, Schema, TestClock } from "effect"
@@ -48,16 +48,16 @@ const as = Effect.provideService(CurrentWorkspace, { id: workspace, apiKeyId: "e
 
 // The drafts side of the in-memory ports: the generator sees the repository's drafts as masters.
 const masters = Layer.effect(
-  RecurringMasters.RecurringMasters,
+  RecurringMasterRepository.RecurringMasterRepository,
   Effect.gen(function* () {
     const repository = yield* DraftRepository.DraftRepository
     const drafts = yield* DraftService.DraftService
     const cursors = new Map<string, number>()
-    const claim = (ref: RecurringMasters.MasterRef) =>
+    const claim = (ref: RecurringMasterRepository.MasterRef) =>
       Effect.map(repository.get(ref.workspaceId, ref.id), (draft) =>
         Option.flatMap(draft, (d) => toClaimedMaster(ref.workspaceId, d, cursors.get(ref.id) ?? null))
       )
-    return RecurringMasters.RecurringMasters.of({
+    return RecurringMasterRepository.RecurringMasterRepository.of({
       list: () => Effect.succeed([]),
       claim,
       advance: (ref, cursor) => Effect.sync(() => void cursors.set(ref.id, Math.max(cursors.get(ref.id) ?? 0, cursor))),

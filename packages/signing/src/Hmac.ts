@@ -1,10 +1,9 @@
 /**
  * HMAC-SHA256 webhook signatures (spec "Authentication", contract §5): the signer the service
- * calls for every delivery attempt, and the verifier a receiver runs on what arrives.
- *
- * The signed string is `"<timestamp>.<raw body>"`: the timestamp exactly as sent in
- * `X-Signature-Timestamp` (epoch seconds) and the body bytes exactly as sent (a string is taken
- * as UTF-8). The signature is the lowercase hexadecimal HMAC-SHA256 of it under the shared secret.
+ * calls for every delivery attempt, and the verifier a receiver runs on what arrives. The signed
+ * string is `"<timestamp>.<raw body>"`: the timestamp exactly as sent in `X-Signature-Timestamp`
+ * (epoch seconds) and the body bytes exactly as sent (a string is taken as UTF-8). The signature
+ * is the lowercase hexadecimal HMAC-SHA256 of it under the shared secret.
  *
  * @since 0.1.0
  */

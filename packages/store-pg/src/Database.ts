@@ -78,7 +78,7 @@ const postgresPool = (url: string, maxConnections: number) =>
           application_name: "waybill",
           connectionTimeoutMillis: connectTimeoutMs,
           types,
-          Client: PreparingClient as unknown as new () => Pg.ClientBase
+          Client: PreparingClient
         })
         pool.on("error", () => {})
         try {

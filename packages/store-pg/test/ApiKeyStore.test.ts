@@ -2,7 +2,7 @@ import { assert } from "@effect/vitest"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
-import * as ApiKeyStore from "../src/ApiKeyStore.js"
+import * as ApiKeyStore from "../src/PgApiKeyStore.js"
 import { forEachBackend } from "./harness.js"
 
 const acme = Schema.decodeSync(WorkspaceId)("acme")

@@ -9,8 +9,8 @@ import { DraftService, layer as DraftServiceLayer } from "@waybill/drafts/DraftS
 import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
 import * as ReferenceData from "@waybill/drafts/ReferenceData"
 import { Effect, Either, Exit, Layer, Schema, TestClock } from "effect"
-import * as DraftRepository from "../src/DraftRepository.js"
-import * as EventOutbox from "../src/EventOutbox.js"
+import * as DraftRepository from "../src/PgDraftRepository.js"
+import * as EventOutbox from "../src/PgEventOutbox.js"
 import { forEachBackend } from "./harness.js"
 
 const NOW = 1_798_000_000_000

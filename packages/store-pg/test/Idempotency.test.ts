@@ -19,12 +19,12 @@ import * as HostResolver from "@waybill/webhooks/HostResolver"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
 import { type Context, Effect, Either, Exit, Layer, Option, Schema, TestClock } from "effect"
-import * as DeliveryStore from "../src/DeliveryStore.js"
-import * as DraftRepository from "../src/DraftRepository.js"
-import * as EventOutbox from "../src/EventOutbox.js"
-import * as FailureAlerts from "../src/FailureAlerts.js"
-import * as IdempotencyStore from "../src/IdempotencyStore.js"
-import * as WebhookRepository from "../src/WebhookRepository.js"
+import * as PgDeliveryStore from "../src/PgDeliveryStore.js"
+import * as PgDraftRepository from "../src/PgDraftRepository.js"
+import * as PgEventOutbox from "../src/PgEventOutbox.js"
+import * as PgFailureAlerts from "../src/PgFailureAlerts.js"
+import * as PgIdempotencyStore from "../src/PgIdempotencyStore.js"
+import * as PgWebhookRepository from "../src/PgWebhookRepository.js"
 import { forEachBackend } from "./harness.js"
 
 const NOW = 1_798_000_000_000
@@ -49,12 +49,12 @@ const processLayer = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(
     Layer.mergeAll(
-      DraftRepository.layer,
-      EventOutbox.layer,
-      IdempotencyStore.layer,
-      WebhookRepository.layer,
-      DeliveryStore.layer,
-      FailureAlerts.layer,
+      PgDraftRepository.layer,
+      PgEventOutbox.layer,
+      PgIdempotencyStore.layer,
+      PgWebhookRepository.layer,
+      PgDeliveryStore.layer,
+      PgFailureAlerts.layer,
       SecretBox.layerMemory,
       HostResolver.layerNone,
       PropertyDefinition.layerFixed([]),

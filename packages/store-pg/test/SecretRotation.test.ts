@@ -18,11 +18,11 @@ import { sweepExpiredSecrets } from "@waybill/webhooks/SecretRotation"
 import { WebhookRepository as WebhookRepositoryTag } from "@waybill/webhooks/WebhookRepository"
 import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
 import { Effect, Layer, Option, Redacted, Schema, TestClock } from "effect"
-import * as DeliveryStore from "../src/DeliveryStore.js"
-import * as EventOutbox from "../src/EventOutbox.js"
-import * as FailureAlerts from "../src/FailureAlerts.js"
-import * as OutboxReader from "../src/OutboxReader.js"
-import * as WebhookRepository from "../src/WebhookRepository.js"
+import * as PgDeliveryStore from "../src/PgDeliveryStore.js"
+import * as PgEventOutbox from "../src/PgEventOutbox.js"
+import * as PgFailureAlerts from "../src/PgFailureAlerts.js"
+import * as PgOutboxReader from "../src/PgOutboxReader.js"
+import * as PgWebhookRepository from "../src/PgWebhookRepository.js"
 import { forEachBackend } from "./harness.js"
 
 const NOW = 1_798_000_000_000
@@ -57,11 +57,11 @@ forEachBackend(
     Layer.mergeAll(WebhookServiceLayer({ allowPrivateTargets: false }), DispatcherLayer({})).pipe(
       Layer.provideMerge(
         Layer.mergeAll(
-          WebhookRepository.layer,
-          DeliveryStore.layer,
-          FailureAlerts.layer,
-          OutboxReader.layer,
-          EventOutbox.layer,
+          PgWebhookRepository.layer,
+          PgDeliveryStore.layer,
+          PgFailureAlerts.layer,
+          PgOutboxReader.layer,
+          PgEventOutbox.layer,
           SecretBox.layerMemory,
           HostResolver.layerStatic({ "hooks.example.org": ["93.184.215.14"] }),
           PropertyDefinition.layerFixed([]),
@@ -87,7 +87,7 @@ forEachBackend(
         }).pipe(as)
         yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
         // Another process's store, with its own cache of targets, claims before and after.
-        const other = yield* Layer.build(DeliveryStore.layer).pipe(
+        const other = yield* Layer.build(PgDeliveryStore.layer).pipe(
           Effect.map((context) => context.unsafeMap.get(DeliveryStoreTag.key) as DeliveryStoreTag["Type"])
         )
         let lease = 0

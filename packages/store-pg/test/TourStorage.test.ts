@@ -7,17 +7,17 @@ import { apiKeyActor } from "@waybill/drafts/Draft"
 import { DraftService, layer as DraftServiceLayer } from "@waybill/drafts/DraftService"
 import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
 import * as ReferenceData from "@waybill/drafts/ReferenceData"
-import { RecurringMasters } from "@waybill/recurring/RecurringMasters"
+import { RecurringMasterRepository } from "@waybill/recurring/RecurringMasterRepository"
 import type { Tour } from "@waybill/recurring/Tour"
 import * as TourGenerator from "@waybill/recurring/TourGenerator"
 import { TourQuery } from "@waybill/recurring/TourQuery"
 import { TourRepository } from "@waybill/recurring/TourRepository"
 import * as VehicleClass from "@waybill/recurring/VehicleClass"
 import { Deferred, Effect, Either, Fiber, Layer, Logger, LogLevel, Option, Schema, TestClock } from "effect"
-import * as DraftRepository from "../src/DraftRepository.js"
-import * as EventOutbox from "../src/EventOutbox.js"
-import * as RecurringMastersPg from "../src/RecurringMasters.js"
-import * as TourRepositoryPg from "../src/TourRepository.js"
+import * as DraftRepository from "../src/PgDraftRepository.js"
+import * as EventOutbox from "../src/PgEventOutbox.js"
+import * as PgRecurringMasterRepository from "../src/PgRecurringMasterRepository.js"
+import * as TourRepositoryPg from "../src/PgTourRepository.js"
 import { forEachBackend } from "./harness.js"
 
 const wsA = Schema.decodeSync(WorkspaceId)("ws-a")
@@ -132,7 +132,7 @@ forEachBackend(
   "Tours storage",
   (database) =>
     Layer.mergeAll(
-      RecurringMastersPg.layer,
+      PgRecurringMasterRepository.layer,
       TourRepositoryPg.layer,
       VehicleClass.layerFromList(referenceData.vehicleClasses)
     ).pipe(
@@ -300,7 +300,7 @@ forEachBackend(
       Effect.gen(function* () {
         yield* setNow("2027-05-01T00:00:00Z")
         const id = yield* activeMaster(wsA)
-        const masters = yield* RecurringMasters
+        const masters = yield* RecurringMasterRepository
         const sql = yield* SqlClient.SqlClient
         const claimed = yield* Transactor.withTransaction(masters.claim({ workspaceId: wsA, id }))
         assert.strictEqual(Option.getOrThrow(claimed).status, "active")
@@ -362,9 +362,9 @@ forEachBackend(
       Effect.gen(function* () {
         yield* setNow("2027-07-01T00:00:00Z")
         const id = yield* activeMaster(wsA)
-        const masters = yield* RecurringMasters
+        const masters = yield* RecurringMasterRepository
         let crashes = 1
-        const crashingAdvance = RecurringMasters.of({
+        const crashingAdvance = RecurringMasterRepository.of({
           ...masters,
           advance: (ref, cursor) =>
             crashes-- > 0
@@ -375,7 +375,7 @@ forEachBackend(
         // transactions would, so the tours survive the crash and the cursor does not.
         const autocommit = Transactor.Transactor.of({ withTransaction: (self) => self })
         const generator = yield* TourGenerator.make({ maxToursPerMaster: 3 }).pipe(
-          Effect.provideService(RecurringMasters, crashingAdvance),
+          Effect.provideService(RecurringMasterRepository, crashingAdvance),
           Effect.provideService(Transactor.Transactor, autocommit)
         )
         const ref = { workspaceId: wsA, id }

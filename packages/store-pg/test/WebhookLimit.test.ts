@@ -7,7 +7,7 @@ import { WorkspaceId } from "@waybill/core/Workspace"
 import { SealedSecret, type Webhook } from "@waybill/webhooks/Webhook"
 import { WebhookRepository as WebhookRepositoryTag } from "@waybill/webhooks/WebhookRepository"
 import { Effect, Layer, Schema } from "effect"
-import * as WebhookRepository from "../src/WebhookRepository.js"
+import * as PgWebhookRepository from "../src/PgWebhookRepository.js"
 import { forEachBackend } from "./harness.js"
 
 const wsA = Schema.decodeSync(WorkspaceId)("limit-a")
@@ -33,7 +33,7 @@ const countOf = (workspaceId: WorkspaceId) =>
 
 forEachBackend(
   "Webhook limit per workspace",
-  (database) => WebhookRepository.layer.pipe(Layer.provideMerge(database)),
+  (database) => PgWebhookRepository.layer.pipe(Layer.provideMerge(database)),
   (it) => {
     it.effect("stores up to the limit, then nothing; other workspaces are not counted", () =>
       Effect.gen(function* () {

@@ -1,18 +1,8 @@
 /**
- * The storage port for deliveries and their attempts.
- *
- * - Fan-out `insert`s deliveries in the transaction that moves the outbox position past their
- *   events, once per delivery: a delivery attempted before that is inserted with its first result.
- * - Dispatchers `claimDue` deliveries with a lease (on PostgreSQL one `UPDATE … FROM (SELECT …
- *   FOR UPDATE SKIP LOCKED) RETURNING …`), so several dispatchers never claim one delivery at
- *   once; a lease that expires (a crashed dispatcher) makes it claimable again.
- * - A dispatcher `complete`s what it claimed: the attempt is recorded and the delivery becomes
- *   `succeeded`, `failed`, or stays `pending` with its retry time, all only if its lease token
- *   still holds (a dispatcher whose lease was taken over records nothing).
- *
- * Times given to the store (`now`, `dueAt`, `leaseUntil`, `retryAt`) are epoch milliseconds from
- * the dispatcher's `Clock`; stores compare them, never the database clock, so `TestClock` and
- * several processes agree. Storage failures are defects.
+ * The storage port for deliveries and their attempts: fan-out inserts them, dispatchers claim due
+ * ones under a lease and complete what they claimed, only while their lease holds. Times are epoch
+ * milliseconds from the dispatcher's `Clock`; storage failures are defects. Details:
+ * docs/internals.md (DeliveryStore).
  *
  * @since 0.1.0
  */
@@ -227,6 +217,36 @@ interface Row {
 }
 
 // The later of two targets of one webhook, by revision.
+/**
+ * A new delivery as a claim hands it out: its attempts so far, its retry cycle, the claim's
+ * lease token and its webhook's current target.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const claimedOf = (
+  delivery: NewDelivery,
+  claim: {
+    readonly attempts: number
+    readonly cycleStart: number
+    readonly trigger: Trigger
+    readonly leaseToken: string
+    readonly target: Target
+  }
+): ClaimedDelivery => ({
+  id: delivery.id,
+  workspaceId: delivery.workspaceId,
+  webhookId: delivery.webhookId,
+  eventId: delivery.eventId,
+  eventType: delivery.eventType,
+  body: delivery.body,
+  attempts: claim.attempts,
+  cycleStart: claim.cycleStart,
+  trigger: claim.trigger,
+  leaseToken: claim.leaseToken,
+  target: claim.target
+})
+
 const newer = (a: Target | undefined, b: Target): Target => (a !== undefined && a.revision > b.revision ? a : b)
 
 /**
@@ -321,19 +341,15 @@ export const makeMemory = (): DeliveryStore["Type"] => {
             row.leaseUntil = request.leaseUntil
             row.leaseToken = request.leaseToken
             const { delivery } = row
-            claimed.push({
-              id: delivery.id,
-              workspaceId: delivery.workspaceId,
-              webhookId,
-              eventId: delivery.eventId,
-              eventType: delivery.eventType,
-              body: delivery.body,
-              attempts: row.attempts.length,
-              cycleStart: row.cycleStart,
-              trigger: row.trigger,
-              leaseToken: request.leaseToken,
-              target: newer(retargeted.get(webhookId), delivery.target)
-            })
+            claimed.push(
+              claimedOf(delivery, {
+                attempts: row.attempts.length,
+                cycleStart: row.cycleStart,
+                trigger: row.trigger,
+                leaseToken: request.leaseToken,
+                target: newer(retargeted.get(webhookId), delivery.target)
+              })
+            )
           }
         }
         return claimed

@@ -1,30 +1,7 @@
 /**
- * The dispatcher (contract §5): turns recorded events into deliveries and delivers them.
- *
- * - **Fan-out** reads the outbox in order behind a stored position, under a lease one
- *   dispatcher holds at a time, and makes one delivery per subscribed webhook of the event's
- *   workspace whose filter matches; delivery ids are derived from event and webhook, so an
- *   event read again after a crash keeps them. Each event's body is parsed once (only if some
- *   filter needs it); compiled filters are cached per webhook and revision. A
- *   filtered-out event leaves nothing. `run` hands fresh deliveries to its own delivery loop
- *   and records them a moment later, with the results of the attempts that ended by then, in
- *   the transaction that moves the position: in the steady state a delivery costs one write.
- * - **Delivery** claims due deliveries in batches under a lease and attempts them with bounded
- *   concurrency and a per-webhook cap, webhooks taking turns for free slots, so one slow
- *   receiver cannot occupy every slot. An attempt starts only if it can end before its lease
- *   does. Each attempt POSTs the stored body unchanged with the contract's headers
- *   and authentication (HMAC signed afresh per attempt). A 2xx succeeds; anything else is
- *   retried exactly once, no sooner than the retry delay (plus up to 20 % jitter); a second
- *   failure marks the delivery failed and raises a failure alert in the same transaction.
- *   Results are written in batches while the next attempts go out.
- *
- * Delivery is at-least-once: a dispatcher that dies mid-attempt leaves a lease that expires,
- * and the delivery is sent again with the same `X-Delivery-Id`.
- *
- * This module wires the parts together; each lives in `internal/`: `matching` (events to
- * deliveries), `fanOut` (reading the outbox, recording batches), `handOff` (what `run` sends
- * before recording), `deliveryLoop` (claims, lanes, workers, the completer), `attempts` (one
- * POST and its outcome), `completions` (writing results and alerts), `loopState` and `settings`.
+ * The dispatcher (contract §5): fan-out turns recorded events into deliveries, and delivery claims
+ * and attempts them, at least once; this module wires the parts, which live in `internal/`. How
+ * each works: docs/internals.md (Dispatcher).
  *
  * @since 0.1.0
  */
@@ -45,7 +22,7 @@ import { claimFor, makeLoop } from "./internal/deliveryLoop.js"
 import { fanOutOnce, fanOutParts, fanOutStep } from "./internal/fanOut.js"
 import type { Env } from "./internal/loopState.js"
 import { makeMatcher } from "./internal/matching.js"
-import { settingsOf } from "./internal/settings.js"
+import type { Settings } from "./internal/settings.js"
 import * as Signal from "./internal/signal.js"
 import { OutboxReader } from "./OutboxReader.js"
 import { SecretBox } from "./SecretBox.js"
@@ -94,6 +71,36 @@ export interface Options {
    * that end within it are recorded with the delivery, in one write instead of two. Default 100 ms.
    */
   readonly recordDelayMs?: number | undefined
+}
+
+const positive = (value: number | undefined, fallback: number) =>
+  value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback
+
+// Resolves the options: defaults for what is missing or not a positive number.
+const settingsOf = (options: Options): Settings => {
+  const timeoutMs = positive(options.timeoutMs, 20_000)
+  const concurrency = Math.floor(positive(options.concurrency, 128))
+  const perWebhookConcurrency = Math.min(concurrency, Math.floor(positive(options.perWebhookConcurrency, 32)))
+  const completionBatchSize = Math.floor(positive(options.completionBatchSize, 256))
+  return {
+    timeoutMs,
+    retryDelayMs: positive(options.retryDelayMs, 10_000),
+    retryJitter: Math.min(0.2, Math.max(0, options.retryJitter ?? 0.2)),
+    concurrency,
+    perWebhookConcurrency,
+    // A lease shorter than an attempt would let a second dispatcher send while the first waits.
+    leaseMs: Math.max(positive(options.leaseMs, timeoutMs + 30_000), timeoutMs + 5_000),
+    pollIntervalMs: positive(options.pollIntervalMs, 1_000),
+    fanOutBatchSize: Math.floor(positive(options.fanOutBatchSize, 256)),
+    completionBatchSize,
+    recordDelayMs: positive(options.recordDelayMs, 100),
+    fanOutGapMs: positive(options.fanOutGapMs, 20),
+    busyRead: 8,
+    perWebhookWindow: 2 * perWebhookConcurrency,
+    handOffWindow: 4 * perWebhookConcurrency,
+    window: 2 * concurrency,
+    maxUnwritten: 2 * completionBatchSize
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
  * The name-resolution port used at registration: the addresses a webhook URL's host name
  * resolves to, so that a name pointing at a refused address is refused up front. A name that
  * does not resolve (or a resolver that fails) is accepted; the HTTP sender checks the address
- * again when it connects. The Node implementation lives in `@waybill/http` (`WebhookSender`).
+ * again when it connects. The Node implementation lives in `@waybill/sender` (`WebhookSender`).
  *
  * @since 0.1.0
  */

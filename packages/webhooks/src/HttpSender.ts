@@ -1,8 +1,7 @@
 /**
  * The port that makes one delivery attempt: one HTTP POST, answered by a status code or a
- * classified failure. The Node implementation (`@waybill/http` `WebhookSender`) enforces the
- * one deadline (DNS, connect, request and response headers), follows no redirect, reads at most
- * 4 KiB of the response body, and checks the connected address against the SSRF rules.
+ * classified failure. Its implementations are in `@waybill/sender` (over undici, or over an
+ * `@effect/platform` `HttpClient`), held to one contract: docs/webhooks.md ("Senders").
  *
  * @since 0.1.0
  */

@@ -1,14 +1,7 @@
 /**
- * The fan-out side of the outbox. Fan-out walks the recorded events in order behind a stored
- * position, and nothing is written per event: one dispatcher at a time holds the fan-out lease,
- * reads the events after its position, and moves the position forward in the transaction that
- * records their deliveries. A dispatcher that dies leaves the lease to run out; the next one
- * reads the same events again from the stored position (their deliveries keep their ids, which
- * are derived from event and webhook).
- *
- * On PostgreSQL the order is the writing transaction's id, then `seq`, and `read` answers only
- * events older than every transaction still open, so an event committed late can never fall
- * behind the position.
+ * The fan-out side of the outbox: one dispatcher at a time, under a lease, reads the events behind
+ * a stored position and moves it in the transaction that records their deliveries. Details:
+ * docs/internals.md (OutboxReader).
  *
  * @since 0.1.0
  */

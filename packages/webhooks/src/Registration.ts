@@ -1,12 +1,7 @@
 /**
- * The registration rules of `POST /webhooks` (contract §5), as one pure function that reports
- * every problem with its dotted path: the URL (https, no refused target), the events (non-empty,
- * unique, in the catalogue), the filters (only for subscribed events, each valid against that
- * event's filter fields) and the authentication (complete, secret lengths). No issue message
- * ever contains a secret.
- *
- * Host names are resolved outside (the `HostResolver` port, by `WebhookService`): this function
- * is given the addresses, so it stays pure.
+ * The registration rules of `POST /webhooks` (contract §5) as one pure function that reports every
+ * problem with its dotted path, never with a secret in it; host names are resolved outside
+ * (`WebhookService`) and their addresses given in. Details: docs/internals.md (Registration).
  *
  * @since 0.1.0
  */

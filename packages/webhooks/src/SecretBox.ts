@@ -1,11 +1,7 @@
 /**
  * Webhook secrets at rest (contract §5, §7): the `SecretBox` port seals a secret before it is
- * stored and opens it for a delivery attempt. The implementation here is AES-256-GCM under a
- * 32-byte key, with a fresh random 96-bit nonce per secret and the secret's place (webhook id
- * and field) bound in as associated data, so a sealed value moved to another webhook or field
- * does not open. Opened secrets are `Redacted`; no error or log line carries one.
- *
- * Sealed form: `v1.` followed by base64url(nonce ‖ tag ‖ ciphertext).
+ * stored and opens it for an attempt; here AES-256-GCM, bound to the secret's place. Details:
+ * docs/internals.md (SecretBox).
  *
  * @since 0.1.0
  */

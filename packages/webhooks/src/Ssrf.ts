@@ -1,11 +1,7 @@
 /**
- * Server-side request forgery rules (contract §5): which webhook targets are refused. An IP
- * address is refused when it lies in a non-global block of the IANA special-purpose address
- * registries (IPv4 and IPv6) or in multicast space; IPv6 forms that carry an IPv4 address
- * (IPv4-mapped, IPv4-translated, NAT64 `64:ff9b::/96`, 6to4) are judged by that address.
- *
- * Registration checks the URL's host (and the addresses its name resolves to); the HTTP sender
- * checks again, on the address it actually connects to, so DNS rebinding cannot bypass it.
+ * Server-side request forgery rules (contract §5): which webhook targets are refused, by the IANA
+ * special-purpose registries; registration and the senders apply them. Details: docs/internals.md
+ * (Ssrf).
  *
  * @since 0.1.0
  */

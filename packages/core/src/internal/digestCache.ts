@@ -1,12 +1,7 @@
 /**
- * The SHA-256 digests of the keys presented most recently, so that a client sending the same
- * key on every request has it hashed once. Only the digest is remembered, never whether the key
- * was valid: every request is still checked against the configured keys and the store, so a
- * revocation holds at once.
- *
- * Bounded: once `capacity` keys are held, the one presented longest ago makes room (a `Map`
- * keeps insertion order; a hit moves its key to the end), so keys sent at random cost memory no
- * more than the bound and only push older entries out.
+ * The SHA-256 digests of the keys presented most recently (a bounded,
+ * least-recently-presented-first-out map), so a key sent on every request is hashed once; validity
+ * is never cached (docs/internals.md, digestCache).
  */
 export const makeDigestCache = (digest: (key: string) => Buffer, capacity: number) => {
   const digests = new Map<string, Buffer>()

@@ -1,16 +1,8 @@
 /**
- * The code-generating engine: a plan becomes the source of one straight-line function, which V8
- * optimises like a hand-written predicate (named property loads with inline caches, no closure
- * calls). Same semantics as `interpret.ts`, checked by the same property test.
- *
- * Safety: the only data from the filter that reaches the source are property keys and text
- * operands, both written as `JSON.stringify` string literals (which cannot break out of the
- * literal), and finite numbers written with `String`. Day bounds are passed as values.
- *
- * Own properties, fast: `o[k]` is read first (an inline-cached load). `undefined` is "no value"
- * whatever its origin. A defined value is own when `o`'s prototype is `Object.prototype` and
- * `Object.prototype[k]` is `undefined` (a data property polluting the prototype makes it
- * defined, so it takes the slow path); every other case asks `Object.hasOwn`.
+ * The code-generating engine: a plan becomes the source of one straight-line function that V8
+ * optimises like a hand-written predicate, with the semantics of `interpret.ts` (one property test
+ * holds both); why it is safe and how it reads own properties: docs/internals.md (Filter code
+ * generation).
  */
 import * as BerlinDay from "../BerlinDay.js"
 import type { Leaf, Node, Test } from "./plan.js"

@@ -64,6 +64,14 @@ export const splitPath = (field: string): Option.Option<ReadonlyArray<string>> =
   return segments.some((segment) => segment === "") ? Option.none() : Option.some(segments)
 }
 
+// A text operand, or the issue it has.
+const textTest = (
+  base: "equals" | "contains" | "begins_with" | "ends_with",
+  value: unknown,
+  issue: string
+): Either.Either<Test, string> =>
+  typeof value === "string" ? Either.right({ _tag: "Text", base, operand: value }) : Either.left(issue)
+
 const testOf = (base: Base, value: unknown): Either.Either<Test, string> => {
   switch (base) {
     case "equals":
@@ -72,15 +80,11 @@ const testOf = (base: Base, value: unknown): Either.Either<Test, string> => {
           ? Either.right({ _tag: "Number", base, operand: value })
           : Either.left("must be a finite number or a string")
       }
-      return typeof value === "string"
-        ? Either.right({ _tag: "Text", base, operand: value })
-        : Either.left("must be a string or a finite number")
+      return textTest(base, value, "must be a string or a finite number")
     case "contains":
     case "begins_with":
     case "ends_with":
-      return typeof value === "string"
-        ? Either.right({ _tag: "Text", base, operand: value })
-        : Either.left("must be a string")
+      return textTest(base, value, "must be a string")
     case "gt":
     case "gte":
     case "lt":

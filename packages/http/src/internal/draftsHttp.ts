@@ -13,7 +13,7 @@ import type {
   ProductNotFound
 } from "@waybill/drafts/DraftError"
 import { DraftService } from "@waybill/drafts/DraftService"
-import { toRecurringMaster } from "@waybill/drafts/RecurringMaster"
+import { toRecurringMaster } from "@waybill/drafts/RecurringDraft"
 import * as Occurrence from "@waybill/recurring/Occurrence"
 import { VehicleClassPolicy } from "@waybill/recurring/VehicleClass"
 import * as Clock from "effect/Clock"

@@ -4,8 +4,9 @@
  * means); we only enumerate, because its own iterator is slow (≈4k/s in a real zone) and its
  * DST handling is not the contract's rule.
  */
+
+import { civilInto, daysInMonth, SECONDS_PER_DAY, weekdayOf } from "@waybill/core/Calendar"
 import { CronExpressionParser } from "cron-parser"
-import { civilFromDays, DAY, daysInMonth, weekdayOfDays } from "./zone.js"
 
 /** An expression reduced to what matching needs. */
 export interface Compiled {
@@ -110,8 +111,8 @@ export const canMatch = (compiled: Compiled): boolean => {
   const start = 10_957 // 2000-01-01
   const civil: [number, number, number] = [0, 0, 0]
   for (let days = start; days < start + 10_228; days++) {
-    civilFromDays(days, civil)
-    if (matchesDay(compiled, civil[0], civil[1], civil[2], weekdayOfDays(days))) return true
+    civilInto(days, civil)
+    if (matchesDay(compiled, civil[0], civil[1], civil[2], weekdayOf(days))) return true
   }
   return false
 }
@@ -130,11 +131,11 @@ export const enumerate = (
   if (to <= from) return
   const civil: [number, number, number] = [0, 0, 0]
   const times = compiled.times
-  const lastDay = Math.floor((to - 1) / DAY)
-  for (let days = Math.floor(from / DAY); days <= lastDay; days++) {
-    civilFromDays(days, civil)
-    if (!matchesDay(compiled, civil[0], civil[1], civil[2], weekdayOfDays(days))) continue
-    const base = days * DAY
+  const lastDay = Math.floor((to - 1) / SECONDS_PER_DAY)
+  for (let days = Math.floor(from / SECONDS_PER_DAY); days <= lastDay; days++) {
+    civilInto(days, civil)
+    if (!matchesDay(compiled, civil[0], civil[1], civil[2], weekdayOf(days))) continue
+    const base = days * SECONDS_PER_DAY
     for (let i = 0; i < times.length; i++) {
       const time = base + times[i]!
       if (time < from) continue

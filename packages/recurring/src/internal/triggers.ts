@@ -2,8 +2,9 @@
  * Trigger instants of a set of expressions in a zone: enumerate matches on the floating
  * (wall-clock) time line, resolve each with the one rule, keep those in the window, dedupe.
  */
+
+import * as Calendar from "@waybill/core/Calendar"
 import * as cron from "./cron.js"
-import * as zone from "./zone.js"
 
 // Wall-clock times of instants in [from, to) lie within [from + offset, to + offset] up to the
 // size of a transition near the edges; no zone shifts by more than 3 hours any more.
@@ -28,8 +29,8 @@ export const between = (
 ): Array<number> => {
   const out: Array<number> = []
   if (to <= from) return out
-  const offsetFrom = zone.offsetAt(timeZone, from)
-  const offsetTo = zone.offsetAt(timeZone, to)
+  const offsetFrom = Calendar.offsetAt(timeZone, from)
+  const offsetTo = Calendar.offsetAt(timeZone, to)
   const floatingFrom = from + Math.min(offsetFrom, offsetTo) - MARGIN
   const floatingTo = to + Math.max(offsetFrom, offsetTo) + MARGIN
   const wall: Array<number> = []
@@ -37,7 +38,7 @@ export const between = (
     wall.length = 0
     cron.enumerate(expression, floatingFrom, floatingTo, wall)
     for (const time of wall) {
-      const instant = zone.resolve(timeZone, time)
+      const instant = Calendar.resolve(timeZone, time)
       if (instant >= from && instant < to) out.push(instant)
     }
   }
@@ -63,7 +64,7 @@ export const first = (
     const end = Math.min(to, start + span)
     for (const instant of between(expressions, timeZone, start, end)) out.push(instant)
     start = end
-    span = Math.min(span * 2, 64 * zone.DAY)
+    span = Math.min(span * 2, 64 * Calendar.SECONDS_PER_DAY)
   }
   if (out.length > limit) out.length = limit
   return out

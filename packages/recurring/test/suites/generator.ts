@@ -3,7 +3,7 @@ import * as Id from "@waybill/core/Id"
 import * as Transactor from "@waybill/core/Transactor"
 import * as EventOutbox from "@waybill/events/EventOutbox"
 import { Context, Effect, Layer, Logger, LogLevel, Option, TestClock } from "effect"
-import * as RecurringMasters from "../../src/RecurringMasters.js"
+import * as RecurringMasterRepository from "../../src/RecurringMasterRepository.js"
 import type * as Tour from "../../src/Tour.js"
 import * as TourGenerator from "../../src/TourGenerator.js"
 import * as TourRepository from "../../src/TourRepository.js"
@@ -11,8 +11,8 @@ import * as VehicleClass from "../../src/VehicleClass.js"
 import { at, CLASSES, master, WORKSPACE } from "../fixtures.js"
 
 type Ports = Layer.Layer<
-  | RecurringMasters.RecurringMasters
-  | RecurringMasters.MemoryMasters
+  | RecurringMasterRepository.RecurringMasterRepository
+  | RecurringMasterRepository.MemoryMasters
   | TourRepository.TourRepository
   | TourRepository.MemoryTours
   | EventOutbox.EventOutbox
@@ -22,13 +22,15 @@ type Ports = Layer.Layer<
 >
 
 const ports = (overrides?: {
-  readonly masters?: Layer.Layer<RecurringMasters.RecurringMasters | RecurringMasters.MemoryMasters>
+  readonly masters?: Layer.Layer<
+    RecurringMasterRepository.RecurringMasterRepository | RecurringMasterRepository.MemoryMasters
+  >
   readonly repository?: Layer.Layer<TourRepository.TourRepository | TourRepository.MemoryTours>
   readonly transactor?: Layer.Layer<Transactor.Transactor>
   readonly policy?: Layer.Layer<VehicleClass.VehicleClassPolicy>
 }): Ports =>
   Layer.mergeAll(
-    overrides?.masters ?? RecurringMasters.layerMemory,
+    overrides?.masters ?? RecurringMasterRepository.layerMemory,
     overrides?.repository ?? TourRepository.layerMemory,
     EventOutbox.layerMemory,
     overrides?.transactor ?? Transactor.layerMemory,
@@ -61,61 +63,67 @@ const dailyUtc = (extra: Record<string, unknown> = {}, id = "drf_daily") =>
   master({ id, schedule: { cronExpressions: ["0 6 * * *"], timezone: "UTC", leadTimeDays: 1, ...extra } })
 
 /** Wraps the in-memory masters so that `advance` crashes the first time it is called. */
-const crashingAdvance: Layer.Layer<RecurringMasters.RecurringMasters | RecurringMasters.MemoryMasters> =
-  Layer.effectContext(
-    Effect.gen(function* () {
-      const inner = yield* RecurringMasters.RecurringMasters
-      const control = yield* RecurringMasters.MemoryMasters
-      let crashed = false
-      const port = RecurringMasters.RecurringMasters.of({
-        ...inner,
-        advance: (ref, cursor) =>
-          crashed
-            ? inner.advance(ref, cursor)
-            : Effect.suspend(() => {
-                crashed = true
-                return Effect.die(new Error("process killed"))
-              })
-      })
-      return Context.make(RecurringMasters.RecurringMasters, port).pipe(
-        Context.add(RecurringMasters.MemoryMasters, control)
-      )
+const crashingAdvance: Layer.Layer<
+  RecurringMasterRepository.RecurringMasterRepository | RecurringMasterRepository.MemoryMasters
+> = Layer.effectContext(
+  Effect.gen(function* () {
+    const inner = yield* RecurringMasterRepository.RecurringMasterRepository
+    const control = yield* RecurringMasterRepository.MemoryMasters
+    let crashed = false
+    const port = RecurringMasterRepository.RecurringMasterRepository.of({
+      ...inner,
+      advance: (ref, cursor) =>
+        crashed
+          ? inner.advance(ref, cursor)
+          : Effect.suspend(() => {
+              crashed = true
+              return Effect.die(new Error("process killed"))
+            })
     })
-  ).pipe(Layer.provide(RecurringMasters.layerMemory))
+    return Context.make(RecurringMasterRepository.RecurringMasterRepository, port).pipe(
+      Context.add(RecurringMasterRepository.MemoryMasters, control)
+    )
+  })
+).pipe(Layer.provide(RecurringMasterRepository.layerMemory))
 
 /** Yields to other fibers between every step, so that two generators really interleave. */
-const interleaving: Layer.Layer<RecurringMasters.RecurringMasters | RecurringMasters.MemoryMasters> =
-  Layer.effectContext(
-    Effect.gen(function* () {
-      const inner = yield* RecurringMasters.RecurringMasters
-      const control = yield* RecurringMasters.MemoryMasters
-      const port = RecurringMasters.RecurringMasters.of({
-        list: (now) => Effect.zipLeft(inner.list(now), Effect.yieldNow()),
-        claim: (ref) => Effect.zipLeft(inner.claim(ref), Effect.yieldNow()),
-        advance: (ref, cursor) => Effect.zipRight(Effect.yieldNow(), inner.advance(ref, cursor)),
-        end: (ref, when) => Effect.zipRight(Effect.yieldNow(), inner.end(ref, when))
-      })
-      return Context.make(RecurringMasters.RecurringMasters, port).pipe(
-        Context.add(RecurringMasters.MemoryMasters, control)
-      )
+const interleaving: Layer.Layer<
+  RecurringMasterRepository.RecurringMasterRepository | RecurringMasterRepository.MemoryMasters
+> = Layer.effectContext(
+  Effect.gen(function* () {
+    const inner = yield* RecurringMasterRepository.RecurringMasterRepository
+    const control = yield* RecurringMasterRepository.MemoryMasters
+    const port = RecurringMasterRepository.RecurringMasterRepository.of({
+      list: (now) => Effect.zipLeft(inner.list(now), Effect.yieldNow()),
+      claim: (ref) => Effect.zipLeft(inner.claim(ref), Effect.yieldNow()),
+      advance: (ref, cursor) => Effect.zipRight(Effect.yieldNow(), inner.advance(ref, cursor)),
+      end: (ref, when) => Effect.zipRight(Effect.yieldNow(), inner.end(ref, when))
     })
-  ).pipe(Layer.provide(RecurringMasters.layerMemory))
+    return Context.make(RecurringMasterRepository.RecurringMasterRepository, port).pipe(
+      Context.add(RecurringMasterRepository.MemoryMasters, control)
+    )
+  })
+).pipe(Layer.provide(RecurringMasterRepository.layerMemory))
 
 const noLocks = Layer.succeed(Transactor.Transactor, { withTransaction: (self) => self })
 
 /** Counts the calls that need a transaction (claims) and the writes (advances). */
 const calls = { claims: 0, advances: 0, refsOnly: false }
-const counting: Layer.Layer<RecurringMasters.RecurringMasters | RecurringMasters.MemoryMasters> = Layer.effectContext(
+const counting: Layer.Layer<
+  RecurringMasterRepository.RecurringMasterRepository | RecurringMasterRepository.MemoryMasters
+> = Layer.effectContext(
   Effect.gen(function* () {
-    const inner = yield* RecurringMasters.RecurringMasters
-    const control = yield* RecurringMasters.MemoryMasters
+    const inner = yield* RecurringMasterRepository.RecurringMasterRepository
+    const control = yield* RecurringMasterRepository.MemoryMasters
     calls.claims = 0
     calls.advances = 0
     calls.refsOnly = false
-    const port = RecurringMasters.RecurringMasters.of({
+    const port = RecurringMasterRepository.RecurringMasterRepository.of({
       ...inner,
       list: (now) =>
-        calls.refsOnly ? Effect.map(inner.list(now), (all) => all.map(RecurringMasters.refOf)) : inner.list(now),
+        calls.refsOnly
+          ? Effect.map(inner.list(now), (all) => all.map(RecurringMasterRepository.refOf))
+          : inner.list(now),
       claim: (ref) =>
         Effect.zipRight(
           Effect.sync(() => calls.claims++),
@@ -127,11 +135,11 @@ const counting: Layer.Layer<RecurringMasters.RecurringMasters | RecurringMasters
           inner.advance(ref, cursor)
         )
     })
-    return Context.make(RecurringMasters.RecurringMasters, port).pipe(
-      Context.add(RecurringMasters.MemoryMasters, control)
+    return Context.make(RecurringMasterRepository.RecurringMasterRepository, port).pipe(
+      Context.add(RecurringMasterRepository.MemoryMasters, control)
     )
   })
-).pipe(Layer.provide(RecurringMasters.layerMemory))
+).pipe(Layer.provide(RecurringMasterRepository.layerMemory))
 
 /** The generator scenarios, driven by `TestClock`. */
 export const generatorSuite = () => {
@@ -139,7 +147,7 @@ export const generatorSuite = () => {
     it.effect("generates every due tour once, each with its tour-created event", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         yield* control.activate(berlinWeekdays, at("2027-01-04T00:00:00Z"))
 
@@ -200,7 +208,7 @@ export const generatorSuite = () => {
     it.effect("re-runs are idempotent, and a later run expands only the new slice", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         yield* control.activate(berlinWeekdays, at("2027-01-04T00:00:00Z"))
         yield* generator.run
@@ -220,7 +228,7 @@ export const generatorSuite = () => {
     it.effect("a crash between the inserts and the cursor advance duplicates nothing", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         yield* control.activate(berlinWeekdays, at("2027-01-04T00:00:00Z"))
         const crashed = yield* generator.run.pipe(quiet)
@@ -243,7 +251,7 @@ export const generatorSuite = () => {
     it.effect("two generators interleaved on one master store and announce each tour once", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         yield* control.activate(berlinWeekdays, at("2027-01-04T00:00:00Z"))
         const one = yield* TourGenerator.make()
         const two = yield* TourGenerator.make()
@@ -265,7 +273,7 @@ export const generatorSuite = () => {
     it.effect("a master with nothing due costs no transaction and no write", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         const m = dailyUtc()
         yield* control.activate(m, at("2027-01-04T00:00:00Z"))
@@ -289,7 +297,7 @@ export const generatorSuite = () => {
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
         calls.refsOnly = true
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         yield* control.activate(dailyUtc(), at("2027-01-04T00:00:00Z"))
         yield* generator.run
@@ -303,7 +311,7 @@ export const generatorSuite = () => {
     it.effect("never generates triggers before the activation", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T07:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         const m = dailyUtc()
         yield* control.activate(m, at("2027-01-04T07:00:00Z"))
@@ -318,7 +326,7 @@ export const generatorSuite = () => {
     it.effect("a paused master generates nothing and resumes without back-fill", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         const m = dailyUtc()
         yield* control.activate(m, at("2027-01-04T00:00:00Z"))
@@ -338,7 +346,7 @@ export const generatorSuite = () => {
     it.effect("ends a master by itself once endsAt has passed, after its last tours", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         const m = dailyUtc({ leadTimeDays: 3, endsAt: at("2027-01-06T06:00:00Z") })
         yield* control.activate(m, at("2027-01-04T00:00:00Z"))
@@ -358,7 +366,7 @@ export const generatorSuite = () => {
     it.effect("a paused master whose window has passed ends too", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         const m = dailyUtc({ endsAt: at("2027-01-10T00:00:00Z") })
         yield* control.activate(m, at("2027-01-04T00:00:00Z"))
@@ -373,7 +381,7 @@ export const generatorSuite = () => {
     it.effect("bounds the tours per master and run, continuing where it stopped, ending only when complete", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T12:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         const m = master({
           id: "drf_hourly",
@@ -402,7 +410,7 @@ export const generatorSuite = () => {
     it.effect("a master stored around validation (an expression that does not parse) fails alone", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         const good = dailyUtc({}, "drf_good")
         yield* control.activate(
@@ -418,7 +426,7 @@ export const generatorSuite = () => {
     it.effect("a master that fails is rolled back and logged; the others go on", () =>
       Effect.gen(function* () {
         yield* setNow("2027-01-04T00:00:00Z")
-        const control = yield* RecurringMasters.MemoryMasters
+        const control = yield* RecurringMasterRepository.MemoryMasters
         const generator = yield* TourGenerator.TourGenerator
         yield* control.activate(dailyUtc({}, "drf_bad"), at("2027-01-04T00:00:00Z"))
         yield* control.activate(dailyUtc({}, "drf_good"), at("2027-01-04T00:00:00Z"))

@@ -10,8 +10,11 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type { Outcome } from "./attempts.js"
+import * as Batch from "./batch.js"
 import { persist } from "./completions.js"
 import * as Lanes from "./lanes.js"
 import type { Env, FanOut, Held, Loop } from "./loopState.js"
@@ -21,26 +24,23 @@ const debugEnabled = Effect.map(FiberRef.get(FiberRef.currentMinimumLogLevel), (
   LogLevel.lessThanEqual(minimum, LogLevel.Debug)
 )
 
-/** Hands ready work to idle workers. */
+/**
+ * Hands ready work to the workers waiting in `loop.idle` (a queue's size counts its waiting
+ * takers as negative), one item each; the lanes choose the item as late as that.
+ */
 export const dispatchIdle = (loop: Loop) => {
-  while (loop.idle.length > 0) {
+  for (let waiting = -Option.getOrElse(loop.idle.unsafeSize(), () => 0); waiting > 0; waiting--) {
     const next = loop.lanes.take()
     if (next === undefined) return
-    loop.idle.pop()!(Effect.succeed(next))
+    loop.idle.unsafeOffer(next)
   }
 }
 
+// A worker takes the next ready item itself, or waits for one to be handed over.
 const takeWork = (loop: Loop): Effect.Effect<Held> =>
   Effect.suspend(() => {
     const next = loop.lanes.take()
-    if (next !== undefined) return Effect.succeed(next)
-    return Effect.async<Held>((resume) => {
-      loop.idle.push(resume)
-      return Effect.sync(() => {
-        const index = loop.idle.indexOf(resume)
-        if (index >= 0) loop.idle.splice(index, 1)
-      })
-    })
+    return next !== undefined ? Effect.succeed(next) : Queue.take(loop.idle)
   })
 
 const finish = (env: Env, loop: Loop, webhookId: string) => {
@@ -100,26 +100,20 @@ const attemptHeld = (env: Env, held: Held, debug: boolean): Effect.Effect<Outcom
         )
   )
 
-// Where a result goes: with its delivery's insert while its batch is still open, after the
-// insert while the batch is being written, as an update once it is recorded; nowhere if
-// the batch was dropped (its events are fanned out again).
+// Where a result goes is its batch's to say (see `batch.ts`); a delivery claimed from storage
+// has its result written as an update.
 const settle = (env: Env, loop: Loop, held: Held, outcome: Outcome | undefined) => {
-  const batch = held.batch
-  if (batch === undefined || batch.state === "written") {
+  const where = held.batch === undefined ? "record" : Batch.settle(held.batch, held.claimed.id, outcome)
+  if (where === "record") {
     if (outcome !== undefined) record(loop, outcome)
-  } else if (batch.state === "open") {
-    if (outcome !== undefined) batch.outcomes.set(held.claimed.id, outcome)
-    if (--batch.inFlight === 0) loop.fan?.ready.notify()
-  } else if (batch.state === "writing") {
-    if (outcome !== undefined) batch.late.push(outcome)
-  }
+  } else if (where === "ready") loop.fan?.ready.notify()
   finish(env, loop, held.claimed.webhookId)
 }
 
 const worker = (env: Env, loop: Loop) =>
   Effect.forever(
     Effect.flatMap(takeWork(loop), (held) =>
-      held.batch?.state === "dropped"
+      held.batch !== undefined && Batch.isDropped(held.batch)
         ? Effect.sync(() => finish(env, loop, held.claimed.webhookId))
         : Effect.map(attemptHeld(env, held, loop.debug), (outcome) => settle(env, loop, held, outcome))
     )
@@ -238,7 +232,7 @@ export const makeLoop = (
     const settings = env.settings
     const loop: Loop = {
       lanes: Lanes.make(settings.perWebhookConcurrency),
-      idle: [],
+      idle: yield* Queue.unbounded<Held>(),
       wanted,
       written: Signal.make(),
       kick: Signal.make(),

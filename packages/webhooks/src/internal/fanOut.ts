@@ -13,17 +13,17 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { NewDelivery } from "../DeliveryStore.js"
-import type { FanOutSummary } from "../Dispatcher.js"
+import * as Batch from "./batch.js"
 import { count, dispatchIdle, type FanOutParts, record } from "./deliveryLoop.js"
 import { handOff } from "./handOff.js"
-import type { Batch, Env, FanOut, Loop } from "./loopState.js"
+import type { Env, FanOut, Loop } from "./loopState.js"
 import * as Signal from "./signal.js"
 
 /**
  * One batch, on its own: takes the fan-out lease for the transaction (none while a `run`
  * holds it), inserts the deliveries, moves the position and releases the lease.
  */
-export const fanOutOnce = (env: Env): Effect.Effect<FanOutSummary> => {
+export const fanOutOnce = (env: Env): Effect.Effect<{ readonly events: number; readonly deliveries: number }> => {
   const { settings, outbox, store } = env
   return Effect.gen(function* () {
     const result = yield* env.transactor.withTransaction(
@@ -46,7 +46,7 @@ export const fanOutOnce = (env: Env): Effect.Effect<FanOutSummary> => {
 
 /** Gives up what was read and not recorded; reading starts again from the stored position. */
 const dropBatches = (fan: FanOut) => {
-  for (const batch of fan.batches) batch.state = "dropped"
+  for (const batch of fan.batches) Batch.drop(batch)
   fan.batches = []
   fan.position = undefined
 }
@@ -88,16 +88,13 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
     const deliveries = yield* env.matcher.deliveriesOf(events, now)
     const taken = handOff(settings, loop, fan, events, deliveries, now)
     if (taken.events > 0) {
-      const batch: Batch = {
-        number: ++fan.made,
-        deliveries: taken.deliveries,
-        position: events[taken.events - 1]!.position,
-        outcomes: new Map(),
-        inFlight: taken.held.length,
-        recordBy: now + settings.recordDelayMs,
-        state: "open",
-        late: []
-      }
+      const batch = Batch.open(
+        ++fan.made,
+        taken.deliveries,
+        events[taken.events - 1]!.position,
+        taken.held.length,
+        now + settings.recordDelayMs
+      )
       for (const held of taken.held) loop.lanes.push(held.claimed.webhookId, { ...held, batch })
       for (const delivery of taken.deliveries) {
         if (delivery.lease === undefined) fan.lastStored.set(delivery.webhookId, batch.number)
@@ -120,35 +117,18 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
 // Records batches in order: their deliveries inserted (with the results in so far) and the
 // outbox position moved past them, in one transaction, only while this loop holds the
 // fan-out lease. If that fails, everything read and not recorded is given up and read again.
-const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray<Batch>, stopping: boolean) =>
+const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray<Batch.Batch>, stopping: boolean) =>
   Effect.gen(function* () {
     const { settings, outbox, store } = env
     if (batches.length === 0 && (!stopping || fan.stored === undefined)) return
     const rows: Array<NewDelivery> = []
     const retries: Array<number> = []
     for (const batch of batches) {
-      batch.state = "writing"
-      // Results that came in during a write that did not finish go with this one.
-      for (const outcome of batch.late) batch.outcomes.set(outcome.claimed.id, outcome)
-      batch.late = []
-      for (const delivery of batch.deliveries) {
-        const outcome = batch.outcomes.get(delivery.id)
-        // A final failure is written as an update after the insert, which raises its alert.
-        if (outcome !== undefined && outcome.completion.status !== "failed") {
-          count(loop, outcome)
-          const { status, retryAt, attempt } = outcome.completion
-          if (retryAt !== null) retries.push(retryAt)
-          rows.push({
-            ...delivery,
-            lease: undefined,
-            dueAt: retryAt ?? delivery.dueAt,
-            outcome: { status, attempt }
-          })
-        } else {
-          if (outcome !== undefined) batch.late.push(outcome)
-          // At a stop nothing is in flight any more: the rest is free to be sent at once.
-          rows.push(stopping && outcome === undefined ? { ...delivery, lease: undefined } : delivery)
-        }
+      const write = Batch.startWriting(batch, stopping)
+      rows.push(...write.rows)
+      for (const outcome of write.carried) {
+        count(loop, outcome)
+        if (outcome.completion.retryAt !== null) retries.push(outcome.completion.retryAt)
       }
     }
     const now = yield* Clock.currentTimeMillis
@@ -183,11 +163,7 @@ const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray
     fan.recorded = batches.at(-1)?.number ?? fan.recorded
     fan.leaseUntil = leaseUntil
     fan.batches = fan.batches.slice(batches.length)
-    for (const batch of batches) {
-      batch.state = "written"
-      for (const outcome of batch.late) record(loop, outcome)
-      batch.late = []
-    }
+    for (const batch of batches) for (const outcome of Batch.written(batch)) record(loop, outcome)
     for (const retryAt of retries) yield* loop.onRetry(retryAt)
     if (rows.some((row) => row.lease === undefined && row.outcome === undefined)) env.deliverWake.notify()
   })
@@ -200,11 +176,11 @@ const recorder = (env: Env, loop: Loop, fan: FanOut) =>
       const first = fan.batches[0]
       if (first === undefined) return yield* fan.ready.wait
       const now = yield* Clock.currentTimeMillis
-      if (first.inFlight > 0 && now < first.recordBy) {
+      if (Batch.inFlight(first) > 0 && now < first.recordBy) {
         return yield* Effect.raceFirst(fan.ready.wait, Effect.sleep(first.recordBy - now))
       }
       let count = 1
-      while (count < fan.batches.length && count < 8 && fan.batches[count]!.inFlight === 0) count++
+      while (count < fan.batches.length && count < 8 && Batch.inFlight(fan.batches[count]!) === 0) count++
       yield* recordBatches(env, loop, fan, fan.batches.slice(0, count), false)
     })
   )
@@ -228,12 +204,5 @@ export const fanOutParts = (env: Env): FanOutParts => ({
     lastStored: new Map()
   }),
   recorder: (loop, fan) => recorder(env, loop, fan),
-  recordAtStop: (loop, fan) =>
-    recordBatches(
-      env,
-      loop,
-      fan,
-      fan.batches.filter((batch) => batch.state !== "dropped" && batch.state !== "written"),
-      true
-    )
+  recordAtStop: (loop, fan) => recordBatches(env, loop, fan, fan.batches.filter(Batch.isUnrecorded), true)
 })

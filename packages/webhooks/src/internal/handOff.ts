@@ -5,7 +5,7 @@
  * takes more than its share of the loop.
  */
 import * as Random_ from "@waybill/core/RandomBytes"
-import type { NewDelivery } from "../DeliveryStore.js"
+import { claimedOf, type NewDelivery } from "../DeliveryStore.js"
 import type { OutboxEvent } from "../OutboxReader.js"
 import type { FanOut, Held, Loop } from "./loopState.js"
 import type { Settings } from "./settings.js"
@@ -159,19 +159,13 @@ export const handOff = (
       room--
       deliveries[i] = { ...delivery, lease }
       held.push({
-        claimed: {
-          id: delivery.id,
-          workspaceId: delivery.workspaceId,
-          webhookId,
-          eventId: delivery.eventId,
-          eventType: delivery.eventType,
-          body: delivery.body,
+        claimed: claimedOf(delivery, {
           attempts: 0,
           cycleStart: 0,
           trigger: "automatic",
           leaseToken: lease.token,
           target: delivery.target
-        },
+        }),
         leaseUntil: lease.until
       })
     }

@@ -6,10 +6,12 @@
 import type { Transactor } from "@waybill/core/Transactor"
 import type * as Cause from "effect/Cause"
 import type * as Effect from "effect/Effect"
-import type { ClaimedDelivery, DeliveryStore, NewDelivery } from "../DeliveryStore.js"
+import type * as Queue from "effect/Queue"
+import type { ClaimedDelivery, DeliveryStore } from "../DeliveryStore.js"
 import type { FailureAlerts } from "../FailureAlerts.js"
 import type { OutboxReader } from "../OutboxReader.js"
 import type { AttemptOne, Outcome } from "./attempts.js"
+import type { Batch } from "./batch.js"
 import type * as Lanes from "./lanes.js"
 import type { Matcher } from "./matching.js"
 import type { Settings } from "./settings.js"
@@ -59,7 +61,8 @@ export interface Held {
  */
 export interface Loop {
   readonly lanes: Lanes.Lanes<Held>
-  readonly idle: Array<(effect: Effect.Effect<Held>) => void>
+  /** Where idle workers wait for work handed to them (`dispatchIdle`). */
+  readonly idle: Queue.Queue<Held>
   /** Claiming is worth trying again. */
   readonly wanted: Signal.Signal
   /** The completer wrote a batch. */
@@ -79,28 +82,6 @@ export interface Loop {
   readonly room: Signal.Signal
   /** Set in `run`: fan-out hands fresh deliveries to this loop. */
   fan: FanOut | undefined
-}
-
-/**
- * Fresh deliveries that `run` handed to its own loop before recording them: the batch of
- * events they came from, recorded (its deliveries inserted, the outbox position moved past it)
- * once every attempt of the batch has ended or `recordDelayMs` has passed, whichever is first.
- * An attempt that ended by then is inserted with its result (one write for the delivery, not
- * two); the others are inserted leased to this loop, and their results update the rows as usual.
- */
-export interface Batch {
-  /** Its number in the fan-out's order. */
-  readonly number: number
-  readonly deliveries: Array<NewDelivery>
-  /** The outbox position after the batch's last event. */
-  readonly position: string
-  readonly outcomes: Map<string, Outcome>
-  /** Handed-over deliveries whose attempt has not ended. */
-  inFlight: number
-  readonly recordBy: number
-  state: "open" | "writing" | "written" | "dropped"
-  /** Results that came in while the batch was written; applied as updates after it. */
-  late: Array<Outcome>
 }
 
 /** `run`'s fan-out: its lease, where reading has got to, and what was read and not recorded. */

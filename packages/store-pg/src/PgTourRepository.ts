@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { pageOfDocuments } from "./internal/documents.js"
 
 const encode = Schema.encodeSync(Tour)
 const decode = Schema.decodeUnknownSync(Tour)
@@ -81,15 +82,7 @@ export const layer: Layer.Layer<TourRepository | TourQuery, never, SqlClient.Sql
             ${query.draftId === undefined ? sql`` : sql`AND draft_id = ${query.draftId}`}
             ${query.after === undefined ? sql`` : sql`AND (trigger_at, id) > (${query.after.triggerAt}, ${query.after.id})`}
           ORDER BY trigger_at, id
-          LIMIT ${query.limit + 1}`.pipe(
-          Effect.map((rows) =>
-            makePage(
-              rows.map((row) => decode(row.document)),
-              query.limit
-            )
-          ),
-          Effect.orDie
-        )
+          LIMIT ${query.limit + 1}`.pipe(Effect.map(pageOfDocuments(decode, makePage, query.limit)), Effect.orDie)
     })
 
     return Context.make(TourRepository, repository).pipe(Context.add(TourQuery, query))

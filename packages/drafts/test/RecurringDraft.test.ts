@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Transactor from "@waybill/core/Transactor"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as EventOutbox from "@waybill/events/EventOutbox"
-import { type MasterRef, RecurringMasters } from "@waybill/recurring/RecurringMasters"
+import { type MasterRef, RecurringMasterRepository } from "@waybill/recurring/RecurringMasterRepository"
 import * as TourGenerator from "@waybill/recurring/TourGenerator"
 import * as TourRepository from "@waybill/recurring/TourRepository"
 import * as VehicleClass from "@waybill/recurring/VehicleClass"
@@ -15,7 +15,7 @@ import { type ActionType, apiKeyActor } from "../src/Draft.js"
 import * as DraftRepository from "../src/DraftRepository.js"
 import { DraftService, layer } from "../src/DraftService.js"
 import * as ProductEvaluator from "../src/ProductEvaluator.js"
-import { activeSince, toClaimedMaster, toRecurringMaster } from "../src/RecurringMaster.js"
+import { activeSince, toClaimedMaster, toRecurringMaster } from "../src/RecurringDraft.js"
 import * as ReferenceData from "../src/ReferenceData.js"
 import { decodeCreate, draftOf, masterBody, NOW, NOW_SECONDS, referenceData, vehicleClasses } from "./fixtures.js"
 
@@ -75,16 +75,16 @@ describe("toRecurringMaster", () => {
   })
 })
 
-// The generator of @waybill/recurring over drafts: a RecurringMasters adapter built only from
+// The generator of @waybill/recurring over drafts: a RecurringMasterRepository adapter built only from
 // this package's ports, as the PostgreSQL adapter is (there with SQL for list and cursors).
 const DraftMasters = Layer.effect(
-  RecurringMasters,
+  RecurringMasterRepository,
   Effect.gen(function* () {
     const repository = yield* DraftRepository.DraftRepository
     const service = yield* DraftService
     const cursors = new Map<string, number>()
     const key = (ref: MasterRef) => `${ref.workspaceId}/${ref.id}`
-    return RecurringMasters.of({
+    return RecurringMasterRepository.of({
       list: (now) =>
         Effect.map(repository.list(ws, { limit: 100 }), (page) =>
           page.data

@@ -14,9 +14,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { channel } from "./EventOutbox.js"
+import { pageOfDocuments } from "./internal/documents.js"
 import { insertEvents, insertEventsKeyed } from "./internal/eventRows.js"
 import { firstPerKey, insertKeys } from "./internal/idempotencyRows.js"
+import { channel } from "./PgEventOutbox.js"
 
 const decode = Schema.decodeUnknownSync(Draft)
 
@@ -171,15 +172,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
             ${query.status === undefined ? sql`` : sql`AND status = ${query.status}`}
             ${query.after === undefined ? sql`` : sql`AND id < ${query.after}`}
           ORDER BY id DESC
-          LIMIT ${query.limit + 1}`.pipe(
-          Effect.map((rows) =>
-            makePage(
-              rows.map((row) => decode(row.document)),
-              query.limit
-            )
-          ),
-          Effect.orDie
-        )
+          LIMIT ${query.limit + 1}`.pipe(Effect.map(pageOfDocuments(decode, makePage, query.limit)), Effect.orDie)
     })
   })
 )

@@ -1,18 +1,7 @@
 /**
- * The Node adapters of the webhook ports that touch the network: the `HttpSender` that makes
- * one delivery attempt over `undici`, and the `HostResolver` used at registration (the system
- * resolver, as the sender uses it).
- *
- * One attempt: one deadline covering DNS, connect, TLS, request and response headers (a slow
- * body after the headers does not turn an answer into a timeout); no redirect followed (a 3xx
- * is returned as it is, and the dispatcher counts it a failure); at most 4 KiB of the response
- * body read, then the connection is dropped. Requests go through one undici `Agent` per sender
- * (HTTP/1.1, one request at a time per connection, connections kept alive per origin). Unless
- * private targets are allowed, the address is checked against the SSRF rules (`@waybill/webhooks`
- * `Ssrf`) before connecting: IP literals directly, names through a `lookup` that vets every
- * address the resolver returns, so a name that re-resolves to a private address (DNS rebinding)
- * is refused at connect time. A request whose kept-alive connection the receiver closed before
- * answering goes once more, on the connection the pool gives it then.
+ * The Node `HttpSender` over undici: one delivery attempt with one deadline, no redirect, at most
+ * 4 KiB of the answer read, and the SSRF rules checked on the address it connects to; and the
+ * system `HostResolver`. How an attempt goes: docs/webhooks.md ("Senders").
  *
  * @since 0.1.0
  */
@@ -22,11 +11,12 @@ import * as tls from "node:tls"
 import type { ErrorClass } from "@waybill/webhooks/Delivery"
 import { HostResolver } from "@waybill/webhooks/HostResolver"
 import { HttpSender, SendError, type SendRequest, type SendResponse } from "@waybill/webhooks/HttpSender"
-import * as Ssrf from "@waybill/webhooks/Ssrf"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import { Agent, buildConnector, type Dispatcher } from "undici"
+import * as Classify from "./internal/classify.js"
+import { type CodedError, SSRF_CODE } from "./internal/classify.js"
+import { makeTargets, refusalOfName } from "./internal/target.js"
 
 /**
  * @since 0.1.0
@@ -45,102 +35,8 @@ export interface Options {
   readonly lookup?: typeof dns.lookup | undefined
 }
 
-const dnsCodes = new Set([
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EAI_FAIL",
-  "EAI_NODATA",
-  "EAI_NONAME",
-  "EAI_ADDRFAMILY",
-  "ENODATA",
-  "ESERVFAIL",
-  "ENOTIMP",
-  "EREFUSED",
-  "EBADNAME",
-  "EBADRESP",
-  "ECONNREFUSED_DNS"
-])
-
-const tlsCodes = new Set([
-  "EPROTO",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "UNABLE_TO_GET_ISSUER_CERT",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "CERT_HAS_EXPIRED",
-  "CERT_NOT_YET_VALID",
-  "CERT_UNTRUSTED",
-  "CERT_REJECTED",
-  "CERT_SIGNATURE_FAILURE",
-  "HOSTNAME_MISMATCH",
-  "INVALID_CA",
-  "PATH_LENGTH_EXCEEDED"
-])
-
-// undici's deadlines: its connect timeout (see `make`); those for headers and body are off.
-const timeoutCodes = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"])
-
-// A request undici would not send (a header that may not be sent: nothing was sent), or an
-// answer it could not read as HTTP.
-const requestCodes = new Set(["UND_ERR_INVALID_ARG", "UND_ERR_NOT_SUPPORTED", "UND_ERR_REQ_CONTENT_LENGTH_MISMATCH"])
-const responseCodes = new Set([
-  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
-  "UND_ERR_HEADERS_OVERFLOW",
-  "UND_ERR_RES_EXCEEDED_MAX_SIZE"
-])
-
-// Marks the error our lookup raises for a refused address.
-const SSRF_CODE = "ERR_WAYBILL_SSRF_REFUSED"
-
-interface CodedError extends Error {
-  code?: string
-  syscall?: string
-  errors?: ReadonlyArray<CodedError>
-  cause?: unknown
-}
-
-const codeOf = (error: CodedError): string | undefined => error.code ?? error.errors?.[0]?.code
-
-// The class a single error's own code says, if it says one.
-const classOf = (error: CodedError): ErrorClass | undefined => {
-  const code = codeOf(error)
-  if (code === SSRF_CODE) return "ssrf"
-  if (error.syscall === "getaddrinfo" || error.syscall === "queryA") return "dns"
-  if (code === undefined) return error.name === "HTTPParserError" ? "http" : undefined
-  if (dnsCodes.has(code)) return "dns"
-  if (tlsCodes.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.startsWith("CERT_")) {
-    return "tls"
-  }
-  if (code.startsWith("HPE_") || requestCodes.has(code) || responseCodes.has(code)) return "http"
-  if (timeoutCodes.has(code)) return "timeout"
-  // undici's socket error: a close (connect, unless its cause says more) or an answer that
-  // came when none was due (a `100 Continue` nobody asked for, an upgrade).
-  if (code === "UND_ERR_SOCKET") return /^bad (response|upgrade)$/.test(error.message) ? "http" : undefined
-  return undefined
-}
-
-/**
- * The error class of a request error: Node's codes (`getaddrinfo`, TLS, sockets), undici's
- * (`UND_ERR_*`, `HPE_*` from its parser) and our SSRF refusal, looked for through `cause`.
- *
- * @since 0.1.0
- * @category classifying
- */
-export const classify = (error: CodedError): ErrorClass => {
-  let current: unknown = error
-  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    const found = classOf(current as CodedError)
-    if (found !== undefined) return found
-    current = (current as CodedError).cause
-  }
-  return "connect"
-}
-
-const refusedError = (host: string, address: string, category: Ssrf.AddressCategory): CodedError => {
-  const error: CodedError = new Error(
-    `${host} resolves to ${Ssrf.describe(category)} (${address}); private targets are not allowed`
-  )
+const refusedError = (message: string): CodedError => {
+  const error: CodedError = new Error(message)
   error.code = SSRF_CODE
   return error
 }
@@ -152,10 +48,11 @@ const guardedLookup =
   (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error !== null) return callback(error, "", 0)
-      for (const entry of addresses) {
-        const category = Ssrf.refusal(entry.address)
-        if (Option.isSome(category)) return callback(refusedError(hostname, entry.address, category.value), "", 0)
-      }
+      const refusal = refusalOfName(
+        hostname,
+        addresses.map((entry) => entry.address)
+      )
+      if (refusal !== undefined) return callback(refusedError(refusal), "", 0)
       if (addresses.length === 0) {
         const empty: CodedError = new Error(`getaddrinfo ENOTFOUND ${hostname}`)
         empty.code = "ENOTFOUND"
@@ -166,23 +63,18 @@ const guardedLookup =
     })
   }
 
+/**
+ * The error class of a request error: Node's codes (`getaddrinfo`, TLS, sockets), undici's
+ * (`UND_ERR_*`, `HPE_*` from its parser) and the SSRF refusal, looked for through `cause`.
+ *
+ * @since 0.1.0
+ * @category classifying
+ */
+export const classify: (error: Error) => ErrorClass = Classify.classify
+
 const failure = (reason: ErrorClass, message: string) => new SendError({ reason, message: message.slice(0, 300) })
 
 const fail = (reason: ErrorClass, message: string) => Effect.fail(failure(reason, message))
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-
-// What a failed request says, without its headers' values or its body.
-const describe = (error: CodedError, headers: Readonly<Record<string, string>>): string => {
-  const code = codeOf(error)
-  if (code !== undefined && requestCodes.has(code)) {
-    // undici does not say which name it refused; the name is no secret, its value may be.
-    const name =
-      error.message === "invalid header key" ? Object.keys(headers).find((key) => !TOKEN.test(key)) : undefined
-    return `The request could not be built: ${name === undefined ? error.message : `invalid header name ${JSON.stringify(name.slice(0, 40))}`}`
-  }
-  return error.message
-}
 
 // Abort reasons (never seen by the caller: the attempt is settled before them).
 const givenUp = new Error("The attempt was given up")
@@ -246,39 +138,8 @@ export const make = (options: Options) =>
     })
     yield* Effect.addFinalizer(() => Effect.promise(() => agent.destroy()))
 
-    // What a URL means for a request, worked out once per URL (a webhook's URL never changes).
-    type Target =
-      | { readonly _tag: "Refused"; readonly reason: ErrorClass; readonly message: string }
-      | { readonly _tag: "Target"; readonly origin: string; readonly path: string }
-    const targets = new Map<string, Target>()
-    const targetOf = (text: string): Target => {
-      let url: URL
-      try {
-        url = new URL(text)
-      } catch {
-        return { _tag: "Refused", reason: "connect", message: "The target URL does not parse" }
-      }
-      if (url.protocol !== "https:" && url.protocol !== "http:") {
-        return { _tag: "Refused", reason: "connect", message: `Unsupported protocol ${url.protocol}` }
-      }
-      const host = Ssrf.hostOf(url)
-      if (!options.allowPrivateTargets) {
-        // Sockets connect to IP literals without a lookup: check them here.
-        const literal = Ssrf.parseAddress(host)
-        if (Option.isSome(literal)) {
-          const category = Ssrf.classify(literal.value)
-          if (Option.isSome(category)) {
-            return {
-              _tag: "Refused",
-              reason: "ssrf",
-              message: `${host} is ${Ssrf.describe(category.value)}; private targets are not allowed`
-            }
-          }
-        }
-      }
-      // undici sends SNI for names only, never for an IP literal.
-      return { _tag: "Target", origin: url.origin, path: `${url.pathname}${url.search}` }
-    }
+    // What a URL means for a request, worked out once per URL.
+    const targetOf = makeTargets(options.allowPrivateTargets)
 
     // One attempt, as undici's handler: settled once, by the answer, a failure, the deadline or
     // an interruption.
@@ -342,7 +203,7 @@ export const make = (options: Options) =>
             if (!this.settled) agent.dispatch(this.dispatch, this)
           })
         }
-        this.settle(Effect.fail(failure(classify(error), describe(error, this.request.headers))))
+        this.settle(Effect.fail(failure(Classify.classify(error), Classify.describeError(error, this.request.headers))))
       }
 
       answer() {
@@ -372,16 +233,12 @@ export const make = (options: Options) =>
     }
 
     const send = (request: SendRequest): Effect.Effect<SendResponse, SendError> => {
-      let target = targets.get(request.url)
-      if (target === undefined) {
-        target = targetOf(request.url)
-        if (targets.size >= 10_000) targets.clear()
-        targets.set(request.url, target)
-      }
+      const target = targetOf(request.url)
       if (target._tag === "Refused") return fail(target.reason, target.message)
+      // undici sends SNI for names only, never for an IP literal.
       const dispatch: Dispatcher.DispatchOptions = {
-        origin: target.origin,
-        path: target.path,
+        origin: target.url.origin,
+        path: `${target.url.pathname}${target.url.search}`,
         method: "POST",
         headers: request.headers,
         body: request.body

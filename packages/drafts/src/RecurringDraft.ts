@@ -1,12 +1,12 @@
 /**
  * Drafts seen by the recurring generator: `@waybill/recurring`'s `RecurringMaster` and
- * `ClaimedMaster` built from a stored draft, for the adapters of its `RecurringMasters` port.
+ * `ClaimedMaster` built from a stored draft, for the adapters of its `RecurringMasterRepository` port.
  *
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import type { RecurringMaster, Stop } from "@waybill/recurring/RecurringMaster"
-import type { ClaimedMaster } from "@waybill/recurring/RecurringMasters"
+import type { ClaimedMaster } from "@waybill/recurring/RecurringMasterRepository"
 import * as Option from "effect/Option"
 import type { Draft } from "./Draft.js"
 import { isObject, own } from "./internal/json.js"
@@ -68,7 +68,7 @@ export const toRecurringMaster = (workspaceId: WorkspaceId, draft: Draft): Optio
 export const activeSince = (draft: Draft): number => draft.updatedAt
 
 /**
- * The `ClaimedMaster` a `RecurringMasters.claim` adapter returns for a locked draft row and the
+ * The `ClaimedMaster` a `RecurringMasterRepository.claim` adapter returns for a locked draft row and the
  * generator's stored cursor. None when the draft is not an active or paused master.
  *
  * @since 0.1.0

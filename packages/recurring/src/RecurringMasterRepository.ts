@@ -1,10 +1,9 @@
 /**
- * The port through which the generator sees recurring masters. The drafts side implements it
- * over its own storage (it owns statuses, actions and their events); this package only asks.
- *
- * Several server processes may run generators against one database. The PostgreSQL adapter
- * makes that safe by claiming each master with `SELECT … FOR UPDATE SKIP LOCKED` inside the
- * generator's per-master transaction: a master locked by another process is skipped this run.
+ * The port through which the generator sees recurring masters. The drafts side implements it over
+ * its own storage (it owns statuses, actions and their events); this package only asks. Several
+ * server processes may run generators against one database. The PostgreSQL adapter makes that safe
+ * by claiming each master with `SELECT … FOR UPDATE SKIP LOCKED` inside the generator's per-master
+ * transaction: a master locked by another process is skipped this run.
  *
  * @since 0.1.0
  */
@@ -85,8 +84,8 @@ export const refOf = (listed: Listed): MasterRef =>
  * @since 0.1.0
  * @category tags
  */
-export class RecurringMasters extends Context.Tag("@waybill/recurring/RecurringMasters")<
-  RecurringMasters,
+export class RecurringMasterRepository extends Context.Tag("@waybill/recurring/RecurringMasterRepository")<
+  RecurringMasterRepository,
   {
     /**
      * The masters a run should look at: every active one, and every paused one whose `endsAt`
@@ -161,14 +160,14 @@ const toState = (entry: MemoryMaster): MasterState => ({
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory: Layer.Layer<RecurringMasters | MemoryMasters> = Layer.syncContext(() => {
+export const layerMemory: Layer.Layer<RecurringMasterRepository | MemoryMasters> = Layer.syncContext(() => {
   const masters = new Map<string, MemoryMaster>()
   const update = (ref: MasterRef, f: (current: MemoryMaster) => MemoryMaster) =>
     Effect.sync(() => {
       const current = masters.get(keyOf(ref))
       if (current !== undefined) masters.set(keyOf(ref), f(current))
     })
-  const port = RecurringMasters.of({
+  const port = RecurringMasterRepository.of({
     list: (now) =>
       Effect.sync(() =>
         Array.from(masters.values())
@@ -207,5 +206,5 @@ export const layerMemory: Layer.Layer<RecurringMasters | MemoryMasters> = Layer.
       update(ref, (entry) => (entry.status === "paused" ? { ...entry, status: "active", activeSince: at } : entry)),
     get: (ref) => Effect.sync(() => Option.fromNullable(masters.get(keyOf(ref))))
   })
-  return Context.make(RecurringMasters, port).pipe(Context.add(MemoryMasters, control))
+  return Context.make(RecurringMasterRepository, port).pipe(Context.add(MemoryMasters, control))
 })

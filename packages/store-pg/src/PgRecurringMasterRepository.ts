@@ -1,11 +1,7 @@
 /**
- * The generator's `RecurringMasters` port on PostgreSQL, over the `drafts` table: a master is a
- * draft in `active-recurring` or `paused-recurring`, its cursor is the `generated_until` column.
- *
- * Safe with several server processes on one database: `claim` locks the master's row with
- * `FOR UPDATE SKIP LOCKED` for the generator's per-master transaction, so a master being
- * processed elsewhere is skipped, never waited for or processed twice; `advance` never moves a
- * cursor back.
+ * The generator's `RecurringMasterRepository` port on PostgreSQL, over the `drafts` table (the
+ * cursor is `generated_until`), safe with several processes on one database (docs/internals.md,
+ * PgRecurringMasterRepository).
  *
  * @since 0.1.0
  */
@@ -13,8 +9,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import { Draft } from "@waybill/drafts/Draft"
 import { DraftService } from "@waybill/drafts/DraftService"
-import { toClaimedMaster } from "@waybill/drafts/RecurringMaster"
-import { type MasterState, RecurringMasters } from "@waybill/recurring/RecurringMasters"
+import { toClaimedMaster } from "@waybill/drafts/RecurringDraft"
+import { type MasterState, RecurringMasterRepository } from "@waybill/recurring/RecurringMasterRepository"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -40,12 +36,12 @@ const toState = (row: MasterRow): Option.Option<MasterState> =>
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<RecurringMasters, never, SqlClient.SqlClient | DraftService> = Layer.effect(
-  RecurringMasters,
+export const layer: Layer.Layer<RecurringMasterRepository, never, SqlClient.SqlClient | DraftService> = Layer.effect(
+  RecurringMasterRepository,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const drafts = yield* DraftService
-    return RecurringMasters.of({
+    return RecurringMasterRepository.of({
       // States, not bare refs: the generator skips a master with nothing due without a
       // transaction. The partial index drafts_running_masters_idx serves this query.
       list: (now) =>
