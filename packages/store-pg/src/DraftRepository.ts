@@ -13,7 +13,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { channel } from "./EventOutbox.js"
 import { insertEvents } from "./internal/eventRows.js"
 
 const decode = Schema.decodeUnknownSync(Draft)
@@ -58,7 +57,8 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
                 updated_at bigint)`
 
     // Drafts, their events and the notification in one statement: atomic without a transaction,
-    // one round trip instead of four (BEGIN, the drafts, the events, COMMIT).
+    // one round trip instead of four (BEGIN, the drafts, the events, COMMIT). The channel is the
+    // schema's (`EventOutbox.channelOf`).
     const insertPublishingAll = (workspaceId: WorkspaceId, entries: ReadonlyArray<NewDraft>) =>
       Effect.gen(function* () {
         const recorded = yield* recordAll(
@@ -71,7 +71,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
             entries.map((entry) => entry.draft)
           )}),
                inserted AS (${insertEvents(sql, workspaceId, recorded)})
-          SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
+          SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
         return entries.map(() => undefined)
       }).pipe(Effect.orDie)
 
