@@ -5,21 +5,27 @@
  * in any framework; call `close` on shutdown.
  *
  * Configuration is the reference server's (docs/operations.md), read from the given variables,
- * except that the embedded database defaults to `memory://` here.
+ * with two differences: the embedded database defaults to `memory://` here, and no development
+ * key is ever issued. A host must name its keys (`WAYBILL_API_KEYS`) or have stored some in the
+ * database with `waybill-keys`: a library that minted a key and printed it into its host's log
+ * would hand out a credential nobody asked for.
  *
  * @since 0.1.0
  */
 
 import * as Console from "@waybill/console/Console"
+import * as ApiKeys from "@waybill/core/ApiKeys"
 import * as Http from "@waybill/http/Http"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { config, type ServerConfig } from "./Config.js"
+import * as DataDirLock from "./DataDirLock.js"
 import * as ReferenceDataFile from "./ReferenceDataFile.js"
 import * as Server from "./Server.js"
 import * as Startup from "./Startup.js"
@@ -54,6 +60,11 @@ export interface Options {
   readonly basePath?: string | undefined
 }
 
+const noKeys = ConfigError.MissingData(
+  ["WAYBILL_API_KEYS"],
+  "set workspaceId:key pairs (e.g. acme:a-long-random-key), or store keys in the database with waybill-keys; Waybill.make issues no development key"
+)
+
 /**
  * Opens the database (running its migrations), starts the background loops and builds the
  * handler. Fails at once, with one line naming the setting and the cause, on a bad
@@ -71,28 +82,57 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
   const scope = Effect.runSync(Scope.make())
   const opened = Effect.gen(function* () {
     settings = yield* config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(variables)))
-    if (Option.isNone(settings.apiKeys)) {
-      return yield* Effect.fail(
-        ConfigError.MissingData(["WAYBILL_API_KEYS"], "set workspaceId:key pairs, e.g. acme:a-long-random-key")
-      )
+    const configured = settings
+    const inMemory = configured.database._tag === "Embedded" && configured.database.dataDir === "memory://"
+    // A database in memory holds no stored key: refuse before opening it.
+    if (Option.isNone(configured.apiKeys) && inMemory) return yield* Effect.fail(noKeys)
+    // One process per embedded data directory, as for the server and the keys tool.
+    yield* Scope.extend(DataDirLock.acquire(configured.database), scope)
+    const referenceData = yield* ReferenceDataFile.load(configured.referenceDataPath)
+    const ports = yield* Layer.buildWithScope(Server.layerPorts(configured, referenceData), scope)
+    if (Option.isNone(configured.apiKeys)) {
+      const stored = yield* Effect.provide(ApiKeys.ApiKeys, ports).pipe(Effect.flatMap((keys) => keys.list))
+      if (!stored.some((key) => key.revokedAt === null)) return yield* Effect.fail(noKeys)
     }
-    const referenceData = yield* ReferenceDataFile.load(settings.referenceDataPath)
-    const ports = Server.layerPorts(settings, referenceData)
     // Deliveries and tours happen in the background, as in the reference server.
-    return yield* Layer.buildWithScope(Layer.provideMerge(Server.layerBackground(settings), ports), scope)
+    const background = yield* Layer.buildWithScope(
+      Layer.provide(Server.layerBackground(configured), Layer.succeedContext(ports)),
+      scope
+    )
+    return Context.merge(ports, background)
   })
   const exit = await Effect.runPromiseExit(opened)
   if (Exit.isFailure(exit)) {
     await Effect.runPromise(Scope.close(scope, exit))
     throw new Error(Startup.report(exit.cause, settings))
   }
-  const web = Http.toWebHandler(Layer.succeedContext(exit.value), { basePath: options.basePath })
+  const web = toWebHandler(exit.value, { basePath: options.basePath })
   return {
-    // The operator console in front of the API: its page and assets, everything else to the API.
-    handler: Console.toWebHandler({ next: (request) => web.handler(request) }),
+    handler: web.handler,
     close: async () => {
       await web.dispose()
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
+  }
+}
+
+/**
+ * The handler `make` serves, over ports the host built itself (`Server.layerPorts`, with
+ * `Server.layerBackground` beside them for deliveries and tours): every route of the API,
+ * `/openapi.json` and `/docs` naming `basePath`, and the operator console. `dispose` stops the
+ * handler; the ports stay open for their owner to close.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toWebHandler = (
+  ports: Context.Context<Http.Requirements>,
+  options: { readonly basePath?: string | undefined } = {}
+): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
+  const web = Http.toWebHandler(Layer.succeedContext(ports), { basePath: options.basePath })
+  return {
+    // The operator console in front of the API: its page and assets, everything else to the API.
+    handler: Console.toWebHandler({ next: (request) => web.handler(request) }),
+    dispose: () => web.dispose()
   }
 }
