@@ -97,10 +97,11 @@ const checkBody = (
   Effect.gen(function* () {
     if (!BODY_METHODS.has(request.method)) return undefined
     const length = request.headers["content-length"]
-    // A Fetch Request built in process (the web handler) carries no length header.
+    // A Fetch Request built in process (the web handler) may carry no length header; one that a
+    // Node adapter made of a request without a body (`content-length: 0`) still has a body stream.
     const hasBody =
       request.source instanceof Request
-        ? request.source.body !== null
+        ? request.source.body !== null && length !== "0"
         : request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
     if (!hasBody) return undefined
     const contentType = request.headers["content-type"]
