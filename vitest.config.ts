@@ -10,6 +10,7 @@ export default defineConfig({
   resolve: { conditions: [source, ...defaultClientConditions] },
   ssr: { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } },
   test: {
+    globalSetup: ["./vitest.global-setup.ts"],
     projects: [
       {
         extends: true,

@@ -16,6 +16,7 @@
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import * as Http from "@waybill/http/Http"
+import type * as Clock from "effect/Clock"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
@@ -24,6 +25,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
+import * as AdjustableClock from "./AdjustableClock.js"
 import { config, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
 import * as ReferenceDataFile from "./ReferenceDataFile.js"
@@ -79,6 +81,7 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     if (value !== undefined) variables.set(name, value)
   }
   let settings: ServerConfig | undefined
+  let clock: Clock.Clock | undefined
   const scope = Effect.runSync(Scope.make())
   const opened = Effect.gen(function* () {
     settings = yield* config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(variables)))
@@ -89,14 +92,24 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     // One process per embedded data directory, as for the server and the keys tool.
     yield* Scope.extend(DataDirLock.acquire(configured.database), scope)
     const referenceData = yield* ReferenceDataFile.load(configured.referenceDataPath)
-    const ports = yield* Layer.buildWithScope(Server.layerPorts(configured, referenceData), scope)
+    // WAYBILL_CLOCK_START (development only), as for the server: the ports and the handler share it.
+    clock = configured.clockStart === undefined ? undefined : AdjustableClock.make(configured.clockStart)
+    const ports = yield* Layer.buildWithScope(
+      Server.layerPorts(configured, referenceData, clock === undefined ? {} : { clock }),
+      scope
+    )
     if (Option.isNone(configured.apiKeys)) {
       const stored = yield* Effect.provide(ApiKeys.ApiKeys, ports).pipe(Effect.flatMap((keys) => keys.list))
       if (!stored.some((key) => key.revokedAt === null)) return yield* Effect.fail(noKeys)
     }
     // Deliveries and tours happen in the background, as in the reference server.
     const background = yield* Layer.buildWithScope(
-      Layer.provide(Server.layerBackground(configured), Layer.succeedContext(ports)),
+      Layer.provide(
+        Server.layerBackground(configured),
+        clock === undefined
+          ? Layer.succeedContext(ports)
+          : Layer.merge(Layer.succeedContext(ports), Layer.setClock(clock))
+      ),
       scope
     )
     return Context.merge(ports, background)
@@ -106,7 +119,7 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     await Effect.runPromise(Scope.close(scope, exit))
     throw new Error(Startup.report(exit.cause, settings))
   }
-  const web = toWebHandler(exit.value, { basePath: options.basePath })
+  const web = toWebHandler(exit.value, { basePath: options.basePath, clock })
   return {
     handler: web.handler,
     close: async () => {
@@ -119,17 +132,22 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
 /**
  * The handler `make` serves, over ports the host built itself (`Server.layerPorts`, with
  * `Server.layerBackground` beside them for deliveries and tours): every route of the API,
- * `/openapi.json` and `/docs` naming `basePath`, and the operator console. `dispose` stops the
- * handler; the ports stay open for their owner to close.
+ * `/openapi.json` and `/docs` naming `basePath`, and the operator console. `clock`, when the
+ * ports were built with one (`Generation.Options`), is the requests' clock too. `dispose` stops
+ * the handler; the ports stay open for their owner to close.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const toWebHandler = (
   ports: Context.Context<Http.Requirements>,
-  options: { readonly basePath?: string | undefined } = {}
+  options: { readonly basePath?: string | undefined; readonly clock?: Clock.Clock | undefined } = {}
 ): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
-  const web = Http.toWebHandler(Layer.succeedContext(ports), { basePath: options.basePath })
+  const context = Layer.succeedContext(ports)
+  const web = Http.toWebHandler(
+    options.clock === undefined ? context : Layer.merge(context, Layer.setClock(options.clock)),
+    { basePath: options.basePath }
+  )
   return {
     // The operator console in front of the API: its page and assets, everything else to the API.
     handler: Console.toWebHandler({ next: (request) => web.handler(request) }),
