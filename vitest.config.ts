@@ -10,7 +10,13 @@ export default defineConfig({
   resolve: { conditions: [source, ...defaultClientConditions] },
   ssr: { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } },
   test: {
+    // Made once per run: a migrated PGlite snapshot and the server's commands bundled.
     globalSetup: ["./vitest.global-setup.ts"],
+    // Vitest's default on 2 cores is one file at a time. Most suites spend their time waiting on
+    // sockets, child processes, timers and the database rather than on the CPU, so three files
+    // at once keep both cores busy without starving any one of them.
+    maxWorkers: 3,
+    minWorkers: 1,
     projects: [
       {
         extends: true,

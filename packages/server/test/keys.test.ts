@@ -16,7 +16,11 @@ import * as DataDirLock from "../src/DataDirLock.js"
 import * as ReferenceDataFile from "../src/ReferenceDataFile.js"
 import * as Server from "../src/Server.js"
 
-const keysScript = fileURLToPath(new URL("../src/keys.ts", import.meta.url))
+// The keys tool as a process: the bundle this test run built (vitest.global-setup.ts), or the
+// sources under tsx when run without it.
+const keysArguments = process.env.WAYBILL_TEST_BUNDLES
+  ? [join(process.env.WAYBILL_TEST_BUNDLES, "keys.mjs")]
+  : ["--conditions=@waybill/source", "--import", "tsx", fileURLToPath(new URL("../src/keys.ts", import.meta.url))]
 const slow = 180_000
 
 interface Run {
@@ -40,7 +44,7 @@ const keys = (env: Env, ...args: Array<string>) =>
   new Promise<Run>((resolve) => {
     execFile(
       process.execPath,
-      ["--conditions=@waybill/source", "--import", "tsx", keysScript, ...args],
+      [...keysArguments, ...args],
       { env: { ...baseEnv(), ...env }, encoding: "utf8" },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
     )
@@ -154,12 +158,13 @@ describe("npm run keys: usage and the data-directory lock", () => {
     "wrong usage exits 2 with the usage; help exits 0",
     async () => {
       const env = { WAYBILL_DATA_DIR: tempDir() }
-      for (const args of [["bogus"], ["create"], ["create", "--workspace", "no spaces"], ["revoke"], ["list", "x"]]) {
-        const run = await keys(env, ...args)
-        assert.strictEqual(run.code, 2, `${args.join(" ")}: ${run.stdout}${run.stderr}`)
-        assert.include(run.stderr, "Usage: npm run keys -- <command>")
+      const usages = [["bogus"], ["create"], ["create", "--workspace", "no spaces"], ["revoke"], ["list", "x"]]
+      // None of them opens the data directory: they may run at once.
+      const [help, ...runs] = await Promise.all([keys(env, "help"), ...usages.map((args) => keys(env, ...args))])
+      for (const [index, run] of runs.entries()) {
+        assert.strictEqual(run!.code, 2, `${usages[index]!.join(" ")}: ${run!.stdout}${run!.stderr}`)
+        assert.include(run!.stderr, "Usage: npm run keys -- <command>")
       }
-      const help = await keys(env, "help")
       assert.strictEqual(help.code, 0)
       assert.include(help.stdout, "create --workspace <id>")
     },
