@@ -1,28 +1,16 @@
 /**
- * The reference server in a process of its own on a free loopback port: for tests that kill it,
- * read its memory, or read its log. The process is killed with SIGKILL when the scope closes.
+ * The reference server in a process of its own (`node --import tsx packages/server/src/main.ts`)
+ * on a free loopback port: for tests that kill it, read its memory, or read its log. The process
+ * is killed with SIGKILL when the scope closes.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { eventually } from "./receivers.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-
-/**
- * The arguments of `node` that start the reference server's `main` or `keys` in a process of its
- * own: the bundle this test run built (vitest.global-setup.ts), or the sources under tsx when
- * run without it (as `node --conditions=@waybill/source --import tsx packages/server/src/main.ts`).
- */
-export const serverArguments = (entry: "main" | "keys"): Array<string> => {
-  const bundles = process.env.WAYBILL_TEST_BUNDLES
-  return bundles
-    ? [join(bundles, `${entry}.mjs`)]
-    : ["--conditions=@waybill/source", "--import", "tsx", join(root, `packages/server/src/${entry}.ts`)]
-}
 
 /** The API key of workspace `ws-proc` in every server process. */
 export const processKey = "process-test-key-0001"
@@ -57,23 +45,27 @@ export const serverProcess = (
     const output: Array<string> = []
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const child = spawn(process.execPath, serverArguments("main"), {
-          cwd: root,
-          stdio: ["ignore", options.captureOutput ? "pipe" : "ignore", options.captureOutput ? "pipe" : "inherit"],
-          env: {
-            ...process.env,
-            DATABASE_URL: databaseUrl,
-            PORT: String(port),
-            HOST: "127.0.0.1",
-            WAYBILL_SECRET_KEY: "ab".repeat(32),
-            WAYBILL_API_KEYS: `ws-proc:${processKey}`,
-            WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
-            WAYBILL_DELIVERY_TIMEOUT_MS: "3000",
-            WAYBILL_DELIVERY_LEASE_MS: "4000",
-            WAYBILL_RETRY_DELAY_MS: "300",
-            ...options.env
+        const child = spawn(
+          process.execPath,
+          ["--conditions=@waybill/source", "--import", "tsx", "packages/server/src/main.ts"],
+          {
+            cwd: root,
+            stdio: ["ignore", options.captureOutput ? "pipe" : "ignore", options.captureOutput ? "pipe" : "inherit"],
+            env: {
+              ...process.env,
+              DATABASE_URL: databaseUrl,
+              PORT: String(port),
+              HOST: "127.0.0.1",
+              WAYBILL_SECRET_KEY: "ab".repeat(32),
+              WAYBILL_API_KEYS: `ws-proc:${processKey}`,
+              WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
+              WAYBILL_DELIVERY_TIMEOUT_MS: "3000",
+              WAYBILL_DELIVERY_LEASE_MS: "4000",
+              WAYBILL_RETRY_DELAY_MS: "300",
+              ...options.env
+            }
           }
-        })
+        )
         for (const stream of [child.stdout, child.stderr]) {
           let partial = ""
           stream?.setEncoding("utf8")

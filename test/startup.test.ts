@@ -11,7 +11,6 @@ import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Exit, Scope } from "effect"
-import { serverArguments } from "./server-process.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const postgresUrl = process.env.DATABASE_URL
@@ -35,7 +34,7 @@ const start = (env: Record<string, string>): Promise<Run> =>
   new Promise((resolve) => {
     execFile(
       process.execPath,
-      serverArguments("main"),
+      ["--conditions=@waybill/source", "--import", "tsx", "packages/server/src/main.ts"],
       { cwd: root, env: environment(env), timeout: 60_000 },
       (error, stdout, stderr) =>
         resolve({

@@ -16,11 +16,7 @@ import * as DataDirLock from "../src/DataDirLock.js"
 import * as ReferenceDataFile from "../src/ReferenceDataFile.js"
 import * as Server from "../src/Server.js"
 
-// The keys tool as a process: the bundle this test run built (vitest.global-setup.ts), or the
-// sources under tsx when run without it.
-const keysArguments = process.env.WAYBILL_TEST_BUNDLES
-  ? [join(process.env.WAYBILL_TEST_BUNDLES, "keys.mjs")]
-  : ["--conditions=@waybill/source", "--import", "tsx", fileURLToPath(new URL("../src/keys.ts", import.meta.url))]
+const keysScript = fileURLToPath(new URL("../src/keys.ts", import.meta.url))
 const slow = 180_000
 
 interface Run {
@@ -44,7 +40,7 @@ const keys = (env: Env, ...args: Array<string>) =>
   new Promise<Run>((resolve) => {
     execFile(
       process.execPath,
-      [...keysArguments, ...args],
+      ["--conditions=@waybill/source", "--import", "tsx", keysScript, ...args],
       { env: { ...baseEnv(), ...env }, encoding: "utf8" },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
     )
