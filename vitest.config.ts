@@ -10,7 +10,7 @@ export default defineConfig({
   resolve: { conditions: [source, ...defaultClientConditions] },
   ssr: { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } },
   test: {
-    // Made once per run: a migrated PGlite snapshot and the server's commands bundled.
+    // Made once per run: a migrated PGlite snapshot that every suite's embedded database loads.
     globalSetup: ["./vitest.global-setup.ts"],
     // Vitest's default on 2 cores is one file at a time. Most suites spend their time waiting on
     // sockets, child processes, timers and the database rather than on the CPU, so three files

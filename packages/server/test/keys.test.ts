@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
-import { ConfigProvider, Effect, Exit, Layer, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Logger, Scope } from "effect"
 import { config } from "../src/Config.js"
 import * as DataDirLock from "../src/DataDirLock.js"
 import * as ReferenceDataFile from "../src/ReferenceDataFile.js"
@@ -58,7 +58,9 @@ const startServer = async (env: Env) => {
   const settings = { ...fromEnv, port: 0 }
   const referenceData = await Effect.runPromise(ReferenceDataFile.load(settings.referenceDataPath))
   const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(Server.layer(settings, referenceData), scope))
+  // Its request log would only add lines to a passing run.
+  const server = Server.layer(settings, referenceData).pipe(Layer.provide(Logger.remove(Logger.defaultLogger)))
+  const context = await Effect.runPromise(Layer.buildWithScope(server, scope))
   const base = Effect.runSync(Effect.provide(Server.baseUrl, context))
   return {
     status: async (key: string) =>
