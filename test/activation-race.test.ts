@@ -8,7 +8,7 @@ import * as ReferenceDataFile from "@waybill/server/ReferenceDataFile"
 import * as Server from "@waybill/server/Server"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Layer, Redacted } from "effect"
-import { keys, testConfig } from "./harness.js"
+import { keys, testConfig, testLog } from "./harness.js"
 
 const url = process.env.DATABASE_URL
 
@@ -39,6 +39,10 @@ const request = (base: string, path: string, body?: unknown) =>
     }).then(async (response) => ({ status: response.status, body: await response.json() }))
   )
 
+// The servers' log, shown after a test that failed.
+const log = testLog("the servers")
+log.showOnFailure()
+
 // A server on the shared database, with a generator loop that runs every 50 ms so it races too.
 const startServer = (databaseUrl: string) =>
   Effect.gen(function* () {
@@ -47,7 +51,7 @@ const startServer = (databaseUrl: string) =>
       { _tag: "Postgres", url: Redacted.make(databaseUrl), maxConnections: 5 },
       { generatorIntervalMs: 50 }
     )
-    const context = yield* Layer.build(Server.layer(config, referenceData))
+    const context = yield* Layer.build(Server.layer(config, referenceData).pipe(Layer.provide(log.layer)))
     return yield* Effect.provide(Server.baseUrl, context)
   })
 

@@ -8,13 +8,15 @@
  *   started with `npm start`, temporary data directories, throw-away PostgreSQL databases). The
  *   only changes: `curl` gets `--fail-with-body -sS`, the documented ports point at free ones,
  *   placeholders (`wbk_...`, `key_...`) become the values printed before, and a database URL
- *   becomes a throw-away database.
+ *   becomes a throw-away database. They run in a fresh clone: the repository's files (tracked,
+ *   and new ones not ignored) copied to a temporary folder with the installed `node_modules`,
+ *   so nothing built here (`dist/`, `.waybill/`) can make a documented command pass.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
@@ -41,7 +43,9 @@ const scenarios = [
   "quickstart-receiver",
   "quickstart-deliveries",
   "keys",
+  // Run by test/package.test.ts, in an empty project outside the repository.
   "embed-install",
+  "embed-host-install",
   "embed-server",
   "embed-client",
   "commands",
@@ -99,11 +103,23 @@ const sampleText = (path: string) =>
 
 const strictCurl = (text: string) => text.replace(/(^|[\s(])curl /gm, "$1curl --fail-with-body -sS ")
 
-/** The environment of a child: the caller's, without anything that would configure Waybill. */
+/**
+ * The environment of a child: the caller's, without anything that would configure Waybill, and
+ * without what npm gave this test run (`NODE_OPTIONS` with the repository's source condition,
+ * `npm_*`): a reader's terminal has neither.
+ */
 const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const env = { ...process.env }
   for (const name of Object.keys(env)) {
-    if (name === "DATABASE_URL" || name === "PORT" || name === "HOST" || name.startsWith("WAYBILL_")) delete env[name]
+    if (
+      name === "DATABASE_URL" ||
+      name === "PORT" ||
+      name === "HOST" ||
+      name === "NODE_OPTIONS" ||
+      name.startsWith("WAYBILL_") ||
+      name.toLowerCase().startsWith("npm_")
+    )
+      delete env[name]
   }
   return { ...env, ...extra }
 }
@@ -119,18 +135,44 @@ const bash = (script: string, options: { cwd?: string; env?: Record<string, stri
     execFile(
       "bash",
       ["-c", `set -euo pipefail\n${script}`],
-      { cwd: options.cwd ?? root, env: cleanEnv(options.env), encoding: "utf8", timeout: 240_000 },
+      { cwd: options.cwd ?? clone(), env: cleanEnv(options.env), encoding: "utf8", timeout: 240_000 },
       (error, stdout, stderr) =>
         resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
     )
   })
 
+/**
+ * A fresh clone of the repository as it is now: its files (tracked, and new ones not ignored)
+ * in a temporary folder, with the installed `node_modules` linked in (hard links: what `npm
+ * install` would put there). Nothing built or generated here comes along.
+ */
+const clone = (() => {
+  let made: string | undefined
+  return () => {
+    if (made !== undefined) return made
+    const folder = mkdtempSync(join(tmpdir(), "waybill-clone-"))
+    const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], {
+      cwd: root,
+      encoding: "utf8"
+    })
+      .split("\0")
+      .filter((file) => file !== "" && existsSync(join(root, file)))
+    for (const file of files) {
+      mkdirSync(dirname(join(folder, file)), { recursive: true })
+      cpSync(join(root, file), join(folder, file))
+    }
+    execFileSync("cp", ["-al", join(root, "node_modules"), join(folder, "node_modules")])
+    temps.push(folder)
+    made = folder
+    return folder
+  }
+})()
 const ok = (run: Run, what: string) => assert.strictEqual(run.code, 0, `${what}\n${run.stdout}\n${run.stderr}`)
 
 /** A long-running shell command (its own process group), its output, and a way to stop it. */
 const background = (command: string, options: { cwd?: string; env?: Record<string, string> } = {}) => {
   const child: ChildProcess = spawn("bash", ["-c", command], {
-    cwd: options.cwd ?? root,
+    cwd: options.cwd ?? clone(),
     env: cleanEnv(options.env),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"]
@@ -282,7 +324,9 @@ describe("docs: every block is marked, and samples are the files", () => {
     for (const block of blocks) {
       if (["ts", "typescript", "js", "sh", "bash", "shell"].includes(block.lang)) {
         assert.isDefined(block.marker, `${where(block)}: a ${block.lang} block without a marker`)
-        if (block.marker!.kind === "sample") assert.strictEqual(block.lang, "ts", where(block))
+        if (block.marker!.kind === "sample") {
+          assert.strictEqual(block.lang, block.marker!.value.endsWith(".cjs") ? "js" : "ts", where(block))
+        }
         if (block.marker!.kind === "run") {
           assert.strictEqual(block.lang, "sh", where(block))
           assert.include(scenarios as ReadonlyArray<string>, block.marker!.value, `${where(block)}: unknown scenario`)
@@ -422,22 +466,34 @@ describe("docs: commands", () => {
     assert.match(after.stdout, new RegExp(`^${created[1]}\\s+acme\\s+\\S+Z\\s+-$`, "m"))
   }, 400_000)
 
-  it("embedding: each example starts as documented and answers the documented calls", async () => {
-    const [servers] = runBlocks("embed-server")
+  it("embedding: each example starts as documented (npx tsx, node with the condition) and answers the documented calls", async () => {
     const [calls] = runBlocks("embed-client")
-    const commands = servers!.content.split("\n").filter((line) => line.trim() !== "")
-    assert.strictEqual(commands.length, 3)
-    for (const command of commands) {
-      const port = await freePort()
-      const example = start(command, { env: { PORT: String(port) } })
-      await example.waitFor(/Listening on http:\/\/127\.0\.0\.1:\d+; Waybill at/)
-      const run = await bash(strictCurl(calls!.content.replaceAll("127.0.0.1:3001", `127.0.0.1:${port}`)))
-      ok(run, command)
+    const commands = runBlocks("embed-server").flatMap((block) =>
+      block.content.split("\n").filter((line) => line.trim() !== "")
+    )
+    assert.strictEqual(commands.length, 5)
+    // Side by side, each on a port of its own, as the guide says they can run.
+    const examples = await Promise.all(
+      commands.map(async (command) => {
+        const port = await freePort()
+        return { command, port, process: start(command, { env: { PORT: String(port) } }) }
+      })
+    )
+    for (const example of examples) {
+      await example.process.waitFor(/Listening on http:\/\/127\.0\.0\.1:\d+; Waybill at/)
+      const run = await bash(strictCurl(calls!.content.replaceAll("127.0.0.1:3001", `127.0.0.1:${example.port}`)))
+      ok(run, example.command)
       assert.include(run.stdout, '{"app":"my backend"}')
       assert.include(run.stdout, '{"status":"ok"}')
       assert.include(run.stdout, '"id":"shape_line"')
-      graceful(await example.stop("SIGTERM"), "SIGTERM", example.output())
     }
+    for (const example of examples) {
+      graceful(await example.process.stop("SIGTERM"), "SIGTERM", example.process.output())
+    }
+    // What the guide says of node without the condition: in a fresh clone there is no build.
+    const bare = await bash("node --import tsx examples/embed/src/domain/signing.ts")
+    assert.notStrictEqual(bare.code, 0)
+    assert.match(bare.stderr, /ERR_MODULE_NOT_FOUND.*node_modules\/@waybill\/signing\/dist\/Hmac\.js/)
   }, 300_000)
 
   it("plain commands: the domain samples and openssl rand", async () => {

@@ -1,10 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
-import * as Server from "@waybill/server/Server"
 import { Effect } from "effect"
 import * as fc from "fast-check"
 import { contractMaster } from "./fixtures.js"
-import { call, forEachServer, isErrorBody, keys } from "./harness.js"
+import { baseUrl, call, forEachServer, isErrorBody, keys } from "./harness.js"
 
 const productTransport = () => ({
   template: { id: "tpl_1" },
@@ -159,7 +158,7 @@ forEachServer("drafts over HTTP", (it) => {
 
   it.effect("a master missing any subset of its required fields gets an issue at each of them", () =>
     Effect.gen(function* () {
-      const base = yield* Server.baseUrl
+      const base = yield* baseUrl
       yield* Effect.promise(() =>
         fc.assert(
           fc.asyncProperty(fc.subarray([...requiredOfMaster], { minLength: 1 }), async (missing) => {

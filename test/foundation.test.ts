@@ -1,8 +1,7 @@
 import { request } from "node:http"
 import { assert } from "@effect/vitest"
-import * as Server from "@waybill/server/Server"
 import { Effect } from "effect"
-import { call, forEachServer, isErrorBody, keys } from "./harness.js"
+import { baseUrl, call, forEachServer, isErrorBody, keys } from "./harness.js"
 
 forEachServer("foundation", (it) => {
   it.effect("GET /health needs no key", () =>
@@ -93,7 +92,7 @@ forEachServer("foundation", (it) => {
       })
       assert.isTrue(isErrorBody(declared, 413, "payload_too_large"))
       // A chunked body carries no length: the limit applies while reading.
-      const base = yield* Server.baseUrl
+      const base = yield* baseUrl
       const chunked = yield* Effect.async<{ status: number; body: string }>((resume) => {
         const req = request(
           `${base}/transport-shapes`,

@@ -13,9 +13,11 @@ import * as Testing from "@waybill/store-pg/Testing"
 import { Effect } from "effect"
 import * as fc from "fast-check"
 import { contractMaster } from "./fixtures.js"
-import { call, keys, serverLayer } from "./harness.js"
+import { call, keys, serverLayer, testLog } from "./harness.js"
 
-const pglite = Testing.backends({})[0]!
+const pglite = Testing.backends()[0]!
+const log = testLog("the server")
+log.showOnFailure()
 
 const codes: Record<number, string> = {
   400: "bad_request",
@@ -199,7 +201,7 @@ const sentFor = (start: unknown): fc.Arbitrary<Sent> =>
     }
   )
 
-layer(serverLayer(pglite), { timeout: "300 seconds", excludeTestServices: true })(
+layer(serverLayer(pglite, {}, {}, log), { timeout: "300 seconds", excludeTestServices: true })(
   "bad input at volume [pglite]",
   (it) => {
     it.effect(

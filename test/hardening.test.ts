@@ -11,7 +11,7 @@ import { assert, layer } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Layer, Logger } from "effect"
 import { contractMaster } from "./fixtures.js"
-import { call, forEachServer, isErrorBody, keys, serverLayer } from "./harness.js"
+import { baseUrl, call, forEachServer, isErrorBody, keys, serverLayer } from "./harness.js"
 
 const pglite = Testing.backends({})[0]!
 
@@ -21,6 +21,9 @@ const NOT_FINITE = "is a number beyond the range of a double (±1.8e308), which 
 const portOf = Effect.map(HttpServer.HttpServer, (server) =>
   server.address._tag === "TcpAddress" ? server.address.port : 0
 )
+
+/** Where the API is mounted on its server: `""` on the reference server, `/waybill` in Express. */
+const mountPath = Effect.map(baseUrl, (url) => new URL(url).pathname.replace(/\/$/, ""))
 
 /** A raw connection: what it received, and when it closed. */
 const rawConnection = (port: number) =>
@@ -127,9 +130,10 @@ forEachServer(
         }
         // Headers only, the body never sent: the 401 comes without it.
         const port = yield* portOf
+        const mount = yield* mountPath
         const raw = yield* rawConnection(port)
         raw.socket.write(
-          "POST /drafts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
+          `POST ${mount}/drafts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`
         )
         yield* Effect.promise(async () => {
           for (let waited = 0; !raw.received().includes("\r\n\r\n") && waited < 10_000; waited += 20) {
@@ -137,6 +141,8 @@ forEachServer(
           }
         })
         assert.match(raw.received(), /^HTTP\/1\.1 401 /)
+        // The unread body is not taken for a next request: the connection closes after the answer.
+        assert.match(raw.received(), /\r\nconnection: close\r\n/i)
         raw.socket.destroy()
       })
     )
@@ -144,17 +150,22 @@ forEachServer(
     it.effect("two Authorization headers are 401, whichever comes first", () =>
       Effect.gen(function* () {
         const port = yield* portOf
+        const mount = yield* mountPath
         const good = `Bearer ${keys.a}`
-        assert.strictEqual(yield* withHeaderLines(port, "GET", "/transport-shapes", [good]), 200)
+        assert.strictEqual(yield* withHeaderLines(port, "GET", `${mount}/transport-shapes`, [good]), 200)
         for (const twice of [
           [good, "Bearer wrong"],
           ["Bearer wrong", good],
           [good, good],
           [good, `Bearer ${keys.b}`]
         ]) {
-          assert.strictEqual(yield* withHeaderLines(port, "GET", "/transport-shapes", twice), 401, String(twice))
+          assert.strictEqual(
+            yield* withHeaderLines(port, "GET", `${mount}/transport-shapes`, twice),
+            401,
+            String(twice)
+          )
           const event = JSON.stringify({ type: "tour-created", payload: { tour: { id: "t", properties: {} } } })
-          assert.strictEqual(yield* withHeaderLines(port, "POST", "/events", twice, event), 401, String(twice))
+          assert.strictEqual(yield* withHeaderLines(port, "POST", `${mount}/events`, twice, event), 401, String(twice))
         }
       })
     )
@@ -239,9 +250,7 @@ forEachServer(
         assert.deepStrictEqual(infinite.body.issues, [
           { path: "transport.multiStopData.stops.0.loads.0.weightKg", message: NOT_FINITE }
         ])
-        const base = yield* Effect.map(HttpServer.HttpServer, (server) =>
-          server.address._tag === "TcpAddress" ? `http://127.0.0.1:${server.address.port}` : ""
-        )
+        const base = yield* baseUrl
         const post = (body: BodyInit, contentType: string) =>
           Effect.promise(async () => {
             const response = await fetch(`${base}/events`, {

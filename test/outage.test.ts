@@ -11,10 +11,14 @@ import * as ReferenceDataFile from "@waybill/server/ReferenceDataFile"
 import * as Server from "@waybill/server/Server"
 import { Cause, Effect, Fiber, Layer, Redacted } from "effect"
 import { contractMaster } from "./fixtures.js"
-import { keys, testConfig } from "./harness.js"
+import { keys, testConfig, testLog } from "./harness.js"
 import { canRunCluster, cluster } from "./postgres-cluster.js"
 import { eventually, receiver } from "./receivers.js"
 import { logEntries, processKey, serverProcess } from "./server-process.js"
+
+// The servers' log, shown after a test that failed.
+const log = testLog("the servers")
+log.showOnFailure()
 
 const request = (
   base: string,
@@ -59,8 +63,9 @@ describe.runIf(canRunCluster)("database outage", () => {
         const database = yield* cluster
         const referenceData = yield* ReferenceDataFile.load(ReferenceDataFile.defaultPath)
         const config = testConfig({ _tag: "Postgres", url: Redacted.make(database.url), maxConnections: 4 })
-        const base = yield* Effect.flatMap(Layer.build(Server.layer(config, referenceData)), (context) =>
-          Effect.provide(Server.baseUrl, context)
+        const base = yield* Effect.flatMap(
+          Layer.build(Server.layer(config, referenceData).pipe(Layer.provide(log.layer))),
+          (context) => Effect.provide(Server.baseUrl, context)
         )
         const target = yield* receiver()
         const registered = yield* request(base, "/webhooks", {

@@ -1,139 +1,175 @@
 /**
- * Waybill as a host installs it: every `@waybill/*` package is built and packed, and the
- * tarballs go into an empty project outside the workspace with plain `npm install` (no tsx, no
- * path mapping, no workspace links). There the pure packages are imported from plain Node (ESM
- * and `require`), a TypeScript consumer is type-checked under `moduleResolution: nodenext`, and
- * an Express and a Hono application mount the web handler, answer requests and deliver a signed
- * event that the receiver kit verifies.
+ * Waybill as a host installs it, before the packages are on the registry: in an empty project
+ * made by `npm init -y` (a CommonJS one) outside the workspace, the install command of
+ * docs/embedding.md, as written (`npm run install-packages -- <project> @waybill/server`: the
+ * tarballs of the named package and its Waybill dependencies, pinned by `overrides`), then the
+ * examples' own dependencies as the guide installs them. There the pure packages are required
+ * from CommonJS, the CommonJS host of the guide runs with `require` and an async main, a
+ * TypeScript consumer (ES modules as `.mts`) is type-checked under `moduleResolution: nodenext`
+ * and run with plain Node, and Express and Hono applications mount the web handler, answer and
+ * deliver a signed event that the receiver kit verifies. A second empty project installs
+ * `@waybill/signing` alone and gets it with `@waybill/core`, nothing else. And every package
+ * passes `npm publish --dry-run` without a warning of its own.
  */
 import { execFile } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { packAll } from "../scripts/pack.js"
+import { packageDirectories } from "../scripts/pack.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const work = mkdtempSync(join(tmpdir(), "waybill-consumer-"))
-const project = join(work, "host")
+const project = join(work, "my-service")
+const signingOnly = join(work, "my-receiver")
 
 // Nothing of the workspace's environment: no source condition, no npm script context.
 const environment = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CI: "true" }
+const npmOptions = ["--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
 
-const run = (command: string, args: ReadonlyArray<string>, timeout = 240_000) =>
-  new Promise<{ code: number; output: string }>((resolve) =>
+const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { cwd?: string; env?: Record<string, string>; timeout?: number } = {}
+) =>
+  new Promise<{ code: number; stdout: string; output: string }>((resolve) =>
     execFile(
       command,
       args,
-      { cwd: project, env: environment, timeout, maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd: options.cwd ?? project,
+        env: { ...environment, ...options.env },
+        timeout: options.timeout ?? 240_000,
+        maxBuffer: 64 * 1024 * 1024
+      },
       (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, output: stdout + stderr })
+        resolve({
+          code: error === null ? 0 : typeof error.code === "number" ? error.code : 1,
+          stdout,
+          output: stdout + stderr
+        })
     )
   )
 
-// The host's own dependencies at the versions the workspace locked (so the npm cache has them).
-const installed = (name: string) =>
-  `${name}@${(JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version}`
-const hostDependencies = ["express", "hono", "@hono/node-server"]
-const hostDevDependencies = ["typescript", "@types/node", "@types/express"]
+/** The lines of a `<!-- run: scenario -->` block of docs/embedding.md. */
+const documented = (scenario: string): ReadonlyArray<string> => {
+  const block = new RegExp(`<!-- run: ${scenario} -->\\n\`\`\`sh\\n([\\s\\S]*?)\\n\`\`\``).exec(
+    readFileSync(join(root, "docs/embedding.md"), "utf8")
+  )?.[1]
+  return (block ?? "").split("\n").filter((line) => line.trim() !== "")
+}
 
-// The install command of docs/embedding.md, as written.
-const documentedInstall = /<!-- run: embed-install -->\n```sh\n(.+)\n```/.exec(
-  readFileSync(join(root, "docs/embedding.md"), "utf8")
-)?.[1]
+// The guide's install command names a project folder of its own: here, the test's projects.
+const installCommand = documented("embed-install")
+const installInto = (folder: string, names: ReadonlyArray<string>) => {
+  const [line] = installCommand
+  const words = (line ?? "").split(" ")
+  assert.deepStrictEqual(words.slice(0, 4), ["npm", "run", "install-packages", "--"], line)
+  return run("npm", ["run", "install-packages", "--", folder, ...names, ...npmOptions], { cwd: root, timeout: 600_000 })
+}
 
-describe("the packed packages in a project outside the workspace", () => {
-  let install = { code: -1, output: "" }
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
 
-  beforeAll(async () => {
-    const tarballs = packAll(join(work, "tarballs"))
-    const tarballOf = new Map(tarballs.map(({ name, tarball }) => [name, tarball]))
-    // The registry, played by the tarballs: the documented command names packages, each of which
-    // is installed from its tarball; the ones it brings along are pinned to theirs by overrides.
-    const command = (documentedInstall ?? "").split(" ")
-    const named = command.filter((word) => tarballOf.has(word))
-    mkdirSync(join(project, "src/domain"), { recursive: true })
-    writeFileSync(
-      join(project, "package.json"),
-      JSON.stringify(
-        {
-          name: "host",
-          private: true,
-          type: "module",
-          overrides: Object.fromEntries(
-            tarballs.filter(({ name }) => !named.includes(name)).map(({ name, tarball }) => [name, `file:${tarball}`])
-          )
-        },
-        null,
-        2
-      )
-    )
-    writeFileSync(
-      join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "ES2022",
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          strict: true,
-          skipLibCheck: true,
-          types: ["node"],
-          rootDir: "src",
-          outDir: "dist"
-        },
-        include: ["src"]
-      })
-    )
-    // The consumer: the domain examples of docs/embedding.md and a host with Express and Hono.
-    for (const file of readdirSync(join(root, "examples/embed/src/domain"))) {
-      cpSync(join(root, "examples/embed/src/domain", file), join(project, "src/domain", file))
-    }
-    cpSync(join(root, "test/package/host.ts"), join(project, "src/host.ts"))
-    writeFileSync(
-      join(project, "require.cjs"),
-      [
-        'const Hmac = require("@waybill/signing/Hmac")',
-        'const { compileFilter } = require("@waybill/filters/Filter")',
-        'const Either = require("effect/Either")',
-        'const headers = Hmac.signatureHeaders("a shared secret of 16+ characters", 1798000000, "{}")',
-        'const verdict = Hmac.verify({ secret: "a shared secret of 16+ characters", headers, rawBody: "{}", now: 1798000000 })',
-        "console.log(JSON.stringify({ verified: Either.isRight(verdict), compile: typeof compileFilter }))"
-      ].join("\n")
-    )
-    const options = ["--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
-    if (command.slice(0, 2).join(" ") !== "npm install" || named.length === 0) {
-      install = {
-        code: 1,
-        output: `docs/embedding.md: the embed-install block is not an npm install of @waybill packages: ${documentedInstall}`
-      }
+let install = { code: -1, stdout: "", output: "" }
+let published = { code: -1, stdout: "", output: "" }
+
+beforeAll(async () => {
+  for (const folder of [project, signingOnly]) {
+    mkdirSync(folder, { recursive: true })
+    const init = await run("npm", ["init", "-y"], { cwd: folder })
+    assert.strictEqual(init.code, 0, init.output)
+  }
+  const named = installCommand[0]?.split(" ").slice(5) ?? []
+  install = await installInto(project, named)
+  if (install.code !== 0) return
+  // Every package was just built and packed: what the registry would be sent.
+  published = await run("npm", ["publish", "--dry-run", "--workspaces", "--json"], { cwd: root })
+  // The examples' own dependencies, as the guide installs them.
+  for (const line of documented("embed-host-install")) {
+    const [command, ...args] = line.split(" ")
+    const result = await run(command!, [...args, ...npmOptions])
+    if (result.code !== 0) {
+      install = { ...result, output: `${line}\n${result.output}` }
       return
     }
-    install = await run("npm", [...command.slice(1).map((word) => tarballOf.get(word) ?? word), ...options])
-    if (install.code !== 0) return
-    install = await run("npm", ["install", ...hostDependencies.map(installed), ...options])
-    if (install.code !== 0) return
-    install = await run("npm", ["install", "--save-dev", ...hostDevDependencies.map(installed), ...options])
-  }, 600_000)
+  }
+  // The consumer: the guide's CommonJS host, its domain examples and a host with Express and Hono
+  // as ES modules in TypeScript (`.mts`, as a CommonJS project holds them).
+  mkdirSync(join(project, "src/domain"), { recursive: true })
+  for (const file of readdirSync(join(root, "examples/embed/src/domain"))) {
+    cpSync(join(root, "examples/embed/src/domain", file), join(project, "src/domain", file.replace(/\.ts$/, ".mts")))
+  }
+  cpSync(join(root, "test/package/host.ts"), join(project, "src/host.mts"))
+  cpSync(join(root, "examples/embed/src/commonjs.cjs"), join(project, "commonjs.cjs"))
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        skipLibCheck: true,
+        types: ["node"],
+        rootDir: "src",
+        outDir: "dist"
+      },
+      include: ["src"]
+    })
+  )
+  writeFileSync(
+    join(project, "require.cjs"),
+    [
+      'const Hmac = require("@waybill/signing/Hmac")',
+      'const { compileFilter } = require("@waybill/filters/Filter")',
+      'const Either = require("effect/Either")',
+      'const headers = Hmac.signatureHeaders("a shared secret of 16+ characters", 1798000000, "{}")',
+      'const verdict = Hmac.verify({ secret: "a shared secret of 16+ characters", headers, rawBody: "{}", now: 1798000000 })',
+      "console.log(JSON.stringify({ verified: Either.isRight(verdict), compile: typeof compileFilter }))"
+    ].join("\n")
+  )
+}, 900_000)
 
-  afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-  it("installs as docs/embedding.md says, with plain npm install: Effect as a peer, one copy of it", async () => {
+describe("the packages in a project outside the workspace, installed as docs/embedding.md says", () => {
+  it("one command installs the named package from its tarball with its Waybill dependencies; Effect is a peer, one copy", async () => {
     assert.strictEqual(install.code, 0, install.output)
+    assert.deepStrictEqual(installCommand, ["npm run install-packages -- ../my-service @waybill/server"])
+    const manifest = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as {
+      type: string
+      dependencies: Record<string, string>
+      overrides: Record<string, string>
+    }
+    assert.strictEqual(manifest.type, "commonjs")
+    assert.strictEqual(manifest.dependencies["@waybill/server"], "file:waybill-packages/waybill-server-0.1.0.tgz")
+    assert.sameMembers(
+      Object.keys(manifest.overrides),
+      readdirSync(join(project, "node_modules/@waybill")).map((name) => `@waybill/${name}`)
+    )
     const listing = await run("npm", ["ls", "effect", "--all", "--parseable"])
     const copies = new Set(listing.output.split("\n").filter((line) => line.endsWith("/node_modules/effect")))
     assert.strictEqual(copies.size, 1, listing.output)
     // The packages hold their build, not the workspace's links.
-    const manifest = JSON.parse(readFileSync(join(project, "node_modules/@waybill/http/package.json"), "utf8")) as {
+    const http = JSON.parse(readFileSync(join(project, "node_modules/@waybill/http/package.json"), "utf8")) as {
       exports: Record<string, unknown>
       peerDependencies: Record<string, string>
     }
-    assert.deepInclude(manifest.exports["./Client"] as object, {
+    assert.deepInclude(http.exports["./Client"] as object, {
       types: "./dist/Client.d.ts",
       default: "./dist/Client.js"
     })
-    assert.notProperty(manifest.exports, "./*")
-    assert.containsAllKeys(manifest.peerDependencies, ["effect", "@effect/platform"])
+    assert.notProperty(http.exports, "./*")
+    assert.containsAllKeys(http.peerDependencies, ["effect", "@effect/platform"])
     // The exports list the public modules only: the server's commands are not modules.
     const importing = (specifier: string) =>
       run(process.execPath, [
@@ -147,16 +183,60 @@ describe("the packed packages in a project outside the workspace", () => {
     }
   }, 120_000)
 
-  it("type-checks a TypeScript consumer under moduleResolution nodenext and runs it with plain Node", async () => {
+  it("@waybill/signing alone comes with @waybill/core and nothing else of Waybill's", async () => {
     assert.strictEqual(install.code, 0, install.output)
-    const compiled = await run(join(project, "node_modules/.bin/tsc"), ["-p", "."])
-    assert.strictEqual(compiled.code, 0, compiled.output)
-    for (const example of ["signing", "filters", "recurring", "drafts"]) {
-      const ran = await run(process.execPath, [`dist/domain/${example}.js`])
-      assert.strictEqual(ran.code, 0, `${example}: ${ran.output}`)
-      assert.notMatch(ran.output, /Error/, `${example}: ${ran.output}`)
+    const alone = await installInto(signingOnly, ["@waybill/signing"])
+    assert.strictEqual(alone.code, 0, alone.output)
+    assert.sameMembers(readdirSync(join(signingOnly, "node_modules/@waybill")), ["core", "signing"])
+    assert.sameMembers(readdirSync(join(signingOnly, "waybill-packages")), [
+      "waybill-core-0.1.0.tgz",
+      "waybill-signing-0.1.0.tgz"
+    ])
+    writeFileSync(
+      join(signingOnly, "verify.cjs"),
+      [
+        'const Hmac = require("@waybill/signing/Hmac")',
+        'const headers = Hmac.signatureHeaders("a shared secret of 16+ characters", 1798000000, "{}")',
+        'const verdict = Hmac.verify({ secret: "a shared secret of 16+ characters", headers, rawBody: "{}", now: 1798000000 })',
+        'console.log(verdict._tag === "Right" ? "verified" : "refused")'
+      ].join("\n")
+    )
+    const ran = await run(process.execPath, ["verify.cjs"], { cwd: signingOnly })
+    assert.strictEqual(ran.code, 0, ran.output)
+    assert.include(ran.output, "verified")
+  }, 300_000)
+
+  it("every package passes npm publish --dry-run with its README, LICENSE, changelog and build", () => {
+    assert.strictEqual(install.code, 0, install.output)
+    assert.strictEqual(published.code, 0, published.output)
+    // Warnings of the registry's login only (a dry run needs none): nothing npm had to correct.
+    const warnings = published.output
+      .split("\n")
+      .filter(
+        (line) => line.startsWith("npm warn") && !/requires you to be logged in|Skipping workspace .*private/.test(line)
+      )
+    assert.deepStrictEqual(warnings, [])
+    const report = JSON.parse(published.stdout) as Record<
+      string,
+      { version: string; files: ReadonlyArray<{ path: string }> }
+    >
+    const names = packageDirectories().map(
+      (directory) => (JSON.parse(readFileSync(join(root, directory, "package.json"), "utf8")) as { name: string }).name
+    )
+    assert.sameMembers(Object.keys(report), names)
+    for (const [name, { files }] of Object.entries(report)) {
+      const paths = files.map((file) => file.path)
+      assert.includeMembers(
+        paths,
+        ["README.md", "LICENSE", "CHANGELOG.md", "package.json", "dist/index.js", "dist/index.d.ts"],
+        name
+      )
+      assert.isFalse(
+        paths.some((path) => path.startsWith("test/") || path.endsWith(".tsbuildinfo")),
+        name
+      )
     }
-  }, 240_000)
+  })
 
   it("requires the packages from CommonJS", async () => {
     assert.strictEqual(install.code, 0, install.output)
@@ -165,9 +245,50 @@ describe("the packed packages in a project outside the workspace", () => {
     assert.include(ran.output, '{"verified":true,"compile":"function"}')
   }, 60_000)
 
+  it("runs the guide's CommonJS host (require, an async main) with plain Node, and stops it on SIGTERM", async () => {
+    assert.strictEqual(install.code, 0, install.output)
+    const port = await freePort()
+    const host = execFile(process.execPath, ["commonjs.cjs"], {
+      cwd: project,
+      env: { ...environment, PORT: String(port), WAYBILL_API_KEYS: "acme:consumer-test-key-0001" }
+    })
+    let output = ""
+    host.stdout?.on("data", (chunk) => (output += chunk))
+    host.stderr?.on("data", (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => host.on("exit", (code) => resolve(code)))
+    try {
+      const deadline = Date.now() + 90_000
+      while (!/Listening on/.test(output) && Date.now() < deadline && host.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      assert.match(output, /Listening on http:\/\/127\.0\.0\.1:\d+; Waybill at/)
+      const base = `http://127.0.0.1:${port}`
+      assert.deepStrictEqual(await (await fetch(`${base}/`)).json(), { app: "my backend" })
+      const shapes = await fetch(`${base}/waybill/transport-shapes`, {
+        headers: { authorization: "Bearer consumer-test-key-0001" }
+      })
+      assert.strictEqual(shapes.status, 200)
+    } finally {
+      host.kill("SIGTERM")
+    }
+    assert.strictEqual(await exited, 0, output)
+  }, 120_000)
+
+  it("type-checks a TypeScript consumer under moduleResolution nodenext and runs it with plain Node", async () => {
+    assert.strictEqual(install.code, 0, install.output)
+    const compiled = await run(join(project, "node_modules/.bin/tsc"), ["-p", "."])
+    assert.strictEqual(compiled.code, 0, compiled.output)
+    for (const example of ["signing", "filters", "recurring", "drafts"]) {
+      assert.isTrue(existsSync(join(project, `dist/domain/${example}.mjs`)), example)
+      const ran = await run(process.execPath, [`dist/domain/${example}.mjs`])
+      assert.strictEqual(ran.code, 0, `${example}: ${ran.output}`)
+      assert.notMatch(ran.output, /Error/, `${example}: ${ran.output}`)
+    }
+  }, 240_000)
+
   it("mounts the web handler in Express and Hono, answers, and delivers a signed event the receiver kit verifies", async () => {
     assert.strictEqual(install.code, 0, install.output)
-    const ran = await run(process.execPath, ["dist/host.js"], 120_000)
+    const ran = await run(process.execPath, ["dist/host.mjs"], { timeout: 120_000 })
     assert.strictEqual(ran.code, 0, ran.output)
     const lines = ran.output
       .split("\n")

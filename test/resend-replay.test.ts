@@ -10,7 +10,7 @@ import * as ReferenceDataFile from "@waybill/server/ReferenceDataFile"
 import * as Server from "@waybill/server/Server"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Layer, Redacted } from "effect"
-import { call, forEachServer, isErrorBody, keys, testConfig } from "./harness.js"
+import { call, forEachServer, isErrorBody, keys, testConfig, testLog } from "./harness.js"
 import { eventually, type Received, receiver } from "./receivers.js"
 
 const hmacSecret = "e2e-hmac-secret-0123456789"
@@ -266,6 +266,9 @@ forEachServer("resend and replay over HTTP", (it) => {
 })
 
 const url = process.env.DATABASE_URL
+// The log of the two servers, shown after a test that failed.
+const log = testLog("the two servers")
+log.showOnFailure()
 
 describe.skipIf(!url)("replay with two server processes on one PostgreSQL", () => {
   it.live(
@@ -276,10 +279,8 @@ describe.skipIf(!url)("replay with two server processes on one PostgreSQL", () =
           const database = yield* Testing.freshPostgresDatabase(url!)
           const referenceData = yield* ReferenceDataFile.load(ReferenceDataFile.defaultPath)
           const config = testConfig({ _tag: "Postgres", url: Redacted.make(database), maxConnections: 5 })
-          const servers = yield* Effect.all([
-            Layer.build(Server.layer(config, referenceData)),
-            Layer.build(Server.layer(config, referenceData))
-          ])
+          const server = Server.layer(config, referenceData).pipe(Layer.provide(log.layer))
+          const servers = yield* Effect.all([Layer.build(server), Layer.build(server)])
           const bases = yield* Effect.forEach(servers, (context) => Effect.provide(Server.baseUrl, context))
           const on = (base: string, path: string, json?: unknown) =>
             Effect.promise(() =>

@@ -53,6 +53,13 @@ const refused = (run: Run, expected: RegExp) => {
   assert.notMatch(run.output, /Error: 1|\n\s+at /, run.output)
 }
 
+const psql = (url: string, command: string) =>
+  new Promise<string>((resolve, reject) =>
+    execFile("psql", [url, "-v", "ON_ERROR_STOP=1", "-qtAc", command], (error, stdout) =>
+      error === null ? resolve(stdout) : reject(error)
+    )
+  )
+
 const tablesIn = (url: string) =>
   new Promise<number>((resolve, reject) =>
     execFile(
@@ -79,6 +86,7 @@ describe("configuration errors name their variable and change nothing", () => {
       [{ WAYBILL_API_KEYS: "nocolon" }, /WAYBILL_API_KEYS: entry 1 must be workspaceId:key/],
       [{ WAYBILL_ALLOW_PRIVATE_TARGETS: "perhaps" }, /WAYBILL_ALLOW_PRIVATE_TARGETS: /],
       [{ WAYBILL_CLOCK_START: "yesterday" }, /WAYBILL_CLOCK_START: must be an ISO 8601 instant/],
+      [{ WAYBILL_DATABASE_SCHEMA: "Waybill-1" }, /WAYBILL_DATABASE_SCHEMA: must be a lower-case PostgreSQL identifier/],
       [{ WAYBILL_REFERENCE_DATA: "/nonexistent/reference.json" }, /WAYBILL_REFERENCE_DATA: .*cannot be read/]
     ]
     const runs = await Promise.all(cases.map(([env]) => start(env)))
@@ -146,6 +154,21 @@ describe("database errors are one line naming DATABASE_URL", () => {
         run,
         /DATABASE_URL: cannot use PostgreSQL at [^ ]+\/waybill_no_such_database: database "waybill_no_such_database" does not exist \(create it with: createdb waybill_no_such_database\)/
       )
+    }
+  )
+
+  it.skipIf(postgresUrl === undefined)(
+    "[postgres] a migration that fails names the migration, its statement and PostgreSQL's reason, and leaves nothing",
+    async () => {
+      // A table in the way, made by hand in Waybill's schema.
+      await psql(url!, "CREATE SCHEMA waybill; CREATE TABLE waybill.tours (id text)")
+      const run = await start({ DATABASE_URL: url!, WAYBILL_SECRET_KEY: secretKey })
+      refused(
+        run,
+        /DATABASE_URL: cannot migrate PostgreSQL at [^ ]+: Migration "3_tours" failed at statement `CREATE TABLE tours \( workspace_id text NOT NULL, .*`: relation "tours" already exists \[SQLSTATE 42P07\]$/
+      )
+      assert.strictEqual(await tablesIn(url!), 1)
+      await psql(url!, "DROP SCHEMA waybill CASCADE")
     }
   )
 })

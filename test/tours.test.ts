@@ -13,7 +13,16 @@ import type { DatabaseConfig } from "@waybill/store-pg/Database"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Context, Effect, Exit, Fiber, Layer, Redacted, Schema, Scope } from "effect"
 import { contractMaster } from "./fixtures.js"
-import { call, forEachServer, isErrorBody, keys, type Reply, type ServerServices, testConfig } from "./harness.js"
+import {
+  call,
+  forEachServer,
+  isErrorBody,
+  keys,
+  type Reply,
+  type ServerServices,
+  testConfig,
+  testLog
+} from "./harness.js"
 
 // One clock for every server of this file: tests set it to the instants they need.
 const clock = AdjustableClock.make()
@@ -114,11 +123,17 @@ const sameDatabaseUrl = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   })
 )
 
+// The log of the servers tests start themselves, shown after a test that failed.
+const log = testLog("the other servers")
+log.showOnFailure()
+
 /** Another server (another process, as far as the database can tell) on a given database. */
 const startServer = (database: DatabaseConfig, options: Generation.Options, scope: Scope.Scope) =>
   Effect.flatMap(ReferenceDataFile.load(ReferenceDataFile.defaultPath), (referenceData) =>
     Layer.buildWithScope(
-      Server.layer(testConfig(database, { generatorIntervalMs: 3_600_000 }), referenceData, options),
+      Server.layer(testConfig(database, { generatorIntervalMs: 3_600_000 }), referenceData, options).pipe(
+        Layer.provide(log.layer)
+      ),
       scope
     )
   )

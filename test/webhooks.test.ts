@@ -281,6 +281,31 @@ forEachServer(
       })
     )
 
+    it.effect("an unknown event type gets the closest catalogue names, wherever a type is checked", () =>
+      Effect.gen(function* () {
+        const hint = "is not a catalogue event type; did you mean transport-drafts-created?"
+        const published = yield* publish({}, "transport-draft-created")
+        assert.isTrue(isErrorBody(published, 400, "bad_request"), published.text)
+        assert.deepStrictEqual(published.body.issues, [{ path: "type", message: hint }])
+        const registered = yield* register(
+          "https://hooks.example.org/x",
+          { type: "hmac", secret: hmacSecret },
+          { events: ["tour-created", "transport-draft-created"], filters: { Tour_Created: { conditions: [] } } }
+        )
+        assert.isTrue(isErrorBody(registered, 400, "bad_request"), registered.text)
+        assert.deepStrictEqual(registered.body.issues, [
+          { path: "events.1", message: hint },
+          { path: "filters.Tour_Created", message: "is not a catalogue event type; did you mean tour-created?" }
+        ])
+        const fields = yield* api("/webhooks/filter-fields?event=transport-draft-created")
+        assert.isTrue(isErrorBody(fields, 400, "bad_request"), fields.text)
+        assert.deepStrictEqual(fields.body.issues, [{ path: "event", message: hint }])
+        // Nothing close: the plain message.
+        const far = yield* publish({}, "zzz")
+        assert.deepStrictEqual(far.body.issues, [{ path: "type", message: "is not a catalogue event type" }])
+      })
+    )
+
     it.effect("no response of this suite ever contained a secret", () =>
       Effect.sync(() => {
         assert.isTrue(replies.length > 20)

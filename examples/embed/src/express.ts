@@ -9,8 +9,8 @@ import * as Waybill from "@waybill/server/Waybill"
 import express from "express"
 import { type Running, runIfMain } from "./Main.js"
 
-export const start = async (port: number, env: Record<string, string | undefined> = process.env): Promise<Running> => {
-  const waybill = await Waybill.make({ env, basePath: "/waybill" })
+// The application: its own routes, and Waybill's handler mounted under /waybill.
+export const application = (waybill: Pick<Waybill.Waybill, "handler">) => {
   const app = express()
   app.get("/", (_req, res) => {
     res.json({ app: "my backend" })
@@ -18,6 +18,12 @@ export const start = async (port: number, env: Record<string, string | undefined
   // Express removes "/waybill" from req.url before the listener sees it. Register no body
   // parser (express.json()) in front of it: Waybill reads and checks the raw body itself.
   app.use("/waybill", getRequestListener(waybill.handler))
+  return app
+}
+
+export const start = async (port: number, env: Record<string, string | undefined> = process.env): Promise<Running> => {
+  const waybill = await Waybill.make({ env, basePath: "/waybill" })
+  const app = application(waybill)
   const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
     const listening = app.listen(port, "127.0.0.1", (error?: Error) => (error ? reject(error) : resolve(listening)))
   })

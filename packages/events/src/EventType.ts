@@ -83,7 +83,7 @@ export const all = [
 export const EventType = Schema.Literal(...all).annotations({
   identifier: "EventType",
   description: "A catalogue event type.",
-  message: () => ({ message: "is not a catalogue event type", override: true })
+  message: (issue) => ({ message: notInCatalogue(issue.actual), override: true })
 })
 
 /**
@@ -101,3 +101,67 @@ const known: ReadonlySet<string> = new Set(all)
  * @category guards
  */
 export const isEventType = (value: unknown): value is EventType => typeof value === "string" && known.has(value)
+
+// Edit distance with transpositions (optimal string alignment), given up beyond `limit`.
+const distance = (a: string, b: string, limit: number): number => {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1
+  let before = Array.from({ length: b.length + 1 }, (_, j) => j)
+  let previous = before
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    let best = i
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let value = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1)
+      row.push(value)
+      best = Math.min(best, value)
+    }
+    if (best > limit) return limit + 1
+    before = previous
+    previous = row
+  }
+  return previous[b.length]!
+}
+
+/**
+ * The catalogue's names closest to a name it does not hold (at most three): the fewest letters
+ * off (`transport-draft-created` → `transport-drafts-created`), after ignoring case and reading
+ * `_` and spaces as `-`; else the names it begins (`comment-reaction` →
+ * `comment-reaction-added`, `comment-reaction-removed`). Empty when nothing is close.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const closestTypes = (value: string): ReadonlyArray<EventType> => {
+  const wanted = value
+    .trim()
+    .toLowerCase()
+    .replace(/[_\s]+/g, "-")
+  if (wanted === "" || wanted.length > 100) return []
+  const limit = Math.max(2, Math.floor(wanted.length / 4))
+  const scored = all.map((type) => ({ type, distance: distance(wanted, type, limit) }))
+  const best = Math.min(...scored.map((candidate) => candidate.distance))
+  if (best <= limit) {
+    return scored
+      .filter((candidate) => candidate.distance === best)
+      .map((candidate) => candidate.type)
+      .slice(0, 3)
+  }
+  return wanted.length < 4 ? [] : all.filter((type) => type.startsWith(`${wanted}-`)).slice(0, 3)
+}
+
+/**
+ * The issue message for a value that is not a catalogue event type, naming the closest
+ * catalogue names when there are any: `is not a catalogue event type; did you mean
+ * transport-drafts-created?`. The value itself is not quoted back.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const notInCatalogue = (value: unknown): string => {
+  const closest = typeof value === "string" ? closestTypes(value) : []
+  if (closest.length === 0) return "is not a catalogue event type"
+  const names = closest.length === 1 ? closest[0] : `${closest.slice(0, -1).join(", ")} or ${closest.at(-1)}`
+  return `is not a catalogue event type; did you mean ${names}?`
+}

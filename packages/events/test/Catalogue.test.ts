@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import * as EventType from "../src/EventType.js"
 import * as Payload from "../src/Payload.js"
@@ -160,5 +162,39 @@ describe("the catalogue against the spec table", () => {
 
   it("payloadSchema returns the schema of the type", () => {
     assert.strictEqual(Payload.payloadSchema("leg-deleted"), Payload.schemas["leg-deleted"] as unknown)
+  })
+})
+
+describe("a name the catalogue does not hold", () => {
+  it("gets the closest catalogue names: a few letters off, another case, _ for -, or the names it begins", () => {
+    const cases: ReadonlyArray<[string, ReadonlyArray<string>]> = [
+      ["transport-draft-created", ["transport-drafts-created"]],
+      ["tour-create", ["tour-created"]],
+      ["Tour_Created", ["tour-created"]],
+      ["task complete", ["task-completed"]],
+      ["transport-draft-recurring-activate", ["transport-draft-recurring-activated"]],
+      ["comment-reaction", ["comment-reaction-added", "comment-reaction-removed"]],
+      ["zzz", []],
+      ["", []],
+      ["created-tour", []]
+    ]
+    for (const [value, expected] of cases) assert.deepStrictEqual(EventType.closestTypes(value), expected, value)
+    assert.strictEqual(
+      EventType.notInCatalogue("transport-draft-created"),
+      "is not a catalogue event type; did you mean transport-drafts-created?"
+    )
+    assert.strictEqual(
+      EventType.notInCatalogue("comment-reaction"),
+      "is not a catalogue event type; did you mean comment-reaction-added or comment-reaction-removed?"
+    )
+    assert.strictEqual(EventType.notInCatalogue(42), "is not a catalogue event type")
+  })
+
+  it("decoding with the EventType schema says the same", () => {
+    const result = Schema.decodeUnknownEither(EventType.EventType)("tour-create")
+    assert.isTrue(Either.isLeft(result))
+    if (Either.isLeft(result)) {
+      assert.include(ParseResult.TreeFormatter.formatErrorSync(result.left), "did you mean tour-created?")
+    }
   })
 })

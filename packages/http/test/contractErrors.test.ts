@@ -31,6 +31,7 @@ class TestApi extends HttpApi.make("test")
       )
       .add(HttpApiEndpoint.get("explode", "/explode").addSuccess(Schema.String))
       .add(HttpApiEndpoint.get("outage", "/outage").addSuccess(Schema.String))
+      .add(HttpApiEndpoint.post("poke", "/poke").addSuccess(Schema.String))
   )
   .addError(BadRequest) {}
 
@@ -39,6 +40,7 @@ const ThingsLive = HttpApiBuilder.group(TestApi, "things", (handlers) =>
     .handle("create", () => Effect.succeed({ ok: true }))
     .handle("explode", () => Effect.die(new Error("database password hunter2 leaked in a stack")))
     .handle("outage", () => Effect.die(new DatabaseDown("connect ECONNREFUSED 10.0.0.7:5432 as admin/hunter2")))
+    .handle("poke", () => Effect.succeed("poked"))
 )
 
 // What an Availability port would call an outage: here, one error class.
@@ -117,6 +119,23 @@ describe("contract error bodies", () => {
       const large = yield* post(JSON.stringify({ name: "x".repeat(MAX_BODY_BYTES) }))
       assert.deepStrictEqual([large.status, large.body.code], [413, "payload_too_large"])
     })
+  )
+
+  it.effect(
+    "a POST without a body needs no media type, also as a Node adapter hands it over (an empty stream, content-length 0)",
+    () =>
+      Effect.gen(function* () {
+        const bare = yield* call("/poke", { method: "POST" })
+        assert.deepStrictEqual([bare.status, bare.body], [200, "poked"])
+        // What @hono/node-server's getRequestListener makes of `POST /poke` with `content-length: 0`.
+        const adapted = yield* call("/poke", {
+          method: "POST",
+          body: new ReadableStream({ start: (controller) => controller.close() }),
+          headers: { "content-length": "0" },
+          duplex: "half"
+        } as RequestInit)
+        assert.deepStrictEqual([adapted.status, adapted.body], [200, "poked"])
+      })
   )
 
   it.effect("a body nested deeper than 64 levels is 400 at the path where the limit is crossed", () =>

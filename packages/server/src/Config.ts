@@ -7,6 +7,7 @@
 import type { StaticKey } from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import type { DatabaseConfig } from "@waybill/store-pg/Database"
+import * as Migrations from "@waybill/store-pg/Migrations"
 import { defaultMaxWebhooksPerWorkspace } from "@waybill/webhooks/WebhookService"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
@@ -169,6 +170,15 @@ export const settings: Config.Config<ServerConfig> = Config.all({
     )
   ),
   dataDir: Config.string("WAYBILL_DATA_DIR").pipe(Config.withDefault(".waybill/data")),
+  schema: Config.string("WAYBILL_DATABASE_SCHEMA").pipe(
+    Config.withDefault(Migrations.defaultSchema),
+    Config.mapOrFail((name) =>
+      Option.match(Migrations.schemaProblem(name), {
+        onNone: () => Either.right(name),
+        onSome: (problem) => Either.left(ConfigError.InvalidData(["WAYBILL_DATABASE_SCHEMA"], problem))
+      })
+    )
+  ),
   apiKeys: Config.option(Config.string("WAYBILL_API_KEYS")).pipe(
     Config.mapOrFail(
       Option.match({
@@ -223,11 +233,11 @@ export const settings: Config.Config<ServerConfig> = Config.all({
   logLevel: Config.option(Config.logLevel("WAYBILL_LOG_LEVEL")).pipe(Config.map(Option.getOrUndefined))
 }).pipe(
   Config.map(
-    ({ dataDir, ...rest }): ServerConfig => ({
+    ({ dataDir, schema, ...rest }): ServerConfig => ({
       ...rest,
       database: Option.match(rest.databaseUrl, {
-        onNone: (): DatabaseConfig => ({ _tag: "Embedded", dataDir }),
-        onSome: (url): DatabaseConfig => ({ _tag: "Postgres", url })
+        onNone: (): DatabaseConfig => ({ _tag: "Embedded", dataDir, schema }),
+        onSome: (url): DatabaseConfig => ({ _tag: "Postgres", url, schema })
       })
     })
   )

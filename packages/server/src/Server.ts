@@ -63,7 +63,7 @@ export const developmentWorkspace = Schema.decodeSync(WorkspaceId)("default")
  */
 export const databaseConfig = (config: ServerConfig): Database.DatabaseConfig =>
   config.database._tag === "Embedded" && config.database.dataDir !== "memory://"
-    ? { _tag: "Embedded", dataDir: join(config.database.dataDir, "pglite") }
+    ? { ...config.database, dataDir: join(config.database.dataDir, "pglite") }
     : config.database
 
 // With no configured keys and none on file, issue one for local use and print it once.
@@ -159,7 +159,8 @@ const dispatching = (config: ServerConfig) =>
       if (config.database._tag === "Postgres") {
         const pg = yield* PgClient.PgClient
         let lost = false
-        const listening = pg.listen(PgEventOutbox.channel).pipe(
+        const channel = PgEventOutbox.channelOf(Database.schemaOf(databaseConfig(config)))
+        const listening = pg.listen(channel).pipe(
           Stream.runForEach(() => {
             if (!lost) return dispatcher.wake
             lost = false

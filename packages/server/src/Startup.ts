@@ -82,11 +82,14 @@ export const describeFailure = (error: unknown, settings?: ServerConfig): Option
   }
   if (error instanceof Database.EmbeddedStartError) return Option.some(error.message)
   if ((hasTag(error, "SqlError") || hasTag(error, "MigrationError")) && settings !== undefined) {
-    const cause = rootCause(error)
-    const what = hasTag(error, "MigrationError") ? "cannot migrate" : "cannot use"
     const variable = settings.database._tag === "Postgres" ? "DATABASE_URL" : "WAYBILL_DATA_DIR"
+    // A migration's failure names the migration, its statement and PostgreSQL's reason itself.
+    if (hasTag(error, "MigrationError")) {
+      return Option.some(`${variable}: cannot migrate ${describeDatabase(settings)}: ${error.message}`)
+    }
+    const cause = rootCause(error)
     return Option.some(
-      `${variable}: ${what} ${describeDatabase(settings)}: ${cause.message}${databaseHint(cause, settings)}`
+      `${variable}: cannot use ${describeDatabase(settings)}: ${cause.message}${databaseHint(cause, settings)}`
     )
   }
   if (hasTag(error, "ServeError") && settings !== undefined) {

@@ -1,21 +1,26 @@
 /**
  * Waybill inside your own Node service: the reference server's ports on a database, served by the
  * API's web handler, with its two background loops; mount `handler`, call `close` on shutdown.
- * Configuration: docs/internals.md (Waybill).
+ * It reads the reference server's variables, but never issues a development key (docs/embedding.md).
  *
  * @since 0.1.0
  */
 
 import * as Console from "@waybill/console/Console"
+import * as ApiKeys from "@waybill/core/ApiKeys"
 import * as Http from "@waybill/http/Http"
+import type * as Clock from "effect/Clock"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
+import * as AdjustableClock from "./AdjustableClock.js"
 import { config, type ServerConfig } from "./Config.js"
+import * as DataDirLock from "./DataDirLock.js"
 import * as ReferenceDataFile from "./ReferenceDataFile.js"
 import * as Server from "./Server.js"
 import * as Startup from "./Startup.js"
@@ -50,6 +55,11 @@ export interface Options {
   readonly basePath?: string | undefined
 }
 
+const noKeys = ConfigError.MissingData(
+  ["WAYBILL_API_KEYS"],
+  "set workspaceId:key pairs (e.g. acme:a-long-random-key), or store keys in the database with waybill-keys; Waybill.make issues no development key"
+)
+
 /**
  * Opens the database (running its migrations), starts the background loops and builds the
  * handler. Fails at once, with one line naming the setting and the cause, on a bad
@@ -64,31 +74,76 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     if (value !== undefined) variables.set(name, value)
   }
   let settings: ServerConfig | undefined
+  let clock: Clock.Clock | undefined
   const scope = Effect.runSync(Scope.make())
   const opened = Effect.gen(function* () {
     settings = yield* config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(variables)))
-    if (Option.isNone(settings.apiKeys)) {
-      return yield* Effect.fail(
-        ConfigError.MissingData(["WAYBILL_API_KEYS"], "set workspaceId:key pairs, e.g. acme:a-long-random-key")
-      )
+    const configured = settings
+    const inMemory = configured.database._tag === "Embedded" && configured.database.dataDir === "memory://"
+    // A database in memory holds no stored key: refuse before opening it.
+    if (Option.isNone(configured.apiKeys) && inMemory) return yield* Effect.fail(noKeys)
+    // One process per embedded data directory, as for the server and the keys tool.
+    yield* Scope.extend(DataDirLock.acquire(configured.database), scope)
+    const referenceData = yield* ReferenceDataFile.load(configured.referenceDataPath)
+    // WAYBILL_CLOCK_START (development only), as for the server: the ports and the handler share it.
+    clock = configured.clockStart === undefined ? undefined : AdjustableClock.make(configured.clockStart)
+    const ports = yield* Layer.buildWithScope(
+      Server.layerPorts(configured, referenceData, clock === undefined ? {} : { clock }),
+      scope
+    )
+    if (Option.isNone(configured.apiKeys)) {
+      const stored = yield* Effect.provide(ApiKeys.ApiKeys, ports).pipe(Effect.flatMap((keys) => keys.list))
+      if (!stored.some((key) => key.revokedAt === null)) return yield* Effect.fail(noKeys)
     }
-    const referenceData = yield* ReferenceDataFile.load(settings.referenceDataPath)
-    const ports = Server.layerPorts(settings, referenceData)
     // Deliveries and tours happen in the background, as in the reference server.
-    return yield* Layer.buildWithScope(Layer.provideMerge(Server.layerBackground(settings), ports), scope)
+    const background = yield* Layer.buildWithScope(
+      Layer.provide(
+        Server.layerBackground(configured),
+        clock === undefined
+          ? Layer.succeedContext(ports)
+          : Layer.merge(Layer.succeedContext(ports), Layer.setClock(clock))
+      ),
+      scope
+    )
+    return Context.merge(ports, background)
   })
   const exit = await Effect.runPromiseExit(opened)
   if (Exit.isFailure(exit)) {
     await Effect.runPromise(Scope.close(scope, exit))
     throw new Error(Startup.report(exit.cause, settings))
   }
-  const web = Http.toWebHandler(Layer.succeedContext(exit.value), { basePath: options.basePath })
+  const web = toWebHandler(exit.value, { basePath: options.basePath, clock })
   return {
-    // The operator console in front of the API: its page and assets, everything else to the API.
-    handler: Console.toWebHandler({ next: (request) => web.handler(request) }),
+    handler: web.handler,
     close: async () => {
       await web.dispose()
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
+  }
+}
+
+/**
+ * The handler `make` serves, over ports the host built itself (`Server.layerPorts`, with
+ * `Server.layerBackground` beside them for deliveries and tours): every route of the API,
+ * `/openapi.json` and `/docs` naming `basePath`, and the operator console. `clock`, when the
+ * ports were built with one (`Generation.Options`), is the requests' clock too. `dispose` stops
+ * the handler; the ports stay open for their owner to close.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toWebHandler = (
+  ports: Context.Context<Http.Requirements>,
+  options: { readonly basePath?: string | undefined; readonly clock?: Clock.Clock | undefined } = {}
+): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
+  const context = Layer.succeedContext(ports)
+  const web = Http.toWebHandler(
+    options.clock === undefined ? context : Layer.merge(context, Layer.setClock(options.clock)),
+    { basePath: options.basePath }
+  )
+  return {
+    // The operator console in front of the API: its page and assets, everything else to the API.
+    handler: Console.toWebHandler({ next: (request) => web.handler(request) }),
+    dispose: () => web.dispose()
   }
 }

@@ -6,6 +6,7 @@
  */
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Database from "@waybill/store-pg/Database"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -23,7 +24,9 @@ const program = Effect.gen(function* () {
   // One process per embedded data directory (the keys tool takes the same lock).
   yield* DataDirLock.acquire(settings.database)
   const referenceData = yield* load(settings.referenceDataPath)
-  yield* Effect.logInfo(`Waybill starting on ${Startup.describeDatabase(settings)}`)
+  yield* Effect.logInfo(
+    `Waybill starting on ${Startup.describeDatabase(settings)}, schema ${Database.schemaOf(settings.database)}`
+  )
   if (settings.clockStart !== undefined) {
     yield* Effect.logWarning(
       `WAYBILL_CLOCK_START: the server's clock starts at ${new Date(settings.clockStart).toISOString()} (development only)`

@@ -4,10 +4,15 @@
  * same SQL, the same migrations and the same value parsing serve both. Migrations run when the
  * layer starts.
  *
+ * Waybill's tables live in a PostgreSQL schema of their own (`waybill` by default): every
+ * connection of the layer, its pool's and the one that listens for notifications, has that
+ * schema as its `search_path`, so the SQL stays unqualified and a host's tables in the same
+ * database are never seen. The layer opens its own connections; a host's are never altered.
+ *
  * @since 0.1.0
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
-import type { MigrationError } from "@effect/sql/Migrator"
+import { MigrationError } from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -16,6 +21,7 @@ import { Transactor } from "@waybill/core/Transactor"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as Pg from "pg"
@@ -31,8 +37,34 @@ import * as Migrations from "./Migrations.js"
  * @category models
  */
 export type DatabaseConfig =
-  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted<string>; readonly maxConnections?: number }
-  | { readonly _tag: "Embedded"; readonly dataDir: string }
+  | {
+      readonly _tag: "Postgres"
+      readonly url: Redacted.Redacted<string>
+      readonly maxConnections?: number
+      /** The schema of Waybill's tables (`waybill` when omitted; see `Migrations.schemaProblem`). */
+      readonly schema?: string | undefined
+    }
+  | {
+      readonly _tag: "Embedded"
+      /** A directory, or `memory://` for a database that lives as long as the layer. */
+      readonly dataDir: string
+      /** The schema of Waybill's tables (`waybill` when omitted). */
+      readonly schema?: string | undefined
+      /**
+       * In memory only: a file holding a data directory dumped by PGlite's `dumpDataDir`, to
+       * start from instead of an empty database (tests start from a migrated one: loading takes
+       * a fraction of creating and migrating).
+       */
+      readonly snapshot?: string | undefined
+    }
+
+/**
+ * The schema a configuration keeps Waybill's tables in.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const schemaOf = (config: DatabaseConfig): string => config.schema ?? Migrations.defaultSchema
 
 /**
  * Failure to open the embedded database (unreadable directory, another process holding it...).
@@ -68,7 +100,7 @@ const transactorFrom = (sql: SqlClient.SqlClient) =>
 // fire against a host that accepts TCP but never speaks PostgreSQL.
 const connectTimeoutMs = 5_000
 
-const postgresPool = (url: string, maxConnections: number) =>
+const postgresPool = (url: string, maxConnections: number, schema: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
@@ -76,6 +108,8 @@ const postgresPool = (url: string, maxConnections: number) =>
           connectionString: url,
           max: maxConnections,
           application_name: "waybill",
+          // Set at connection start-up, so every connection of the pool has it from its first statement.
+          options: searchPathOption(schema),
           connectionTimeoutMillis: connectTimeoutMs,
           types,
           Client: PreparingClient
@@ -101,7 +135,7 @@ const postgresPool = (url: string, maxConnections: number) =>
 // restart of PostgreSQL its stream stays open and silent for good), so that a caller can listen
 // again.
 const listen =
-  (url: string) =>
+  (url: string, schema: string) =>
   (channel: string): Stream.Stream<string, SqlError> =>
     Stream.asyncPush<string, SqlError>((emit) =>
       Effect.acquireRelease(
@@ -110,6 +144,7 @@ const listen =
             const client = new Pg.Client({
               connectionString: url,
               application_name: "waybill",
+              options: searchPathOption(schema),
               // As the pool's: a host that never answers must not keep the listener from trying again.
               connectionTimeoutMillis: connectTimeoutMs
             })
@@ -143,20 +178,25 @@ const listen =
       )
     )
 
-const client = (config: DatabaseConfig) =>
+// A schema name that passed `Migrations.schemaProblem` needs no quoting.
+const searchPathOption = (schema: string) => `-c search_path=${schema}`
+
+const client = (config: DatabaseConfig, schema: string) =>
   Effect.gen(function* () {
     if (config._tag === "Postgres") {
       const url = Redacted.value(config.url)
       const pg = yield* PgClient.fromPool({
-        acquire: postgresPool(url, config.maxConnections ?? 10),
+        acquire: postgresPool(url, config.maxConnections ?? 10, schema),
         applicationName: "waybill",
         types
       })
-      return Object.assign(pg, { listen: listen(url) })
+      return Object.assign(pg, { listen: listen(url, schema) })
     }
     // PGlite is one session shared by whatever connects to its socket, so statements prepared
     // by a connection that broke would still be there for its replacement: unnamed ones only.
-    const embedded = yield* Embedded.acquire(config.dataDir)
+    // Its session, which is ours alone, has the schema as its search_path (it ignores the
+    // start-up options of connections).
+    const embedded = yield* Embedded.acquire(config.dataDir, { searchPath: schema, snapshot: config.snapshot })
     return yield* PgClient.make({
       host: embedded.socketDir,
       port: Embedded.SOCKET_PORT,
@@ -170,7 +210,9 @@ const client = (config: DatabaseConfig) =>
 
 /**
  * The database: `PgClient`, `SqlClient`, a `Transactor` backed by SQL transactions and its
- * `Availability` (a `SELECT 1`; connection failures are outages), with every migration applied.
+ * `Availability` (a `SELECT 1`; connection failures are outages), with every migration applied
+ * in the configured schema (`Migrations.runIn`). A schema name that is not a plain identifier
+ * fails before anything is opened.
  *
  * @since 0.1.0
  * @category layers
@@ -183,8 +225,13 @@ export const layer = (
 > =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const pg = yield* client(config)
-      yield* Migrations.run.pipe(Effect.provideService(SqlClient.SqlClient, pg))
+      const schema = schemaOf(config)
+      const problem = Migrations.schemaProblem(schema)
+      if (Option.isSome(problem)) {
+        return yield* new MigrationError({ reason: "bad-state", message: `schema ${schema}: ${problem.value}` })
+      }
+      const pg = yield* client(config, schema)
+      yield* Migrations.runIn(schema).pipe(Effect.provideService(SqlClient.SqlClient, pg))
       return Context.make(PgClient.PgClient, pg).pipe(
         Context.add(SqlClient.SqlClient, pg),
         Context.add(Transactor, transactorFrom(pg)),

@@ -2,12 +2,20 @@
  * The schema, as one ordered list of migrations: the single source of truth for both
  * PostgreSQL and the embedded PGlite database. Add a migration; never edit a shipped one.
  *
+ * Every table, sequence and index, and the migrations' own bookkeeping, lives in a PostgreSQL
+ * schema of Waybill's own (`waybill` unless configured), so Waybill can share a host's database
+ * without touching the host's tables. The migrations' SQL is unqualified: it runs with the
+ * schema as its transaction's `search_path`, which never outlives the transaction, so a host's
+ * connection that runs them is left as it was.
+ *
  * @since 0.1.0
  */
 import * as Migrator from "@effect/sql/Migrator"
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
+import * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import workspacesAndApiKeys from "./migrations/0001_workspaces_and_api_keys.js"
 import draftsAndEvents from "./migrations/0002_drafts_and_events.js"
 import tours from "./migrations/0003_tours.js"
@@ -39,7 +47,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
 }
 
 /**
- * The table that records applied migrations.
+ * The table that records applied migrations, in Waybill's schema.
  *
  * @since 0.1.0
  * @category migrations
@@ -47,15 +55,186 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
 export const table = "waybill_migrations"
 
 /**
- * Applies every pending migration in one transaction; concurrent starters wait on a table
- * lock (PostgreSQL), so several processes may start at once.
+ * The schema Waybill keeps its tables in unless configured otherwise.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSchema = "waybill"
+
+/**
+ * Why a name cannot be Waybill's schema, or `None` when it can: a lower-case PostgreSQL
+ * identifier (letters a-z, digits, `_`, starting with a letter or `_`), at most 56 characters so
+ * that its notification channel (`<schema>_events`) fits PostgreSQL's 63, and not a system
+ * schema (`pg_*`, `information_schema`). Such a name needs no quoting anywhere.
  *
  * @since 0.1.0
  * @category migrations
  */
-export const run = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table }).pipe(
-  // Processes that start at once on a fresh database race to create the migrations table
-  // (`CREATE TABLE IF NOT EXISTS` is not safe against itself); the loser tries again and then
-  // waits on the table lock like any later starter.
-  Effect.retry({ times: 3, while: (error) => error instanceof SqlError })
-)
+export const schemaProblem = (name: string): Option.Option<string> => {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) {
+    return Option.some(
+      "must be a lower-case PostgreSQL identifier: letters a-z, digits and _, not starting with a digit"
+    )
+  }
+  if (name.length > 56) return Option.some("must be at most 56 characters")
+  if (name.startsWith("pg_") || name === "information_schema") return Option.some("must not be a system schema")
+  return Option.none()
+}
+
+/**
+ * The tables the migrations created in `public` before Waybill had a schema of its own (up to
+ * 0008), moved into the schema at the first start of a version that has one.
+ */
+const publicLayoutTables = [
+  "workspaces",
+  "api_keys",
+  "drafts",
+  "events",
+  "tours",
+  "webhooks",
+  "deliveries",
+  "alerts",
+  "fan_out"
+] as const
+const publicLayoutLastMigration = 8
+
+// One migration runner per schema at a time in a database, across processes: the transaction's
+// advisory lock (the first key names this purpose, the second the schema).
+const lockPurpose = 0x57617962 // "Wayb"
+
+// A statement as a failure message shows it: on one line, bounded.
+const oneLine = (text: string) => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > 240 ? `${flat.slice(0, 239)}…` : flat
+}
+
+// PostgreSQL's own words for a failure: its message, detail and SQLSTATE (the pg driver's error).
+const reasonOf = (error: unknown): string => {
+  let current: unknown = error
+  for (let depth = 0; depth < 5; depth++) {
+    if (typeof current !== "object" || current === null) break
+    const { code, message, detail } = current as { code?: unknown; message?: unknown; detail?: unknown }
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && typeof message === "string") {
+      return `${message}${typeof detail === "string" ? ` (${detail})` : ""} [SQLSTATE ${code}]`
+    }
+    if (!("cause" in current) || (current as { cause?: unknown }).cause === undefined) {
+      return current instanceof Error ? current.message : String(current)
+    }
+    current = (current as { cause?: unknown }).cause
+  }
+  return String(current)
+}
+
+// Moves an installation of the time before the schema (its tables and `waybill_migrations` in
+// `public`) into the schema, in the migrations' transaction: every row, index, constraint and
+// owned sequence moves with its table, nothing is copied. Nothing else in `public` is touched.
+const movePublicLayout = (sql: SqlClient.SqlClient, schema: string) =>
+  Effect.gen(function* () {
+    if (schema === "public") return
+    const [found] = yield* sql<{ old: boolean; current: boolean }>`
+      SELECT to_regclass(${`public.${table}`}) IS NOT NULL AS old,
+             to_regclass(${`${schema}.${table}`}) IS NOT NULL AS current`
+    if (!found?.old) return
+    if (found.current) {
+      yield* Effect.logWarning(
+        `public.${table} exists beside ${schema}.${table}: Waybill uses ${schema} and leaves public as it is`
+      )
+      return
+    }
+    const [latest] = yield* sql<{ id: number | null }>`SELECT max(migration_id) AS id FROM public.${sql(table)}`
+    if ((latest?.id ?? 0) > publicLayoutLastMigration) {
+      return yield* new Migrator.MigrationError({
+        reason: "bad-state",
+        message: `public.${table} records migration ${latest?.id}, made after Waybill moved to a schema of its own; this version cannot tell which tables of public are Waybill's (move them into schema ${schema} by hand, with ${table})`
+      })
+    }
+    const present = yield* sql<{ name: string }>`
+      SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname IN ${sql.in(publicLayoutTables)}`
+    const names = new Set(present.map((row) => row.name))
+    for (const name of [...publicLayoutTables.filter((name) => names.has(name)), table]) {
+      yield* sql`ALTER TABLE public.${sql(name)} SET SCHEMA ${sql(schema)}`
+    }
+    yield* Effect.logInfo(`Moved Waybill's ${names.size} tables and ${table} from public into schema ${schema}`)
+  })
+
+/**
+ * Applies every pending migration in `schema`, in one transaction: creates the schema if it does
+ * not exist, moves an installation made before Waybill had a schema of its own out of `public`
+ * (its tables and `waybill_migrations`, every row kept), then runs the migrations with the
+ * schema as the transaction's `search_path`. Concurrent starters wait on an advisory lock, so
+ * several processes may start at once. A failure names the migration, the statement that failed
+ * and PostgreSQL's reason, and leaves nothing half-done.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const runIn = (
+  schema: string
+): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, Migrator.MigrationError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const problem = schemaProblem(schema)
+    if (Option.isSome(problem)) {
+      return yield* new Migrator.MigrationError({ reason: "bad-state", message: `schema ${schema}: ${problem.value}` })
+    }
+    const sql = yield* SqlClient.SqlClient
+    // The statement running when something fails, for the message (statements run one by one).
+    let current: Statement.Statement<unknown> | undefined
+    let step = "preparing the schema"
+    const migrate = sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(${lockPurpose}, hashtext(${schema}))`
+        // Local to this transaction: the connection's own setting is back after it.
+        yield* sql`SELECT set_config('search_path', ${schema}, true)`
+        const exists = yield* sql`SELECT 1 FROM pg_namespace WHERE nspname = ${schema}`
+        if (exists.length === 0) yield* sql`CREATE SCHEMA ${sql(schema)}`
+        yield* movePublicLayout(sql, schema)
+        // The migrator's own check for its table (`::regclass`) would abort this transaction.
+        yield* sql`
+          CREATE TABLE IF NOT EXISTS ${sql(table)} (
+            migration_id integer PRIMARY KEY,
+            created_at timestamp with time zone NOT NULL DEFAULT now(),
+            name text NOT NULL
+          )`
+        step = "migrating"
+        return yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })
+      })
+    )
+    const failure = (error: unknown, what: string) =>
+      new Migrator.MigrationError({
+        reason: "failed",
+        cause: error,
+        message: `${what}${current === undefined ? "" : ` at statement \`${oneLine(current.compile()[0])}\``}: ${reasonOf(error)}`
+      })
+    return yield* migrate.pipe(
+      Statement.withTransformer((statement) =>
+        Effect.sync(() => {
+          current = statement
+          return statement
+        })
+      ),
+      // The migrator ends a failed migration as a defect whose message names only the migration.
+      Effect.catchAllDefect((defect) =>
+        defect instanceof Migrator.MigrationError
+          ? Effect.fail(failure(defect.cause, defect.message))
+          : Effect.die(defect)
+      ),
+      Effect.catchIf(
+        (error): error is SqlError => error instanceof SqlError,
+        (error) => Effect.fail(failure(error, `Schema ${schema}: ${step} failed`))
+      )
+    )
+  })
+
+/**
+ * `runIn` the default schema, `waybill`.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const run: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError,
+  SqlClient.SqlClient
+> = runIn(defaultSchema)

@@ -17,7 +17,6 @@ import * as Schema from "effect/Schema"
 import { pageOfDocuments } from "./internal/documents.js"
 import { insertEvents, insertEventsKeyed } from "./internal/eventRows.js"
 import { firstPerKey, insertKeys } from "./internal/idempotencyRows.js"
-import { channel } from "./PgEventOutbox.js"
 
 const decode = Schema.decodeUnknownSync(Draft)
 
@@ -93,7 +92,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
           )}),
                drafts AS (${insertDraftsKeyed(workspaceId, writing)}),
                inserted AS (${insertEventsKeyed(sql, workspaceId, recorded, keys)})
-          SELECT (SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
+          SELECT (SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
                  (SELECT coalesce(json_agg(key), '[]'::json) FROM keys) AS won`
         const won = new Set(result?.won ?? [])
         const written = new Set(writing)
@@ -101,7 +100,8 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
       }).pipe(Effect.orDie)
 
     // Drafts, their events and the notification in one statement: atomic without a transaction,
-    // one round trip instead of four (BEGIN, the drafts, the events, COMMIT).
+    // one round trip instead of four (BEGIN, the drafts, the events, COMMIT). The channel is the
+    // schema's (`PgEventOutbox.channelOf`).
     const insertPublishingAll = (workspaceId: WorkspaceId, entries: ReadonlyArray<NewDraft>) =>
       entries.some((entry) => entry.record !== undefined)
         ? insertPublishingKeyed(workspaceId, entries)
@@ -119,7 +119,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
             entries.map((entry) => entry.draft)
           )}),
                inserted AS (${insertEvents(sql, workspaceId, recorded)})
-          SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
+          SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
         return entries.map(() => true)
       }).pipe(Effect.orDie)
 

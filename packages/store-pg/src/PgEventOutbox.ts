@@ -12,14 +12,25 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { insertEvents, insertEventsKeyed } from "./internal/eventRows.js"
 import { firstPerKey, insertKeys } from "./internal/idempotencyRows.js"
+import { defaultSchema } from "./Migrations.js"
 
 /**
- * The channel `pg_notify` signals after events are written, so dispatchers wake up early.
+ * The channel `pg_notify` signals after events are written in Waybill's schema `schema`, so
+ * dispatchers wake up early: `<schema>_events`. Notification channels belong to the whole
+ * database, so each schema has its own (the statements name it by `current_schema()`).
  *
  * @since 0.1.0
  * @category constants
  */
-export const channel = "waybill_events"
+export const channelOf = (schema: string): string => `${schema}_events`
+
+/**
+ * The channel of the default schema (`waybill_events`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const channel = channelOf(defaultSchema)
 
 /**
  * @since 0.1.0
@@ -39,7 +50,7 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
           // the same for any number of events (the rows are one JSON array), so it is prepared once.
           yield* sql`
             WITH inserted AS (${insertEvents(sql, workspaceId, recorded)})
-            SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
+            SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
           return recorded
         }).pipe(Effect.orDie),
       // Still one statement: the kept answers first (`keys`), then the events, an event with a
@@ -60,7 +71,7 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
                    recorded,
                    writing.map((entry) => entry.record?.key ?? null)
                  )})
-            SELECT (SELECT pg_notify(${channel}, '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
+            SELECT (SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
                    (SELECT coalesce(json_agg(key), '[]'::json) FROM keys) AS won`
           const won = new Set(result?.won ?? [])
           const byEntry = new Map<unknown, RecordedEvent>(writing.map((entry, i) => [entry, recorded[i]!]))

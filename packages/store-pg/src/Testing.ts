@@ -4,12 +4,16 @@
  * @since 0.1.0
  */
 
+import { writeFile } from "node:fs/promises"
 import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Database from "./Database.js"
+import * as Embedded from "./internal/embedded.js"
+import * as Migrations from "./Migrations.js"
 
 /**
  * Creates a database with a random name on the server of `url` and yields its URL; drops it
@@ -33,16 +37,59 @@ export const freshPostgresDatabase = (url: string) =>
   })
 
 /**
- * The back ends a storage suite runs on: embedded PGlite in memory always, and PostgreSQL
- * (a fresh database on the server of `DATABASE_URL`) when that variable is set.
+ * The variable naming a migrated PGlite snapshot (`writeSnapshot`) that `backends` starts each
+ * PGlite database from: a test run makes it once (the repository's vitest global setup) instead
+ * of every suite creating and migrating a database of its own.
+ *
+ * @since 0.1.0
+ * @category testing
+ */
+export const snapshotVariable = "WAYBILL_TEST_PGLITE_SNAPSHOT"
+
+/**
+ * Writes to `file` a PGlite data directory with every migration applied, for
+ * `DatabaseConfig.snapshot`: loading it takes a fraction of PGlite's initdb and the migrations.
+ *
+ * @since 0.1.0
+ * @category testing
+ */
+export const writeSnapshot = (file: string): Effect.Effect<void, unknown> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const embedded = yield* Embedded.acquire("memory://", { searchPath: Migrations.defaultSchema })
+      const sql = yield* PgClient.make({
+        host: embedded.socketDir,
+        port: Embedded.SOCKET_PORT,
+        username: "postgres",
+        database: "postgres",
+        maxConnections: 1
+      }).pipe(Effect.provide(Reactivity.layer))
+      yield* Migrations.run.pipe(Effect.provideService(SqlClient.SqlClient, sql))
+      const dump = yield* Effect.promise(() => embedded.db.dumpDataDir("none"))
+      yield* Effect.promise(async () => writeFile(file, Buffer.from(await dump.arrayBuffer())))
+    })
+  )
+
+/**
+ * The back ends a storage suite runs on: embedded PGlite in memory always (from the snapshot
+ * `snapshotVariable` names, when set), and PostgreSQL (a fresh database on the server of
+ * `DATABASE_URL`) when that variable is set.
  *
  * @since 0.1.0
  * @category testing
  */
 export const backends = (env: Record<string, string | undefined> = process.env) => {
   const url = env.DATABASE_URL
+  const snapshot = env[snapshotVariable]
   return [
-    { name: "pglite", config: Effect.succeed<Database.DatabaseConfig>({ _tag: "Embedded", dataDir: "memory://" }) },
+    {
+      name: "pglite",
+      config: Effect.succeed<Database.DatabaseConfig>({
+        _tag: "Embedded",
+        dataDir: "memory://",
+        ...(snapshot === undefined || snapshot === "" ? {} : { snapshot })
+      })
+    },
     ...(url === undefined || url === ""
       ? []
       : [

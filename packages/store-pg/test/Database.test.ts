@@ -12,7 +12,7 @@ import { Context, Effect, Exit, Fiber, Layer, Option, Queue, Redacted, Stream } 
 import * as Database from "../src/Database.js"
 import { MAX_PREPARED_PER_CONNECTION } from "../src/internal/preparedStatements.js"
 import * as Migrations from "../src/Migrations.js"
-import * as EventOutbox from "../src/PgEventOutbox.js"
+import * as PgEventOutbox from "../src/PgEventOutbox.js"
 import * as StoreOutboxReader from "../src/PgOutboxReader.js"
 import * as Testing from "../src/Testing.js"
 import { forEachBackend } from "./harness.js"
@@ -189,7 +189,7 @@ it.live.skipIf(!process.env.DATABASE_URL)(
       )
       const pg = Context.get(context, PgClient.PgClient)
       const heard = yield* Queue.unbounded<string>()
-      const listening = yield* pg.listen(EventOutbox.channel).pipe(
+      const listening = yield* pg.listen(PgEventOutbox.channel).pipe(
         Stream.runForEach((payload) => Queue.offer(heard, payload)),
         Effect.exit,
         Effect.fork
@@ -197,7 +197,7 @@ it.live.skipIf(!process.env.DATABASE_URL)(
       // Until the LISTEN is in place, notifications are sent again.
       let payload: Option.Option<string> = Option.none()
       for (let tries = 0; tries < 25 && Option.isNone(payload); tries++) {
-        yield* pg`SELECT pg_notify(${EventOutbox.channel}, '')`
+        yield* pg`SELECT pg_notify(${PgEventOutbox.channel}, '')`
         payload = yield* Queue.take(heard).pipe(Effect.timeoutOption("200 millis"))
       }
       assert.deepStrictEqual(payload, Option.some(""), "a notification heard within 5 s")

@@ -15,7 +15,7 @@ import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent, type RecordedEvent } from "@waybill/events/EventOutbox"
-import { isEventType } from "@waybill/events/EventType"
+import { isEventType, notInCatalogue } from "@waybill/events/EventType"
 import { decodePayload } from "@waybill/events/Payload"
 import { redact } from "@waybill/events/Producer"
 import * as Context from "effect/Context"
@@ -70,7 +70,7 @@ export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArr
   const type = Object.hasOwn(input, "type") ? input.type : undefined
   const payload = Object.hasOwn(input, "payload") ? input.payload : undefined
   if (type === undefined) issues.push(Issue.make("type", "is required"))
-  else if (!isEventType(type)) issues.push(Issue.make("type", "is not a catalogue event type"))
+  else if (!isEventType(type)) issues.push(Issue.make("type", notInCatalogue(type)))
   if (payload === undefined) issues.push(Issue.make("payload", "is required"))
   if (!isEventType(type) || payload === undefined) return Either.left(issues)
   return Either.match(decodePayload(type, payload), {

@@ -7,7 +7,7 @@
  */
 import * as Issue from "@waybill/core/Issue"
 import * as JsonInput from "@waybill/core/JsonInput"
-import { type EventType, isEventType } from "@waybill/events/EventType"
+import { type EventType, isEventType, notInCatalogue } from "@waybill/events/EventType"
 import { filterFields } from "@waybill/events/FilterFields"
 import type { PropertyDefinition } from "@waybill/events/PropertyDefinition"
 import { validateFilter } from "@waybill/filters/Filter"
@@ -166,7 +166,7 @@ const validateEvents = (value: unknown): { issues: Array<Issue.Issue>; events: A
   const seen = new Map<string, number>()
   value.forEach((item: unknown, index) => {
     if (!isEventType(item)) {
-      issues.push(Issue.make(`events.${index}`, "is not a catalogue event type"))
+      issues.push(Issue.make(`events.${index}`, notInCatalogue(item)))
       return
     }
     const first = seen.get(item)
@@ -194,7 +194,7 @@ const validateFilters = (
   for (const key of Object.keys(value)) {
     const path = `filters.${key}`
     if (!isEventType(key)) {
-      issues.push(Issue.make(path, "is not a catalogue event type"))
+      issues.push(Issue.make(path, notInCatalogue(key)))
       continue
     }
     if (subscribed !== undefined && !subscribed.has(key)) {

@@ -13,7 +13,7 @@ import * as Issue from "@waybill/core/Issue"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
-import { isEventType } from "@waybill/events/EventType"
+import { isEventType, notInCatalogue } from "@waybill/events/EventType"
 import { filterFields as catalogueFields } from "@waybill/events/FilterFields"
 import { PropertyDefinitions } from "@waybill/events/PropertyDefinition"
 import type { FilterField } from "@waybill/filters/FilterField"
@@ -536,9 +536,7 @@ export const make = (options: Options) =>
         return yield* Effect.fail(ValidationError.fromIssues([Issue.make("event", "is required")], "query"))
       }
       if (!isEventType(event)) {
-        return yield* Effect.fail(
-          ValidationError.fromIssues([Issue.make("event", "is not a catalogue event type")], "query")
-        )
+        return yield* Effect.fail(ValidationError.fromIssues([Issue.make("event", notInCatalogue(event))], "query"))
       }
       return catalogueFields(event, yield* propertyDefinitions.forWorkspace(workspace.id))
     })

@@ -159,9 +159,10 @@ const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<R
       : readOtherBody(request)
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
-  // A Fetch Request built in process (the web handler) carries no length header.
-  if (request.source instanceof Request) return request.source.body !== null
   const length = request.headers["content-length"]
+  // A Fetch Request built in process (the web handler) may carry no length header; one that a
+  // Node adapter made of a request without a body (`content-length: 0`) still has a body stream.
+  if (request.source instanceof Request) return request.source.body !== null && length !== "0"
   return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
 }
 
@@ -172,13 +173,19 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 // ---------------------------------------------------------------------------------------------
 // Responses
 
+// An answer sent before the request's body was read to its end: the connection closes after it,
+// as the rest of the body would otherwise be taken for the next request (and a host's adapter
+// may cut it short anyway).
+const closeConnection = (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeader(response, "connection", "close")
+
+const closingConnection = (
+  _request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+) => Effect.succeed(closeConnection(response))
+
 // Built only for a body that is too large: most requests never need it.
-const tooLarge = () =>
-  HttpServerResponse.setHeader(
-    errorResponse(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`),
-    "connection",
-    "close"
-  )
+const tooLarge = () => closeConnection(errorResponse(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`))
 
 const refusedBody = (message: string, issues: ReadonlyArray<Issue.Issue> = []) =>
   Effect.succeed(errorResponse(400, message, issues))
@@ -201,7 +208,7 @@ const checkBody = <E, R>(
 ): HttpApp.Default<E, R> => {
   if (!hasBody(request)) return withChecked(app, request, workspace, undefined)
   const refusal = mediaTypeRefusal(request.headers["content-type"])
-  if (refusal !== undefined) return Effect.succeed(errorResponse(415, refusal))
+  if (refusal !== undefined) return Effect.succeed(closeConnection(errorResponse(415, refusal)))
   const length = request.headers["content-length"]
   if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Effect.succeed(tooLarge())
   return Effect.matchEffect(readBody(request), {
@@ -325,7 +332,14 @@ export const make: Effect.Effect<
           if (refusedUrl !== undefined) return Effect.succeed(refusedUrl)
           // A method without a body goes straight to the app, with no check to run.
           if (!BODY_METHODS.has(request.method)) return app
-          return Effect.flatMap(authenticateRequest(keys, request), (workspace) => checkBody(request, workspace, app))
+          return Effect.flatMap(
+            // A refused request's body is never read: its connection closes after the answer,
+            // so that no client sends its next request behind a body the server left unread.
+            Effect.tapError(authenticateRequest(keys, request), () =>
+              hasBody(request) ? HttpApp.appendPreResponseHandler(closingConnection) : Effect.void
+            ),
+            (workspace) => checkBody(request, workspace, app)
+          )
         })
       )
 )

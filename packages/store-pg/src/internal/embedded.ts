@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises"
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
@@ -21,26 +21,41 @@ export class EmbeddedStartError extends Error {
 }
 
 /**
- * Starts PGlite on a data directory (or in memory) and serves it on a Unix socket in a fresh
- * private directory, so `pg` (and with it `@effect/sql-pg`) talks to it like to any PostgreSQL,
- * and nothing is exposed on a TCP port.
+ * Starts PGlite on a data directory (or in memory, optionally from a dumped data directory) and
+ * serves it on a Unix socket in a fresh private directory, so `pg` (and with it `@effect/sql-pg`)
+ * talks to it like to any PostgreSQL, and nothing is exposed on a TCP port. PGlite is a single
+ * session, shared by every connection to the socket: `searchPath` is set on it once, here.
  */
-export const acquire = (dataDir: string) =>
+export const acquire = (
+  dataDir: string,
+  options: { readonly searchPath: string; readonly snapshot?: string | undefined }
+) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         const inMemory = dataDir === "memory://"
         if (!inMemory) await mkdir(dataDir, { recursive: true })
-        const db = inMemory ? new PGlite() : new PGlite(dataDir)
+        const db = !inMemory
+          ? new PGlite(dataDir)
+          : options.snapshot === undefined
+            ? new PGlite()
+            : new PGlite({ loadDataDir: new Blob([await readFile(options.snapshot)]) })
         await db.waitReady
-        const socketDir = await mkdtemp(join(tmpdir(), "waybill-pglite-"))
-        const server = new PGLiteSocketServer({
-          db,
-          path: join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
-          maxConnections: SOCKET_CONNECTIONS
-        })
-        await server.start()
-        return { db, server, socketDir }
+        try {
+          // A name checked by `Migrations.schemaProblem`: a plain identifier.
+          await db.exec(`SET search_path TO ${options.searchPath}`)
+          const socketDir = await mkdtemp(join(tmpdir(), "waybill-pglite-"))
+          const server = new PGLiteSocketServer({
+            db,
+            path: join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
+            maxConnections: SOCKET_CONNECTIONS
+          })
+          await server.start()
+          return { db, server, socketDir }
+        } catch (cause) {
+          await db.close().catch(() => {})
+          throw cause
+        }
       },
       catch: (cause) =>
         new EmbeddedStartError(
