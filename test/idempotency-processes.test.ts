@@ -38,19 +38,19 @@ const routes = [
       payload: { tour: { id: "tour_raced", status: "planned", substatus: null, properties: {} } }
     },
     status: 202,
-    stored: `SELECT count(*)::int AS n FROM events WHERE body LIKE '%tour_raced%'`
+    stored: `SELECT count(*)::int AS n FROM waybill.events WHERE body LIKE '%tour_raced%'`
   },
   {
     path: "/drafts",
     body: { origin: "manual", status: "draft", transportShapeId: "shape_line", name: "Raced draft" },
     status: 201,
-    stored: `SELECT count(*)::int AS n FROM drafts WHERE document->>'name' = 'Raced draft'`
+    stored: `SELECT count(*)::int AS n FROM waybill.drafts WHERE document->>'name' = 'Raced draft'`
   },
   {
     path: "/webhooks",
     body: { url: "http://127.0.0.1:9/raced", events: ["tour-deleted"], auth: { type: "bearer", token: "raced" } },
     status: 201,
-    stored: `SELECT count(*)::int AS n FROM webhooks WHERE document->>'url' = 'http://127.0.0.1:9/raced'`
+    stored: `SELECT count(*)::int AS n FROM waybill.webhooks WHERE document->>'url' = 'http://127.0.0.1:9/raced'`
   }
 ] as const
 

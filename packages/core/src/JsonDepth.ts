@@ -9,6 +9,7 @@
  */
 import * as Option from "effect/Option"
 import * as Issue from "./Issue.js"
+import { type Frame, frameOf, pathOf, tooDeepMessage } from "./internal/jsonWalk.js"
 
 /**
  * The deepest nesting accepted, in levels of objects and arrays.
@@ -17,19 +18,6 @@ import * as Issue from "./Issue.js"
  * @category constants
  */
 export const maxDepth = 64
-
-interface Frame {
-  readonly value: object
-  readonly depth: number
-  readonly parent: Frame | undefined
-  readonly key: string
-}
-
-const pathOf = (frame: Frame): string => {
-  const segments: Array<string> = []
-  for (let at: Frame | undefined = frame; at?.parent !== undefined; at = at.parent) segments.push(at.key)
-  return Issue.joinPath(...segments.reverse())
-}
 
 /**
  * The issue for the first object or array found nested deeper than `limit` levels, at its dotted
@@ -42,23 +30,19 @@ const pathOf = (frame: Frame): string => {
  */
 export const depthIssue = (value: unknown, limit: number = maxDepth, path = ""): Option.Option<Issue.Issue> => {
   if (typeof value !== "object" || value === null) return Option.none()
-  const stack: Array<Frame> = [{ value, depth: 1, parent: undefined, key: "" }]
+  if (limit < 1) return Option.some(Issue.make(path, tooDeepMessage(limit)))
+  const stack: Array<Frame> = [frameOf(value, undefined, path)]
   while (stack.length > 0) {
-    const frame = stack.pop()!
-    if (frame.depth > limit) {
-      return Option.some(
-        Issue.make(Issue.joinPath(path, pathOf(frame)), `nests deeper than ${limit} levels of objects and arrays`)
-      )
+    const frame = stack[stack.length - 1]!
+    if (frame.next === frame.keys.length) {
+      stack.pop()
+      continue
     }
-    const container = frame.value as Record<string, unknown>
-    const keys = Object.keys(container)
-    // Pushed last to first, so the first branch in document order is looked at first.
-    for (let index = keys.length - 1; index >= 0; index--) {
-      const key = keys[index]!
-      const child = container[key]
-      if (typeof child === "object" && child !== null) {
-        stack.push({ value: child, depth: frame.depth + 1, parent: frame, key })
-      }
+    const key = frame.keys[frame.next++]!
+    const child = frame.container[key]
+    if (typeof child === "object" && child !== null) {
+      if (frame.depth + 1 > limit) return Option.some(Issue.make(pathOf(frame, key), tooDeepMessage(limit)))
+      stack.push(frameOf(child, frame, key))
     }
   }
   return Option.none()

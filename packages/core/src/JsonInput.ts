@@ -11,7 +11,8 @@
  */
 import * as Issue from "./Issue.js"
 import { maxDepth as defaultMaxDepth } from "./JsonDepth.js"
-import { maxIssues, problemOf } from "./JsonText.js"
+import { type Frame, frameOf, pathOf, textProblemOf, tooDeepMessage } from "./internal/jsonWalk.js"
+import { maxIssues } from "./JsonText.js"
 
 /**
  * The keys refused anywhere in JSON input: the names through which JavaScript objects reach
@@ -60,39 +61,12 @@ export interface Options {
   readonly text?: boolean | undefined
 }
 
-// A container being walked; its path is built only for an issue, from the parents.
-interface Frame {
-  readonly container: Record<string, unknown>
-  readonly keys: ReadonlyArray<string>
-  readonly isArray: boolean
-  readonly parent: Frame | undefined
-  readonly segment: string
-  readonly depth: number
-  next: number
-}
-
-const frameOf = (value: object, parent: Frame | undefined, segment: string): Frame => ({
-  container: value as Record<string, unknown>,
-  keys: Object.keys(value),
-  isArray: Array.isArray(value),
-  parent,
-  segment,
-  depth: parent === undefined ? 1 : parent.depth + 1,
-  next: 0
-})
-
-const pathOf = (frame: Frame, ...below: ReadonlyArray<string>): string => {
-  const segments: Array<string> = [...below]
-  for (let at: Frame | undefined = frame; at !== undefined; at = at.parent) segments.unshift(at.segment)
-  return Issue.joinPath(...segments)
-}
-
 const NOT_FINITE = "is a number beyond the range of a double (±1.8e308), which would be changed to null"
 const FORBIDDEN = "is a reserved key: __proto__, constructor and prototype are refused anywhere in a body"
 
 const scalarIssue = (value: unknown, text: boolean): string | undefined => {
   if (typeof value === "number") return Number.isFinite(value) ? undefined : NOT_FINITE
-  if (text && typeof value === "string") return problemOf(value)
+  if (text && typeof value === "string") return textProblemOf(value)
   return undefined
 }
 
@@ -115,7 +89,7 @@ export const inspect = (value: unknown, options: Options = {}): Inspection => {
     return { tooDeep: undefined, issues: problem === undefined ? [] : [Issue.make(path, problem)] }
   }
   if (limit < 1) {
-    return { tooDeep: Issue.make(path, `nests deeper than ${limit} levels of objects and arrays`), issues: [] }
+    return { tooDeep: Issue.make(path, tooDeepMessage(limit)), issues: [] }
   }
   const issues: Array<Issue.Issue> = []
   const stack: Array<Frame> = [frameOf(value, undefined, path)]
@@ -128,28 +102,18 @@ export const inspect = (value: unknown, options: Options = {}): Inspection => {
     const key = frame.keys[frame.next++]!
     // The walk goes on past `maxIssues` (a deeper branch may still come), only collecting stops.
     const collecting = issues.length < maxIssues
-    let segment = key
-    if (!frame.isArray) {
-      if (collecting && isForbiddenKey(key)) issues.push(Issue.make(pathOf(frame, key), FORBIDDEN))
-      const keyProblem = text ? problemOf(key) : undefined
-      if (keyProblem !== undefined) {
-        // Quoted where it is the key at fault, so the path shows its escapes.
-        segment = JSON.stringify(key)
-        if (collecting) issues.push(Issue.make(pathOf(frame), `has a key that ${keyProblem}`))
-      }
+    if (!frame.isArray && collecting) {
+      if (isForbiddenKey(key)) issues.push(Issue.make(pathOf(frame, key), FORBIDDEN))
+      const keyProblem = text ? textProblemOf(key) : undefined
+      if (keyProblem !== undefined) issues.push(Issue.make(pathOf(frame), `has a key that ${keyProblem}`))
     }
     const child = frame.container[key]
     if (typeof child === "object" && child !== null) {
-      if (frame.depth + 1 > limit) {
-        return {
-          tooDeep: Issue.make(pathOf(frame, segment), `nests deeper than ${limit} levels of objects and arrays`),
-          issues: []
-        }
-      }
-      stack.push(frameOf(child, frame, segment))
+      if (frame.depth + 1 > limit) return { tooDeep: Issue.make(pathOf(frame, key), tooDeepMessage(limit)), issues: [] }
+      stack.push(frameOf(child, frame, key))
     } else if (collecting) {
       const problem = scalarIssue(child, text)
-      if (problem !== undefined) issues.push(Issue.make(pathOf(frame, segment), problem))
+      if (problem !== undefined) issues.push(Issue.make(pathOf(frame, key), problem))
     }
   }
   return { tooDeep: undefined, issues: issues.slice(0, maxIssues) }

@@ -10,6 +10,7 @@
  */
 import * as Issue from "./Issue.js"
 import { maxDepth } from "./JsonDepth.js"
+import { type Frame, frameOf, pathOf, textProblemOf } from "./internal/jsonWalk.js"
 
 /**
  * The most issues one check reports: a body full of NULs gets a bounded answer.
@@ -19,21 +20,13 @@ import { maxDepth } from "./JsonDepth.js"
  */
 export const maxIssues = 20
 
-// Without the `u` flag a regular expression sees UTF-16 code units, which is what a surrogate is.
-const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
 /**
  * What is wrong with a string as stored text, or `undefined` when nothing is.
  *
  * @since 0.1.0
  * @category validation
  */
-export const problemOf = (text: string): string | undefined =>
-  text.includes("\u0000")
-    ? "contains a NUL character (\\u0000), which cannot be stored"
-    : UNPAIRED_SURROGATE.test(text)
-      ? "contains an unpaired surrogate (such as \\ud800 alone), which is not Unicode text"
-      : undefined
+export const problemOf: (text: string) => string | undefined = textProblemOf
 
 // A JSON text spells a NUL or a surrogate only as a `\u` escape (raw, a NUL is malformed JSON,
 // and invalid UTF-8 is decoded as U+FFFD): without such an escape there is nothing to look for.
@@ -47,39 +40,6 @@ const SUSPICIOUS_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/
  * @category validation
  */
 export const mayHoldTextIssues = (json: string): boolean => SUSPICIOUS_ESCAPE.test(json)
-
-// A container being walked; its path is built only for an issue, from the parents (as in
-// `JsonDepth`), so a clean value costs no string building.
-interface Frame {
-  readonly container: Record<string, unknown>
-  readonly keys: ReadonlyArray<string>
-  readonly isArray: boolean
-  readonly parent: Frame | undefined
-  /** This container's segment of the path under its parent. */
-  readonly segment: string
-  readonly depth: number
-  next: number
-}
-
-const frameOf = (value: object, parent: Frame | undefined, segment: string): Frame => ({
-  container: value as Record<string, unknown>,
-  keys: Object.keys(value),
-  isArray: Array.isArray(value),
-  parent,
-  segment,
-  depth: parent === undefined ? 1 : parent.depth + 1,
-  next: 0
-})
-
-const pathOf = (frame: Frame, ...below: ReadonlyArray<string>): string => {
-  const segments: Array<string> = [...below]
-  for (let at: Frame | undefined = frame; at !== undefined; at = at.parent) segments.unshift(at.segment)
-  return Issue.joinPath(...segments)
-}
-
-// A key's segment: itself, or quoted when it is the key at fault, so the path shows its escapes.
-const segmentOf = (key: string, keyProblem: string | undefined) =>
-  keyProblem === undefined ? key : JSON.stringify(key)
 
 /**
  * Every string and key of a JSON value that cannot be stored as text (see `problemOf`), as
@@ -110,9 +70,9 @@ export const textIssues = (value: unknown, path = ""): ReadonlyArray<Issue.Issue
     const child = frame.container[key]
     if (typeof child === "string") {
       const problem = problemOf(child)
-      if (problem !== undefined) issues.push(Issue.make(pathOf(frame, segmentOf(key, keyProblem)), problem))
+      if (problem !== undefined) issues.push(Issue.make(pathOf(frame, key), problem))
     } else if (typeof child === "object" && child !== null && frame.depth < maxDepth) {
-      stack.push(frameOf(child, frame, segmentOf(key, keyProblem)))
+      stack.push(frameOf(child, frame, key))
     }
   }
   return issues.slice(0, maxIssues)

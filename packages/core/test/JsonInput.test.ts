@@ -57,6 +57,14 @@ describe("JsonInput", () => {
     ])
   })
 
+  it("spells a key that cannot be stored quoted in every path, as JsonDepth does", () => {
+    const value = JSON.parse('{"k\\u0000":{"x":{}}}')
+    const expected = Issue.make('"k\\u0000".x', "nests deeper than 2 levels of objects and arrays")
+    assert.deepStrictEqual(JsonInput.inspect(value, { maxDepth: 2 }).tooDeep, expected)
+    assert.deepStrictEqual(JsonInput.inspect(value, { maxDepth: 2, text: false }).tooDeep, expected)
+    assert.deepStrictEqual(Option.getOrUndefined(JsonDepth.depthIssue(value, 2)), expected)
+  })
+
   it("reports at most JsonText.maxIssues", () => {
     assert.strictEqual(JsonInput.issues(Array(1000).fill(Number.POSITIVE_INFINITY)).length, JsonText.maxIssues)
   })

@@ -1,0 +1,61 @@
+// The one walk behind `JsonDepth`, `JsonText` and `JsonInput`: an explicit stack of containers
+// (safe on any depth), keys in document order, and a path built only when an issue needs one,
+// from the parents, so a clean value costs no string building.
+import * as Issue from "../Issue.js"
+
+// Without the `u` flag a regular expression sees UTF-16 code units, which is what a surrogate is.
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** What is wrong with a string as stored text, or `undefined` when nothing is. */
+export const textProblemOf = (text: string): string | undefined =>
+  text.includes("\u0000")
+    ? "contains a NUL character (\\u0000), which cannot be stored"
+    : UNPAIRED_SURROGATE.test(text)
+      ? "contains an unpaired surrogate (such as \\ud800 alone), which is not Unicode text"
+      : undefined
+
+/** A container being walked. */
+export interface Frame {
+  readonly container: Record<string, unknown>
+  readonly keys: ReadonlyArray<string>
+  readonly isArray: boolean
+  readonly parent: Frame | undefined
+  /** This container's key under its parent (the top frame's is the caller's path). */
+  readonly key: string
+  /** 1 for the top value. */
+  readonly depth: number
+  /** The index in `keys` of the next key to visit. */
+  next: number
+}
+
+/** The frame for a container under `parent` at `key`. */
+export const frameOf = (value: object, parent: Frame | undefined, key: string): Frame => ({
+  container: value as Record<string, unknown>,
+  keys: Object.keys(value),
+  isArray: Array.isArray(value),
+  parent,
+  key,
+  depth: parent === undefined ? 1 : parent.depth + 1,
+  next: 0
+})
+
+// A key as a path segment: itself, or quoted when it cannot be stored, so the path shows its
+// escapes rather than a NUL or a lone surrogate. Every walker spells a path the same way.
+const segmentOf = (frame: Frame, key: string): string =>
+  frame.isArray || textProblemOf(key) === undefined ? key : JSON.stringify(key)
+
+/** The dotted path of `frame`, or of its child at `key`. The top frame's key is used as is. */
+export const pathOf = (frame: Frame, key?: string): string => {
+  const segments: Array<string> = key === undefined ? [] : [segmentOf(frame, key)]
+  for (let at: Frame = frame; ; at = at.parent) {
+    if (at.parent === undefined) {
+      segments.push(at.key)
+      break
+    }
+    segments.push(segmentOf(at.parent, at.key))
+  }
+  return Issue.joinPath(...segments.reverse())
+}
+
+/** The message of a nesting issue. */
+export const tooDeepMessage = (limit: number): string => `nests deeper than ${limit} levels of objects and arrays`
