@@ -10,8 +10,8 @@
  * @since 0.1.0
  */
 import * as Issue from "./Issue.js"
-import { maxDepth as defaultMaxDepth } from "./JsonDepth.js"
 import { type Frame, frameOf, pathOf, textProblemOf, tooDeepMessage } from "./internal/jsonWalk.js"
+import { maxDepth as defaultMaxDepth } from "./JsonDepth.js"
 import { maxIssues } from "./JsonText.js"
 
 /**

@@ -9,8 +9,8 @@
  * @since 0.1.0
  */
 import * as Issue from "./Issue.js"
-import { maxDepth } from "./JsonDepth.js"
 import { type Frame, frameOf, pathOf, textProblemOf } from "./internal/jsonWalk.js"
+import { maxDepth } from "./JsonDepth.js"
 
 /**
  * The most issues one check reports: a body full of NULs gets a bounded answer.
