@@ -9,7 +9,7 @@
  */
 import * as Option from "effect/Option"
 import * as Issue from "./Issue.js"
-import { type Frame, frameOf, pathOf, tooDeepMessage } from "./internal/jsonWalk.js"
+import { type Frame, frameOf, nextKey, pathOf, tooDeepMessage } from "./internal/jsonWalk.js"
 
 /**
  * The deepest nesting accepted, in levels of objects and arrays.
@@ -32,13 +32,8 @@ export const depthIssue = (value: unknown, limit: number = maxDepth, path = ""):
   if (typeof value !== "object" || value === null) return Option.none()
   if (limit < 1) return Option.some(Issue.make(path, tooDeepMessage(limit)))
   const stack: Array<Frame> = [frameOf(value, undefined, path)]
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1]!
-    if (frame.next === frame.keys.length) {
-      stack.pop()
-      continue
-    }
-    const key = frame.keys[frame.next++]!
+  for (let at = nextKey(stack); at !== undefined; at = nextKey(stack)) {
+    const { frame, key } = at
     const child = frame.container[key]
     if (typeof child === "object" && child !== null) {
       if (frame.depth + 1 > limit) return Option.some(Issue.make(pathOf(frame, key), tooDeepMessage(limit)))

@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import * as Issue from "./Issue.js"
-import { type Frame, frameOf, pathOf, textProblemOf, tooDeepMessage } from "./internal/jsonWalk.js"
+import { type Frame, frameOf, nextKey, pathOf, textProblemOf, tooDeepMessage } from "./internal/jsonWalk.js"
 import { maxDepth as defaultMaxDepth } from "./JsonDepth.js"
 import { maxIssues } from "./JsonText.js"
 
@@ -93,13 +93,8 @@ export const inspect = (value: unknown, options: Options = {}): Inspection => {
   }
   const issues: Array<Issue.Issue> = []
   const stack: Array<Frame> = [frameOf(value, undefined, path)]
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1]!
-    if (frame.next === frame.keys.length) {
-      stack.pop()
-      continue
-    }
-    const key = frame.keys[frame.next++]!
+  for (let at = nextKey(stack); at !== undefined; at = nextKey(stack)) {
+    const { frame, key } = at
     // The walk goes on past `maxIssues` (a deeper branch may still come), only collecting stops.
     const collecting = issues.length < maxIssues
     if (!frame.isArray && collecting) {

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import * as Issue from "./Issue.js"
-import { type Frame, frameOf, pathOf, textProblemOf } from "./internal/jsonWalk.js"
+import { type Frame, frameOf, nextKey, pathOf, textProblemOf } from "./internal/jsonWalk.js"
 import { maxDepth } from "./JsonDepth.js"
 
 /**
@@ -58,13 +58,8 @@ export const textIssues = (value: unknown, path = ""): ReadonlyArray<Issue.Issue
   if (typeof value !== "object" || value === null) return []
   const issues: Array<Issue.Issue> = []
   const stack: Array<Frame> = [frameOf(value, undefined, path)]
-  while (stack.length > 0 && issues.length < maxIssues) {
-    const frame = stack[stack.length - 1]!
-    if (frame.next === frame.keys.length) {
-      stack.pop()
-      continue
-    }
-    const key = frame.keys[frame.next++]!
+  for (let at = nextKey(stack); at !== undefined && issues.length < maxIssues; at = nextKey(stack)) {
+    const { frame, key } = at
     const keyProblem = frame.isArray ? undefined : problemOf(key)
     if (keyProblem !== undefined) issues.push(Issue.make(pathOf(frame), `has a key that ${keyProblem}`))
     const child = frame.container[key]

@@ -39,6 +39,20 @@ export const frameOf = (value: object, parent: Frame | undefined, key: string): 
   next: 0
 })
 
+/**
+ * The next key to visit in document order: the innermost frame's next key, finished frames
+ * popped on the way. `undefined` when the walk is over. The caller pushes a child's frame to go
+ * into it.
+ */
+export const nextKey = (stack: Array<Frame>): { readonly frame: Frame; readonly key: string } | undefined => {
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!
+    if (frame.next < frame.keys.length) return { frame, key: frame.keys[frame.next++]! }
+    stack.pop()
+  }
+  return undefined
+}
+
 // A key as a path segment: itself, or quoted when it cannot be stored, so the path shows its
 // escapes rather than a NUL or a lone surrogate. Every walker spells a path the same way.
 const segmentOf = (frame: Frame, key: string): string =>
