@@ -3,7 +3,7 @@
  * flight, the items that arrive queue up, and the next write takes them all (one write per key);
  * an item that arrives when nothing is being written is written at once. Each caller gets its own
  * result or failure: a group's failed write is tried again item by item, unless the storage is
- * out. Why and what it saves: docs/decisions.md (Throughput).
+ * out. Why and what it saves: docs/benchmarks.md (Throughput).
  *
  * @since 0.1.0
  */

@@ -1,7 +1,7 @@
 /**
  * Spans on hot paths, made only when a tracer is on. `Effect.withSpan` makes a span even with the
  * tracer off: a no-op span, and a copy of the fiber's whole context to make it the parent, which
- * cost a tenth of a `POST /events` in the reference server (docs/decisions.md, Throughput). With
+ * cost a tenth of a `POST /events` in the reference server (docs/benchmarks.md, Throughput). With
  * the tracer off (`Effect.withTracerEnabled(false)`), `withSpan` here runs the effect as it is;
  * with it on, exactly as `Effect.withSpan`.
  *

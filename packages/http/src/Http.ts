@@ -124,7 +124,7 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>) => requestLog(app)
 // request in the context the server was started in, and a request copies it a few times (to add
 // the request, the route, the workspace); the API's handlers took their ports when they were
 // built, so the ports need not be in it. Five services instead of 39, those copies cost a request
-// 5–15 µs less (docs/decisions.md, Throughput).
+// 5–15 µs less (docs/benchmarks.md, Throughput).
 const serve = Layer.scopedDiscard(
   Effect.gen(function* () {
     const app = yield* HttpApiBuilder.httpApp

@@ -5,7 +5,7 @@
  * like any handler's). For each request the router would copy the fiber's whole context, look the
  * route up, merge the handler group's context in, decode the payload (any JSON value for these
  * two) and provide the workspace through the security middleware: about a sixth of these
- * requests' CPU (docs/decisions.md, Throughput). The API definition is unchanged, so OpenAPI, the
+ * requests' CPU (docs/benchmarks.md, Throughput). The API definition is unchanged, so OpenAPI, the
  * reference and the typed client describe both endpoints as before. A request these routes do
  * not take (another spelling of the path, a query string, no body) goes to the router. The
  * request checks in front have authenticated the request and parsed its body.
