@@ -1,8 +1,14 @@
 /**
  * The domain samples of docs/embedding.md (src/domain/*.ts) compute what the guide says.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
+import { vi } from "vitest"
+
+// The samples print what they compute for a reader running them; here the assertions read it.
+const print = vi.hoisted(() => vi.spyOn(console, "log").mockImplementation(() => undefined))
+afterAll(() => print.mockRestore())
+
 import * as Drafts from "../src/domain/drafts.js"
 import * as Filters from "../src/domain/filters.js"
 import * as Recurring from "../src/domain/recurring.js"
