@@ -29,7 +29,7 @@ interface Database {
 }
 
 const postgres = async (url: string): Promise<Database> => {
-  const pool = new pg.Pool({ connectionString: url, max: 10 })
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.RELAY_CONNECTIONS ?? 32) })
   const listener = new pg.Client({ connectionString: url })
   await listener.connect()
   return {
@@ -87,7 +87,31 @@ const record = `WITH e AS (
     SELECT e.id, w.id FROM e JOIN relay.webhooks w ON w.event_type = e.type
     RETURNING id
   )
-  SELECT e.id::text AS id, (SELECT count(*) FROM d) AS deliveries, pg_notify('relay', '') FROM e`
+  SELECT e.id::text AS id, (SELECT count(*) FROM d) AS deliveries FROM e`
+
+// NOTIFY after the commit, in a statement of its own, one at a time: a transaction that notifies
+// holds PostgreSQL's notification lock from its commit until the commit is flushed, so that
+// notifying in the event's transaction would let one event be written per WAL flush. A notify
+// asked for while one is on its way is sent after it, so no commit goes unannounced; the 1 s poll
+// covers a relay that dies in between.
+let notifying = false
+let notifyAgain = false
+const announce = () => {
+  if (notifying) {
+    notifyAgain = true
+    return
+  }
+  notifying = true
+  db.query("SELECT pg_notify('relay', '')")
+    .catch(() => undefined)
+    .finally(() => {
+      notifying = false
+      if (notifyAgain) {
+        notifyAgain = false
+        announce()
+      }
+    })
+}
 
 const authorization = `Bearer ${process.env.RELAY_API_KEY}`
 
@@ -114,7 +138,10 @@ const intake = createServer((req, res) => {
     }
     const body = JSON.stringify({ type: event.type, timestamp: new Date().toISOString(), data: event.payload })
     db.query(record, [event.type, body]).then(
-      ({ rows }) => answer(res, 202, { id: `evt_${rows[0]!.id}` }),
+      ({ rows }) => {
+        announce()
+        answer(res, 202, { id: `evt_${rows[0]!.id}` })
+      },
       () => answer(res, 500, { error: "internal" })
     )
   })
