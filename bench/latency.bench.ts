@@ -8,7 +8,8 @@
  * embedded database, a fresh data directory), reported apart. Per contender: a warm-up, then
  * each of `BENCH_LATENCY_RATES` for `BENCH_LATENCY_SECONDS`, then a search (bisection, at most
  * `BENCH_LATENCY_SEARCH_STEPS` runs of `BENCH_LATENCY_SEARCH_SECONDS`) for the highest rate whose
- * publish→receipt p99 stays under 100 ms with nothing lost and the publisher on schedule.
+ * publish→receipt p99 stays under 100 ms with nothing lost and the publisher on schedule (it
+ * stops early after a run that did not drain, whose backlog the next would measure).
  *
  * Per rate: the achieved rate and how late the publisher's sends were (it fell behind when it
  * achieved under 97 % of the rate or its p99 lateness passed 10 ms); accepted vs delivered after
@@ -42,6 +43,7 @@ import {
   publish,
   quantile,
   residentBytes,
+  stages,
   startReceiver,
   watchResident
 } from "./openloop.js"
@@ -190,7 +192,11 @@ interface Row {
   readonly rssMaxMb: number
   readonly rssAfterMb: number
   readonly drainSeconds: number
+  /** p50 and p99 of each stage (Waybill's ids), undefined for the floor. */
+  readonly stages: { readonly recorded: Pair; readonly delivered: Pair } | undefined
 }
+
+type Pair = readonly [p50: number, p99: number]
 
 const passes = (row: Row) => row.p99 < BUDGET_MS && row.lost === 0 && row.refused === 0 && !row.behind
 
@@ -230,6 +236,8 @@ const measureRate = async (
   while (delivered(run) < accepted(run) && performance.now() - drainStart < DRAIN * 1000) await sleep(20)
   const drainSeconds = (performance.now() - drainStart) / 1000
   const arrivals = latencies(run)
+  const ways = stages(run)
+  const pair = (sorted: Float64Array): Pair => [quantile(sorted, 0.5), quantile(sorted, 0.99)]
   const achieved = run.count / published.sendingSeconds
   const lagP99 = quantile(published.lag, 0.99)
   const row: Row = {
@@ -252,7 +260,8 @@ const measureRate = async (
     postgresCores: storage._tag === "postgres" ? postgresSeconds / window : Number.NaN,
     rssMaxMb: stopWatching() / 2 ** 20,
     rssAfterMb: residentBytes(contender.pid) / 2 ** 20,
-    drainSeconds
+    drainSeconds,
+    stages: ways.recorded.length === 0 ? undefined : { recorded: pair(ways.recorded), delivered: pair(ways.delivered) }
   }
   console.log(`    ${line(row)}`)
   await sleep(1000)
@@ -274,6 +283,8 @@ const search = async (fixed: ReadonlyArray<Row>, measureAt: (rate: number) => Pr
   let high = failing.length > 0 ? Math.min(...failing) : Number.POSITIVE_INFINITY
   const tried: Array<Row> = []
   for (let step = 0; step < SEARCH_STEPS; step++) {
+    // A run that did not drain leaves its backlog to the next: what follows would measure it.
+    if ([...fixed, ...tried].some((row) => row.lost > 0)) break
     const next = Number.isFinite(high)
       ? Math.round((low + high) / 2 / 50) * 50
       : Math.min(SEARCH_MAX, Math.max(low * 2, 200))
@@ -345,8 +356,12 @@ const line = (row: Row) =>
     `POST p99 ${ms(row.postP99)} ms`,
     `CPU server ${cores(row.serverCores)} PG ${cores(row.postgresCores)}`,
     `RSS max ${row.rssMaxMb.toFixed(0)} MB after ${row.rssAfterMb.toFixed(0)} MB`,
-    `drain ${row.drainSeconds.toFixed(1)} s`
+    `drain ${row.drainSeconds.toFixed(1)} s`,
+    ...(row.stages === undefined ? [] : [`stages p50/p99 ${stageText(row.stages)}`])
   ].join(" · ")
+
+const stageText = (stages: NonNullable<Row["stages"]>) =>
+  `recorded ${ms(stages.recorded[0])}/${ms(stages.recorded[1])}, then delivered ${ms(stages.delivered[0])}/${ms(stages.delivered[1])} ms`
 
 const searchText = (found: Search | undefined) =>
   found === undefined

@@ -6,6 +6,10 @@
  * Each event carries its number in the payload (`tour.id = "lat-<n>"`), so the receiver, in the
  * same process and on the same clock as the publisher, matches an arrival to the moment its
  * event was sent: publish→receipt is `received − sent`, `performance.now()` on both sides.
+ *
+ * Waybill's event ids start with the epoch millisecond of the batch that records them
+ * (`@waybill/core/Id`), so an arrival's `X-Event-Id` splits the way in two, read from outside to
+ * the millisecond (`stages`). Delivery ids are derived from their event's, so they add nothing.
  */
 
 import { readFileSync } from "node:fs"
@@ -20,6 +24,8 @@ export interface Run {
   readonly sentAt: Float64Array
   readonly receivedAt: Float64Array
   readonly accepted: Uint8Array
+  /** Epoch milliseconds in the arrival's `X-Event-Id` (NaN without one). */
+  readonly eventIdAt: Float64Array
   duplicates: number
 }
 
@@ -29,8 +35,21 @@ const newRun = (first: number, count: number): Run => ({
   sentAt: new Float64Array(count).fill(Number.NaN),
   receivedAt: new Float64Array(count).fill(Number.NaN),
   accepted: new Uint8Array(count),
+  eventIdAt: new Float64Array(count).fill(Number.NaN),
   duplicates: 0
 })
+
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// The epoch milliseconds a Waybill id starts with (10 base-32 characters after `xxx_`); NaN for
+// any other header.
+const idMillis = (header: string | Array<string> | undefined): number => {
+  const match = typeof header === "string" ? /^[a-z]+_([0-9a-hjkmnp-tv-z]{10})/.exec(header) : null
+  if (match === null) return Number.NaN
+  let millis = 0
+  for (const char of match[1]!) millis = millis * 32 + ALPHABET.indexOf(char)
+  return millis
+}
 
 const marker = /"lat-(\d+)"/
 
@@ -50,8 +69,10 @@ export const startReceiver = async () => {
         strays++
         return
       }
-      if (Number.isNaN(current.receivedAt[index]!)) current.receivedAt[index] = at
-      else current.duplicates++
+      if (Number.isNaN(current.receivedAt[index]!)) {
+        current.receivedAt[index] = at
+        current.eventIdAt[index] = idMillis(req.headers["x-event-id"])
+      } else current.duplicates++
     })
   })
   server.keepAliveTimeout = 60_000
@@ -184,6 +205,23 @@ export const latencies = (run: Run): Float64Array => {
     if (run.accepted[i] === 1 && !Number.isNaN(run.receivedAt[i]!)) values.push(run.receivedAt[i]! - run.sentAt[i]!)
   }
   return Float64Array.from(values).sort()
+}
+
+/**
+ * The two stages of the way (ms, each sorted), where the arrivals carried Waybill's event ids:
+ * publish to the event's id (the request, its checks and the wait for the batch that records
+ * it), and the event's id to receipt (the batch's commit, the notification, fan-out, the
+ * delivery's commit, the claim, the POST). Ids hold whole milliseconds.
+ */
+export const stages = (run: Run) => {
+  const recorded: Array<number> = []
+  const delivered: Array<number> = []
+  for (let i = 0; i < run.count; i++) {
+    if (Number.isNaN(run.eventIdAt[i]!)) continue
+    recorded.push(run.eventIdAt[i]! - (performance.timeOrigin + run.sentAt[i]!))
+    delivered.push(performance.timeOrigin + run.receivedAt[i]! - run.eventIdAt[i]!)
+  }
+  return { recorded: Float64Array.from(recorded).sort(), delivered: Float64Array.from(delivered).sort() }
 }
 
 /** The `q` quantile (0–1) of sorted values, nearest rank; NaN when there are none. */
