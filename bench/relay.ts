@@ -253,3 +253,5 @@ await db.listen("relay", wakeOne)
 for (let i = 0; i < Number(process.env.RELAY_WORKERS ?? 4); i++) void worker()
 intake.keepAliveTimeout = 60_000
 intake.listen(Number(process.env.PORT ?? 0), "127.0.0.1")
+// Exits on SIGTERM (as the server does), so that a CPU profile (`BENCH_CPU_PROF`) is written.
+process.on("SIGTERM", () => process.exit(0))
