@@ -361,7 +361,7 @@ const line = (row: Row) =>
   ].join(" · ")
 
 const stageText = (stages: NonNullable<Row["stages"]>) =>
-  `recorded ${ms(stages.recorded[0])}/${ms(stages.recorded[1])}, then delivered ${ms(stages.delivered[0])}/${ms(stages.delivered[1])} ms`
+  `recorded ${ms(stages.recorded[0])}/${ms(stages.recorded[1])}, then received ${ms(stages.delivered[0])}/${ms(stages.delivered[1])} ms`
 
 const searchText = (found: Search | undefined) =>
   found === undefined
@@ -384,6 +384,22 @@ const markdown = (databaseName: string, suites: ReadonlyArray<Suite>) => {
       const ratio = s.contender === "floor" || base === undefined ? "" : `${(row.p99 / base.p99).toFixed(2)}×`
       lines.push(
         `| ${rate} | ${s.contender} | ${row.achieved.toFixed(0)}${row.behind ? " (behind)" : ""} | ${row.accepted} | ${row.delivered} | ${row.lost} | ${ms(row.p50)} | ${ms(row.p95)} | ${ms(row.p99)} | ${ms(row.max)} | ${ms(row.postP99)} | ${cores(row.serverCores)} | ${cores(row.postgresCores)} | ${row.rssMaxMb.toFixed(0)} / ${row.rssAfterMb.toFixed(0)} | ${ratio} |`
+      )
+    }
+  }
+  const staged = suites.flatMap((s) => s.rows.filter((row) => row.stages !== undefined))
+  if (staged.length > 0) {
+    lines.push(
+      "",
+      "Where Waybill's time goes (from its event ids, whole ms; p50 / p99): publish → event recorded (the request, its checks, the wait for the batch that records it), then → received (the batch's commit, the notification, fan-out, the POST)",
+      "",
+      "| rate/s | recorded | then received |",
+      "|---:|---:|---:|"
+    )
+    for (const row of staged) {
+      const { recorded, delivered } = row.stages!
+      lines.push(
+        `| ${row.rate} | ${ms(recorded[0])} / ${ms(recorded[1])} | ${ms(delivered[0])} / ${ms(delivered[1])} |`
       )
     }
   }
