@@ -35,6 +35,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { buildSync } from "esbuild"
 import pg from "pg"
+import { Pool } from "undici"
 import {
   accepted,
   delivered,
@@ -203,6 +204,7 @@ const passes = (row: Row) => row.p99 < BUDGET_MS && row.lost === 0 && row.refuse
 const measureRate = async (
   contenderName: string,
   contender: Contender,
+  pool: Pool,
   receiver: Awaited<ReturnType<typeof startReceiver>>,
   storage: Storage,
   admin: pg.Client | undefined,
@@ -216,11 +218,10 @@ const measureRate = async (
   let postgresBefore = new Map<number, number>()
   let startedAt = 0
   const published: Published = await publish({
-    base: contender.base,
     apiKey,
     rate,
     seconds,
-    connections: CONNECTIONS,
+    pool,
     receiver,
     onStart: () => {
       serverBefore = processCpuSeconds(contender.pid)
@@ -320,10 +321,11 @@ const suite = async (
   const admin = postgres !== undefined ? new pg.Client({ connectionString: databaseServerUrl }) : undefined
   await admin?.connect()
   const contender = await (contenderName === "waybill" ? startWaybill : startFloor)(storage, receiver.url)
+  const pool = new Pool(contender.base, { connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 60_000 })
   try {
     console.log(`\n  ${contenderName} on ${databaseName}`)
     const at = (seconds: number) => (rate: number) =>
-      measureRate(contenderName, contender, receiver, storage, admin, rate, seconds)
+      measureRate(contenderName, contender, pool, receiver, storage, admin, rate, seconds)
     if (WARM_UP > 0) {
       console.log("    (warm-up)")
       await at(WARM_UP)(Math.min(500, ...RATES))
@@ -333,6 +335,7 @@ const suite = async (
     const found = SEARCH_STEPS > 0 ? await search(rows, at(SEARCH_SECONDS)) : undefined
     return { contender: contenderName, rows, search: found }
   } finally {
+    await pool.close()
     contender.stop()
     await sleep(1000)
     await admin?.end()

@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Pool } from "undici"
+import type { Pool } from "undici"
 
 /** The arrivals and sending times of one run, indexed by the event's number in the run. */
 export interface Run {
@@ -107,16 +107,16 @@ export interface Published {
 let nextNumber = 1
 
 /**
- * Sends `rate × seconds` events to `base` at `rate` per second on a timer that catches up
- * (never waiting for an answer), through an undici Pool of `connections`, and resolves once
+ * Sends `rate × seconds` events (`POST /events`) at `rate` per second on a timer that catches up
+ * (never waiting for an answer), through `pool` (an undici Pool kept for the contender, so that
+ * its connections are open and warm from one run to the next), and resolves once
  * every answer is in. `onStart` runs as the first event goes out.
  */
 export const publish = async (options: {
-  readonly base: string
   readonly apiKey: string
   readonly rate: number
   readonly seconds: number
-  readonly connections: number
+  readonly pool: Pool
   readonly receiver: { readonly track: (run: Run) => void }
   readonly onStart?: () => void
 }): Promise<Published> => {
@@ -124,7 +124,7 @@ export const publish = async (options: {
   const run = newRun(nextNumber, count)
   nextNumber += count
   options.receiver.track(run)
-  const pool = new Pool(options.base, { connections: options.connections, pipelining: 1, keepAliveTimeout: 60_000 })
+  const pool = options.pool
   const headers = { authorization: `Bearer ${options.apiKey}`, "content-type": "application/json" }
   const lag = new Float64Array(count)
   const answerTimes = new Float64Array(count).fill(Number.NaN)
@@ -177,7 +177,6 @@ export const publish = async (options: {
     start = performance.now()
     tick()
   })
-  await pool.close()
   return {
     run,
     sendingSeconds: Math.max((lastSend - start) / 1000, interval / 1000),
