@@ -319,13 +319,17 @@ const suite = async (
       ? { _tag: "postgres", name: postgres.name, url: postgres.url }
       : { _tag: "pglite", dataDir: dataDir! }
   const admin = postgres !== undefined ? new pg.Client({ connectionString: databaseServerUrl }) : undefined
-  await admin?.connect()
-  const contender = await (contenderName === "waybill" ? startWaybill : startFloor)(storage, receiver.url)
-  const pool = new Pool(contender.base, { connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 60_000 })
+  let contender: Contender | undefined
+  let pool: Pool | undefined
   try {
+    await admin?.connect()
+    const started = await (contenderName === "waybill" ? startWaybill : startFloor)(storage, receiver.url)
+    contender = started
+    const publisher = new Pool(started.base, { connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 60_000 })
+    pool = publisher
     console.log(`\n  ${contenderName} on ${databaseName}`)
     const at = (seconds: number) => (rate: number) =>
-      measureRate(contenderName, contender, pool, receiver, storage, admin, rate, seconds)
+      measureRate(contenderName, started, publisher, receiver, storage, admin, rate, seconds)
     if (WARM_UP > 0) {
       console.log("    (warm-up)")
       await at(WARM_UP)(Math.min(500, ...RATES))
@@ -335,8 +339,8 @@ const suite = async (
     const found = SEARCH_STEPS > 0 ? await search(rows, at(SEARCH_SECONDS)) : undefined
     return { contender: contenderName, rows, search: found }
   } finally {
-    await pool.close()
-    contender.stop()
+    await pool?.close()
+    contender?.stop()
     await sleep(1000)
     await admin?.end()
     await postgres?.drop()
