@@ -11,7 +11,8 @@ import pg from "pg"
 
 export const databaseServerUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
-const freePort = () =>
+/** A TCP port free on 127.0.0.1 just now. */
+export const freePort = () =>
   new Promise<number>((resolve) => {
     const probe = createServer()
     probe.listen(0, "127.0.0.1", () => {
@@ -20,9 +21,12 @@ const freePort = () =>
     })
   })
 
-/** Creates a throw-away database; returns its URL and a function that drops it. */
+/**
+ * Creates a throw-away database (named `BENCH_DATABASE_PREFIX`, default `waybill_bench`, and a
+ * time stamp); returns its name, its URL and a function that drops it.
+ */
 export const freshDatabase = async () => {
-  const name = `waybill_bench_${Date.now().toString(36)}`
+  const name = `${process.env.BENCH_DATABASE_PREFIX ?? "waybill_bench"}_${Date.now().toString(36)}`
   const admin = new pg.Client({ connectionString: databaseServerUrl })
   await admin.connect()
   await admin.query(`CREATE DATABASE ${name}`)
@@ -30,6 +34,7 @@ export const freshDatabase = async () => {
   const url = new URL(databaseServerUrl)
   url.pathname = `/${name}`
   return {
+    name,
     url: url.toString(),
     drop: async () => {
       const client = new pg.Client({ connectionString: databaseServerUrl })
@@ -44,7 +49,7 @@ export const apiKey = "bench-key-0000000001"
 
 // Waits up to 60 s for a started server's /health; a server that never answers is killed.
 // Polls `/health` until it answers 200 (with `anyAnswer`, any HTTP answer: a server without it).
-const untilHealthy = async (child: ChildProcess, base: string, what: string, anyAnswer = false) => {
+export const untilHealthy = async (child: ChildProcess, base: string, what: string, anyAnswer = false) => {
   for (let i = 0; i < 600; i++) {
     const up = await fetch(`${base}/health`).then(
       (r) => anyAnswer || r.ok,
@@ -71,11 +76,16 @@ const build = () =>
 
 /**
  * Starts `packages/server`, built first, on the database; resolves when `/health` answers. With
- * `BENCH_CPU_PROF=<dir>` the server writes a V8 CPU profile there when it stops.
+ * `BENCH_CPU_PROF=<dir>` the server writes a V8 CPU profile there when it stops. With
+ * `{ dataDir }` instead of a URL it runs on its embedded database (PGlite) in that directory.
  */
-export const startServer = async (databaseUrl: string, env: Record<string, string> = {}) => {
+export const startServer = async (
+  database: string | { readonly dataDir: string },
+  env: Record<string, string> = {}
+) => {
   await build()
   const port = await freePort()
+  const { DATABASE_URL: _, ...withoutDatabaseUrl } = process.env
   const child: ChildProcess = spawn(
     process.execPath,
     [
@@ -86,8 +96,8 @@ export const startServer = async (databaseUrl: string, env: Record<string, strin
       cwd: root,
       stdio: ["ignore", "ignore", "inherit"],
       env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
+        ...withoutDatabaseUrl,
+        ...(typeof database === "string" ? { DATABASE_URL: database } : { WAYBILL_DATA_DIR: database.dataDir }),
         PORT: String(port),
         HOST: "127.0.0.1",
         WAYBILL_SECRET_KEY: "cd".repeat(32),
