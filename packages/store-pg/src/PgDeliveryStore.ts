@@ -11,12 +11,12 @@ import type { WorkspaceId } from "@waybill/core/Workspace"
 import { Attempt, type DeliveryLog, type DeliveryStatus, Trigger } from "@waybill/webhooks/Delivery"
 import { type ClaimedDelivery, DeliveryStore, type ResendResult } from "@waybill/webhooks/DeliveryStore"
 import * as Page from "@waybill/webhooks/Page"
-import { type Target, targetOf, Webhook } from "@waybill/webhooks/Webhook"
+import { type Target, targetOf } from "@waybill/webhooks/Webhook"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { type WebhookRow, webhookColumns, webhookOf } from "./internal/webhookRows.js"
 
-const decodeWebhook = Schema.decodeUnknownSync(Webhook)
 // Attempts recorded before resend existed carry no trigger: they were all automatic.
 const decodeAttempts = Schema.decodeUnknownSync(
   Schema.Array(
@@ -72,14 +72,11 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
     const targets = new Map<string, Target>()
     const loadTargets = (webhookIds: ReadonlyArray<string>) =>
       Effect.map(
-        sql<{
-          document: unknown
-          revision: number
-        }>`SELECT document, revision FROM webhooks WHERE id IN ${sql.in(webhookIds)}`,
+        sql<WebhookRow>`SELECT ${sql.literal(webhookColumns)} FROM webhooks WHERE id IN ${sql.in(webhookIds)}`,
         (rows) => {
           if (targets.size + rows.length > 10_000) targets.clear()
           for (const row of rows) {
-            const webhook = decodeWebhook({ ...(row.document as object), revision: row.revision })
+            const webhook = webhookOf(row)
             targets.set(webhook.id, targetOf(webhook))
           }
         }
@@ -271,6 +268,19 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
         Effect.sync(() => {
           if ((targets.get(target.webhookId)?.revision ?? 0) < target.revision) targets.set(target.webhookId, target)
         }),
+      hold: (workspaceId, webhookId, now) =>
+        sql`
+          UPDATE deliveries SET status = 'held', lease_until = NULL, lease_token = NULL
+          WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status = 'pending'
+            AND (lease_until IS NULL OR lease_until <= ${now})`.pipe(Effect.asVoid, Effect.orDie),
+      // A held retry keeps its cycle, so it gets the retry it was waiting for.
+      release: (workspaceId, webhookId, now) =>
+        sql`
+          UPDATE deliveries SET status = 'pending', due_at = ${now}, lease_until = NULL, lease_token = NULL
+          WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status = 'held'`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
       deleteForWebhook: (workspaceId, webhookId) =>
         sql`DELETE FROM deliveries WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`.pipe(
           Effect.asVoid,

@@ -196,6 +196,17 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
       deliveryId: string,
       now: number
     ) => Effect.Effect<ResendResult>
+    /**
+     * The webhook was disabled (contract §8): its pending deliveries that are not in flight (no
+     * lease, or one that ran out by `now`, epoch milliseconds) become `held`. One atomic step.
+     */
+    readonly hold: (workspaceId: WorkspaceId, webhookId: string, now: number) => Effect.Effect<void>
+    /**
+     * The webhook was enabled: its held deliveries go back to `pending`, due at `now`, unleased,
+     * keeping their cycle (a held retry gets its retry). One atomic step, so a held delivery is
+     * released once whoever else enables it.
+     */
+    readonly release: (workspaceId: WorkspaceId, webhookId: string, now: number) => Effect.Effect<void>
     /** One bounded step of a replay (one statement on PostgreSQL). */
     readonly replayStep: (request: ReplayRequest) => Effect.Effect<ReplayStep>
     /** Removes a webhook's deliveries and attempts (the webhook is being deleted). */
@@ -412,7 +423,7 @@ export const makeMemory = (): DeliveryStore["Type"] => {
           .slice(0, request.limit)
         let resent = 0
         for (const row of window) {
-          if (row.status === "pending" || !request.statuses.includes(row.status)) continue
+          if (row.status === "pending" || row.status === "held" || !request.statuses.includes(row.status)) continue
           restart(row, request.now)
           resent++
         }
@@ -423,6 +434,34 @@ export const makeMemory = (): DeliveryStore["Type"] => {
             window.length < request.limit || last === undefined
               ? undefined
               : { eventCreatedAt: last.delivery.eventCreatedAt, seq: last.seq }
+        }
+      }),
+    hold: (workspaceId, webhookId, now) =>
+      Effect.sync(() => {
+        for (const row of lanes.get(webhookId)?.rows ?? []) {
+          if (
+            row.delivery.workspaceId === workspaceId &&
+            row.status === "pending" &&
+            (row.leaseUntil === null || row.leaseUntil <= now)
+          ) {
+            row.status = "held"
+            row.leaseUntil = null
+            row.leaseToken = null
+          }
+        }
+      }),
+    release: (workspaceId, webhookId, now) =>
+      Effect.sync(() => {
+        const held = Array.from(rows.values())
+          .filter(
+            (row) =>
+              row.delivery.workspaceId === workspaceId && row.delivery.webhookId === webhookId && row.status === "held"
+          )
+          .sort((a, b) => a.seq - b.seq)
+        for (const row of held) {
+          row.status = "pending"
+          row.dueAt = now
+          enqueue(row)
         }
       }),
     retarget: (_workspaceId, target) =>
