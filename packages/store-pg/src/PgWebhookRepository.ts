@@ -121,6 +121,32 @@ export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> =
           Effect.map((rows) => rows.length),
           Effect.orDie
         ),
+      // One statement: each webhook's row is locked while its count moves, so endings counted by
+      // several processes at once add up; one whose count reaches the threshold is disabled in
+      // the same step, with a new revision that every process's caches notice.
+      recordEndings: (endings, threshold, now) => {
+        // Evaluated on the row as it is when the update takes it (the old values).
+        const disables = sql.literal(
+          `(w.status = 'enabled' AND ${Math.floor(threshold)} > 0 AND (CASE WHEN c.reset THEN c.failures ELSE w.failure_streak + c.failures END) >= ${Math.floor(threshold)})`
+        )
+        return endings.length === 0
+          ? Effect.succeed([])
+          : sql<WebhookRow & { readonly disabled_now: boolean }>`
+          UPDATE webhooks w
+          SET failure_streak = CASE WHEN c.reset THEN c.failures ELSE w.failure_streak + c.failures END,
+              status = CASE WHEN ${disables} THEN 'disabled' ELSE w.status END,
+              disabled_reason = CASE WHEN ${disables} THEN 'failing' ELSE w.disabled_reason END,
+              disabled_at = CASE WHEN ${disables} THEN ${now} ELSE w.disabled_at END,
+              revision = w.revision + CASE WHEN ${disables} THEN 1 ELSE 0 END
+          FROM jsonb_to_recordset(${JSON.stringify(
+            [...endings].sort((x, y) => (x.webhookId < y.webhookId ? -1 : x.webhookId > y.webhookId ? 1 : 0))
+          )}::jsonb) AS c("workspaceId" text, "webhookId" text, reset boolean, failures int)
+          WHERE w.workspace_id = c."workspaceId" AND w.id = c."webhookId"
+          RETURNING ${select}, (w.status = 'disabled' AND w.disabled_reason = 'failing' AND w.disabled_at = ${now}) AS disabled_now`.pipe(
+              Effect.map((rows) => documents(rows.filter((row) => row.disabled_now))),
+              Effect.orDie
+            )
+      },
       delete: (workspaceId, id) =>
         sql<{ id: string }>`DELETE FROM webhooks WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`.pipe(
           Effect.map((rows) => rows.length === 1),
