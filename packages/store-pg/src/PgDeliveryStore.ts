@@ -104,11 +104,14 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
     const claimOne = (request: ClaimRequest, webhook: FlowRow, room: number) =>
       sql.withTransaction(
         Effect.gen(function* () {
-          const [flow] = yield* sql<{ slot: string; counts: ReadonlyArray<number> }>`
+          const [flow] = yield* sql<{ slot: string; counts: string }>`
             INSERT INTO webhook_flow (webhook_id) VALUES (${webhook.id})
             ON CONFLICT (webhook_id) DO UPDATE SET slot = webhook_flow.slot
-            RETURNING slot::text, counts`
-          const window = { slot: Number(flow?.slot ?? 0), counts: flow?.counts ?? [] }
+            RETURNING slot::text, array_to_string(counts, ',') AS counts`
+          const window = {
+            slot: Number(flow?.slot ?? 0),
+            counts: flow === undefined || flow.counts === "" ? [] : flow.counts.split(",").map(Number)
+          }
           const rate = webhook.rate_limit_per_second
           const wanted = Math.min(
             room,
@@ -134,9 +137,11 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
                 ORDER BY d.due_at, d.seq
                 LIMIT ${wanted}
                 FOR UPDATE OF d SKIP LOCKED`
+          // A CTE, so the pick runs once (a subquery in FROM may be scanned again per row).
           const rows = yield* sql<ClaimedRow>`
+            WITH p AS (${picked})
             UPDATE deliveries d SET lease_until = ${request.leaseUntil}, lease_token = ${request.leaseToken}
-            FROM (${picked}) p, events e
+            FROM p, events e
             WHERE d.id = p.id AND e.id = d.event_id
               AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})
             RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
