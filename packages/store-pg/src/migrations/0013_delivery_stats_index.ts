@@ -1,0 +1,13 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+
+// Delivery statistics (contract §8, GET /webhooks/{id}/stats): a delivery that ends keeps its
+// latency (milliseconds from its event's recording to the response that ended it), and an index
+// per webhook by event time finds the window's deliveries of every status without touching
+// another webhook's rows. Deliveries that ended before this migration have no latency: they are
+// counted, but not in the percentiles.
+export default Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE deliveries ADD COLUMN latency_ms integer`
+  yield* sql`CREATE INDEX deliveries_stats_idx ON deliveries (webhook_id, event_created_at) INCLUDE (status, latency_ms)`
+})
