@@ -1,14 +1,16 @@
 /**
  * One webhook: its settings (with the end of a secret rotation's overlap while one runs), the
- * "Rotate secret" action, its delivery log (every attempt with status code, error class,
+ * "Rotate secret" action, a chart of its last 24 hours (`DeliveryChart`), its delivery log (every attempt with status code, error class,
  * duration and trigger, a Resend button per delivery that has ended, and a replay of failed
  * deliveries since a time) and its failure alerts.
  */
 import type { DeliveryLog } from "@waybill/webhooks/Delivery"
+import type { DeliveryStats } from "@waybill/webhooks/DeliveryStats"
 import type { FailureAlert } from "@waybill/webhooks/FailureAlerts"
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
+import { DeliveryChart } from "./DeliveryChart.js"
 import { controlId } from "./filterModel.js"
 import { FieldIssues, type Issues, invalidity } from "./Issues.js"
 import { RotateSecret, rotationNotice } from "./RotateSecret.js"
@@ -29,6 +31,7 @@ interface Pages {
   readonly deliveries: ReadonlyArray<DeliveryLog>
   readonly deliveriesCursor: string | null
   readonly alerts: ReadonlyArray<FailureAlert>
+  readonly stats: DeliveryStats
 }
 
 export const WebhookDetail = (props: {
@@ -49,11 +52,12 @@ export const WebhookDetail = (props: {
 
   const refresh = async () => {
     try {
-      const [deliveries, alerts] = await Promise.all([
+      const [deliveries, alerts, stats] = await Promise.all([
         call(api.webhooks.deliveries({ path: { id: webhook.id }, urlParams: { limit: 50 } })),
-        call(api.webhooks.alerts({ urlParams: { webhookId: webhook.id, limit: 50 } }))
+        call(api.webhooks.alerts({ urlParams: { webhookId: webhook.id, limit: 50 } })),
+        call(api.webhooks.stats({ path: { id: webhook.id }, urlParams: {} }))
       ])
-      setPages({ deliveries: deliveries.data, deliveriesCursor: deliveries.nextCursor, alerts: alerts.data })
+      setPages({ deliveries: deliveries.data, deliveriesCursor: deliveries.nextCursor, alerts: alerts.data, stats })
       setFailure(null)
     } catch (error) {
       setFailure(error instanceof ApiFailure ? error.message : String(error))
@@ -153,6 +157,10 @@ export const WebhookDetail = (props: {
           {failure}
         </p>
       )}
+      <section aria-labelledby="health-title">
+        <h2 id="health-title">Last 24 hours</h2>
+        {pages === null ? <p class="loading">Loading statistics…</p> : <DeliveryChart stats={pages.stats} />}
+      </section>
       <section aria-labelledby="log-title">
         <h2 id="log-title">Delivery log</h2>
         <form class="replay" onSubmit={replay} aria-label="Replay failed deliveries">
