@@ -19,6 +19,8 @@ export interface Received {
   readonly arrivedAt: number
   /** When its answer was written, if it was (epoch ms). */
   answeredAt: number | undefined
+  /** The sender's port of the connection it came on (to find the sending process). */
+  readonly remotePort: number | undefined
 }
 
 export interface Answer {
@@ -55,7 +57,8 @@ export const receiver = (script: (request: Received, index: number) => Answer = 
             headers: req.headers,
             body: Buffer.concat(chunks).toString("utf8"),
             arrivedAt: Date.now(),
-            answeredAt: undefined
+            answeredAt: undefined,
+            remotePort: req.socket.remotePort
           }
           const answer = script(request, received.length)
           received.push(request)

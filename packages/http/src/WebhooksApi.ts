@@ -63,6 +63,24 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       )
   )
   .add(
+    HttpApiEndpoint.post("disable")`/webhooks/${webhookId}/disable`
+      .addSuccess(WebhookResponse)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        'Disables the webhook (idempotent; disabledReason "manual"): its matching events still get deliveries, with status held, and nothing is sent until it is enabled. Every process stops sending for it.'
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("enable")`/webhooks/${webhookId}/enable`
+      .addSuccess(WebhookResponse)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Enables the webhook (idempotent): its held deliveries go back to pending and are sent in event order, each once with the usual cycle (one attempt, one retry), by whichever process claims them."
+      )
+  )
+  .add(
     HttpApiEndpoint.get("deliveries")`/webhooks/${webhookId}/deliveries`
       .setUrlParams(ListParams)
       .addSuccess(Page.schema(DeliveryLog))

@@ -64,6 +64,12 @@ export interface ServerConfig {
    * as it arrives. `defaultMaxConnections` (1,000) when absent.
    */
   readonly maxConnections?: number | undefined
+  /**
+   * Automatic disabling (`WAYBILL_DISABLE_AFTER_FAILURES`, contract §8): after this many
+   * deliveries of a webhook in a row ended `failed`, it is disabled with reason `failing`; 0 (the
+   * default): never.
+   */
+  readonly disableAfterFailures?: number | undefined
 }
 
 /**
@@ -214,6 +220,12 @@ export const settings: Config.Config<ServerConfig> = Config.all({
   maxWebhooksPerWorkspace: positiveInt("WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE", defaultMaxWebhooksPerWorkspace),
   requestTimeoutMs: positiveInt("WAYBILL_REQUEST_TIMEOUT_MS", defaultRequestTimeoutMs),
   maxConnections: positiveInt("WAYBILL_MAX_CONNECTIONS", defaultMaxConnections),
+  disableAfterFailures: checked(
+    "WAYBILL_DISABLE_AFTER_FAILURES",
+    Config.integer("WAYBILL_DISABLE_AFTER_FAILURES").pipe(Config.withDefault(0)),
+    "must be a non-negative integer (0: never disable automatically)",
+    (n) => n >= 0
+  ),
   referenceDataPath: Config.string("WAYBILL_REFERENCE_DATA").pipe(Config.withDefault(defaultPath)),
   clockStart: Config.option(
     Config.string("WAYBILL_CLOCK_START").pipe(

@@ -118,7 +118,8 @@ export const layerPorts = (
     Dispatcher.layer({
       timeoutMs: config.deliveryTimeoutMs,
       retryDelayMs: config.retryDelayMs,
-      leaseMs: config.deliveryLeaseMs
+      leaseMs: config.deliveryLeaseMs,
+      disableAfterFailures: config.disableAfterFailures
     })
   ).pipe(
     Layer.provideMerge(

@@ -50,3 +50,36 @@ describe("limits from the environment", () => {
     })
   )
 })
+
+describe("WAYBILL_DISABLE_AFTER_FAILURES", () => {
+  it.effect("defaults to 0 (never) and takes a non-negative integer", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(
+        Either.map(yield* read({}), (s) => s.disableAfterFailures),
+        Either.right(0)
+      )
+      for (const [value, expected] of [
+        ["0", 0],
+        ["5", 5]
+      ] as const) {
+        assert.deepStrictEqual(
+          Either.map(yield* read({ WAYBILL_DISABLE_AFTER_FAILURES: value }), (s) => s.disableAfterFailures),
+          Either.right(expected)
+        )
+      }
+    })
+  )
+
+  it.effect("a bad value is refused with the variable's name", () =>
+    Effect.gen(function* () {
+      for (const value of ["-1", "1.5", "never"]) {
+        const settings = yield* read({ WAYBILL_DISABLE_AFTER_FAILURES: value })
+        assert.isTrue(Either.isLeft(settings), value)
+        if (Either.isRight(settings)) continue
+        const lines = Config.describeError(settings.left)
+        assert.strictEqual(lines.length, 1)
+        assert.match(lines[0]!, /^WAYBILL_DISABLE_AFTER_FAILURES: /, value)
+      }
+    })
+  )
+})

@@ -27,7 +27,10 @@ const webhook = (id: string, expiresAt: number): Webhook => ({
   },
   description: null,
   createdAt: 0,
-  revision: 1
+  revision: 1,
+  status: "enabled",
+  rateLimitPerSecond: null,
+  ordering: "none"
 })
 
 const previousOf = (id: string) =>

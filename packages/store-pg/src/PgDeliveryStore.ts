@@ -10,14 +10,21 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import { Attempt, type DeliveryLog, type DeliveryStatus, Trigger } from "@waybill/webhooks/Delivery"
 import * as DeliveryStats from "@waybill/webhooks/DeliveryStats"
-import { type ClaimedDelivery, DeliveryStore, type ResendResult } from "@waybill/webhooks/DeliveryStore"
+import {
+  type ClaimedDelivery,
+  type ClaimRequest,
+  DeliveryStore,
+  type ResendResult,
+  statusOf
+} from "@waybill/webhooks/DeliveryStore"
+import * as FlowControl from "@waybill/webhooks/FlowControl"
 import * as Page from "@waybill/webhooks/Page"
-import { type Target, targetOf, Webhook } from "@waybill/webhooks/Webhook"
+import { type Target, targetOf } from "@waybill/webhooks/Webhook"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { type WebhookRow, webhookColumns, webhookOf } from "./internal/webhookRows.js"
 
-const decodeWebhook = Schema.decodeUnknownSync(Webhook)
 // Attempts recorded before resend existed carry no trigger: they were all automatic.
 const decodeAttempts = Schema.decodeUnknownSync(
   Schema.Array(
@@ -43,6 +50,14 @@ const logOf = (row: LogRow): DeliveryLog => ({
   status: row.status,
   attempts: decodeAttempts(row.attempts)
 })
+
+interface FlowRow {
+  readonly workspace_id: string
+  readonly id: string
+  readonly revision: number
+  readonly rate_limit_per_second: number | null
+  readonly ordering: string
+}
 
 interface ClaimedRow {
   readonly id: string
@@ -73,18 +88,92 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
     const targets = new Map<string, Target>()
     const loadTargets = (webhookIds: ReadonlyArray<string>) =>
       Effect.map(
-        sql<{
-          document: unknown
-          revision: number
-        }>`SELECT document, revision FROM webhooks WHERE id IN ${sql.in(webhookIds)}`,
+        sql<WebhookRow>`SELECT ${sql.literal(webhookColumns)} FROM webhooks WHERE id IN ${sql.in(webhookIds)}`,
         (rows) => {
           if (targets.size + rows.length > 10_000) targets.clear()
           for (const row of rows) {
-            const webhook = decodeWebhook({ ...(row.document as object), revision: row.revision })
+            const webhook = webhookOf(row)
             targets.set(webhook.id, targetOf(webhook))
           }
         }
       )
+    // The claim of one flow-controlled webhook, in a transaction that holds its `webhook_flow`
+    // row: claimers of that webhook, in any process, take turns. A rate-limited webhook gets
+    // what its window allows and the window counts what it got; a FIFO one gets its earliest
+    // pending delivery if that is due and unheld, so one is in flight at a time, in order, and
+    // a claimer that died hands it on when its lease runs out.
+    const claimOne = (request: ClaimRequest, webhook: FlowRow, room: number) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const [flow] = yield* sql<{ slot: string; counts: string }>`
+            INSERT INTO webhook_flow (webhook_id) VALUES (${webhook.id})
+            ON CONFLICT (webhook_id) DO UPDATE SET slot = webhook_flow.slot
+            RETURNING slot::text, array_to_string(counts, ',') AS counts`
+          const window = {
+            slot: Number(flow?.slot ?? 0),
+            counts: flow === undefined || flow.counts === "" ? [] : flow.counts.split(",").map(Number)
+          }
+          const rate = webhook.rate_limit_per_second
+          const wanted = Math.min(
+            room,
+            webhook.ordering === "fifo" ? 1 : room,
+            rate === null ? room : FlowControl.allowance(window, request.now, rate)
+          )
+          if (wanted <= 0) return []
+          const picked =
+            webhook.ordering === "fifo"
+              ? sql`
+                SELECT h.id FROM (
+                  SELECT d.id, d.due_at, d.lease_until FROM deliveries d
+                  WHERE d.webhook_id = ${webhook.id} AND d.workspace_id = ${webhook.workspace_id}
+                    AND d.status = 'pending'
+                  ORDER BY d.seq LIMIT 1
+                ) h
+                WHERE h.due_at <= ${request.now} AND (h.lease_until IS NULL OR h.lease_until <= ${request.now})`
+              : sql`
+                SELECT d.id FROM deliveries d
+                WHERE d.webhook_id = ${webhook.id} AND d.workspace_id = ${webhook.workspace_id}
+                  AND d.status = 'pending' AND d.due_at <= ${request.now}
+                  AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})
+                ORDER BY d.due_at, d.seq
+                LIMIT ${wanted}
+                FOR UPDATE OF d SKIP LOCKED`
+          // A CTE, so the pick runs once (a subquery in FROM may be scanned again per row).
+          const rows = yield* sql<ClaimedRow>`
+            WITH p AS (${picked})
+            UPDATE deliveries d SET lease_until = ${request.leaseUntil}, lease_token = ${request.leaseToken}
+            FROM p, events e
+            WHERE d.id = p.id AND e.id = d.event_id
+              AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})
+            RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
+                      jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, d.due_at,
+                      d.seq, ${webhook.revision}::int AS revision`
+          if (rate !== null && rows.length > 0) {
+            const next = FlowControl.record(window, request.now, rows.length)
+            yield* sql`
+              UPDATE webhook_flow SET slot = ${next.slot}, counts = ${`{${next.counts.join(",")}}`}::int[]
+              WHERE webhook_id = ${webhook.id}`
+          }
+          return rows
+        })
+      )
+    // Every enabled flow-controlled webhook (a partial index holds them), one claim each, while
+    // the claim has room.
+    const claimControlled = (request: ClaimRequest, limit: number) =>
+      Effect.gen(function* () {
+        const webhooks = yield* sql<FlowRow>`
+          SELECT workspace_id, id, revision, rate_limit_per_second, ordering FROM webhooks
+          WHERE status = 'enabled' AND (rate_limit_per_second IS NOT NULL OR ordering <> 'none')`
+        const claimed: Array<ClaimedRow> = []
+        for (const webhook of webhooks) {
+          const room = Math.min(
+            limit - claimed.length,
+            request.roomByWebhook.get(webhook.id) ?? request.maxInFlightPerWebhook ?? request.maxPerWebhook
+          )
+          if (room > 0) claimed.push(...(yield* claimOne(request, webhook, room)))
+        }
+        return claimed
+      })
     const isCurrent = (row: ClaimedRow) => (targets.get(row.webhook_id)?.revision ?? 0) >= row.revision
     return DeliveryStore.of({
       insert: (deliveries) =>
@@ -95,8 +184,14 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
             sql`
           INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
                                   status, due_at, attempts, latency_ms, lease_until, lease_token)
-          SELECT id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at, status, due_at,
-                 COALESCE(attempts, '[]'), latency_ms, lease_until, lease_token
+          SELECT id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
+                 -- Held, as fan-out read the webhook, unless it has been enabled since: read
+                 -- again under a lock, so an enable either waits for this insert to commit (and
+                 -- then releases the row) or has committed before it (and the row is pending).
+                 CASE WHEN status <> 'held' THEN status
+                      WHEN (SELECT w.status FROM webhooks w WHERE w.workspace_id = d.workspace_id AND w.id = d.webhook_id FOR SHARE) = 'disabled' THEN 'held'
+                      ELSE 'pending' END,
+                 due_at, COALESCE(attempts, '[]'), latency_ms, lease_until, lease_token
           FROM jsonb_to_recordset(${JSON.stringify(
             deliveries.map((delivery, n) => ({
               n,
@@ -107,7 +202,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
               event_type: delivery.eventType,
               event_created_at: delivery.eventCreatedAt,
               created_at: delivery.createdAt,
-              status: delivery.outcome?.status ?? "pending",
+              status: delivery.outcome?.status ?? statusOf(delivery),
               due_at: delivery.dueAt,
               attempts: delivery.outcome === undefined ? null : [delivery.outcome.attempt],
               latency_ms: delivery.outcome?.latencyMs ?? null,
@@ -120,9 +215,10 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           ORDER BY n
           ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
       claimDue: (request) =>
-        // One statement, so no transaction to open: per webhook at most its room of its earliest
-        // due deliveries (fairness: one busy receiver cannot fill a claim), locked or skipped if
-        // another dispatcher holds them, then leased.
+        // One statement, so no transaction to open: per plain webhook at most its room of its
+        // earliest due deliveries (fairness: one busy receiver cannot fill a claim), locked or
+        // skipped if another dispatcher holds them, then leased. Flow-controlled webhooks are
+        // claimed after, each under its rules (`claimControlled`).
         sql<ClaimedRow>`
           WITH room AS (
             SELECT key AS webhook_id, value::int AS room
@@ -139,6 +235,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
               FOR UPDATE OF d SKIP LOCKED
             ) c
             WHERE COALESCE(r.room, ${request.maxPerWebhook}) > 0
+              AND w.status = 'enabled' AND w.rate_limit_per_second IS NULL AND w.ordering = 'none'
             ORDER BY c.due_at, c.seq
             LIMIT ${request.limit}
           )
@@ -147,6 +244,14 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           WHERE d.id = p.id AND e.id = d.event_id
           RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
                     jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, p.due_at, p.seq, p.revision`.pipe(
+          Effect.flatMap((plain) =>
+            plain.length >= request.limit
+              ? Effect.succeed(plain)
+              : Effect.map(claimControlled(request, request.limit - plain.length), (controlled) => [
+                  ...plain,
+                  ...controlled
+                ])
+          ),
           Effect.flatMap((returned) => {
             const rows = [...returned].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
             const stale = [...new Set(rows.filter((row) => !isCurrent(row)).map((row) => row.webhook_id))]
@@ -320,11 +425,24 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
         Effect.sync(() => {
           if ((targets.get(target.webhookId)?.revision ?? 0) < target.revision) targets.set(target.webhookId, target)
         }),
-      deleteForWebhook: (workspaceId, webhookId) =>
-        sql`DELETE FROM deliveries WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`.pipe(
+      hold: (workspaceId, webhookId, now) =>
+        sql`
+          UPDATE deliveries SET status = 'held', lease_until = NULL, lease_token = NULL
+          WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status = 'pending'
+            AND (lease_until IS NULL OR lease_until <= ${now})`.pipe(Effect.asVoid, Effect.orDie),
+      // A held retry keeps its cycle, so it gets the retry it was waiting for.
+      release: (workspaceId, webhookId, now) =>
+        sql`
+          UPDATE deliveries SET status = 'pending', due_at = ${now}, lease_until = NULL, lease_token = NULL
+          WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status = 'held'`.pipe(
           Effect.asVoid,
           Effect.orDie
-        )
+        ),
+      deleteForWebhook: (workspaceId, webhookId) =>
+        Effect.zipRight(
+          sql`DELETE FROM deliveries WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`,
+          sql`DELETE FROM webhook_flow WHERE webhook_id = ${webhookId}`
+        ).pipe(Effect.asVoid, Effect.orDie)
     })
   })
 )

@@ -1,4 +1,3 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
@@ -136,12 +135,9 @@ forEachBackend(
           buckets: [{ start: NOW / 1000 - 3_600, succeeded: 0, failed: 0 }]
         })
 
-        // The second webhook: its own deliveries only; a held one (a disabled webhook's) counts
-        // as held, not pending.
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`
-          UPDATE deliveries SET status = 'held'
-          WHERE webhook_id = ${later.id} AND status = 'pending'`
+        // The second webhook: its own deliveries only; disabled, its waiting delivery is held and
+        // counts as held, not pending.
+        yield* Effect.flatMap(WebhookService, (service) => service.disable(later.id)).pipe(as(workspace))
         const second = yield* statsOf(later.id)
         assert.deepStrictEqual(
           [second.succeeded, second.failed, second.pending, second.held, second.latencyMs],

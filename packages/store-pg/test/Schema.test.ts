@@ -31,6 +31,7 @@ const waybillTables = [
   "idempotency_keys",
   "tours",
   "waybill_migrations",
+  "webhook_flow",
   "webhooks",
   "workspaces"
 ]
@@ -130,7 +131,7 @@ const publicLayout = Migrator.make({})({
   ),
   table: Migrations.table
 })
-const publicLayoutTables = waybillTables.filter((table) => table !== "idempotency_keys")
+const publicLayoutTables = waybillTables.filter((table) => table !== "idempotency_keys" && table !== "webhook_flow")
 
 const counts = (sql: SqlClient.SqlClient, schema: string, tables: ReadonlyArray<string> = publicLayoutTables) =>
   Effect.forEach(

@@ -23,6 +23,9 @@ const webhook = (workspaceId: WorkspaceId): Webhook => ({
   auth: { type: "bearer", token: Schema.decodeSync(SealedSecret)("sealed") },
   description: null,
   createdAt: 1_798_000_000,
+  status: "enabled",
+  rateLimitPerSecond: null,
+  ordering: "none",
   revision: 1
 })
 

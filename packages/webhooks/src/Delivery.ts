@@ -1,7 +1,8 @@
 /**
  * Deliveries (contract §5): one per event × subscribed webhook whose filter matches, made at
  * fan-out with its `dlv_…` id (the `X-Delivery-Id` of every attempt). A delivery is `pending`
- * until an attempt succeeds (`succeeded`) or the retry fails too (`failed`).
+ * until an attempt succeeds (`succeeded`) or the retry fails too (`failed`); one made while its
+ * webhook is disabled is `held` (nothing sent) until the webhook is enabled, then `pending`.
  *
  * @since 0.1.0
  */
@@ -11,7 +12,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category schemas
  */
-export const DeliveryStatus = Schema.Literal("pending", "succeeded", "failed")
+export const DeliveryStatus = Schema.Literal("pending", "held", "succeeded", "failed")
 
 /**
  * @since 0.1.0

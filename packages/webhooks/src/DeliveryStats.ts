@@ -175,7 +175,7 @@ export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
  */
 export interface StatsRow {
   readonly eventCreatedAt: number
-  readonly status: DeliveryStatus | "held"
+  readonly status: DeliveryStatus
   readonly latencyMs: number | null
 }
 

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Attempt, DeliveryLog, DeliveryStatus, Trigger } from "./Delivery.js"
 import { type DeliveryStats, type StatsWindow, summarize } from "./DeliveryStats.js"
+import * as FlowControl from "./FlowControl.js"
 import * as Page from "./Page.js"
 import type { Target } from "./Webhook.js"
 
@@ -19,7 +20,8 @@ import type { Target } from "./Webhook.js"
  * A delivery made at fan-out. `body` and `target` come along so that a store may keep them
  * with the row; a relational store may instead join them from the events and webhooks tables.
  * Its id is derived from event and webhook, so a store keeps the first row for an id and
- * ignores a second one (the same event fanned out again after a crash).
+ * ignores a second one (the same event fanned out again after a crash). One made while its
+ * webhook is disabled (`target.status`) is stored `held` (`statusOf`).
  *
  * @since 0.1.0
  * @category models
@@ -68,6 +70,15 @@ export interface ClaimRequest {
   readonly now: number
   readonly limit: number
   readonly maxPerWebhook: number
+  /**
+   * For flow-controlled webhooks (`FlowControl.isControlled`), which are claimed under their
+   * rules instead: at most this many of one webhook (its attempts start at once, so the rate is
+   * counted when they start), or its `roomByWebhook` if less. A disabled webhook's deliveries are
+   * never claimed; default `maxPerWebhook`. A rate-limited one's no more than its window allows (`FlowControl.allowance`,
+   * over every claimer); a FIFO one's only its earliest pending delivery (in the order they were
+   * made), and only once it is due and no claimer holds it.
+   */
+  readonly maxInFlightPerWebhook?: number | undefined
   readonly roomByWebhook: ReadonlyMap<string, number>
   readonly leaseUntil: number
   readonly leaseToken: string
@@ -210,6 +221,17 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
       deliveryId: string,
       now: number
     ) => Effect.Effect<ResendResult>
+    /**
+     * The webhook was disabled (contract §8): its pending deliveries that are not in flight (no
+     * lease, or one that ran out by `now`, epoch milliseconds) become `held`. One atomic step.
+     */
+    readonly hold: (workspaceId: WorkspaceId, webhookId: string, now: number) => Effect.Effect<void>
+    /**
+     * The webhook was enabled: its held deliveries go back to `pending`, due at `now`, unleased,
+     * keeping their cycle (a held retry gets its retry). One atomic step, so a held delivery is
+     * released once whoever else enables it.
+     */
+    readonly release: (workspaceId: WorkspaceId, webhookId: string, now: number) => Effect.Effect<void>
     /** One bounded step of a replay (one statement on PostgreSQL). */
     readonly replayStep: (request: ReplayRequest) => Effect.Effect<ReplayStep>
     /**
@@ -267,6 +289,16 @@ export const claimedOf = (
   target: claim.target
 })
 
+/**
+ * The status a new delivery without an outcome starts in: `held` when its webhook was disabled
+ * as fan-out read it, else `pending`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const statusOf = (delivery: NewDelivery): "pending" | "held" =>
+  delivery.target.status === "disabled" ? "held" : "pending"
+
 const newer = (a: Target | undefined, b: Target): Target => (a !== undefined && a.revision > b.revision ? a : b)
 
 /**
@@ -283,6 +315,8 @@ export const makeMemory = (): DeliveryStore["Type"] => {
   const lanes = new Map<string, { rows: Array<Row>; head: number }>()
   // Per webhook, the target of its latest edit: it replaces what older deliveries were made with.
   const retargeted = new Map<string, Target>()
+  // Per rate-limited webhook, the attempts its claims started.
+  const windows = new Map<string, FlowControl.RateWindow>()
   let made = 0
   const enqueue = (row: Row) => {
     let lane = lanes.get(row.delivery.webhookId)
@@ -318,7 +352,7 @@ export const makeMemory = (): DeliveryStore["Type"] => {
           const row: Row = {
             delivery,
             seq: made++,
-            status: delivery.outcome?.status ?? "pending",
+            status: delivery.outcome?.status ?? statusOf(delivery),
             cycleStart: 0,
             trigger: "automatic",
             dueAt: delivery.dueAt,
@@ -347,10 +381,40 @@ export const makeMemory = (): DeliveryStore["Type"] => {
             lane.rows = lane.rows.slice(lane.head)
             lane.head = 0
           }
+          // The webhook as last changed: flow control by its rules (see `ClaimRequest`).
+          const current = newer(retargeted.get(webhookId), lane.rows[lane.rows.length - 1]!.delivery.target)
+          let allowed = room
+          let order: ReadonlyArray<Row> = lane.rows
+          let from = lane.head
+          if (FlowControl.isControlled(current)) {
+            if (current.status !== "enabled") continue
+            allowed = Math.min(room, request.maxInFlightPerWebhook ?? request.maxPerWebhook)
+            if (current.rateLimitPerSecond !== null) {
+              allowed = Math.min(
+                allowed,
+                FlowControl.allowance(
+                  windows.get(webhookId) ?? FlowControl.emptyWindow,
+                  request.now,
+                  current.rateLimitPerSecond
+                )
+              )
+            }
+            if (current.ordering === "fifo") {
+              // Only the earliest pending delivery, in the order they were made.
+              let first: Row | undefined
+              for (let i = lane.head; i < lane.rows.length; i++) {
+                const row = lane.rows[i]!
+                if (row.status === "pending" && (first === undefined || row.seq < first.seq)) first = row
+              }
+              order = first === undefined ? [] : [first]
+              from = 0
+              allowed = Math.min(allowed, 1)
+            }
+          }
           let taken = 0
-          for (let i = lane.head; i < lane.rows.length; i++) {
-            if (claimed.length >= request.limit || taken >= room) break
-            const row = lane.rows[i]!
+          for (let i = from; i < order.length; i++) {
+            if (claimed.length >= request.limit || taken >= allowed) break
+            const row = order[i]!
             if (
               row.status !== "pending" ||
               row.dueAt > request.now ||
@@ -370,6 +434,12 @@ export const makeMemory = (): DeliveryStore["Type"] => {
                 leaseToken: request.leaseToken,
                 target: newer(retargeted.get(webhookId), delivery.target)
               })
+            )
+          }
+          if (taken > 0 && current.rateLimitPerSecond !== null) {
+            windows.set(
+              webhookId,
+              FlowControl.record(windows.get(webhookId) ?? FlowControl.emptyWindow, request.now, taken)
             )
           }
         }
@@ -434,7 +504,7 @@ export const makeMemory = (): DeliveryStore["Type"] => {
           .slice(0, request.limit)
         let resent = 0
         for (const row of window) {
-          if (row.status === "pending" || !request.statuses.includes(row.status)) continue
+          if (row.status === "pending" || row.status === "held" || !request.statuses.includes(row.status)) continue
           restart(row, request.now)
           resent++
         }
@@ -445,6 +515,34 @@ export const makeMemory = (): DeliveryStore["Type"] => {
             window.length < request.limit || last === undefined
               ? undefined
               : { eventCreatedAt: last.delivery.eventCreatedAt, seq: last.seq }
+        }
+      }),
+    hold: (workspaceId, webhookId, now) =>
+      Effect.sync(() => {
+        for (const row of lanes.get(webhookId)?.rows ?? []) {
+          if (
+            row.delivery.workspaceId === workspaceId &&
+            row.status === "pending" &&
+            (row.leaseUntil === null || row.leaseUntil <= now)
+          ) {
+            row.status = "held"
+            row.leaseUntil = null
+            row.leaseToken = null
+          }
+        }
+      }),
+    release: (workspaceId, webhookId, now) =>
+      Effect.sync(() => {
+        const held = Array.from(rows.values())
+          .filter(
+            (row) =>
+              row.delivery.workspaceId === workspaceId && row.delivery.webhookId === webhookId && row.status === "held"
+          )
+          .sort((a, b) => a.seq - b.seq)
+        for (const row of held) {
+          row.status = "pending"
+          row.dueAt = now
+          enqueue(row)
         }
       }),
     stats: (workspaceId, webhookId, window) =>
@@ -467,6 +565,7 @@ export const makeMemory = (): DeliveryStore["Type"] => {
     deleteForWebhook: (workspaceId, webhookId) =>
       Effect.sync(() => {
         retargeted.delete(webhookId)
+        windows.delete(webhookId)
         for (const [id, row] of rows) {
           if (row.delivery.workspaceId === workspaceId && row.delivery.webhookId === webhookId) {
             rows.delete(id)

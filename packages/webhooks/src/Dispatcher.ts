@@ -71,6 +71,13 @@ export interface Options {
    * that end within it are recorded with the delivery, in one write instead of two. Default 100 ms.
    */
   readonly recordDelayMs?: number | undefined
+  /**
+   * Automatic disabling (contract §8): after this many deliveries of a webhook in a row ended
+   * `failed`, it is disabled with reason `failing` and its later deliveries are held; a
+   * succeeded one starts the count again. Counted in storage, over every process. Default 0:
+   * never.
+   */
+  readonly disableAfterFailures?: number | undefined
 }
 
 const positive = (value: number | undefined, fallback: number) =>
@@ -94,6 +101,7 @@ const settingsOf = (options: Options): Settings => {
     fanOutBatchSize: Math.floor(positive(options.fanOutBatchSize, 256)),
     completionBatchSize,
     recordDelayMs: positive(options.recordDelayMs, 100),
+    disableAfterFailures: Math.floor(positive(options.disableAfterFailures, 0)),
     fanOutGapMs: positive(options.fanOutGapMs, 20),
     busyRead: 8,
     perWebhookWindow: 2 * perWebhookConcurrency,
@@ -193,6 +201,7 @@ export const make = (options: Options = {}) =>
       outbox,
       store,
       alerts,
+      repository,
       transactor,
       matcher: makeMatcher(repository),
       attemptOne: makeAttempts(settings, secretBox, sender),

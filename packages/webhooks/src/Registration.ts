@@ -16,7 +16,17 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ssrf from "./Ssrf.js"
-import { type Filters, limits, MASK, type OpenAuth, type SealedAuth, secretFieldOf, secretLength } from "./Webhook.js"
+import {
+  type Filters,
+  limits,
+  MASK,
+  type OpenAuth,
+  type Ordering,
+  rateLimitBounds,
+  type SealedAuth,
+  secretFieldOf,
+  secretLength
+} from "./Webhook.js"
 
 /**
  * A registration that passed every rule; its secret is `Redacted`.
@@ -30,6 +40,10 @@ export interface Registration {
   readonly filters: Filters
   readonly auth: OpenAuth
   readonly description: string | null
+  /** `undefined` when the request omits it (a registration: no limit; an edit: as stored). */
+  readonly rateLimitPerSecond: number | null | undefined
+  /** `undefined` when the request omits it (a registration: `none`; an edit: as stored). */
+  readonly ordering: Ordering | undefined
 }
 
 /**
@@ -73,7 +87,7 @@ const hasControl = (text: string): boolean => {
 
 const hasSpaceOrControl = (text: string): boolean => hasControl(text) || /\s/.test(text)
 
-const knownFields = new Set(["url", "events", "filters", "auth", "description"])
+const knownFields = new Set(["url", "events", "filters", "auth", "description", "rateLimitPerSecond", "ordering"])
 
 const parseUrl = (value: string): URL | undefined => {
   try {
@@ -343,6 +357,23 @@ const validateDescription = (value: unknown): { issues: Array<Issue.Issue>; desc
   return { issues: [], description: value }
 }
 
+const validateRateLimit = (value: unknown): Array<Issue.Issue> =>
+  value === undefined ||
+  value === null ||
+  (typeof value === "number" && Number.isInteger(value) && value >= rateLimitBounds.min && value <= rateLimitBounds.max)
+    ? []
+    : [
+        Issue.make(
+          "rateLimitPerSecond",
+          `must be an integer from ${rateLimitBounds.min} to ${rateLimitBounds.max}, or null for no limit`
+        )
+      ]
+
+const validateOrdering = (value: unknown): Array<Issue.Issue> =>
+  value === undefined || value === "none" || value === "fifo"
+    ? []
+    : [Issue.make("ordering", "must be one of none, fifo")]
+
 /**
  * For an edit of a stored HMAC webhook: the request with the stored signature scheme filled in
  * where it names no `scheme` and keeps the `hmac` type, so an edit that does not mention the
@@ -430,6 +461,8 @@ export const validateRegistration = (
   issues.push(...auth.issues)
   const description = validateDescription(own(input, "description"))
   issues.push(...description.issues)
+  issues.push(...validateRateLimit(own(input, "rateLimitPerSecond")))
+  issues.push(...validateOrdering(own(input, "ordering")))
   // Reserved keys, non-finite numbers and text PostgreSQL could not store fail here, at their
   // paths (never quoting the value), not in the write; where a field's own check already refused
   // a value, that issue says enough. A value nested too deep is refused by its field's own check.
@@ -443,6 +476,8 @@ export const validateRegistration = (
     events: events.events,
     filters: filters.filters,
     auth: auth.auth,
-    description: description.description
+    description: description.description,
+    rateLimitPerSecond: own(input, "rateLimitPerSecond") as number | null | undefined,
+    ordering: own(input, "ordering") as Ordering | undefined
   })
 }

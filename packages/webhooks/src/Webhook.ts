@@ -116,6 +116,60 @@ export const Filters = Schema.Record({ key: Schema.String, value: FilterGroup })
 export type Filters = typeof Filters.Type
 
 /**
+ * Whether a webhook's deliveries are sent (`enabled`) or held (`disabled`, contract §8).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const WebhookStatus = Schema.Literal("enabled", "disabled").annotations({ identifier: "WebhookStatus" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type WebhookStatus = typeof WebhookStatus.Type
+
+/**
+ * Why a webhook is disabled: an operator's `disable` (`manual`), or too many deliveries in a row
+ * that ended `failed` (`failing`, the reference server's `WAYBILL_DISABLE_AFTER_FAILURES`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DisabledReason = Schema.Literal("manual", "failing").annotations({ identifier: "WebhookDisabledReason" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type DisabledReason = typeof DisabledReason.Type
+
+/**
+ * How a webhook's deliveries are ordered: `none` (the default: in parallel, roughly in event
+ * order) or `fifo` (one at a time, in the order their events were recorded; contract §8).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Ordering = Schema.Literal("none", "fifo").annotations({ identifier: "WebhookOrdering" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Ordering = typeof Ordering.Type
+
+/**
+ * The bounds of `rateLimitPerSecond`: attempts started per second, over every process.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const rateLimitBounds = { min: 1, max: 10_000 } as const
+
+const RateLimit = Schema.Int.pipe(Schema.between(rateLimitBounds.min, rateLimitBounds.max))
+
+/**
  * The body of `POST /webhooks`, for documentation and typed clients. `validateRegistration`
  * is what checks a request: it reports every problem and never echoes a secret.
  *
@@ -127,7 +181,19 @@ export const RegisterWebhook = Schema.Struct({
   events: Schema.Array(EventType).pipe(Schema.minItems(1)).annotations({ description: "Unique catalogue types" }),
   filters: Schema.optional(Filters),
   auth: AuthRequest,
-  description: Schema.optional(Schema.String.pipe(Schema.maxLength(limits.description)))
+  description: Schema.optional(Schema.String.pipe(Schema.maxLength(limits.description))),
+  rateLimitPerSecond: Schema.optional(
+    Schema.NullOr(RateLimit).annotations({
+      description:
+        "Attempts to the webhook start at most this many in any one second, over every process (1 to 10000); null (the default): no limit"
+    })
+  ),
+  ordering: Schema.optional(
+    Ordering.annotations({
+      description:
+        "fifo: one delivery at a time, in the order the events were recorded; none (the default): no ordering"
+    })
+  )
 }).annotations({ identifier: "RegisterWebhook" })
 
 /**
@@ -232,7 +298,13 @@ export const Webhook = Schema.Struct({
   auth: SealedAuth,
   description: Schema.NullOr(Schema.String),
   createdAt: Schema.Int,
-  revision: Schema.optionalWith(Schema.Int, { default: () => 1 })
+  revision: Schema.optionalWith(Schema.Int, { default: () => 1 }),
+  // Flow control (contract §8); webhooks stored before it are enabled, unlimited, unordered.
+  status: Schema.optionalWith(WebhookStatus, { default: () => "enabled" as const }),
+  disabledReason: Schema.optional(DisabledReason),
+  disabledAt: Schema.optional(Schema.Int),
+  rateLimitPerSecond: Schema.optionalWith(Schema.NullOr(Schema.Int), { default: () => null }),
+  ordering: Schema.optionalWith(Ordering, { default: () => "none" as const })
 }).annotations({ identifier: "StoredWebhook" })
 
 /**
@@ -271,7 +343,8 @@ export type MaskedAuth = typeof MaskedAuth.Type
 
 /**
  * A webhook as `POST /webhooks`, `GET /webhooks` and `GET /webhooks/{id}` answer it. `filters`
- * is `{}` when none were registered; `description` is `null` when none was given.
+ * is `{}` when none were registered; `description` is `null` when none was given. A disabled
+ * webhook also shows `disabledReason` and `disabledAt`; an enabled one shows neither.
  *
  * @since 0.1.0
  * @category schemas
@@ -283,7 +356,14 @@ export const WebhookResponse = Schema.Struct({
   filters: Filters,
   auth: MaskedAuth,
   description: Schema.NullOr(Schema.String),
-  createdAt: Schema.Int
+  createdAt: Schema.Int,
+  status: WebhookStatus,
+  disabledReason: Schema.optional(
+    DisabledReason.annotations({ description: "Present while disabled: manual, or failing (automatic disabling)" })
+  ),
+  disabledAt: Schema.optional(Schema.Int.annotations({ description: "Present while disabled: since when (epoch s)" })),
+  rateLimitPerSecond: Schema.NullOr(Schema.Int),
+  ordering: Ordering
 }).annotations({ identifier: "Webhook" })
 
 /**
@@ -340,12 +420,18 @@ export const toResponse = (webhook: Webhook, now?: number): WebhookResponse => (
   filters: webhook.filters,
   auth: maskAuth(webhook.auth, now),
   description: webhook.description,
-  createdAt: webhook.createdAt
+  createdAt: webhook.createdAt,
+  status: webhook.status,
+  ...(webhook.status === "disabled" && webhook.disabledReason !== undefined && webhook.disabledAt !== undefined
+    ? { disabledReason: webhook.disabledReason, disabledAt: webhook.disabledAt }
+    : {}),
+  rateLimitPerSecond: webhook.rateLimitPerSecond,
+  ordering: webhook.ordering
 })
 
 /**
- * The part of a webhook the dispatcher needs to send: where, and with what authentication, as
- * of the webhook's `revision`.
+ * The part of a webhook the dispatcher needs to send: where, with what authentication and under
+ * which flow control, as of the webhook's `revision`.
  *
  * @since 0.1.0
  * @category models
@@ -355,6 +441,10 @@ export interface Target {
   readonly revision: number
   readonly url: string
   readonly auth: SealedAuth
+  /** Flow control (contract §8), for stores that read it from the target rather than a table. */
+  readonly status: WebhookStatus
+  readonly rateLimitPerSecond: number | null
+  readonly ordering: Ordering
 }
 
 /**
@@ -367,7 +457,10 @@ export const targetOf = (webhook: Webhook): Target => ({
   webhookId: webhook.id,
   revision: webhook.revision,
   url: webhook.url,
-  auth: webhook.auth
+  auth: webhook.auth,
+  status: webhook.status,
+  rateLimitPerSecond: webhook.rateLimitPerSecond,
+  ordering: webhook.ordering
 })
 
 /**

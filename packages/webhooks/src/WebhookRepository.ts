@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { type Endings, nextStreak } from "./FlowControl.js"
 import * as Page from "./Page.js"
 import type { Webhook } from "./Webhook.js"
 
@@ -48,6 +49,18 @@ export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRep
      * workspace: this is maintenance, `SecretRotation.sweepExpiredSecrets`).
      */
     readonly deleteExpiredSecrets: (now: number, limit: number) => Effect.Effect<number>
+    /**
+     * Automatic disabling (contract §8): adds each webhook's deliveries that ended to its count of
+     * deliveries in a row that ended `failed` (a success starts it again, `FlowControl.nextStreak`),
+     * and disables, with reason `failing` at `now` (epoch seconds) and a new revision, each enabled
+     * one whose count reached `threshold`. Answers the webhooks it disabled. Atomic per webhook,
+     * so processes counting at once lose no ending.
+     */
+    readonly recordEndings: (
+      endings: ReadonlyArray<Endings>,
+      threshold: number,
+      now: number
+    ) => Effect.Effect<ReadonlyArray<Webhook>>
     /** Removes a webhook; `false` when there was none with this id in the workspace. */
     readonly delete: (workspaceId: WorkspaceId, id: string) => Effect.Effect<boolean>
     /**
@@ -66,6 +79,7 @@ export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRep
  */
 export const makeMemory = (): WebhookRepository["Type"] => {
   const workspaces = new Map<string, Map<string, Webhook>>()
+  const streaks = new Map<string, number>()
   const webhooks = (workspaceId: WorkspaceId) => {
     let map = workspaces.get(workspaceId)
     if (map === undefined) {
@@ -97,6 +111,7 @@ export const makeMemory = (): WebhookRepository["Type"] => {
         const stored = webhooks(webhook.workspaceId).get(webhook.id)
         if (stored === undefined || stored.revision !== webhook.revision) return Option.none()
         const updated: Webhook = { ...webhook, createdAt: stored.createdAt, revision: stored.revision + 1 }
+        if (webhook.status === "enabled" && stored.status === "disabled") streaks.delete(webhook.id)
         webhooks(webhook.workspaceId).set(webhook.id, updated)
         return Option.some(updated)
       }),
@@ -114,6 +129,29 @@ export const makeMemory = (): WebhookRepository["Type"] => {
           }
         }
         return deleted
+      }),
+    recordEndings: (endings, threshold, now) =>
+      Effect.sync(() => {
+        const disabled: Array<Webhook> = []
+        for (const ending of endings) {
+          const map = webhooks(ending.workspaceId as WorkspaceId)
+          const webhook = map.get(ending.webhookId)
+          if (webhook === undefined) continue
+          const streak = nextStreak(streaks.get(webhook.id) ?? 0, ending)
+          streaks.set(webhook.id, streak)
+          if (threshold > 0 && streak >= threshold && webhook.status === "enabled") {
+            const updated: Webhook = {
+              ...webhook,
+              status: "disabled",
+              disabledReason: "failing",
+              disabledAt: now,
+              revision: webhook.revision + 1
+            }
+            map.set(webhook.id, updated)
+            disabled.push(updated)
+          }
+        }
+        return disabled
       }),
     delete: (workspaceId, id) => Effect.sync(() => webhooks(workspaceId).delete(id)),
     subscribed: (workspaceId, eventType) =>

@@ -214,6 +214,19 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
       id: string,
       input: unknown
     ) => Effect.Effect<WebhookResponse, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
+    /**
+     * `POST /webhooks/{id}/disable` → 200 with the masked webhook (contract §8; idempotent: a
+     * disabled webhook stays as it is, reason and time included). From then on, in every
+     * process, nothing is sent to it: its pending deliveries that are not in flight and the
+     * ones its events make become `held`. An attempt in flight at that moment ends as usual.
+     */
+    readonly disable: (id: string) => Effect.Effect<WebhookResponse, WebhookNotFound, CurrentWorkspace>
+    /**
+     * `POST /webhooks/{id}/enable` → 200 with the masked webhook (idempotent). Its held
+     * deliveries go back to `pending` in the same transaction, due now, and are sent in event
+     * order with the usual cycle, each once, by whichever process claims them.
+     */
+    readonly enable: (id: string) => Effect.Effect<WebhookResponse, WebhookNotFound, CurrentWorkspace>
     /** `DELETE /webhooks/{id}` → 204; its pending deliveries go with it. */
     readonly delete: (id: string) => Effect.Effect<void, WebhookNotFound, CurrentWorkspace>
     /** `GET /webhooks/filter-fields?event=`: a missing or unknown type fails at `event`. */
@@ -284,6 +297,8 @@ export interface Options {
    */
   readonly maxWebhooksPerWorkspace?: number | undefined
 }
+
+const unchanged: unique symbol = Symbol("unchanged")
 
 /**
  * Builds the service from its ports.
@@ -377,7 +392,10 @@ export const make = (options: Options) =>
           auth: yield* seal(id, registration.auth),
           description: registration.description,
           createdAt: yield* nowSeconds,
-          revision: 1
+          revision: 1,
+          status: "enabled",
+          rateLimitPerSecond: registration.rateLimitPerSecond ?? null,
+          ordering: registration.ordering ?? "none"
         } satisfies Webhook
       })
 
@@ -465,15 +483,24 @@ export const make = (options: Options) =>
     // the result. When another change landed meanwhile (an edit, a rotation, the sweep: its
     // revision moved on), the webhook is read again and the change computed afresh, so none is
     // overwritten unseen; a webhook deleted meanwhile is not found.
-    const change = <E>(id: string, compute: (current: Webhook) => Effect.Effect<Webhook, E, CurrentWorkspace>) =>
+    // A change that leaves the webhook as it is (`unchanged`) stores nothing. `after` runs in the
+    // transaction that stored the change, with the webhook as stored.
+    const change = <E>(
+      id: string,
+      compute: (current: Webhook) => Effect.Effect<Webhook | typeof unchanged, E, CurrentWorkspace>,
+      after: (stored: Webhook) => Effect.Effect<void> = () => Effect.void
+    ) =>
       Effect.gen(function* () {
         for (;;) {
-          const changed = yield* compute(yield* find(id))
+          const current = yield* find(id)
+          const changed = yield* compute(current)
+          if (changed === unchanged) return current
           const stored = yield* transactor.withTransaction(
             Effect.tap(repository.update(changed), (updated) =>
               Option.match(updated, {
                 onNone: () => Effect.void,
-                onSome: (webhook) => deliveryStore.retarget(webhook.workspaceId, targetOf(webhook))
+                onSome: (webhook) =>
+                  Effect.zipRight(deliveryStore.retarget(webhook.workspaceId, targetOf(webhook)), after(webhook))
               })
             )
           )
@@ -503,11 +530,51 @@ export const make = (options: Options) =>
             filters: registration.filters,
             auth:
               keepsOverlap && current.auth.type === "hmac" ? { ...sealed, previous: current.auth.previous } : sealed,
-            description: registration.description
+            description: registration.description,
+            // Omitted in an edit: as stored.
+            rateLimitPerSecond:
+              registration.rateLimitPerSecond === undefined
+                ? current.rateLimitPerSecond
+                : registration.rateLimitPerSecond,
+            ordering: registration.ordering ?? current.ordering
           } satisfies Webhook
         })
       )
       return toResponse(stored, yield* nowSeconds)
+    })
+
+    const disable = Effect.fn("WebhookService.disable")(function* (id: string) {
+      const now = yield* Clock.currentTimeMillis
+      const stored = yield* change(
+        id,
+        (current) =>
+          Effect.succeed(
+            current.status === "disabled"
+              ? unchanged
+              : ({
+                  ...current,
+                  status: "disabled",
+                  disabledReason: "manual",
+                  disabledAt: Math.floor(now / 1000)
+                } satisfies Webhook)
+          ),
+        (webhook) => deliveryStore.hold(webhook.workspaceId, webhook.id, now)
+      )
+      return toResponse(stored, Math.floor(now / 1000))
+    })
+
+    const enable = Effect.fn("WebhookService.enable")(function* (id: string) {
+      const now = yield* Clock.currentTimeMillis
+      const stored = yield* change(
+        id,
+        (current) => {
+          if (current.status === "enabled") return Effect.succeed(unchanged)
+          const { disabledReason: _reason, disabledAt: _at, ...rest } = current
+          return Effect.succeed({ ...rest, status: "enabled" } satisfies Webhook)
+        },
+        (webhook) => deliveryStore.release(webhook.workspaceId, webhook.id, now)
+      )
+      return toResponse(stored, Math.floor(now / 1000))
     })
 
     const rotate = Effect.fn("WebhookService.rotate")(function* (id: string, input: unknown) {
@@ -633,6 +700,8 @@ export const make = (options: Options) =>
       registerIdempotent,
       update,
       rotate,
+      disable,
+      enable,
       list,
       get,
       delete: remove,

@@ -69,7 +69,10 @@ describe("WebhookService", () => {
         },
         auth: { type: "hmac", secret: MASK, scheme: "waybill" },
         description: "ops board",
-        createdAt: NOW / 1000
+        createdAt: NOW / 1000,
+        status: "enabled",
+        rateLimitPerSecond: null,
+        ordering: "none"
       })
       const basic = yield* register(registration({ auth: basicAuth }))
       assert.deepStrictEqual(basic.auth, { type: "basic", username: "ops", password: "********" })

@@ -93,6 +93,14 @@ export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handle
           .rotate(path.id, payload)
           .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest }))
       )
+      .handle("disable", ({ path }) => webhooks.disable(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)))
+      .handle("enable", ({ path }) =>
+        webhooks.enable(path.id).pipe(
+          // Held deliveries are due now: hurry this process's delivery loop.
+          Effect.tap(() => dispatcher.wakeDelivery),
+          Effect.catchTag("WebhookNotFound", notFound)
+        )
+      )
       .handle("deliveries", ({ path, urlParams }) =>
         webhooks
           .deliveries(path.id, urlParams)

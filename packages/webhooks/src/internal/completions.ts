@@ -7,6 +7,8 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { maxAttempts } from "../Delivery.js"
 import type { FailureAlert } from "../FailureAlerts.js"
+import * as FlowControl from "../FlowControl.js"
+import { targetOf } from "../Webhook.js"
 import type { Outcome } from "./attempts.js"
 import type { Env } from "./loopState.js"
 
@@ -18,11 +20,12 @@ export const persist = (env: Env, batch: ReadonlyArray<Outcome>) =>
   Effect.gen(function* () {
     const completions = batch.map((item) => item.completion)
     if (!batch.some((item) => item.completion.status === "failed")) {
-      yield* env.store.complete(completions)
+      const applied = yield* env.store.complete(completions)
+      yield* countEndings(env, batch, applied)
       return
     }
     const now = yield* Clock.currentTimeMillis
-    const raised = yield* env.transactor.withTransaction(
+    const { raised, applied } = yield* env.transactor.withTransaction(
       Effect.gen(function* () {
         const applied = new Set(yield* env.store.complete(completions))
         const out: Array<FailureAlert> = []
@@ -40,9 +43,10 @@ export const persist = (env: Env, batch: ReadonlyArray<Outcome>) =>
           yield* env.alerts.raise(item.claimed.workspaceId, alert)
           out.push(alert)
         }
-        return out
+        return { raised: out, applied }
       })
     )
+    yield* countEndings(env, batch, applied)
     for (const alert of raised) {
       yield* Effect.logError("Webhook delivery failed").pipe(
         Effect.annotateLogs({
@@ -53,6 +57,38 @@ export const persist = (env: Env, batch: ReadonlyArray<Outcome>) =>
           eventType: alert.eventType,
           reason: alert.reason
         })
+      )
+    }
+  })
+
+/**
+ * Automatic disabling (contract §8), when the dispatcher has a threshold: adds the deliveries of
+ * `batch` that ended (those whose completion was `applied`, or all when none is given) to their
+ * webhooks' counts of failures in a row, in storage. A webhook that reached the threshold is
+ * disabled there; here its pending deliveries are held and this process's target for it moves on.
+ */
+export const countEndings = (env: Env, batch: ReadonlyArray<Outcome>, applied?: Iterable<string>) =>
+  Effect.gen(function* () {
+    const threshold = env.settings.disableAfterFailures
+    if (threshold <= 0) return
+    const written = applied === undefined ? undefined : new Set(applied)
+    const endings = FlowControl.endingsOf(
+      batch
+        .filter((item) => written === undefined || written.has(item.completion.deliveryId))
+        .map((item) => ({
+          workspaceId: item.claimed.workspaceId,
+          webhookId: item.claimed.webhookId,
+          status: item.completion.status
+        }))
+    )
+    if (endings.length === 0) return
+    const now = yield* Clock.currentTimeMillis
+    const disabled = yield* env.repository.recordEndings(endings, threshold, Math.floor(now / 1000))
+    for (const webhook of disabled) {
+      yield* env.store.retarget(webhook.workspaceId, targetOf(webhook))
+      yield* env.store.hold(webhook.workspaceId, webhook.id, now)
+      yield* Effect.logWarning("A webhook was disabled: its deliveries failed too many times in a row").pipe(
+        Effect.annotateLogs({ webhookId: webhook.id, failuresInARow: threshold })
       )
     }
   })

@@ -13,6 +13,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import * as FlowControl from "../FlowControl.js"
 import type { Outcome } from "./attempts.js"
 import * as Batch from "./batch.js"
 import { persist } from "./completions.js"
@@ -138,6 +139,9 @@ const completer = (env: Env, loop: Loop) =>
         )
       }
       loop.unwritten -= batch.length
+      // A flow-controlled webhook's next delivery may be claimable now (FIFO: the previous one
+      // ended; rate: the window moved on).
+      if (batch.some((item) => FlowControl.isControlled(item.claimed.target))) loop.wanted.notify()
       for (const item of batch) {
         if (item.completion.status === "pending" && item.completion.retryAt !== null) {
           yield* loop.onRetry(item.completion.retryAt)
@@ -166,7 +170,15 @@ export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked"
     }
     const roomByWebhook = new Map<string, number>()
     for (const [webhookId, held] of loop.lanes.heldByKey()) {
-      roomByWebhook.set(webhookId, held > settings.perWebhookConcurrency ? 0 : settings.perWebhookWindow - held)
+      roomByWebhook.set(
+        webhookId,
+        // A flow-controlled webhook's claims start at once: no more than its free slots.
+        loop.controlled.has(webhookId)
+          ? Math.max(0, settings.perWebhookConcurrency - held)
+          : held > settings.perWebhookConcurrency
+            ? 0
+            : settings.perWebhookWindow - held
+      )
     }
     const now = yield* Clock.currentTimeMillis
     const leaseUntil = now + settings.leaseMs
@@ -176,6 +188,7 @@ export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked"
       now,
       limit,
       maxPerWebhook: settings.perWebhookWindow,
+      maxInFlightPerWebhook: settings.perWebhookConcurrency,
       roomByWebhook,
       leaseUntil,
       leaseToken: Random_.token()
@@ -209,7 +222,11 @@ export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked"
       }
     }
     loop.fullClaim = claimed.length >= limit
-    for (const item of claimed) loop.lanes.push(item.webhookId, { claimed: item, leaseUntil })
+    for (const item of claimed) {
+      if (FlowControl.isControlled(item.target)) loop.controlled.add(item.webhookId)
+      else loop.controlled.delete(item.webhookId)
+      loop.lanes.push(item.webhookId, { claimed: item, leaseUntil })
+    }
     dispatchIdle(loop)
     return claimed.length
   })
@@ -237,6 +254,7 @@ export const makeLoop = (
       written: Signal.make(),
       kick: Signal.make(),
       mayHaveMore: new Set(),
+      controlled: new Set(),
       fullClaim: false,
       tally: { attempts: 0, succeeded: 0, retried: 0, failed: 0 },
       onRetry,

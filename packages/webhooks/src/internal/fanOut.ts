@@ -13,7 +13,9 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { NewDelivery } from "../DeliveryStore.js"
+import type { Outcome } from "./attempts.js"
 import * as Batch from "./batch.js"
+import { countEndings } from "./completions.js"
 import { count, dispatchIdle, type FanOutParts, record } from "./deliveryLoop.js"
 import { handOff } from "./handOff.js"
 import type { Env, FanOut, Loop } from "./loopState.js"
@@ -123,9 +125,11 @@ const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray
     if (batches.length === 0 && (!stopping || fan.stored === undefined)) return
     const rows: Array<NewDelivery> = []
     const retries: Array<number> = []
+    const carried: Array<Outcome> = []
     for (const batch of batches) {
       const write = Batch.startWriting(batch, stopping)
       rows.push(...write.rows)
+      carried.push(...write.carried)
       for (const outcome of write.carried) {
         count(loop, outcome)
         if (outcome.completion.retryAt !== null) retries.push(outcome.completion.retryAt)
@@ -165,6 +169,14 @@ const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray
     fan.batches = fan.batches.slice(batches.length)
     for (const batch of batches) for (const outcome of Batch.written(batch)) record(loop, outcome)
     for (const retryAt of retries) yield* loop.onRetry(retryAt)
+    // The first attempts that succeeded with their record start their webhooks' counts afresh.
+    yield* countEndings(env, carried).pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : env.logWriteFailure("Delivery endings could not be counted", cause)
+      )
+    )
     if (rows.some((row) => row.lease === undefined && row.outcome === undefined)) env.deliverWake.notify()
   })
 

@@ -6,6 +6,7 @@
  */
 import * as Random_ from "@waybill/core/RandomBytes"
 import { claimedOf, type NewDelivery } from "../DeliveryStore.js"
+import { isControlled } from "../FlowControl.js"
 import type { OutboxEvent } from "../OutboxReader.js"
 import type { FanOut, Held, Loop } from "./loopState.js"
 import type { Settings } from "./settings.js"
@@ -79,7 +80,8 @@ const waitsBehind = (
 }
 
 /**
- * Takes events from the front of a batch while all their deliveries fit in the loop: each
+ * Takes events from the front of a batch while all their deliveries fit in the loop (those of
+ * flow-controlled webhooks are left to be stored and claimed, `FlowControl.isControlled`): each
  * webhook holds at most `2 × perWebhookConcurrency`. An event that does not fit waits in the
  * outbox, to be read again once its webhook's work has gone down, so the order holds. If
  * its webhook is still full after `recordDelayMs`, its deliveries are stored instead, to be
@@ -114,6 +116,9 @@ export const handOff = (
     let full: string | undefined
     let heldBack: string | undefined
     for (let i = next; i < end; i++) {
+      // Flow-controlled deliveries (held, rate-limited, FIFO) are stored and claimed, never
+      // handed over; they take no room here.
+      if (isControlled(deliveries[i]!.target)) continue
       const webhookId = deliveries[i]!.webhookId
       if (loop.mayHaveMore.has(webhookId)) {
         if (heldBack === undefined && holdsBack(settings, loop, fan, webhookId, deliveries, end, now))
@@ -151,6 +156,7 @@ export const handOff = (
     }
     for (let i = next; i < end; i++) {
       const delivery = deliveries[i]!
+      if (isControlled(delivery.target)) continue
       const webhookId = delivery.webhookId
       if (loop.mayHaveMore.has(webhookId) || room <= 0) {
         loop.mayHaveMore.add(webhookId)

@@ -10,6 +10,7 @@ import type * as Queue from "effect/Queue"
 import type { ClaimedDelivery, DeliveryStore } from "../DeliveryStore.js"
 import type { FailureAlerts } from "../FailureAlerts.js"
 import type { OutboxReader } from "../OutboxReader.js"
+import type { WebhookRepository } from "../WebhookRepository.js"
 import type { AttemptOne, Outcome } from "./attempts.js"
 import type { Batch } from "./batch.js"
 import type * as Lanes from "./lanes.js"
@@ -23,6 +24,7 @@ export interface Env {
   readonly outbox: OutboxReader["Type"]
   readonly store: DeliveryStore["Type"]
   readonly alerts: FailureAlerts["Type"]
+  readonly repository: WebhookRepository["Type"]
   readonly transactor: Transactor["Type"]
   readonly matcher: Matcher
   readonly attemptOne: AttemptOne
@@ -70,6 +72,8 @@ export interface Loop {
   /** The completer has results to write. */
   readonly kick: Signal.Signal
   /** Webhooks that may have due deliveries in storage that this loop does not hold. */
+  /** Webhooks whose last claimed delivery was flow-controlled: claimed no more than they start. */
+  controlled: Set<string>
   mayHaveMore: Set<string>
   /** The last claim was cut short by the loop's room in all. */
   fullClaim: boolean

@@ -15,6 +15,8 @@ export interface Settings {
   readonly fanOutBatchSize: number
   readonly completionBatchSize: number
   readonly recordDelayMs: number
+  /** Deliveries in a row ended `failed` after which a webhook is disabled; 0: never. */
+  readonly disableAfterFailures: number
   readonly fanOutGapMs: number
   /** A read that found this many events or more tells fan-out events arrive fast. */
   readonly busyRead: number

@@ -1,0 +1,384 @@
+/**
+ * Flow control (contract §8) on PGlite and PostgreSQL: disable and enable with held deliveries,
+ * automatic disabling, the rate limit and FIFO ordering in the claim, over two dispatchers.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert } from "@effect/vitest"
+import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
+import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
+import { DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
+import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
+import * as EventIntake from "@waybill/webhooks/EventIntake"
+import * as HostResolver from "@waybill/webhooks/HostResolver"
+import * as HttpSender from "@waybill/webhooks/HttpSender"
+import * as SecretBox from "@waybill/webhooks/SecretBox"
+import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
+import { Effect, Layer, Ref, Schema, TestClock } from "effect"
+import * as DeliveryStore from "../src/PgDeliveryStore.js"
+import * as EventOutbox from "../src/PgEventOutbox.js"
+import * as FailureAlerts from "../src/PgFailureAlerts.js"
+import * as OutboxReader from "../src/PgOutboxReader.js"
+import * as WebhookRepository from "../src/PgWebhookRepository.js"
+import { forEachBackend } from "./harness.js"
+
+const NOW = 1_798_000_000_000
+const secret = "an-hmac-secret-of-some-length"
+
+// The status code per URL path and attempt (the last one repeats); 200 for paths not named.
+const script = Ref.unsafeMake<Record<string, ReadonlyArray<number>>>({})
+
+const as = (workspaceId: WorkspaceId) => Effect.provideService(CurrentWorkspace, { id: workspaceId, apiKeyId: "k" })
+const service = <A, E>(
+  f: (service: WebhookService["Type"]) => Effect.Effect<A, E, CurrentWorkspace>,
+  ws: WorkspaceId
+) => Effect.flatMap(WebhookService, f).pipe(as(ws))
+
+const register = (ws: WorkspaceId, path: string, extra: Record<string, unknown> = {}) =>
+  service(
+    (s) =>
+      s.register({
+        url: `https://hooks.example.org/${path}`,
+        events: ["tour-created"],
+        auth: { type: "hmac", secret },
+        ...extra
+      }),
+    ws
+  )
+
+const publish = (ws: WorkspaceId, id: string) =>
+  EventIntake.publish({
+    type: "tour-created",
+    payload: { tour: { id, status: "planned", substatus: null, properties: {} } }
+  }).pipe(as(ws))
+
+const settle = Effect.flatMap(Dispatcher, (dispatcher) => Effect.zipRight(dispatcher.fanOutAll, dispatcher.deliverDue))
+
+// The requests sent to a path, in the order they were sent: their event ids and attempts.
+const sentTo = (path: string) =>
+  Effect.flatMap(HttpSender.SentRequests, (sent) => sent.all).pipe(
+    Effect.map((all) =>
+      all
+        .filter((received) => received.request.url.endsWith(`/${path}`))
+        .map((received) => ({
+          eventId: received.request.headers["X-Event-Id"]!,
+          attempt: received.request.headers["X-Delivery-Attempt"]!
+        }))
+    )
+  )
+
+const statuses = (ws: WorkspaceId, webhookId: string) =>
+  Effect.map(
+    service((s) => s.deliveries(webhookId, { limit: 100 }), ws),
+    (page) => page.data.map((delivery) => delivery.status).sort()
+  )
+
+const secondDispatcher = (options: Parameters<typeof DispatcherLayer>[0]) =>
+  Layer.build(DispatcherLayer(options)).pipe(
+    Effect.map((context) => context.unsafeMap.get(Dispatcher.key) as Dispatcher["Type"])
+  )
+
+forEachBackend(
+  "Flow control",
+  (database) =>
+    Layer.mergeAll(
+      WebhookServiceLayer({ allowPrivateTargets: false }),
+      DispatcherLayer({ retryDelayMs: 10_000, timeoutMs: 1_000, disableAfterFailures: 2 })
+    ).pipe(
+      Layer.provideMerge(
+        Layer.mergeAll(
+          WebhookRepository.layer,
+          DeliveryStore.layer,
+          FailureAlerts.layer,
+          OutboxReader.layer,
+          EventOutbox.layer,
+          SecretBox.layerMemory,
+          HostResolver.layerStatic({ "hooks.example.org": ["93.184.215.14"] }),
+          PropertyDefinition.layerFixed([]),
+          HttpSender.layerScripted((request) =>
+            Effect.map(Ref.get(script), (codes) => {
+              const path = new URL(request.url).pathname.slice(1)
+              const list = codes[path] ?? [200]
+              const attempt = Number(request.headers["X-Delivery-Attempt"])
+              return { statusCode: list[Math.min(attempt - 1, list.length - 1)]! }
+            })
+          )
+        )
+      ),
+      Layer.provideMerge(database)
+    ),
+  (it) => {
+    it.effect("a webhook answers its flow settings; bad ones are 400s at their paths", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const ws = Schema.decodeSync(WorkspaceId)("flow-shape")
+        const plain = yield* register(ws, "shape-plain")
+        assert.strictEqual(plain.status, "enabled")
+        assert.strictEqual(plain.rateLimitPerSecond, null)
+        assert.strictEqual(plain.ordering, "none")
+        assert.isFalse("disabledReason" in plain)
+        const set = yield* register(ws, "shape-set", { rateLimitPerSecond: 10_000, ordering: "fifo" })
+        assert.deepStrictEqual([set.rateLimitPerSecond, set.ordering], [10_000, "fifo"])
+        const refused = yield* Effect.flip(register(ws, "shape-bad", { rateLimitPerSecond: 0, ordering: "lifo" }))
+        assert.strictEqual(refused._tag, "ValidationError")
+        if (refused._tag === "ValidationError") {
+          assert.deepStrictEqual(refused.issues.map((issue) => issue.path).sort(), ["ordering", "rateLimitPerSecond"])
+        }
+        for (const bad of [10_001, 1.5, "5"]) {
+          const error = yield* Effect.flip(register(ws, "shape-bad", { rateLimitPerSecond: bad }))
+          assert.strictEqual(error._tag, "ValidationError", String(bad))
+        }
+        // The console's edit: omitted, as stored; null lifts the limit.
+        const kept = yield* service(
+          (s) =>
+            s.update(set.id, {
+              url: "https://hooks.example.org/shape-set",
+              events: ["tour-created"],
+              auth: { type: "hmac" }
+            }),
+          ws
+        )
+        assert.deepStrictEqual([kept.rateLimitPerSecond, kept.ordering], [10_000, "fifo"])
+        const lifted = yield* service(
+          (s) =>
+            s.update(set.id, {
+              url: "https://hooks.example.org/shape-set",
+              events: ["tour-created"],
+              auth: { type: "hmac" },
+              rateLimitPerSecond: null,
+              ordering: "none"
+            }),
+          ws
+        )
+        assert.deepStrictEqual([lifted.rateLimitPerSecond, lifted.ordering], [null, "none"])
+        assert.deepStrictEqual(yield* service((s) => s.get(set.id), ws), lifted)
+      })
+    )
+
+    it.effect("disabled: deliveries are held and nothing is sent; enabled: sent in event order, each once", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const ws = Schema.decodeSync(WorkspaceId)("flow-hold")
+        const webhook = yield* register(ws, "hold")
+        const disabled = yield* service((s) => s.disable(webhook.id), ws)
+        assert.deepStrictEqual(
+          [disabled.status, disabled.disabledReason, disabled.disabledAt],
+          ["disabled", "manual", NOW / 1000]
+        )
+        yield* TestClock.adjust(5_000)
+        // Idempotent: still disabled since the first time.
+        assert.deepStrictEqual(yield* service((s) => s.disable(webhook.id), ws), disabled)
+        const events = yield* Effect.forEach([0, 1, 2, 3, 4], (i) => publish(ws, `tour_hold${i}`))
+        yield* settle
+        assert.deepStrictEqual(yield* sentTo("hold"), [])
+        assert.deepStrictEqual(yield* statuses(ws, webhook.id), ["held", "held", "held", "held", "held"])
+        // A second dispatcher, as another process, claims nothing either.
+        const second = yield* secondDispatcher({ retryDelayMs: 10_000, timeoutMs: 1_000 })
+        yield* second.deliverDue
+        assert.deepStrictEqual(yield* sentTo("hold"), [])
+
+        const enabled = yield* service((s) => s.enable(webhook.id), ws)
+        assert.strictEqual(enabled.status, "enabled")
+        assert.isFalse("disabledReason" in enabled || "disabledAt" in enabled)
+        assert.deepStrictEqual(yield* service((s) => s.enable(webhook.id), ws), enabled)
+        const first = yield* Dispatcher
+        yield* Effect.all([first.deliverDue, second.deliverDue], { concurrency: "unbounded" })
+        yield* settle
+        const sent = yield* sentTo("hold")
+        assert.deepStrictEqual(
+          sent.map((request) => request.eventId).sort(),
+          events.map((event) => event.id).sort(),
+          "each held delivery sent exactly once"
+        )
+        assert.deepStrictEqual(yield* statuses(ws, webhook.id), Array(5).fill("succeeded"))
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("held deliveries go out in event order through the normal path, a held retry with its retry", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const ws = Schema.decodeSync(WorkspaceId)("flow-order")
+        yield* Ref.set(script, { order: [500, 200] })
+        const webhook = yield* register(ws, "order", { ordering: "fifo" })
+        const early = yield* publish(ws, "tour_order0")
+        yield* settle
+        // Its first attempt failed: pending, waiting for its retry. Disabling holds it.
+        yield* service((s) => s.disable(webhook.id), ws)
+        const events = yield* Effect.forEach([1, 2, 3], (i) => publish(ws, `tour_order${i}`))
+        yield* settle
+        assert.deepStrictEqual(yield* statuses(ws, webhook.id), ["held", "held", "held", "held"])
+        yield* TestClock.adjust(60_000)
+        yield* service((s) => s.enable(webhook.id), ws)
+        for (let i = 0; i < 12; i++) {
+          yield* settle
+          yield* TestClock.adjust(13_000)
+        }
+        const sent = yield* sentTo("order")
+        const order = [early, ...events].map((event) => event.id)
+        assert.deepStrictEqual(
+          sent.map((request) => `${request.eventId}#${request.attempt}`),
+          [
+            `${order[0]}#1`,
+            `${order[0]}#2`,
+            `${order[1]}#1`,
+            `${order[1]}#2`,
+            `${order[2]}#1`,
+            `${order[2]}#2`,
+            `${order[3]}#1`,
+            `${order[3]}#2`
+          ]
+        )
+      })
+    )
+
+    it.effect("automatic disabling: after 2 deliveries in a row failed, disabled as failing; a success resets", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const ws = Schema.decodeSync(WorkspaceId)("flow-failing")
+        yield* Ref.set(script, { failing: [500], flaky: [500] })
+        const failing = yield* register(ws, "failing")
+        const flaky = yield* register(ws, "flaky")
+        const runCycle = Effect.gen(function* () {
+          yield* settle
+          yield* TestClock.adjust(13_000)
+          yield* settle
+        })
+        yield* publish(ws, "tour_fail0")
+        yield* runCycle
+        // One failed in a row each; a success for `flaky` starts its count again.
+        yield* Ref.set(script, { failing: [500], flaky: [200] })
+        yield* publish(ws, "tour_fail1")
+        yield* runCycle
+        yield* Ref.set(script, { failing: [500], flaky: [500] })
+        const third = yield* publish(ws, "tour_fail2")
+        yield* runCycle
+        const stopped = yield* service((s) => s.get(failing.id), ws)
+        assert.strictEqual(stopped.status, "disabled")
+        assert.strictEqual(stopped.disabledReason, "failing")
+        assert.strictEqual((yield* service((s) => s.get(flaky.id), ws)).status, "enabled")
+        // Failed twice in a row: disabled at the second (tour_fail1); the third event is held.
+        const log = yield* service((s) => s.deliveries(failing.id, { limit: 10 }), ws)
+        assert.deepStrictEqual(log.data.find((delivery) => delivery.eventId === third.id)?.status, "held")
+        assert.deepStrictEqual(log.data.map((delivery) => delivery.status).sort(), ["failed", "failed", "held"])
+        const sent = yield* sentTo("failing")
+        assert.isFalse(sent.some((request) => request.eventId === third.id))
+        // Enabling starts the count afresh: one more failure does not disable it again.
+        yield* service((s) => s.enable(failing.id), ws)
+        yield* runCycle
+        assert.strictEqual((yield* service((s) => s.get(failing.id), ws)).status, "enabled")
+      })
+    )
+
+    it.effect("rate limit: no more attempts start in a second than allowed, over two dispatchers", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const ws = Schema.decodeSync(WorkspaceId)("flow-rate")
+        yield* register(ws, "rate", { rateLimitPerSecond: 3 })
+        yield* Effect.forEach([0, 1, 2, 3, 4, 5, 6, 7, 8], (i) => publish(ws, `tour_rate${i}`))
+        const first = yield* Dispatcher
+        const second = yield* secondDispatcher({ retryDelayMs: 10_000, timeoutMs: 1_000 })
+        yield* first.fanOutAll
+        const counts: Array<number> = []
+        for (let step = 0; step < 5; step++) {
+          yield* Effect.all([first.deliverDue, second.deliverDue], { concurrency: "unbounded" })
+          counts.push((yield* sentTo("rate")).length)
+          yield* TestClock.adjust(1_100)
+        }
+        assert.deepStrictEqual(counts, [3, 6, 9, 9, 9])
+        // Within one second at most 3, whatever the claims.
+        yield* TestClock.adjust(500)
+        yield* Effect.all([first.deliverDue, second.deliverDue], { concurrency: "unbounded" })
+        assert.strictEqual((yield* sentTo("rate")).length, 9)
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("FIFO: one delivery in flight, the earliest first; a lease that runs out hands it on, in order", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const ws = Schema.decodeSync(WorkspaceId)("flow-fifo")
+        const webhook = yield* register(ws, "fifo", { ordering: "fifo" })
+        const events = yield* Effect.forEach([0, 1, 2], (i) => publish(ws, `tour_fifo${i}`))
+        yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+        const store = yield* DeliveryStoreTag
+        const claim = (token: string) =>
+          Effect.flatMap(TestClock.currentTimeMillis, (now) =>
+            store.claimDue({
+              now,
+              limit: 100,
+              maxPerWebhook: 10,
+              roomByWebhook: new Map(),
+              leaseUntil: now + 30_000,
+              leaseToken: token
+            })
+          )
+        const [head, ...others] = yield* claim("a")
+        assert.strictEqual(others.length, 0, "one at a time")
+        assert.strictEqual(head!.eventId, events[0]!.id)
+        assert.deepStrictEqual(yield* claim("b"), [], "nothing while the head is in flight")
+        // The claimer dies: once its lease has run out, the same head is claimed again.
+        yield* TestClock.adjust(30_001)
+        const again = yield* claim("c")
+        assert.deepStrictEqual(
+          again.map((delivery) => delivery.id),
+          [head!.id]
+        )
+        const now = yield* TestClock.currentTimeMillis
+        const attempt = {
+          at: Math.floor(now / 1000),
+          statusCode: 500,
+          durationMs: 1,
+          error: "http" as const,
+          trigger: "automatic" as const
+        }
+        // A first attempt that failed: its retry is due later, and the next waits for it.
+        yield* store.complete([
+          { deliveryId: head!.id, leaseToken: "c", attempt, status: "pending", retryAt: now + 10_000 }
+        ])
+        assert.deepStrictEqual(yield* claim("d"), [], "the next waits for the retry")
+        yield* TestClock.adjust(10_000)
+        const retry = yield* claim("e")
+        assert.deepStrictEqual(
+          retry.map((delivery) => delivery.id),
+          [head!.id]
+        )
+        yield* store.complete([
+          {
+            deliveryId: head!.id,
+            leaseToken: "e",
+            attempt: { ...attempt, statusCode: 200, error: null },
+            status: "succeeded",
+            retryAt: null
+          }
+        ])
+        const next = yield* claim("f")
+        assert.deepStrictEqual(
+          next.map((delivery) => delivery.eventId),
+          [events[1]!.id]
+        )
+        const rows = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_flow WHERE webhook_id = ${webhook.id}`
+        )
+        assert.strictEqual(rows[0]!.n, 1)
+      })
+    )
+
+    it.effect("FIFO over two dispatchers: sent one by one in event order", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const ws = Schema.decodeSync(WorkspaceId)("flow-fifo2")
+        yield* register(ws, "fifo2", { ordering: "fifo" })
+        const events = yield* Effect.forEach([0, 1, 2, 3, 4, 5], (i) => publish(ws, `tour_fifo2${i}`))
+        const first = yield* Dispatcher
+        const second = yield* secondDispatcher({ retryDelayMs: 10_000, timeoutMs: 1_000 })
+        yield* first.fanOutAll
+        for (let i = 0; i < 8; i++) {
+          yield* Effect.all([first.deliverDue, second.deliverDue], { concurrency: "unbounded" })
+        }
+        assert.deepStrictEqual(
+          (yield* sentTo("fifo2")).map((request) => request.eventId),
+          events.map((event) => event.id)
+        )
+      }).pipe(Effect.scoped)
+    )
+  }
+)

@@ -1,0 +1,147 @@
+/**
+ * Flow control per webhook (contract §8) as plain functions the stores share: which webhooks take
+ * the flow-controlled claim, the rate limit's window, and the count of deliveries in a row that
+ * ended `failed`, behind automatic disabling.
+ *
+ * A rate limit counts the attempts started (claimed) per slot of `slotMs`; a claim may start as
+ * many as the limit leaves over the current slot and the `slotsCounted - 1` before it. Those slots
+ * reach back at least `slotsCounted - 1` slots (1 050 ms) from any moment, so no window of one
+ * second (of claims, or of arrivals whose network delays differ by less than 50 ms) holds more
+ * than the limit; a webhook kept busy gets about `limit / 1.1` attempts a second.
+ *
+ * @since 0.1.0
+ */
+import type { Target } from "./Webhook.js"
+
+/**
+ * Whether a webhook's deliveries take the flow-controlled claim: disabled, rate-limited or FIFO.
+ * The others (plain) are claimed, and handed over at fan-out, as before.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isControlled = (target: Pick<Target, "status" | "rateLimitPerSecond" | "ordering">): boolean =>
+  target.status !== "enabled" || target.rateLimitPerSecond !== null || target.ordering !== "none"
+
+/**
+ * The length of a rate window's slot, in milliseconds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const slotMs = 50
+
+/**
+ * How many slots a claim counts: the current one and those before it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const slotsCounted = 22
+
+/**
+ * A webhook's rate window: the number of its newest slot and the attempts started per slot,
+ * newest first (at most `slotsCounted`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateWindow {
+  readonly slot: number
+  readonly counts: ReadonlyArray<number>
+}
+
+/**
+ * An empty window.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const emptyWindow: RateWindow = { slot: 0, counts: [] }
+
+const shift = (window: RateWindow, now: number): Array<number> => {
+  const slot = Math.floor(now / slotMs)
+  const gap = slot - window.slot
+  if (gap < 0) return [...window.counts]
+  if (gap >= slotsCounted) return []
+  return [...Array.from({ length: gap }, () => 0), ...window.counts].slice(0, slotsCounted)
+}
+
+/**
+ * How many attempts a claim at `now` (epoch ms) may start under `limit` per second.
+ *
+ * @since 0.1.0
+ * @category rate limit
+ */
+export const allowance = (window: RateWindow, now: number, limit: number): number =>
+  Math.max(0, limit - shift(window, now).reduce((sum, count) => sum + count, 0))
+
+/**
+ * The window after a claim at `now` started `started` attempts.
+ *
+ * @since 0.1.0
+ * @category rate limit
+ */
+export const record = (window: RateWindow, now: number, started: number): RateWindow => {
+  const slot = Math.floor(now / slotMs)
+  const counts = shift(window, now)
+  if (slot < window.slot) {
+    // A clock behind the window's (another process): counted in the newest slot.
+    counts[0] = (counts[0] ?? 0) + started
+    return { slot: window.slot, counts }
+  }
+  if (counts.length === 0) counts.push(0)
+  counts[0] = counts[0]! + started
+  return { slot, counts }
+}
+
+/**
+ * One webhook's deliveries that ended, in a batch of completions, for the count of failures in
+ * a row: whether one succeeded (the count starts again from the failures after the last
+ * success) and how many failed after the last success.
+ *
+ * @since 0.1.0
+ * @category automatic disabling
+ */
+export interface Endings {
+  readonly workspaceId: string
+  readonly webhookId: string
+  readonly reset: boolean
+  readonly failures: number
+}
+
+/**
+ * The endings of a batch, per webhook, from its deliveries' final statuses in the order they
+ * ended; statuses other than `succeeded` and `failed` (a retry to come) are not endings.
+ *
+ * @since 0.1.0
+ * @category automatic disabling
+ */
+export const endingsOf = (
+  ended: ReadonlyArray<{ readonly workspaceId: string; readonly webhookId: string; readonly status: string }>
+): Array<Endings> => {
+  const byWebhook = new Map<string, { workspaceId: string; webhookId: string; reset: boolean; failures: number }>()
+  for (const item of ended) {
+    if (item.status !== "succeeded" && item.status !== "failed") continue
+    const key = `${item.workspaceId}\u0000${item.webhookId}`
+    let entry = byWebhook.get(key)
+    if (entry === undefined) {
+      entry = { workspaceId: item.workspaceId, webhookId: item.webhookId, reset: false, failures: 0 }
+      byWebhook.set(key, entry)
+    }
+    if (item.status === "succeeded") {
+      entry.reset = true
+      entry.failures = 0
+    } else entry.failures++
+  }
+  return [...byWebhook.values()]
+}
+
+/**
+ * A webhook's count of failures in a row after `endings` are added to `streak`.
+ *
+ * @since 0.1.0
+ * @category automatic disabling
+ */
+export const nextStreak = (streak: number, endings: Pick<Endings, "reset" | "failures">): number =>
+  endings.reset ? endings.failures : streak + endings.failures

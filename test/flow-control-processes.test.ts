@@ -1,0 +1,208 @@
+/**
+ * Flow control (contract §8) over two reference server processes on one PostgreSQL: the rate
+ * limit holds over both (arrivals per second measured at the receiver), FIFO holds over both and
+ * when the process holding the current delivery is killed, and held deliveries are sent exactly
+ * once on enable, seen by both.
+ */
+import { readdirSync, readFileSync, readlinkSync } from "node:fs"
+import { assert, describe, it } from "@effect/vitest"
+import * as Testing from "@waybill/store-pg/Testing"
+import { Effect } from "effect"
+import { eventually, type Received, receiver } from "./receivers.js"
+import { processKey as key, type ServerProcess, serverProcess } from "./server-process.js"
+
+const url = process.env.DATABASE_URL
+
+const call = (base: string, method: string, path: string, body?: unknown) =>
+  Effect.promise(() =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    }).then(async (response) => ({ status: response.status, body: await response.json() }))
+  )
+
+const publishTours = (bases: ReadonlyArray<string>, count: number, prefix: string) =>
+  Effect.forEach(
+    Array.from({ length: count }, (_, i) => i),
+    (i) =>
+      Effect.map(
+        call(bases[i % bases.length]!, "POST", "/events", {
+          type: "tour-created",
+          payload: { tour: { id: `${prefix}_${i}`, status: "planned", substatus: null, properties: {} } }
+        }),
+        (reply) => reply.body.id as string
+      )
+  )
+
+const register = (base: string, target: string, extra: Record<string, unknown>) =>
+  Effect.map(
+    call(base, "POST", "/webhooks", {
+      url: target,
+      events: ["tour-created"],
+      auth: { type: "hmac", secret: "process-test-hmac-secret" },
+      ...extra
+    }),
+    (reply) => {
+      assert.strictEqual(reply.status, 201, JSON.stringify(reply.body))
+      return reply.body as { id: string }
+    }
+  )
+
+// The process among `processes` that owns the connection a request came on: the socket whose
+// local port is the request's remote port, found in /proc (kernel socket table, then each
+// process's descriptors).
+const senderOf = (request: Received, processes: ReadonlyArray<ServerProcess>): ServerProcess | undefined => {
+  const port = request.remotePort
+  if (port === undefined) return undefined
+  const inodes = new Set<string>()
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/)
+      if (fields.length < 10) continue
+      if (Number.parseInt(fields[1]!.split(":")[1]!, 16) === port) inodes.add(fields[9]!)
+    }
+  }
+  return processes.find((candidate) => {
+    try {
+      return readdirSync(`/proc/${candidate.child.pid}/fd`).some((fd) => {
+        try {
+          const link = readlinkSync(`/proc/${candidate.child.pid}/fd/${fd}`)
+          return inodes.has(/^socket:\[(\d+)\]$/.exec(link)?.[1] ?? "")
+        } catch {
+          return false
+        }
+      })
+    } catch {
+      return false
+    }
+  })
+}
+
+describe.skipIf(url === undefined || url === "")("flow control over two server processes on one PostgreSQL", () => {
+  it.live(
+    "a rate limit holds over both: no window of one second at the receiver holds more than the limit",
+    () =>
+      Effect.gen(function* () {
+        const databaseUrl = yield* Testing.freshPostgresDatabase(url!)
+        const target = yield* receiver(() => ({ status: 200 }))
+        const [one, two] = yield* Effect.all([serverProcess(databaseUrl), serverProcess(databaseUrl)], {
+          concurrency: 2
+        })
+        yield* register(one.base, target.url, { rateLimitPerSecond: 4 })
+        const events = yield* publishTours([one.base, two.base], 24, "rate")
+        yield* eventually(
+          Effect.sync(() => events.every((id) => target.for(id).length >= 1)),
+          "every event at the rate limit",
+          60_000
+        )
+        const arrivals = target.received.map((request) => request.arrivedAt).sort((a, b) => a - b)
+        for (const [i, start] of arrivals.entries()) {
+          const within = arrivals.slice(i).filter((at) => at < start + 1_000).length
+          assert.isAtMost(within, 4, `arrivals in the second from the ${i + 1}th: ${within}`)
+        }
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
+    "FIFO holds over both, also when the process holding the current delivery is killed",
+    () =>
+      Effect.gen(function* () {
+        const databaseUrl = yield* Testing.freshPostgresDatabase(url!)
+        // The fourth request hangs, so that its sender can be found and killed while it waits.
+        const target = yield* receiver((_, index) => ({ status: 200, delayMs: index === 3 ? 20_000 : 150 }))
+        const processes = yield* Effect.all([serverProcess(databaseUrl), serverProcess(databaseUrl)], {
+          concurrency: 2
+        })
+        yield* register(processes[0]!.base, target.url, { ordering: "fifo" })
+        const events = yield* publishTours(
+          processes.map((p) => p.base),
+          10,
+          "fifo"
+        )
+        yield* eventually(
+          Effect.sync(() => target.received.length >= 4),
+          "the fourth delivery in flight",
+          30_000
+        )
+        const holder = senderOf(target.received[3]!, processes)
+        assert.isDefined(holder, "the process sending the fourth delivery is found")
+        holder!.child.kill("SIGKILL")
+        const survivor = processes.find((p) => p !== holder)!
+        yield* eventually(
+          Effect.sync(() => events.every((id) => target.for(id).some((request) => request.answeredAt !== undefined))),
+          "every event answered, after the lease ran out",
+          60_000
+        )
+        assert.isTrue(survivor.child.exitCode === null, "the other process runs on")
+        // In event order, one at a time: each request arrives after the one before was answered
+        // (or its sender died), and the first arrival of each event follows event order.
+        const received = [...target.received].sort((a, b) => a.arrivedAt - b.arrivedAt)
+        const firsts: Array<string> = []
+        for (const request of received) {
+          const id = request.headers["x-event-id"] as string
+          if (!firsts.includes(id)) firsts.push(id)
+        }
+        assert.deepStrictEqual(firsts, events)
+        for (let i = 1; i < received.length; i++) {
+          const before = received[i - 1]!
+          if (before.answeredAt !== undefined) {
+            assert.isAtLeast(received[i]!.arrivedAt, before.answeredAt, `request ${i} waited for the one before`)
+          }
+        }
+        // The killed one's delivery was sent again, under its id, before any later one.
+        assert.strictEqual(received[4]!.headers["x-event-id"], events[3])
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "held deliveries are sent exactly once when the webhook is enabled, with both processes seeing it",
+    () =>
+      Effect.gen(function* () {
+        const databaseUrl = yield* Testing.freshPostgresDatabase(url!)
+        const target = yield* receiver(() => ({ status: 200 }))
+        const [one, two] = yield* Effect.all([serverProcess(databaseUrl), serverProcess(databaseUrl)], {
+          concurrency: 2
+        })
+        const webhook = yield* register(one.base, target.url, {})
+        const disabled = yield* call(two.base, "POST", `/webhooks/${webhook.id}/disable`)
+        assert.strictEqual(disabled.status, 200)
+        assert.strictEqual(disabled.body.status, "disabled")
+        const events = yield* publishTours([one.base, two.base], 20, "held")
+        yield* eventually(
+          Effect.map(
+            call(one.base, "GET", `/webhooks/${webhook.id}/deliveries?limit=100`),
+            (reply) =>
+              reply.body.data.length === 20 &&
+              reply.body.data.every((delivery: { status: string }) => delivery.status === "held")
+          ),
+          "twenty held deliveries"
+        )
+        yield* Effect.sleep("1500 millis")
+        assert.strictEqual(target.received.length, 0, "nothing sent while disabled")
+        const enabled = yield* Effect.all(
+          [
+            call(one.base, "POST", `/webhooks/${webhook.id}/enable`),
+            call(two.base, "POST", `/webhooks/${webhook.id}/enable`)
+          ],
+          { concurrency: 2 }
+        )
+        assert.deepStrictEqual(
+          enabled.map((reply) => [reply.status, reply.body.status]),
+          [
+            [200, "enabled"],
+            [200, "enabled"]
+          ]
+        )
+        yield* eventually(
+          Effect.sync(() => events.every((id) => target.for(id).length >= 1)),
+          "every held delivery sent"
+        )
+        yield* Effect.sleep("2 seconds")
+        for (const id of events) assert.strictEqual(target.for(id).length, 1, `event ${id} sent once`)
+      }).pipe(Effect.scoped),
+    120_000
+  )
+})
