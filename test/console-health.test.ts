@@ -1,9 +1,11 @@
 /**
- * The console's view of a webhook's health, in a real browser (Debian's Chromium through
- * playwright-core) against a real reference server on the embedded database: the chart of the
- * last 24 hours on the webhook's page (succeeded and failed per hour as SVG bars, totals, latency
- * p50/p95, every hour as a table), by keyboard and at 390 px. The server's clock is moved back
- * through the day so that the deliveries fall in different hours. Screenshots go to
+ * The console's view of a webhook's health and flow control, in a real browser (Debian's Chromium
+ * through playwright-core) against a real reference server on the embedded database: the chart of
+ * the last 24 hours on the webhook's page (succeeded and failed per hour as SVG bars, totals,
+ * latency p50/p95, every hour as a table; the server's clock is moved back through the day so
+ * that the deliveries fall in different hours); the status badge, Disable and Enable on the list
+ * and the page with the held count, and the rate limit and ordering in the form with the API's
+ * issues at their fields. By keyboard and at 390 px. Screenshots go to
  * `WAYBILL_SCREENSHOTS` (docs/images: `npm run docs:screenshots`), else to a temporary directory.
  */
 import { mkdirSync, mkdtempSync } from "node:fs"
@@ -161,6 +163,124 @@ describe.runIf(hasChromium)("console health view in a browser", () => {
               await p.locator(".chart").screenshot({ path: join(screenshots, "delivery-chart-390.png") })
               assertClean()
             })
+          }).pipe(Effect.scoped)
+      )
+
+      it.effect(
+        "rate limit and ordering in the form (the API's issue at its field); Disable, held deliveries and Enable from the list and the page, by keyboard; at 390 px",
+        () =>
+          Effect.gen(function* () {
+            const base = yield* Server.baseUrl
+            const target = yield* receiver()
+            const { page: p, assertClean } = yield* Effect.promise(() => openPage(browser!, new URL(base).origin, 390))
+            const card = () => p.locator(".card", { hasText: target.url })
+            yield* Effect.promise(async () => {
+              await signIn(p, base, keys.a)
+              await p.getByRole("link", { name: "New webhook" }).click()
+              await p.getByLabel("URL", { exact: true }).fill(target.url)
+              await p.getByLabel("Search event types").fill("tour-created")
+              await p.getByLabel("tour-created", { exact: true }).check()
+              // By keyboard: the rate limit, then the ordering.
+              await tabTo(p, "#control-rateLimitPerSecond")
+              await p.keyboard.type("lots")
+              await p.keyboard.press("Tab")
+              await p.keyboard.press("ArrowDown")
+              assert.strictEqual(await p.getByLabel("Ordering").inputValue(), "fifo")
+              await p.getByLabel("Method").selectOption("bearer")
+              await p.getByLabel("Token").fill("flow-token")
+              assert.deepStrictEqual(await unlabelledControls(p), [])
+              await p.getByRole("button", { name: "Create webhook" }).click()
+              const error = p.locator("#control-rateLimitPerSecond-error")
+              await error.waitFor()
+              assert.match((await error.textContent()) ?? "", /10000/)
+              assert.strictEqual(
+                await p.getByLabel("Rate limit (deliveries per second, optional)").getAttribute("aria-invalid"),
+                "true"
+              )
+              assert.isFalse(await overflowsSideways(p), "the form at 390 px")
+              await p.locator("section", { hasText: "Rate limit" }).first().scrollIntoViewIfNeeded()
+              await p.screenshot({ path: join(screenshots, "form-delivery-390.png") })
+              await p.getByLabel("Rate limit (deliveries per second, optional)").fill("50")
+              await p.getByRole("button", { name: "Create webhook" }).click()
+              await p.getByRole("heading", { name: "Delivery log" }).waitFor()
+            })
+            const id = decodeURIComponent(/#\/webhooks\/([^/]+)$/.exec(p.url())![1]!)
+            const created = (yield* api(`/webhooks/${id}`)).body
+            assert.deepStrictEqual(
+              [created.rateLimitPerSecond, created.ordering, created.status],
+              [50, "fifo", "enabled"]
+            )
+
+            // The list: the badge, Disable by keyboard.
+            yield* Effect.promise(async () => {
+              await p.getByRole("link", { name: "Webhooks" }).click()
+              await card().waitFor()
+              assert.strictEqual(await card().locator(".webhook-status").textContent(), "Enabled")
+              assert.include(
+                (await card().textContent()) ?? "",
+                "at most 50 per second, one at a time in event order (FIFO)"
+              )
+              await tabTo(p, ".card button.disable")
+              while (
+                !((await p.evaluate(() => document.activeElement?.closest(".card")?.textContent)) ?? "").includes(
+                  target.url
+                )
+              ) {
+                await tabTo(p, ".card button.disable")
+              }
+              await p.keyboard.press("Enter")
+              await p.getByText(`${target.url} is disabled: its deliveries are held until it is enabled.`).waitFor()
+              assert.strictEqual(await card().locator(".webhook-status").textContent(), "Disabled (manual)")
+            })
+            assert.strictEqual((yield* api(`/webhooks/${id}`)).body.status, "disabled")
+            const first = (yield* publish("tour_flow_1")).body.id as string
+            const second = (yield* publish("tour_flow_2")).body.id as string
+            yield* eventually(
+              Effect.map(api(`/webhooks/${id}/stats`), (reply) => reply.body.held === 2),
+              "two held deliveries"
+            )
+            assert.strictEqual(target.received.length, 0)
+
+            // The page: status, held count, held deliveries without Resend; Enable by keyboard.
+            yield* Effect.promise(async () => {
+              await p.reload()
+              await card().locator(".held").waitFor()
+              assert.strictEqual(await card().locator(".held").textContent(), "2 deliveries held (last 7 days)")
+              assert.isFalse(await overflowsSideways(p), "the list at 390 px")
+              await card().scrollIntoViewIfNeeded()
+              await card().screenshot({ path: join(screenshots, "list-disabled-390.png") })
+              await p.setViewportSize({ width: 1280, height: 900 })
+              await p.screenshot({ path: join(screenshots, "list-status-1280.png"), fullPage: true })
+              await p.setViewportSize({ width: 390, height: 900 })
+              await card().getByRole("link", { name: "Deliveries and alerts" }).click()
+              await p.locator(".delivery").nth(1).waitFor()
+              const settings = (await p.locator("dl.settings").textContent()) ?? ""
+              assert.include(settings, "Disabled (manual)")
+              assert.include(settings, "By an operator since")
+              assert.include(settings, "2 deliveries held (last 7 days)")
+              assert.deepStrictEqual(await p.locator(".delivery .status").allTextContents(), ["held", "held"])
+              assert.strictEqual(await p.locator(".delivery .resend").count(), 0)
+              assert.match(await p.locator(".chart-totals").innerText(), /Held\s+2/)
+              assert.isFalse(await overflowsSideways(p), "the page at 390 px")
+              assert.deepStrictEqual(await unlabelledControls(p), [])
+              await p.screenshot({ path: join(screenshots, "webhook-disabled-390.png") })
+              await tabTo(p, "button.enable")
+              await p.keyboard.press("Enter")
+              await p
+                .getByText(`${target.url} is enabled: its held deliveries are being sent in event order.`)
+                .waitFor()
+              assert.strictEqual(await p.locator("dl.settings .webhook-status").textContent(), "Enabled")
+            })
+            yield* eventually(
+              Effect.sync(() => target.received.length === 2),
+              "the held deliveries, once enabled"
+            )
+            assert.deepStrictEqual(
+              target.received.map((request) => request.headers["x-event-id"]),
+              [first, second]
+            )
+            assert.strictEqual((yield* api(`/webhooks/${id}`)).body.status, "enabled")
+            assertClean([/status of 400/])
           }).pipe(Effect.scoped)
       )
     }

@@ -1,5 +1,6 @@
 /**
- * One webhook: its settings (with the end of a secret rotation's overlap while one runs), the
+ * One webhook: its settings (its status with the deliveries it holds, rate limit and ordering,
+ * the end of a secret rotation's overlap while one runs), Disable / Enable, the
  * "Rotate secret" action, a chart of its last 24 hours (`DeliveryChart`), its delivery log (every attempt with status code, error class,
  * duration and trigger, a Resend button per delivery that has ended, and a replay of failed
  * deliveries since a time) and its failure alerts.
@@ -14,6 +15,8 @@ import { DeliveryChart } from "./DeliveryChart.js"
 import { controlId } from "./filterModel.js"
 import { FieldIssues, type Issues, invalidity } from "./Issues.js"
 import { RotateSecret, rotationNotice } from "./RotateSecret.js"
+import { deliveryText } from "./WebhookList.js"
+import { heldText, StatusBadge, statusSentence, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
 
 // A `datetime-local` value (the browser's time zone) for epoch seconds, and back.
 const localInput = (seconds: number) => {
@@ -37,7 +40,7 @@ interface Pages {
 export const WebhookDetail = (props: {
   readonly api: Api
   readonly webhook: WebhookResponse
-  /** The webhook as the API answered a change made here (a rotation). */
+  /** The webhook as the API answered a change made here (a rotation, Disable or Enable). */
   readonly onChanged: (webhook: WebhookResponse) => void
 }) => {
   const { api, webhook } = props
@@ -49,6 +52,7 @@ export const WebhookDetail = (props: {
   const [since, setSince] = useState(() => localInput(Math.floor(Date.now() / 1000) - 86_400))
   const [replayIssues, setReplayIssues] = useState<Issues>([])
   const [busy, setBusy] = useState(false)
+  const held = useHeldCount(api, webhook)
 
   const refresh = async () => {
     try {
@@ -119,6 +123,15 @@ export const WebhookDetail = (props: {
         <a class="button" href={`#/webhooks/${webhook.id}/edit`}>
           Edit
         </a>
+        <ToggleStatus
+          api={api}
+          webhook={webhook}
+          onChanged={(changed, said) => {
+            setNotice(said)
+            props.onChanged(changed)
+            refresh()
+          }}
+        />
         <button type="button" onClick={() => setRotating(true)}>
           Rotate secret
         </button>
@@ -127,6 +140,13 @@ export const WebhookDetail = (props: {
         </button>
       </div>
       <dl class="settings">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge webhook={webhook} /> <span class="status-sentence">{statusSentence(webhook, time)}</span>
+          {held !== null && <span class="held"> {heldText(held)}</span>}
+        </dd>
+        <dt>Delivery</dt>
+        <dd>{deliveryText(webhook)}</dd>
         <dt>Events</dt>
         <dd>{webhook.events.join(", ")}</dd>
         <dt>Filters</dt>
@@ -194,7 +214,7 @@ export const WebhookDetail = (props: {
                 <div class="delivery-head">
                   <span class={`status status-${delivery.status}`}>{delivery.status}</span>
                   <span class="event-type">{delivery.eventType}</span>
-                  {delivery.status !== "pending" && (
+                  {(delivery.status === "succeeded" || delivery.status === "failed") && (
                     <button
                       type="button"
                       class="resend"
