@@ -1,0 +1,163 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { CurrentWorkspace } from "@waybill/core/Workspace"
+import * as Effect from "effect/Effect"
+import * as TestClock from "effect/TestClock"
+import { Dispatcher } from "../src/Dispatcher.js"
+import * as FlowControl from "../src/FlowControl.js"
+import { WebhookService } from "../src/WebhookService.js"
+import {
+  deliveriesOf,
+  inWorkspace,
+  makeLayer,
+  NOW,
+  ok,
+  publish,
+  register,
+  registration,
+  requests,
+  settle,
+  tour,
+  wsA
+} from "./fixtures.js"
+
+const call = <A, E>(f: (service: WebhookService["Type"]) => Effect.Effect<A, E, CurrentWorkspace>) =>
+  Effect.flatMap(WebhookService, f).pipe(inWorkspace(wsA))
+
+const eventIds = Effect.map(requests, (sent) => sent.map((received) => received.request.headers["X-Event-Id"]!))
+
+const publishTours = (count: number) =>
+  Effect.forEach(
+    Array.from({ length: count }, (_, i) => i),
+    (i) => Effect.map(publish("tour-created", { tour: { ...tour(), id: `tour_${i}` } }), (event) => event.id)
+  )
+
+describe("FlowControl rules", () => {
+  it("the rate window counts the current slot and the 21 before it", () => {
+    const limit = 5
+    let window = FlowControl.emptyWindow
+    assert.strictEqual(FlowControl.allowance(window, 1_000_000, limit), 5)
+    window = FlowControl.record(window, 1_000_000, 5)
+    assert.strictEqual(FlowControl.allowance(window, 1_000_000, limit), 0)
+    // Still counted 1 049 ms later (21 slots on); no longer after 1 100 ms.
+    assert.strictEqual(FlowControl.allowance(window, 1_001_049, limit), 0)
+    assert.strictEqual(FlowControl.allowance(window, 1_001_100, limit), 5)
+    window = FlowControl.record(window, 1_000_500, 0)
+    window = FlowControl.record(window, 1_000_600, 0)
+    assert.strictEqual(FlowControl.allowance(window, 1_000_700, limit), 0)
+    // A claimer whose clock is behind the window's counts into its newest slot.
+    const behind = FlowControl.record(FlowControl.record(FlowControl.emptyWindow, 2_000_000, 1), 1_999_000, 2)
+    assert.deepStrictEqual(behind, { slot: 40_000, counts: [3] })
+  })
+
+  it("no window of one second holds more than the limit, however claims come", () => {
+    const limit = 7
+    let window = FlowControl.emptyWindow
+    const starts: Array<number> = []
+    for (let now = 0; now < 10_000; now += 13) {
+      const n = Math.min(3, FlowControl.allowance(window, now, limit))
+      window = FlowControl.record(window, now, n)
+      for (let i = 0; i < n; i++) starts.push(now)
+    }
+    assert.isAbove(starts.length, 50)
+    for (const [i, start] of starts.entries()) {
+      assert.isAtMost(starts.slice(i).filter((at) => at < start + 1_050).length, limit)
+    }
+  })
+
+  it("endings: a success starts the count again from the failures after it", () => {
+    const ws = "ws"
+    assert.deepStrictEqual(
+      FlowControl.endingsOf([
+        { workspaceId: ws, webhookId: "a", status: "failed" },
+        { workspaceId: ws, webhookId: "b", status: "pending" },
+        { workspaceId: ws, webhookId: "a", status: "succeeded" },
+        { workspaceId: ws, webhookId: "a", status: "failed" },
+        { workspaceId: ws, webhookId: "c", status: "failed" }
+      ]),
+      [
+        { workspaceId: ws, webhookId: "a", reset: true, failures: 1 },
+        { workspaceId: ws, webhookId: "c", reset: false, failures: 1 }
+      ]
+    )
+    assert.strictEqual(FlowControl.nextStreak(4, { reset: false, failures: 2 }), 6)
+    assert.strictEqual(FlowControl.nextStreak(4, { reset: true, failures: 1 }), 1)
+    assert.isFalse(FlowControl.isControlled({ status: "enabled", rateLimitPerSecond: null, ordering: "none" }))
+    assert.isTrue(FlowControl.isControlled({ status: "disabled", rateLimitPerSecond: null, ordering: "none" }))
+    assert.isTrue(FlowControl.isControlled({ status: "enabled", rateLimitPerSecond: 1, ordering: "none" }))
+    assert.isTrue(FlowControl.isControlled({ status: "enabled", rateLimitPerSecond: null, ordering: "fifo" }))
+  })
+})
+
+describe("flow control in memory", () => {
+  it.effect("disable holds, enable sends the held deliveries in event order, once", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      const disabled = yield* call((s) => s.disable(webhook.id))
+      assert.deepStrictEqual([disabled.status, disabled.disabledReason], ["disabled", "manual"])
+      const events = yield* publishTours(4)
+      yield* settle
+      assert.deepStrictEqual(yield* eventIds, [])
+      assert.deepStrictEqual(
+        (yield* deliveriesOf(webhook.id)).map((delivery) => delivery.status),
+        ["held", "held", "held", "held"]
+      )
+      yield* call((s) => s.enable(webhook.id))
+      yield* call((s) => s.enable(webhook.id))
+      yield* settle
+      yield* settle
+      assert.deepStrictEqual(yield* eventIds, events)
+      const notFound = yield* Effect.flip(call((s) => s.disable("whk_missing")))
+      assert.strictEqual(notFound._tag, "WebhookNotFound")
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
+  it.effect("automatic disabling after two failed deliveries in a row", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      yield* publishTours(2)
+      yield* settle
+      yield* TestClock.adjust(13_000)
+      yield* settle
+      const stopped = yield* call((s) => s.get(webhook.id))
+      assert.deepStrictEqual([stopped.status, stopped.disabledReason], ["disabled", "failing"])
+      yield* publishTours(1)
+      yield* settle
+      assert.deepStrictEqual((yield* deliveriesOf(webhook.id)).map((delivery) => delivery.status).sort(), [
+        "failed",
+        "failed",
+        "held"
+      ])
+    }).pipe(
+      Effect.provide(
+        makeLayer({ respond: () => ok(500), dispatcher: { retryDelayMs: 10_000, disableAfterFailures: 2 } })
+      )
+    )
+  )
+
+  it.effect("a rate limit spreads attempts over seconds; FIFO sends one at a time in event order", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      yield* register(registration({ url: "https://hooks.example.org/rate", rateLimitPerSecond: 2 }))
+      yield* register(registration({ url: "https://hooks.example.org/fifo", ordering: "fifo" }))
+      const events = yield* publishTours(5)
+      const counted = Effect.map(requests, (sent) => ({
+        rate: sent.filter((received) => received.request.url.endsWith("/rate")).length,
+        fifo: sent
+          .filter((received) => received.request.url.endsWith("/fifo"))
+          .map((received) => received.request.headers["X-Event-Id"]!)
+      }))
+      yield* settle
+      assert.strictEqual((yield* counted).rate, 2)
+      yield* TestClock.adjust(1_100)
+      yield* Effect.flatMap(Dispatcher, (d) => d.deliverDue)
+      assert.strictEqual((yield* counted).rate, 4)
+      yield* TestClock.adjust(1_100)
+      yield* Effect.flatMap(Dispatcher, (d) => d.deliverDue)
+      const last = yield* counted
+      assert.strictEqual(last.rate, 5)
+      assert.deepStrictEqual(last.fifo, events)
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+})
