@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as RandomBytes from "./RandomBytes.js"
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
@@ -107,6 +108,22 @@ export const derive = (prefix: Prefix, from: string, key: Uint8Array): string =>
   for (let i = 0; i < 10; i++) bytes[i]! ^= key[i] ?? 0
   const id = format(prefix, 0, bytes)
   return fromId ? `${prefix}_${tail.slice(0, 10)}${id.slice(prefix.length + 11)}` : id
+}
+
+/**
+ * When an id was made (epoch milliseconds), read from its time part; a derived id has the time
+ * of the id it was derived from. None for a string that is not an id.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const timeOf = (id: string): Option.Option<number> => {
+  const separator = id.indexOf("_")
+  const tail = id.slice(separator + 1)
+  if (separator <= 0 || !/^[0-9a-hjkmnp-tv-z]{26}$/.test(tail)) return Option.none()
+  let millis = 0
+  for (let i = 0; i < 10; i++) millis = millis * 32 + VALUE.get(tail[i]!)!
+  return Option.some(millis)
 }
 
 /**

@@ -36,6 +36,14 @@ describe("Id", () => {
       assert.notStrictEqual(a, b)
     })
   )
+
+  it("reads the time an id was made, also of a derived id", () => {
+    const event = Id.format("evt", 1_798_000_000_123, new Uint8Array(10).fill(7))
+    assert.deepStrictEqual(Id.timeOf(event), Option.some(1_798_000_000_123))
+    assert.deepStrictEqual(Id.timeOf(Id.derive("dlv", event, Id.deriveKey("whk_1"))), Option.some(1_798_000_000_123))
+    assert.deepStrictEqual(Id.timeOf("not-an-id"), Option.none())
+    assert.deepStrictEqual(Id.timeOf("evt_short"), Option.none())
+  })
 })
 
 describe("Id.derive", () => {

@@ -1,6 +1,6 @@
 /**
  * Webhooks (contract §5): registration with per-event filters, the filter-field catalogue,
- * the delivery log with resend and replay, failure alerts, and `POST /events`, the embedding seam for publishing.
+ * the delivery log with resend and replay, delivery statistics, failure alerts, and `POST /events`, the embedding seam for publishing.
  *
  * @since 0.1.0
  */
@@ -10,6 +10,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { FilterField } from "@waybill/filters/FilterField"
 import { DeliveryLog } from "@waybill/webhooks/Delivery"
+import { DeliveryStats, StatsParams } from "@waybill/webhooks/DeliveryStats"
 import { PublishEvent, Published } from "@waybill/webhooks/EventIntake"
 import { FailureAlert } from "@waybill/webhooks/FailureAlerts"
 import * as Page from "@waybill/webhooks/Page"
@@ -104,6 +105,16 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(
         OpenApi.Description,
         "Resends, in event order, every delivery of the webhook whose event was created in [since, until) and whose status is failed (default) or, with status all, failed or succeeded; pending ones are left alone. since must lie within the retention window (30 days by default) and until after since."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("stats")`/webhooks/${webhookId}/stats`
+      .setUrlParams(StatsParams)
+      .addSuccess(DeliveryStats)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Delivery statistics of the webhook's deliveries whose events were recorded in the last hours hours (1 to 168, default 24): how many succeeded, failed, are pending and held; the latency (event recorded to the response that ended the delivery) p50 and p95 in milliseconds over the deliveries that ended, null when none did; and one bucket per hour of the window counted back from now, oldest first, empty hours included."
       )
   )
   .add(

@@ -222,6 +222,32 @@ describe("Client", () => {
     )
   )
 
+  it.live("reads delivery statistics through the typed client: every hour a bucket; bad hours a typed BadRequest", () =>
+    withClient({ baseUrl: "http://waybill.test", apiKey: keyA }, (client) =>
+      Effect.gen(function* () {
+        const webhook = yield* client.webhooks.register({
+          payload: {
+            url: "https://hooks.example.org/stats",
+            events: ["tour-created"],
+            auth: { type: "hmac", secret: "a shared secret of 16+ characters" }
+          }
+        })
+        const stats = yield* client.webhooks.stats({ path: { id: webhook.id }, urlParams: { hours: "6" } })
+        assert.deepStrictEqual(
+          { ...stats, buckets: stats.buckets.length },
+          { succeeded: 0, failed: 0, pending: 0, held: 0, latencyMs: null, buckets: 6 }
+        )
+        const bad = yield* Effect.flip(client.webhooks.stats({ path: { id: webhook.id }, urlParams: { hours: "0" } }))
+        assert.instanceOf(bad, ApiError.BadRequest)
+        assert.deepStrictEqual(
+          (bad as ApiError.BadRequest).issues.map((issue) => issue.path),
+          ["hours"]
+        )
+        yield* client.webhooks.delete({ path: { id: webhook.id } })
+      })
+    )
+  )
+
   it.live("refuses a payload its schema rejects before sending anything", () =>
     withClient({ baseUrl: "http://waybill.test", apiKey: keyA }, (client, seen) =>
       Effect.gen(function* () {

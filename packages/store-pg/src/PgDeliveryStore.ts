@@ -9,6 +9,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import { Attempt, type DeliveryLog, type DeliveryStatus, Trigger } from "@waybill/webhooks/Delivery"
+import * as DeliveryStats from "@waybill/webhooks/DeliveryStats"
 import {
   type ClaimedDelivery,
   type ClaimRequest,
@@ -189,7 +190,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
             // out again after a crash) is ignored.
             sql`
           INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
-                                  status, due_at, attempts, lease_until, lease_token)
+                                  status, due_at, attempts, latency_ms, lease_until, lease_token)
           SELECT id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
                  -- Held, as fan-out read the webhook, unless it has been enabled since: read
                  -- again under a lock, so an enable either waits for this insert to commit (and
@@ -197,7 +198,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
                  CASE WHEN status <> 'held' THEN status
                       WHEN (SELECT w.status FROM webhooks w WHERE w.workspace_id = d.workspace_id AND w.id = d.webhook_id FOR SHARE) = 'disabled' THEN 'held'
                       ELSE 'pending' END,
-                 due_at, COALESCE(attempts, '[]'), lease_until, lease_token
+                 due_at, COALESCE(attempts, '[]'), latency_ms, lease_until, lease_token
           FROM jsonb_to_recordset(${JSON.stringify(
             deliveries.map((delivery, n) => ({
               n,
@@ -211,12 +212,13 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
               status: delivery.outcome?.status ?? statusOf(delivery),
               due_at: delivery.dueAt,
               attempts: delivery.outcome === undefined ? null : [delivery.outcome.attempt],
+              latency_ms: delivery.outcome?.latencyMs ?? null,
               lease_until: delivery.lease?.until ?? null,
               lease_token: delivery.lease?.token ?? null
             }))
           )}::jsonb) AS d(n int, id text, workspace_id text, webhook_id text, event_id text,
-            event_type text, event_created_at bigint, created_at bigint, status text, due_at bigint, attempts jsonb, lease_until bigint,
-            lease_token text)
+            event_type text, event_created_at bigint, created_at bigint, status text, due_at bigint, attempts jsonb,
+            latency_ms integer, lease_until bigint, lease_token text)
           ORDER BY n
           ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
       claimDue: (request) =>
@@ -297,6 +299,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           SET attempts = d.attempts || jsonb_build_array(c.attempt),
               status = c.status,
               due_at = COALESCE(c.retry_at, d.due_at),
+              latency_ms = c.latency_ms,
               lease_until = NULL, lease_token = NULL
           FROM jsonb_to_recordset(${JSON.stringify(
             completions.map((completion) => ({
@@ -304,9 +307,10 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
               lease_token: completion.leaseToken,
               status: completion.status satisfies DeliveryStatus,
               retry_at: completion.retryAt,
+              latency_ms: completion.latencyMs ?? null,
               attempt: completion.attempt
             }))
-          )}::jsonb) AS c(id text, lease_token text, status text, retry_at bigint, attempt jsonb)
+          )}::jsonb) AS c(id text, lease_token text, status text, retry_at bigint, latency_ms integer, attempt jsonb)
           WHERE d.id = c.id AND d.status = 'pending' AND d.lease_token = c.lease_token
           RETURNING d.id`.pipe(
               Effect.map((rows) => rows.map((row) => row.id)),
@@ -381,6 +385,51 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           Effect.orDie
         )
       },
+      // One read over the stats index (0013): the window's deliveries of the webhook, counted by
+      // status and by hour in one pass; the percentiles over those that ended ('held' is the
+      // status of a disabled webhook's deliveries).
+      stats: (workspaceId, webhookId, window) =>
+        sql<{
+          bucket: number | null
+          succeeded: number
+          failed: number
+          pending: number
+          held: number
+          p50: number | null
+          p95: number | null
+        }>`
+          SELECT CASE WHEN GROUPING(bucket) = 0 THEN bucket END AS bucket,
+                 (count(*) FILTER (WHERE status = 'succeeded'))::int AS succeeded,
+                 (count(*) FILTER (WHERE status = 'failed'))::int AS failed,
+                 (count(*) FILTER (WHERE status = 'pending'))::int AS pending,
+                 (count(*) FILTER (WHERE status = 'held'))::int AS held,
+                 percentile_disc(0.5) WITHIN GROUP (ORDER BY latency_ms)
+                   FILTER (WHERE status IN ('succeeded', 'failed')) AS p50,
+                 percentile_disc(0.95) WITHIN GROUP (ORDER BY latency_ms)
+                   FILTER (WHERE status IN ('succeeded', 'failed')) AS p95
+          FROM (
+            SELECT LEAST((event_created_at - ${window.since}) / 3600, ${window.hours - 1})::int AS bucket, status, latency_ms
+            FROM deliveries
+            WHERE webhook_id = ${webhookId} AND workspace_id = ${workspaceId} AND event_created_at >= ${window.since}
+          ) d
+          GROUP BY GROUPING SETS ((bucket), ())`.pipe(
+          Effect.map((rows): DeliveryStats.DeliveryStats => {
+            const total = rows.find((row) => row.bucket === null)
+            const counts = new Map(rows.filter((row) => row.bucket !== null).map((row) => [row.bucket!, row]))
+            return {
+              succeeded: total?.succeeded ?? 0,
+              failed: total?.failed ?? 0,
+              pending: total?.pending ?? 0,
+              held: total?.held ?? 0,
+              latencyMs:
+                total === undefined || total.p50 === null || total.p95 === null
+                  ? null
+                  : { p50: total.p50, p95: total.p95 },
+              buckets: DeliveryStats.bucketsOf(window, counts)
+            }
+          }),
+          Effect.orDie
+        ),
       // Other processes see the edit through the revision their next claim returns.
       retarget: (_workspaceId, target) =>
         Effect.sync(() => {

@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Attempt, DeliveryLog, DeliveryStatus, Trigger } from "./Delivery.js"
+import { type DeliveryStats, type StatsWindow, summarize } from "./DeliveryStats.js"
 import * as FlowControl from "./FlowControl.js"
 import * as Page from "./Page.js"
 import type { Target } from "./Webhook.js"
@@ -45,7 +46,14 @@ export interface NewDelivery {
    * Set when its first attempt ended before the delivery was recorded: `succeeded`, or
    * `pending` with `dueAt` the retry time. Default `pending` with no attempt.
    */
-  readonly outcome?: { readonly status: DeliveryStatus; readonly attempt: Attempt } | undefined
+  readonly outcome?:
+    | {
+        readonly status: DeliveryStatus
+        readonly attempt: Attempt
+        /** As in `Completion`: set when the attempt ended the delivery. */
+        readonly latencyMs?: number | null | undefined
+      }
+    | undefined
 }
 
 /**
@@ -170,6 +178,12 @@ export interface Completion {
   readonly status: DeliveryStatus
   /** Epoch milliseconds, when `status` is `pending`; else `null`. */
   readonly retryAt: number | null
+  /**
+   * When the attempt ended the delivery (`succeeded` or `failed`): milliseconds from its event's
+   * recording to the attempt's end, what the delivery statistics report. Absent or `null`:
+   * unknown.
+   */
+  readonly latencyMs?: number | null | undefined
 }
 
 /**
@@ -220,6 +234,11 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
     readonly release: (workspaceId: WorkspaceId, webhookId: string, now: number) => Effect.Effect<void>
     /** One bounded step of a replay (one statement on PostgreSQL). */
     readonly replayStep: (request: ReplayRequest) => Effect.Effect<ReplayStep>
+    /**
+     * The statistics of a webhook's deliveries whose events were recorded in `window` (see
+     * `DeliveryStats`), counted by the store in one read.
+     */
+    readonly stats: (workspaceId: WorkspaceId, webhookId: string, window: StatsWindow) => Effect.Effect<DeliveryStats>
     /** Removes a webhook's deliveries and attempts (the webhook is being deleted). */
     readonly deleteForWebhook: (workspaceId: WorkspaceId, webhookId: string) => Effect.Effect<void>
   }
@@ -234,6 +253,7 @@ interface Row {
   trigger: Trigger
   dueAt: number
   attempts: Array<Attempt>
+  latencyMs: number | null
   leaseUntil: number | null
   leaseToken: string | null
 }
@@ -337,6 +357,7 @@ export const makeMemory = (): DeliveryStore["Type"] => {
             trigger: "automatic",
             dueAt: delivery.dueAt,
             attempts: delivery.outcome === undefined ? [] : [delivery.outcome.attempt],
+            latencyMs: delivery.outcome?.latencyMs ?? null,
             leaseUntil: delivery.lease?.until ?? null,
             leaseToken: delivery.lease?.token ?? null
           }
@@ -432,6 +453,7 @@ export const makeMemory = (): DeliveryStore["Type"] => {
           if (row === undefined || row.status !== "pending" || row.leaseToken !== completion.leaseToken) continue
           row.attempts.push(completion.attempt)
           row.status = completion.status
+          row.latencyMs = completion.latencyMs ?? null
           row.leaseUntil = null
           row.leaseToken = null
           if (completion.status === "pending") row.dueAt = completion.retryAt ?? row.dueAt
@@ -523,6 +545,19 @@ export const makeMemory = (): DeliveryStore["Type"] => {
           enqueue(row)
         }
       }),
+    stats: (workspaceId, webhookId, window) =>
+      Effect.sync(() =>
+        summarize(
+          window,
+          Array.from(rows.values())
+            .filter((row) => row.delivery.workspaceId === workspaceId && row.delivery.webhookId === webhookId)
+            .map((row) => ({
+              eventCreatedAt: row.delivery.eventCreatedAt,
+              status: row.status,
+              latencyMs: row.latencyMs
+            }))
+        )
+      ),
     retarget: (_workspaceId, target) =>
       Effect.sync(() => {
         retargeted.set(target.webhookId, newer(retargeted.get(target.webhookId), target))

@@ -1,6 +1,7 @@
 /**
  * The webhook service behind `POST/GET/DELETE /webhooks`, `GET /webhooks/filter-fields`,
- * `GET /webhooks/{id}/deliveries`, resend and replay, and `GET /alerts` (contract §5), over the ports
+ * `GET /webhooks/{id}/deliveries`, resend and replay, `GET /webhooks/{id}/stats` and `GET /alerts`
+ * (contract §5 and §8), over the ports
  * `WebhookRepository`, `DeliveryStore`, `FailureAlerts`, `SecretBox`, `HostResolver`,
  * `PropertyDefinitions` and `Transactor`. Every method acts in the caller's `CurrentWorkspace`;
  * another workspace's webhook is not found. Responses mask every secret.
@@ -26,6 +27,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { DeliveryLog } from "./Delivery.js"
+import * as DeliveryStats from "./DeliveryStats.js"
 import * as DeliveryStore from "./DeliveryStore.js"
 import { type FailureAlert, FailureAlerts } from "./FailureAlerts.js"
 import { HostResolver } from "./HostResolver.js"
@@ -260,6 +262,15 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
       id: string,
       input: unknown
     ) => Effect.Effect<Replay.Replayed, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
+    /**
+     * `GET /webhooks/{id}/stats?hours=` (contract §8): the statistics of the webhook's
+     * deliveries whose events were recorded in the last `hours` hours (1–168, default 24; else
+     * a `ValidationError` at `hours`), with every hour of the window as a bucket, oldest first.
+     */
+    readonly stats: (
+      id: string,
+      params: DeliveryStats.StatsParams
+    ) => Effect.Effect<DeliveryStats.DeliveryStats, WebhookNotFound | ValidationError.ValidationError, CurrentWorkspace>
     /** `GET /alerts`: an unknown or foreign `webhookId` gives an empty page. */
     readonly alerts: (
       params: Page.Params & { readonly webhookId?: string | undefined }
@@ -665,6 +676,19 @@ export const make = (options: Options) =>
       return { deliveries }
     })
 
+    const stats = Effect.fn("WebhookService.stats")(function* (id: string, params: DeliveryStats.StatsParams) {
+      const webhook = yield* find(id)
+      const hours = yield* Either.match(DeliveryStats.hoursOf(params), {
+        onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "query")),
+        onRight: Effect.succeed
+      })
+      return yield* deliveryStore.stats(
+        webhook.workspaceId,
+        webhook.id,
+        DeliveryStats.windowOf(yield* nowSeconds, hours)
+      )
+    })
+
     const alerts = Effect.fn("WebhookService.alerts")(function* (
       params: Page.Params & { readonly webhookId?: string | undefined }
     ) {
@@ -687,6 +711,7 @@ export const make = (options: Options) =>
       deliveries,
       resend,
       replay,
+      stats,
       alerts
     })
   })

@@ -1,17 +1,22 @@
 /**
- * One webhook: its settings (with the end of a secret rotation's overlap while one runs), the
- * "Rotate secret" action, its delivery log (every attempt with status code, error class,
+ * One webhook: its settings (its status with the deliveries it holds, rate limit and ordering,
+ * the end of a secret rotation's overlap while one runs), Disable / Enable, the
+ * "Rotate secret" action, a chart of its last 24 hours (`DeliveryChart`), its delivery log (every attempt with status code, error class,
  * duration and trigger, a Resend button per delivery that has ended, and a replay of failed
  * deliveries since a time) and its failure alerts.
  */
 import type { DeliveryLog } from "@waybill/webhooks/Delivery"
+import type { DeliveryStats } from "@waybill/webhooks/DeliveryStats"
 import type { FailureAlert } from "@waybill/webhooks/FailureAlerts"
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
+import { DeliveryChart } from "./DeliveryChart.js"
 import { controlId } from "./filterModel.js"
 import { FieldIssues, type Issues, invalidity } from "./Issues.js"
 import { RotateSecret, rotationNotice } from "./RotateSecret.js"
+import { deliveryText } from "./WebhookList.js"
+import { heldText, StatusBadge, statusSentence, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
 
 // A `datetime-local` value (the browser's time zone) for epoch seconds, and back.
 const localInput = (seconds: number) => {
@@ -29,12 +34,13 @@ interface Pages {
   readonly deliveries: ReadonlyArray<DeliveryLog>
   readonly deliveriesCursor: string | null
   readonly alerts: ReadonlyArray<FailureAlert>
+  readonly stats: DeliveryStats
 }
 
 export const WebhookDetail = (props: {
   readonly api: Api
   readonly webhook: WebhookResponse
-  /** The webhook as the API answered a change made here (a rotation). */
+  /** The webhook as the API answered a change made here (a rotation, Disable or Enable). */
   readonly onChanged: (webhook: WebhookResponse) => void
 }) => {
   const { api, webhook } = props
@@ -46,14 +52,16 @@ export const WebhookDetail = (props: {
   const [since, setSince] = useState(() => localInput(Math.floor(Date.now() / 1000) - 86_400))
   const [replayIssues, setReplayIssues] = useState<Issues>([])
   const [busy, setBusy] = useState(false)
+  const held = useHeldCount(api, webhook)
 
   const refresh = async () => {
     try {
-      const [deliveries, alerts] = await Promise.all([
+      const [deliveries, alerts, stats] = await Promise.all([
         call(api.webhooks.deliveries({ path: { id: webhook.id }, urlParams: { limit: 50 } })),
-        call(api.webhooks.alerts({ urlParams: { webhookId: webhook.id, limit: 50 } }))
+        call(api.webhooks.alerts({ urlParams: { webhookId: webhook.id, limit: 50 } })),
+        call(api.webhooks.stats({ path: { id: webhook.id }, urlParams: {} }))
       ])
-      setPages({ deliveries: deliveries.data, deliveriesCursor: deliveries.nextCursor, alerts: alerts.data })
+      setPages({ deliveries: deliveries.data, deliveriesCursor: deliveries.nextCursor, alerts: alerts.data, stats })
       setFailure(null)
     } catch (error) {
       setFailure(error instanceof ApiFailure ? error.message : String(error))
@@ -115,6 +123,15 @@ export const WebhookDetail = (props: {
         <a class="button" href={`#/webhooks/${webhook.id}/edit`}>
           Edit
         </a>
+        <ToggleStatus
+          api={api}
+          webhook={webhook}
+          onChanged={(changed, said) => {
+            setNotice(said)
+            props.onChanged(changed)
+            refresh()
+          }}
+        />
         <button type="button" onClick={() => setRotating(true)}>
           Rotate secret
         </button>
@@ -123,6 +140,13 @@ export const WebhookDetail = (props: {
         </button>
       </div>
       <dl class="settings">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge webhook={webhook} /> <span class="status-sentence">{statusSentence(webhook, time)}</span>
+          {held !== null && <span class="held"> {heldText(held)}</span>}
+        </dd>
+        <dt>Delivery</dt>
+        <dd>{deliveryText(webhook)}</dd>
         <dt>Events</dt>
         <dd>{webhook.events.join(", ")}</dd>
         <dt>Filters</dt>
@@ -153,6 +177,10 @@ export const WebhookDetail = (props: {
           {failure}
         </p>
       )}
+      <section aria-labelledby="health-title">
+        <h2 id="health-title">Last 24 hours</h2>
+        {pages === null ? <p class="loading">Loading statistics…</p> : <DeliveryChart stats={pages.stats} />}
+      </section>
       <section aria-labelledby="log-title">
         <h2 id="log-title">Delivery log</h2>
         <form class="replay" onSubmit={replay} aria-label="Replay failed deliveries">
@@ -186,7 +214,7 @@ export const WebhookDetail = (props: {
                 <div class="delivery-head">
                   <span class={`status status-${delivery.status}`}>{delivery.status}</span>
                   <span class="event-type">{delivery.eventType}</span>
-                  {delivery.status !== "pending" && (
+                  {(delivery.status === "succeeded" || delivery.status === "failed") && (
                     <button
                       type="button"
                       class="resend"

@@ -1,6 +1,6 @@
 /**
- * Creating and editing a webhook: URL, description, events, authentication and a filter per
- * subscribed event. Editing never receives a secret: a secret field left empty keeps the stored
+ * Creating and editing a webhook: URL, description, events, delivery (rate limit and ordering),
+ * authentication and a filter per subscribed event. Editing never receives a secret: a secret field left empty keeps the stored
  * value while the auth type is unchanged; a changed type asks for its secret (contract §5).
  */
 import type { EventType } from "@waybill/events/EventType"
@@ -31,6 +31,9 @@ interface Form {
   readonly username: string
   readonly secret: string
   readonly filters: Readonly<Record<string, GroupNode>>
+  /** As typed; empty: no limit. */
+  readonly rateLimit: string
+  readonly ordering: "none" | "fifo"
 }
 
 const blank: Form = {
@@ -41,7 +44,9 @@ const blank: Form = {
   scheme: "waybill",
   username: "",
   secret: "",
-  filters: {}
+  filters: {},
+  rateLimit: "",
+  ordering: "none"
 }
 
 const formOf = (webhook: WebhookResponse): Form => ({
@@ -52,8 +57,18 @@ const formOf = (webhook: WebhookResponse): Form => ({
   scheme: webhook.auth.type === "hmac" ? webhook.auth.scheme : "waybill",
   username: webhook.auth.type === "basic" ? webhook.auth.username : "",
   secret: "",
-  filters: Object.fromEntries(Object.entries(webhook.filters).map(([event, filter]) => [event, fromFilter(filter)]))
+  filters: Object.fromEntries(Object.entries(webhook.filters).map(([event, filter]) => [event, fromFilter(filter)])),
+  rateLimit: webhook.rateLimitPerSecond === null ? "" : String(webhook.rateLimitPerSecond),
+  ordering: webhook.ordering
 })
+
+// The rate limit as sent: empty is no limit (null); a number as a number; anything else as typed,
+// so the API's issue says what is wrong with it.
+const rateLimitOf = (typed: string): number | string | null => {
+  const trimmed = typed.trim()
+  if (trimmed === "") return null
+  return /^-?[0-9]+(\.[0-9]+)?$/.test(trimmed) ? Number(trimmed) : trimmed
+}
 
 // Filter fields per event type, loaded once each.
 const useFilterFields = (api: Api, events: ReadonlyArray<string>) => {
@@ -110,7 +125,9 @@ export const WebhookForm = (props: {
       events: form.events,
       ...(filtered.length > 0 ? { filters } : {}),
       auth,
-      ...(form.description.trim() === "" ? {} : { description: form.description.trim() })
+      ...(form.description.trim() === "" ? {} : { description: form.description.trim() }),
+      rateLimitPerSecond: rateLimitOf(form.rateLimit),
+      ordering: form.ordering
     }
   }
 
@@ -179,6 +196,42 @@ export const WebhookForm = (props: {
       <section>
         <h2>Events</h2>
         <EventPicker selected={form.events} issues={issues} onChange={(events) => set({ events })} />
+      </section>
+
+      <section>
+        <h2>Delivery</h2>
+        <div class="control">
+          <label for={controlId("rateLimitPerSecond")}>Rate limit (deliveries per second, optional)</label>
+          <input
+            id={controlId("rateLimitPerSecond")}
+            type="text"
+            inputMode="numeric"
+            value={form.rateLimit}
+            {...invalidity(issues, "rateLimitPerSecond")}
+            onInput={(e) => set({ rateLimit: e.currentTarget.value })}
+          />
+          <FieldIssues issues={issues} path="rateLimitPerSecond" />
+          <p class="hint">
+            1 to 10000 attempts started per second, over every server process; empty for no limit. Deliveries over the
+            limit wait; none fails for it.
+          </p>
+        </div>
+        <div class="control">
+          <label for={controlId("ordering")}>Ordering</label>
+          <select
+            id={controlId("ordering")}
+            value={form.ordering}
+            {...invalidity(issues, "ordering")}
+            onChange={(e) => set({ ordering: e.currentTarget.value as Form["ordering"] })}
+          >
+            <option value="none">None: deliveries in parallel</option>
+            <option value="fifo">FIFO: one at a time, in event order</option>
+          </select>
+          <FieldIssues issues={issues} path="ordering" />
+          <p class="hint">
+            FIFO sends a delivery only after the previous one has ended (succeeded, or failed after its retry).
+          </p>
+        </div>
       </section>
 
       <section>

@@ -1,10 +1,13 @@
 /**
- * Settings → Webhooks: every webhook of the workspace (URL, description, events, auth type and
- * its masked secret, and until when a rotated secret's predecessor still signs), with links to its delivery log and its form, and delete with confirmation.
+ * Settings → Webhooks: every webhook of the workspace (URL, its status and, when disabled, how
+ * many deliveries it holds, description, events, rate limit and ordering, auth type and its
+ * masked secret, and until when a rotated secret's predecessor still signs), with links to its
+ * delivery log and its form, Disable / Enable, and delete with confirmation.
  */
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
+import { heldText, StatusBadge, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
 
 const time = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`
 
@@ -24,6 +27,8 @@ export const WebhookList = ({ api }: { readonly api: Api }) => {
   const [cursor, setCursor] = useState<string | null>(null)
   const [failure, setFailure] = useState<string | null>(null)
   const [deleting, setDeleting] = useState<WebhookResponse | null>(null)
+  // What the last Disable or Enable did, for the live region.
+  const [notice, setNotice] = useState<string | null>(null)
 
   const load = async (after: string | null) => {
     try {
@@ -50,6 +55,9 @@ export const WebhookList = ({ api }: { readonly api: Api }) => {
           {failure}
         </p>
       )}
+      <output class="notice" aria-live="polite">
+        {notice ?? ""}
+      </output>
       {webhooks === null ? (
         <p class="loading">Loading webhooks…</p>
       ) : webhooks.length === 0 ? (
@@ -57,30 +65,16 @@ export const WebhookList = ({ api }: { readonly api: Api }) => {
       ) : (
         <ul class="cards webhook-list">
           {webhooks.map((webhook) => (
-            <li class="card" key={webhook.id}>
-              <h2 class="url">
-                <a href={`#/webhooks/${webhook.id}`}>{webhook.url}</a>
-              </h2>
-              {webhook.description !== null && <p class="description">{webhook.description}</p>}
-              <dl>
-                <dt>Events</dt>
-                <dd>
-                  {webhook.events.join(", ")}
-                  {Object.keys(webhook.filters).length > 0 && (
-                    <span class="badge">{Object.keys(webhook.filters).length} filtered</span>
-                  )}
-                </dd>
-                <dt>Authentication</dt>
-                <dd>{maskedSecret(webhook.auth)}</dd>
-              </dl>
-              <div class="card-actions">
-                <a href={`#/webhooks/${webhook.id}`}>Deliveries and alerts</a>
-                <a href={`#/webhooks/${webhook.id}/edit`}>Edit</a>
-                <button type="button" class="link danger" onClick={() => setDeleting(webhook)}>
-                  Delete
-                </button>
-              </div>
-            </li>
+            <WebhookCard
+              key={webhook.id}
+              api={api}
+              webhook={webhook}
+              onChanged={(changed, said) => {
+                setWebhooks((known) => (known ?? []).map((item) => (item.id === changed.id ? changed : item)))
+                setNotice(said)
+              }}
+              onDelete={() => setDeleting(webhook)}
+            />
           ))}
         </ul>
       )}
@@ -102,6 +96,56 @@ export const WebhookList = ({ api }: { readonly api: Api }) => {
     </>
   )
 }
+
+/** One webhook of the list. */
+const WebhookCard = (props: {
+  readonly api: Api
+  readonly webhook: WebhookResponse
+  readonly onChanged: (webhook: WebhookResponse, notice: string) => void
+  readonly onDelete: () => void
+}) => {
+  const { webhook } = props
+  const held = useHeldCount(props.api, webhook)
+  return (
+    <li class="card">
+      <h2 class="url">
+        <a href={`#/webhooks/${webhook.id}`}>{webhook.url}</a>
+      </h2>
+      <p class="status-line">
+        <StatusBadge webhook={webhook} />
+        {held !== null && <span class="held">{heldText(held)}</span>}
+      </p>
+      {webhook.description !== null && <p class="description">{webhook.description}</p>}
+      <dl>
+        <dt>Events</dt>
+        <dd>
+          {webhook.events.join(", ")}
+          {Object.keys(webhook.filters).length > 0 && (
+            <span class="badge">{Object.keys(webhook.filters).length} filtered</span>
+          )}
+        </dd>
+        <dt>Delivery</dt>
+        <dd>{deliveryText(webhook)}</dd>
+        <dt>Authentication</dt>
+        <dd>{maskedSecret(webhook.auth)}</dd>
+      </dl>
+      <div class="card-actions">
+        <a href={`#/webhooks/${webhook.id}`}>Deliveries and alerts</a>
+        <a href={`#/webhooks/${webhook.id}/edit`}>Edit</a>
+        <ToggleStatus api={props.api} webhook={webhook} onChanged={props.onChanged} link />
+        <button type="button" class="link danger" onClick={props.onDelete}>
+          Delete
+        </button>
+      </div>
+    </li>
+  )
+}
+
+/** Rate limit and ordering, in words. */
+export const deliveryText = (webhook: WebhookResponse) =>
+  `${webhook.rateLimitPerSecond === null ? "no rate limit" : `at most ${webhook.rateLimitPerSecond} per second`}, ${
+    webhook.ordering === "fifo" ? "one at a time in event order (FIFO)" : "unordered"
+  }`
 
 /** A modal confirmation (Escape or Cancel keep the webhook). */
 const ConfirmDelete = (props: {

@@ -119,6 +119,11 @@ export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handle
           Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest })
         )
       )
+      .handle("stats", ({ path, urlParams }) =>
+        webhooks
+          .stats(path.id, urlParams)
+          .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest }))
+      )
       .handle("alerts", ({ urlParams }) =>
         webhooks.alerts(urlParams).pipe(Effect.catchTag("ValidationError", badRequest))
       )

@@ -4,11 +4,14 @@
  * stored body, and what the attempt ended with as the delivery log records it. A 2xx succeeds;
  * anything else is retried once per cycle, no sooner than the retry delay plus jitter.
  */
+
+import * as Id from "@waybill/core/Id"
 import { basicAuthorization, bearerAuthorization } from "@waybill/signing/Authorization"
 import { signatureHeaders } from "@waybill/signing/Hmac"
 import * as StandardWebhooks from "@waybill/signing/StandardWebhooks"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import { type Attempt, type ErrorClass, isSuccess, maxAttempts } from "../Delivery.js"
 import type { ClaimedDelivery, Completion } from "../DeliveryStore.js"
@@ -178,15 +181,20 @@ export const makeAttempts = (
       trigger: claimed.trigger
     }
     const base = { deliveryId: claimed.id, leaseToken: claimed.leaseToken, attempt: record }
+    // For an attempt that ends the delivery: from its event's recording (its id's time) to now.
+    const latencyMs = Option.match(Id.timeOf(claimed.eventId), {
+      onNone: () => null,
+      onSome: (recordedAt) => Math.max(0, end - recordedAt)
+    })
     const completion: Completion = succeeded
-      ? { ...base, status: "succeeded", retryAt: null }
+      ? { ...base, status: "succeeded", retryAt: null, latencyMs }
       : inCycle < maxAttempts
         ? {
             ...base,
             status: "pending",
             retryAt: end + Math.ceil(settings.retryDelayMs * (1 + retryDraw * settings.retryJitter))
           }
-        : { ...base, status: "failed", retryAt: null }
+        : { ...base, status: "failed", retryAt: null, latencyMs }
     return {
       claimed,
       completion,

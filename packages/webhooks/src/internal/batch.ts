@@ -94,8 +94,13 @@ export const startWriting = (
     const outcome = outcomes.get(delivery.id)
     if (outcome !== undefined && outcome.completion.status !== "failed") {
       carried.push(outcome)
-      const { status, retryAt, attempt } = outcome.completion
-      rows.push({ ...delivery, lease: undefined, dueAt: retryAt ?? delivery.dueAt, outcome: { status, attempt } })
+      const { status, retryAt, attempt, latencyMs } = outcome.completion
+      rows.push({
+        ...delivery,
+        lease: undefined,
+        dueAt: retryAt ?? delivery.dueAt,
+        outcome: { status, attempt, latencyMs }
+      })
     } else {
       if (outcome !== undefined) after.push(outcome)
       rows.push(stopping && outcome === undefined ? { ...delivery, lease: undefined } : delivery)

@@ -1,0 +1,151 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as TestClock from "effect/TestClock"
+import * as DeliveryStats from "../src/DeliveryStats.js"
+import { WebhookService } from "../src/WebhookService.js"
+import { inWorkspace, makeLayer, NOW, ok, publish, register, registration, settle, tour, wsA, wsB } from "./fixtures.js"
+
+const HOUR = 3_600_000
+
+describe("DeliveryStats rules", () => {
+  it("takes hours from 1 to 168, 24 when omitted; anything else is an issue at hours", () => {
+    assert.deepStrictEqual(DeliveryStats.hoursOf({}), Either.right(24))
+    assert.deepStrictEqual(DeliveryStats.hoursOf({ hours: "1" }), Either.right(1))
+    assert.deepStrictEqual(DeliveryStats.hoursOf({ hours: "168" }), Either.right(168))
+    for (const hours of ["0", "169", "1.5", "-3", "abc", "", " 24", "1e2", "0024"]) {
+      assert.deepStrictEqual(
+        DeliveryStats.hoursOf({ hours }),
+        Either.left([{ path: "hours", message: "must be an integer from 1 to 168" }]),
+        hours
+      )
+    }
+  })
+
+  it("percentiles by nearest rank, as PostgreSQL's percentile_disc", () => {
+    assert.strictEqual(DeliveryStats.percentile([1, 2, 3, 4], 0.5), 2)
+    assert.strictEqual(DeliveryStats.percentile([1, 2, 3, 4], 0.95), 4)
+    assert.strictEqual(DeliveryStats.percentile([7], 0.5), 7)
+    assert.strictEqual(
+      DeliveryStats.percentile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        0.95
+      ),
+      95
+    )
+  })
+
+  it("every hour of the window is a bucket, oldest first; a later event counts in the last one", () => {
+    const window = DeliveryStats.windowOf(100_000, 3)
+    const stats = DeliveryStats.summarize(window, [
+      { eventCreatedAt: window.since - 1, status: "succeeded", latencyMs: 1 },
+      { eventCreatedAt: window.since, status: "succeeded", latencyMs: 10 },
+      { eventCreatedAt: window.since + 7_199, status: "failed", latencyMs: 30 },
+      { eventCreatedAt: 100_005, status: "succeeded", latencyMs: null },
+      { eventCreatedAt: window.since + 10, status: "pending", latencyMs: null },
+      { eventCreatedAt: window.since + 10, status: "held", latencyMs: null }
+    ])
+    assert.deepStrictEqual(stats, {
+      succeeded: 2,
+      failed: 1,
+      pending: 1,
+      held: 1,
+      latencyMs: { p50: 10, p95: 30 },
+      buckets: [
+        { start: window.since, succeeded: 1, failed: 0 },
+        { start: window.since + 3_600, succeeded: 0, failed: 1 },
+        { start: window.since + 7_200, succeeded: 1, failed: 0 }
+      ]
+    })
+    assert.isNull(DeliveryStats.summarize(window, []).latencyMs)
+  })
+})
+
+// Tours named "fail" get 500 twice (failed after the retry), "wait" a 503 (pending, retry due
+// later); the rest 200.
+const respond = (request: { readonly body: string }) =>
+  ok(request.body.includes('"fail"') ? 500 : request.body.includes('"wait"') ? 503 : 200)
+
+const statsOf = (webhookId: string, hours?: string) =>
+  Effect.flatMap(WebhookService, (service) => service.stats(webhookId, hours === undefined ? {} : { hours })).pipe(
+    inWorkspace(wsA)
+  )
+
+describe("WebhookService.stats (in memory)", () => {
+  it.effect("counts the window's deliveries by status and hour, with the latency of those that ended", () =>
+    Effect.gen(function* () {
+      const webhook = yield* register(registration())
+      const at = (ms: number) => TestClock.setTime(NOW + ms)
+      // Outside the 24 h window: 30 h ago, 100 ms to its response.
+      yield* at(-30 * HOUR)
+      yield* publish("tour-created", { tour: { ...tour(), id: "old" } })
+      yield* at(-30 * HOUR + 100)
+      yield* settle
+      // 23.5 h ago: two that succeed 250 ms after their recording.
+      yield* at(-23.5 * HOUR)
+      yield* publish("tour-created", { tour: { ...tour(), id: "a" } })
+      yield* publish("tour-created", { tour: { ...tour(), id: "b" } })
+      yield* at(-23.5 * HOUR + 250)
+      yield* settle
+      // 2 h 10 min ago: one that fails, its retry ending 60 s after its recording.
+      yield* at(-130 * 60_000)
+      yield* publish("tour-created", { tour: { ...tour(), id: "fail" } })
+      yield* settle
+      yield* at(-130 * 60_000 + 60_000)
+      yield* settle
+      // 30 min ago: one still waiting for its retry.
+      yield* at(-30 * 60_000)
+      yield* publish("tour-created", { tour: { ...tour(), id: "wait" } })
+      yield* settle
+      yield* at(0)
+
+      const day = yield* statsOf(webhook.id)
+      const since = NOW / 1000 - 86_400
+      assert.deepStrictEqual(
+        { ...day, buckets: day.buckets.filter((bucket) => bucket.succeeded + bucket.failed > 0) },
+        {
+          succeeded: 2,
+          failed: 1,
+          pending: 1,
+          held: 0,
+          latencyMs: { p50: 250, p95: 60_000 },
+          buckets: [
+            { start: since, succeeded: 2, failed: 0 },
+            { start: since + 21 * 3_600, succeeded: 0, failed: 1 }
+          ]
+        }
+      )
+      assert.deepStrictEqual(
+        day.buckets.map((bucket) => bucket.start),
+        Array.from({ length: 24 }, (_, i) => since + i * 3_600)
+      )
+      const week = yield* statsOf(webhook.id, "168")
+      assert.deepStrictEqual([week.succeeded, week.failed, week.buckets.length], [3, 1, 168])
+      assert.deepStrictEqual(week.latencyMs, { p50: 250, p95: 60_000 })
+      const hour = yield* statsOf(webhook.id, "1")
+      assert.deepStrictEqual(hour, {
+        succeeded: 0,
+        failed: 0,
+        pending: 1,
+        held: 0,
+        latencyMs: null,
+        buckets: [{ start: NOW / 1000 - 3_600, succeeded: 0, failed: 0 }]
+      })
+    }).pipe(Effect.provide(makeLayer({ respond, dispatcher: { retryDelayMs: 10_000 } })))
+  )
+
+  it.effect("refuses bad hours at hours, and another workspace's webhook is not found", () =>
+    Effect.gen(function* () {
+      const webhook = yield* register(registration())
+      const refused = yield* Effect.flip(statsOf(webhook.id, "169"))
+      assert.strictEqual(refused._tag, "ValidationError")
+      if (refused._tag === "ValidationError") {
+        assert.deepStrictEqual(refused.issues, [{ path: "hours", message: "must be an integer from 1 to 168" }])
+      }
+      const foreign = yield* Effect.flip(
+        Effect.flatMap(WebhookService, (service) => service.stats(webhook.id, {})).pipe(inWorkspace(wsB))
+      )
+      assert.strictEqual(foreign._tag, "WebhookNotFound")
+    }).pipe(Effect.provide(makeLayer({ respond })))
+  )
+})
