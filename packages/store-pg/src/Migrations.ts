@@ -26,6 +26,7 @@ import webhookRevision from "./migrations/0007_webhook_revision.js"
 import deliveryCycles from "./migrations/0008_delivery_cycles.js"
 import secretRotation from "./migrations/0009_secret_rotation.js"
 import idempotencyKeys from "./migrations/0010_idempotency_keys.js"
+import traceContext from "./migrations/0012_trace_context.js"
 
 /**
  * Every migration, keyed `NNNN_name` as the migrator expects.
@@ -43,7 +44,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0007_webhook_revision": webhookRevision,
   "0008_delivery_cycles": deliveryCycles,
   "0009_secret_rotation": secretRotation,
-  "0010_idempotency_keys": idempotencyKeys
+  "0010_idempotency_keys": idempotencyKeys,
+  "0012_trace_context": traceContext
 }
 
 /**

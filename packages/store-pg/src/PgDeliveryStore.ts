@@ -50,6 +50,7 @@ interface ClaimedRow {
   readonly event_id: string
   readonly event_type: string
   readonly body: string
+  readonly traceparent: string | null
   readonly attempt_count: number
   readonly cycle_start: number
   readonly cycle_trigger: Trigger
@@ -143,7 +144,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           UPDATE deliveries d SET lease_until = ${request.leaseUntil}, lease_token = ${request.leaseToken}
           FROM picked p, events e
           WHERE d.id = p.id AND e.id = d.event_id
-          RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
+          RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body, e.traceparent,
                     jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, p.due_at, p.seq, p.revision`.pipe(
           Effect.flatMap((returned) => {
             const rows = [...returned].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
@@ -167,7 +168,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
                   cycleStart: row.cycle_start,
                   trigger: row.cycle_trigger,
                   leaseToken: request.leaseToken,
-                  target
+                  target,
+                  traceparent: row.traceparent
                 }
               ]
             })
