@@ -38,6 +38,10 @@ export const attemptResults: ReadonlyArray<AttemptResult> = [
   "ssrf"
 ]
 
+const eventsHelp = "Events recorded (published or raised by the service), by event type."
+const requestsHelp = "HTTP requests answered, by method, route template and status."
+const durationHelp = "Time to answer an HTTP request, by method and route template."
+
 const seconds = MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60])
 const latencySeconds = MetricBoundaries.fromIterable([
   0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600
@@ -50,7 +54,7 @@ const latencySeconds = MetricBoundaries.fromIterable([
  * @category series
  */
 export const eventsPublished = Metric.counter("waybill_events_published_total", {
-  description: "Events recorded (published or raised by the service), by event type.",
+  description: eventsHelp,
   incremental: true
 })
 
@@ -149,7 +153,7 @@ export const toursGenerated = Metric.counter("waybill_tours_generated_total", {
  * @category series
  */
 export const httpRequests = Metric.counter("waybill_http_requests_total", {
-  description: "HTTP requests answered, by method, route template and status.",
+  description: requestsHelp,
   incremental: true
 })
 
@@ -159,11 +163,24 @@ export const httpRequests = Metric.counter("waybill_http_requests_total", {
  * @since 0.1.0
  * @category series
  */
-export const httpRequestDuration = Metric.histogram(
-  "waybill_http_request_duration_seconds",
-  seconds,
-  "Time to answer an HTTP request, by method and route template."
-)
+export const httpRequestDuration = Metric.histogram("waybill_http_request_duration_seconds", seconds, durationHelp)
+
+/**
+ * Every family declared here, for exporters that describe a family before it has a series
+ * (`waybill_events_published_total` has none until an event is recorded).
+ *
+ * @since 0.1.0
+ * @category series
+ */
+export const families: ReadonlyArray<{
+  readonly name: string
+  readonly help: string
+  readonly type: "counter" | "gauge" | "histogram"
+}> = [
+  { name: "waybill_events_published_total", help: eventsHelp, type: "counter" },
+  { name: "waybill_http_requests_total", help: requestsHelp, type: "counter" },
+  { name: "waybill_http_request_duration_seconds", help: durationHelp, type: "histogram" }
+]
 
 type Recorder = (value: number) => void
 

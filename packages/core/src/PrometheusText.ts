@@ -12,6 +12,7 @@ import * as MetricKeyType from "effect/MetricKeyType"
 import type * as MetricPair from "effect/MetricPair"
 import * as MetricState from "effect/MetricState"
 import * as Option from "effect/Option"
+import * as Metrics from "./Metrics.js"
 
 /**
  * The `Content-Type` of the text format.
@@ -46,14 +47,19 @@ interface Family {
 }
 
 /**
- * The text of a registry snapshot (`Metric.snapshot`), families sorted by name. Frequencies and
- * summaries, which the format has no faithful type for, are left out.
+ * The text of a registry snapshot (`Metric.snapshot`), families sorted by name; `described`
+ * families without a series yet are written with their `# HELP` and `# TYPE` alone. Frequencies
+ * and summaries, which the format has no faithful type for, are left out.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const format = (snapshot: ReadonlyArray<MetricPair.MetricPair.Untyped>): string => {
+export const format = (
+  snapshot: ReadonlyArray<MetricPair.MetricPair.Untyped>,
+  described: typeof Metrics.families = []
+): string => {
   const families = new Map<string, Family>()
+  for (const family of described) families.set(family.name, { type: family.type, help: family.help, lines: [] })
   for (const pair of snapshot) {
     const key = pair.metricKey
     const state = pair.metricState
@@ -94,9 +100,9 @@ export const format = (snapshot: ReadonlyArray<MetricPair.MetricPair.Untyped>): 
 }
 
 /**
- * The text of Effect's metric registry now.
+ * The text of Effect's metric registry now, Waybill's families described from the start.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const text: Effect.Effect<string> = Effect.map(Metric.snapshot, format)
+export const text: Effect.Effect<string> = Effect.map(Metric.snapshot, (snapshot) => format(snapshot, Metrics.families))

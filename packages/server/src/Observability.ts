@@ -8,15 +8,11 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import type * as Resource from "@effect/opentelemetry/Resource"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
-import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto"
-import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Metrics from "@waybill/core/Metrics"
 import * as PrometheusText from "@waybill/core/PrometheusText"
 import * as PgMetrics from "@waybill/store-pg/PgMetrics"
@@ -128,15 +124,26 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
 /**
  * The OpenTelemetry SDK with an OTLP/HTTP exporter to `<endpoint>/v1/traces` (protobuf or JSON)
  * behind a batch span processor (its `OTEL_BSP_*` variables apply), resource `service.name`
- * from the configuration. Provide it and turn the tracer on; without it nothing is exported.
+ * from the configuration. Provide it and turn the tracer on; without it nothing is exported. The
+ * SDK's modules are loaded only here, so a server without tracing never loads them.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resource> =>
-  NodeSdk.layer(() => {
-    const url = `${config.endpoint}/v1/traces`
-    const exporter =
-      config.protocol === "http/json" ? new JsonTraceExporter({ url }) : new ProtobufTraceExporter({ url })
-    return { resource: { serviceName: config.serviceName }, spanProcessor: new BatchSpanProcessor(exporter) }
-  })
+  Layer.unwrapEffect(
+    Effect.promise(async () => {
+      const [NodeSdk, base, exporter] = await Promise.all([
+        import("@effect/opentelemetry/NodeSdk"),
+        import("@opentelemetry/sdk-trace-base"),
+        config.protocol === "http/json"
+          ? import("@opentelemetry/exporter-trace-otlp-http")
+          : import("@opentelemetry/exporter-trace-otlp-proto")
+      ])
+      const url = `${config.endpoint}/v1/traces`
+      return NodeSdk.layer(() => ({
+        resource: { serviceName: config.serviceName },
+        spanProcessor: new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url }))
+      }))
+    })
+  )
