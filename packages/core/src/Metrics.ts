@@ -13,6 +13,10 @@
  */
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
+import type * as MetricHook from "effect/MetricHook"
+import * as MetricKey from "effect/MetricKey"
+import type * as MetricKeyType from "effect/MetricKeyType"
+import * as MetricLabel from "effect/MetricLabel"
 
 /**
  * How an attempt ended, as `waybill_delivery_attempts_total` labels it.
@@ -53,10 +57,12 @@ const latencySeconds = MetricBoundaries.fromIterable([
  * @since 0.1.0
  * @category series
  */
-export const eventsPublished = Metric.counter("waybill_events_published_total", {
+const eventsKey = MetricKey.counter("waybill_events_published_total", {
   description: eventsHelp,
   incremental: true
 })
+
+export const eventsPublished = Metric.fromMetricKey(eventsKey)
 
 /**
  * `waybill_deliveries_total{status}`: deliveries that ended, `succeeded` or `failed`.
@@ -64,10 +70,12 @@ export const eventsPublished = Metric.counter("waybill_events_published_total", 
  * @since 0.1.0
  * @category series
  */
-export const deliveries = Metric.counter("waybill_deliveries_total", {
+const deliveriesKey = MetricKey.counter("waybill_deliveries_total", {
   description: "Deliveries ended by this process: succeeded, or failed after their retry.",
   incremental: true
 })
+
+export const deliveries = Metric.fromMetricKey(deliveriesKey)
 
 /**
  * `waybill_delivery_attempts_total{result}`.
@@ -75,10 +83,12 @@ export const deliveries = Metric.counter("waybill_deliveries_total", {
  * @since 0.1.0
  * @category series
  */
-export const attempts = Metric.counter("waybill_delivery_attempts_total", {
+const attemptsKey = MetricKey.counter("waybill_delivery_attempts_total", {
   description: "Delivery attempts made, by result: success, or how the attempt failed.",
   incremental: true
 })
+
+export const attempts = Metric.fromMetricKey(attemptsKey)
 
 /**
  * `waybill_delivery_attempt_duration_seconds`: one attempt, request to response (or failure).
@@ -152,10 +162,12 @@ export const toursGenerated = Metric.counter("waybill_tours_generated_total", {
  * @since 0.1.0
  * @category series
  */
-export const httpRequests = Metric.counter("waybill_http_requests_total", {
+const requestsKey = MetricKey.counter("waybill_http_requests_total", {
   description: requestsHelp,
   incremental: true
 })
+
+export const httpRequests = Metric.fromMetricKey(requestsKey)
 
 /**
  * `waybill_http_request_duration_seconds{method,route}`.
@@ -163,7 +175,9 @@ export const httpRequests = Metric.counter("waybill_http_requests_total", {
  * @since 0.1.0
  * @category series
  */
-export const httpRequestDuration = Metric.histogram("waybill_http_request_duration_seconds", seconds, durationHelp)
+const durationKey = MetricKey.histogram("waybill_http_request_duration_seconds", seconds, durationHelp)
+
+export const httpRequestDuration = Metric.fromMetricKey(durationKey)
 
 /**
  * Every family declared here, for exporters that describe a family before it has a series
@@ -184,35 +198,42 @@ export const families: ReadonlyArray<{
 
 type Recorder = (value: number) => void
 
-// Tagged series, made once per label set and kept; past `bound` label sets, one series with
-// every label `other`.
-const taggedBy = <Type, Out>(metric: Metric.Metric<Type, number, Out>, bound: number) => {
+// Tagged series, made once per label set, each a hook of Effect's registry kept here (recording
+// through a tagged `Metric` would make its key and look it up again on every update); past
+// `bound` label sets, one series with every label `other`.
+const taggedBy = <Type extends MetricKeyType.MetricKeyType<number, unknown>>(
+  key: MetricKey.MetricKey<Type>,
+  bound: number
+) => {
   const made = new Map<string, Recorder>()
   let other: Recorder | undefined
   const make = (tags: ReadonlyArray<readonly [string, string]>): Recorder => {
-    let tagged = metric
-    for (const [name, value] of tags) tagged = Metric.tagged(tagged, name, value)
-    const series = tagged
-    return (value) => series.unsafeUpdate(value, [])
+    const hook = Metric.globalMetricRegistry.get(
+      MetricKey.taggedWithLabels(
+        key,
+        tags.map(([name, value]) => MetricLabel.make(name, value))
+      )
+    )
+    return (value) => (hook as MetricHook.MetricHook<number, unknown>).update(value)
   }
-  return (key: string, tags: () => ReadonlyArray<readonly [string, string]>): Recorder => {
-    const recorder = made.get(key)
+  return (id: string, tags: () => ReadonlyArray<readonly [string, string]>): Recorder => {
+    const recorder = made.get(id)
     if (recorder !== undefined) return recorder
     if (made.size >= bound) {
       other ??= make(tags().map(([name]) => [name, "other"] as const))
       return other
     }
     const fresh = make(tags())
-    made.set(key, fresh)
+    made.set(id, fresh)
     return fresh
   }
 }
 
-const byType = taggedBy(eventsPublished, 256)
-const byStatus = taggedBy(deliveries, 8)
-const byResult = taggedBy(attempts, 16)
-const requestsBy = taggedBy(httpRequests, 2048)
-const durationBy = taggedBy(httpRequestDuration, 512)
+const byType = taggedBy(eventsKey, 256)
+const byStatus = taggedBy(deliveriesKey, 8)
+const byResult = taggedBy(attemptsKey, 16)
+const requestsBy = taggedBy(requestsKey, 2048)
+const durationBy = taggedBy(durationKey, 512)
 
 /**
  * Counts `count` recorded events of `type`.
