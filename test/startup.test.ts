@@ -89,7 +89,10 @@ describe("configuration errors name their variable and change nothing", () => {
       [{ WAYBILL_DATABASE_SCHEMA: "Waybill-1" }, /WAYBILL_DATABASE_SCHEMA: must be a lower-case PostgreSQL identifier/],
       [{ WAYBILL_REFERENCE_DATA: "/nonexistent/reference.json" }, /WAYBILL_REFERENCE_DATA: .*cannot be read/],
       [{ WAYBILL_METRICS_TOKEN: "short" }, /WAYBILL_METRICS_TOKEN: must be 16 to 255 visible ASCII characters/],
-      [{ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:\/\/ or https:\/\/ URL/],
+      [
+        { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+        /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:\/\/ or https:\/\/ URL/
+      ],
       [
         { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
         /OTEL_EXPORTER_OTLP_PROTOCOL: /
