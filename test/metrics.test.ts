@@ -7,7 +7,7 @@
  * the number of series as it was. The alert rules pass `promtool check rules`.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -262,6 +262,20 @@ for (const backend of Testing.backends()) {
             loaded.every((rule) => rule.health === "ok"),
             JSON.stringify(loaded)
           )
+          // Every query of the Grafana dashboard runs, and those of Waybill's series find data.
+          const dashboard = JSON.parse(readFileSync(join(root, "docs/grafana/waybill.dashboard.json"), "utf8")) as {
+            panels: Array<{ title: string; datasource: { uid: string }; targets: Array<{ expr: string }> }>
+          }
+          assert.isAtLeast(dashboard.panels.length, 10)
+          for (const panel of dashboard.panels) {
+            assert.strictEqual(panel.datasource.uid, ["$", "{DS_PROMETHEUS}"].join(""), panel.title)
+            for (const { expr } of panel.targets) {
+              const result = yield* server.query(expr.replaceAll("$__rate_interval", "1m"))
+              if (/waybill_(events|deliveries_total|delivery_attempts|http)/.test(expr)) {
+                assert.isAbove(result.length, 0, `${panel.title}: ${expr}`)
+              }
+            }
+          }
         }).pipe(Effect.scoped),
       120_000
     )
