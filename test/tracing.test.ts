@@ -271,6 +271,28 @@ describe("traces over OTLP/HTTP", () => {
         const byTour = (tour: string) =>
           String(got.received.find((request) => request.body.includes(tour))!.headers.traceparent)
         const [a, b, c] = [byTour("tour_a"), byTour("tour_b"), byTour("tour_c")]
+        // POST /drafts continues its traceparent the same way, through the router.
+        const drafts = yield* receiver()
+        const hook = yield* post(server.base, "/webhooks", {
+          url: drafts.url,
+          events: ["transport-drafts-created"],
+          auth: { type: "bearer", token: "tracing-receiver" }
+        })
+        assert.strictEqual(hook.status, 201, hook.text)
+        const draftTrace = "0af7651916cd43dd8448eb211c80319c"
+        const draft = yield* post(
+          server.base,
+          "/drafts",
+          { origin: "manual", status: "draft", transportShapeId: "shape_line", name: "Traced draft" },
+          { traceparent: `00-${draftTrace}-b7ad6b7169203331-01` }
+        )
+        assert.strictEqual(draft.status, 201, draft.text)
+        yield* eventually(
+          Effect.sync(() => drafts.received.length === 1),
+          "the draft's delivery",
+          30_000
+        )
+        assert.match(String(drafts.received[0]!.headers.traceparent), new RegExp(`^00-${draftTrace}-[0-9a-f]{16}-01$`))
         assert.match(a, new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`))
         assert.notStrictEqual(a.split("-")[2], parentId)
         for (const fresh of [b, c]) {
