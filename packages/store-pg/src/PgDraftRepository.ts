@@ -103,7 +103,8 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
         let at = 0
         yield* countPublished(
           perEntry.flatMap((item) => {
-            const events = recorded.slice(at, (at += item.events.length))
+            const events = recorded.slice(at, at + item.events.length)
+            at += item.events.length
             return item.entry.record === undefined || won.has(item.entry.record.key) ? events : []
           })
         )
