@@ -23,6 +23,11 @@ export const freePort = Effect.async<number>((resume) => {
   })
 })
 
+const withoutDatabaseUrl = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+  const { DATABASE_URL: _, ...rest } = env
+  return rest
+}
+
 export interface ServerProcess {
   readonly base: string
   readonly child: ChildProcess
@@ -33,11 +38,12 @@ export interface ServerProcess {
 }
 
 /**
- * A reference server process on `databaseUrl`, ready when it answers `/health`. `env` adds to or
- * overrides its environment; with `captureOutput` its log is kept in `output` rather than shown.
+ * A reference server process on `databaseUrl` (`undefined`: an embedded database in memory),
+ * ready when it answers `/health`. `env` adds to or overrides its environment; with
+ * `captureOutput` its log is kept in `output` rather than shown.
  */
 export const serverProcess = (
-  databaseUrl: string,
+  databaseUrl: string | undefined,
   options: { readonly env?: Record<string, string>; readonly captureOutput?: boolean } = {}
 ) =>
   Effect.gen(function* () {
@@ -52,8 +58,8 @@ export const serverProcess = (
             cwd: root,
             stdio: ["ignore", options.captureOutput ? "pipe" : "ignore", options.captureOutput ? "pipe" : "inherit"],
             env: {
-              ...process.env,
-              DATABASE_URL: databaseUrl,
+              ...withoutDatabaseUrl(process.env),
+              ...(databaseUrl === undefined ? { WAYBILL_DATA_DIR: "memory://" } : { DATABASE_URL: databaseUrl }),
               PORT: String(port),
               HOST: "127.0.0.1",
               WAYBILL_SECRET_KEY: "ab".repeat(32),

@@ -87,7 +87,16 @@ describe("configuration errors name their variable and change nothing", () => {
       [{ WAYBILL_ALLOW_PRIVATE_TARGETS: "perhaps" }, /WAYBILL_ALLOW_PRIVATE_TARGETS: /],
       [{ WAYBILL_CLOCK_START: "yesterday" }, /WAYBILL_CLOCK_START: must be an ISO 8601 instant/],
       [{ WAYBILL_DATABASE_SCHEMA: "Waybill-1" }, /WAYBILL_DATABASE_SCHEMA: must be a lower-case PostgreSQL identifier/],
-      [{ WAYBILL_REFERENCE_DATA: "/nonexistent/reference.json" }, /WAYBILL_REFERENCE_DATA: .*cannot be read/]
+      [{ WAYBILL_REFERENCE_DATA: "/nonexistent/reference.json" }, /WAYBILL_REFERENCE_DATA: .*cannot be read/],
+      [{ WAYBILL_METRICS_TOKEN: "short" }, /WAYBILL_METRICS_TOKEN: must be 16 to 255 visible ASCII characters/],
+      [
+        { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+        /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:\/\/ or https:\/\/ URL/
+      ],
+      [
+        { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+        /OTEL_EXPORTER_OTLP_PROTOCOL: /
+      ]
     ]
     const runs = await Promise.all(cases.map(([env]) => start(env)))
     for (const [index, run] of runs.entries()) refused(run, cases[index]![1])

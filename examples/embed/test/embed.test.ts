@@ -103,3 +103,32 @@ for (const example of examples) {
     })
   })
 }
+
+describe("examples/embed: Express serves Waybill's metrics", () => {
+  const token = "embed-metrics-token-0001"
+  let running: Running
+  beforeAll(async () => {
+    running = await Express.start(0, { ...env, WAYBILL_METRICS_TOKEN: token })
+  }, 120_000)
+  afterAll(() => running?.close())
+
+  it("at /metrics, to its bearer token only, with the mounted API's requests by route template", async () => {
+    await fetch(`${running.url}/waybill/drafts/drf_00000000000000000000000000`, {
+      headers: { authorization: `Bearer ${key}` }
+    })
+    for (const authorization of [undefined, `Bearer ${key}`]) {
+      const refused = await fetch(
+        `${running.url}/metrics`,
+        authorization === undefined ? {} : { headers: { authorization } }
+      )
+      assert.strictEqual(refused.status, 401)
+    }
+    const metrics = await fetch(`${running.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+    assert.strictEqual(metrics.status, 200)
+    assert.strictEqual(metrics.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8")
+    const text = await metrics.text()
+    assert.include(text, 'waybill_http_requests_total{method="GET",route="/drafts/{id}",status="404"}')
+    assert.include(text, "waybill_database_up 1")
+    assert.notInclude(text, "drf_00000000000000000000000000")
+  })
+})

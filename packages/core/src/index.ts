@@ -69,11 +69,32 @@ export * as JsonInput from "./JsonInput.js"
 export * as JsonText from "./JsonText.js"
 
 /**
+ * Waybill's metric series, declared with Effect's `Metric`.
+ *
+ * @since 0.1.0
+ */
+export * as Metrics from "./Metrics.js"
+
+/**
+ * The Prometheus text format of Effect's metric registry.
+ *
+ * @since 0.1.0
+ */
+export * as PrometheusText from "./PrometheusText.js"
+
+/**
  * Cryptographically strong random bytes from a pool.
  *
  * @since 0.1.0
  */
 export * as RandomBytes from "./RandomBytes.js"
+
+/**
+ * W3C Trace Context headers.
+ *
+ * @since 0.1.0
+ */
+export * as TraceContext from "./TraceContext.js"
 
 /**
  * Spans on hot paths, made only when a tracer is on.

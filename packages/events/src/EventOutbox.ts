@@ -8,6 +8,8 @@
 import * as Id from "@waybill/core/Id"
 import type { IdempotencyRecord } from "@waybill/core/Idempotency"
 import * as JsonDepth from "@waybill/core/JsonDepth"
+import * as Metrics from "@waybill/core/Metrics"
+import * as TraceContext from "@waybill/core/TraceContext"
 import * as ValidationError from "@waybill/core/ValidationError"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Clock from "effect/Clock"
@@ -49,6 +51,12 @@ export interface NewEvent {
    * otherwise. An `evt_` id (`Id.make("evt")`).
    */
   readonly id?: string | undefined
+  /**
+   * The W3C `traceparent` of the request that raised the event, when the producer captured it
+   * before handing the event to another fiber (a group commit); else `recordAll` takes the
+   * recording fiber's (`TraceContext.current`).
+   */
+  readonly traceparent?: string | undefined
 }
 
 /**
@@ -65,6 +73,8 @@ export interface RecordedEvent {
   readonly payload: unknown
   /** `JSON.stringify({ id, type, createdAt, payload })`: the delivery envelope, fixed once. */
   readonly body: string
+  /** The trace the event belongs to (contract §8 "Tracing"), stored with it for every attempt. */
+  readonly traceparent: string
 }
 
 /**
@@ -118,7 +128,8 @@ export const recordAll = (
       const tooDeep = JsonDepth.depthIssue(event.payload, maxPayloadDepth, "payload")
       if (Option.isSome(tooDeep)) return Effect.die(ValidationError.fromIssues([tooDeep.value], `${event.type} event`))
     }
-    return Effect.map(Clock.currentTimeMillis, (now) => {
+    const traced = events.every((event) => event.traceparent !== undefined)
+    return Effect.zipWith(Clock.currentTimeMillis, traced ? Effect.succeed("") : TraceContext.current, (now, trace) => {
       const createdAt = Math.floor(now / 1000)
       return events.map((event) => {
         const id = event.id ?? Id.makeAt("evt", now)
@@ -127,9 +138,22 @@ export const recordAll = (
             ? JSON.stringify({ id, type: event.type, createdAt, payload: event.payload })
             : // What `JSON.stringify` writes for that object, keys in that order.
               `{"id":${JSON.stringify(id)},"type":${JSON.stringify(event.type)},"createdAt":${createdAt},"payload":${event.payloadJson}}`
-        return { id, workspaceId, type: event.type, createdAt, payload: event.payload, body }
+        const traceparent = event.traceparent ?? trace
+        return { id, workspaceId, type: event.type, createdAt, payload: event.payload, body, traceparent }
       })
     })
+  })
+
+/**
+ * Counts recorded events in `waybill_events_published_total` (`Metrics`); adapters call it once
+ * the events are written.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const countPublished = (recorded: ReadonlyArray<RecordedEvent | undefined>): Effect.Effect<void> =>
+  Effect.sync(() => {
+    for (const event of recorded) if (event !== undefined) Metrics.recordPublished(event.type)
   })
 
 /**
@@ -154,7 +178,10 @@ export const layerMemory: Layer.Layer<EventOutbox | MemoryEventLog> = Layer.effe
     const log = yield* Ref.make<ReadonlyArray<RecordedEvent>>([])
     const outbox = EventOutbox.of({
       publish: (workspaceId, events) =>
-        recordAll(workspaceId, events).pipe(Effect.tap((recorded) => Ref.update(log, (all) => [...all, ...recorded])))
+        recordAll(workspaceId, events).pipe(
+          Effect.tap((recorded) => Ref.update(log, (all) => [...all, ...recorded])),
+          Effect.tap(countPublished)
+        )
     })
     return Context.make(EventOutbox, outbox).pipe(Context.add(MemoryEventLog, { all: Ref.get(log) }))
   })

@@ -26,6 +26,7 @@ import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
 import { type ApiRequirements, layerApiWith } from "./internal/apiLayer.js"
+import { observe, requestMetricsDisabled as observeMetricsDisabled, routeOf } from "./internal/observe.js"
 
 /**
  * What the API needs from the embedder: the ports behind the endpoints (`ApiKeys`,
@@ -111,13 +112,36 @@ export const requestLog = <E, R>(
   })
 
 /**
- * The middleware a server adds around the API: the request log. (The contract's request checks
- * and error bodies are part of the API itself, `layerApi`.)
+ * The middleware a server adds around the API: the request log, and what a request leaves for
+ * operators (contract §8): `waybill_http_requests_total` and
+ * `waybill_http_request_duration_seconds` by method, route template (`/drafts/{id}`, never the
+ * raw path; `unmatched` for a path of no route) and status (off with `requestMetricsDisabled`),
+ * and the trace of an incoming `traceparent` for the events the request records while no tracer
+ * makes a request span. (The contract's request checks and error bodies are part of the API
+ * itself, `layerApi`.)
  *
  * @since 0.1.0
  * @category middleware
  */
-export const middleware = <E, R>(app: HttpApp.Default<E, R>) => requestLog(app)
+export const middleware = <E, R>(app: HttpApp.Default<E, R>) => requestLog(observe(app))
+
+/**
+ * Switches request metrics off for the requests served by fibers that set it (the reference
+ * server does, unless `WAYBILL_METRICS_TOKEN` is set): `Effect.locally(requestMetricsDisabled, true)`.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const requestMetricsDisabled: FiberRef.FiberRef<boolean> = observeMetricsDisabled
+
+/**
+ * The route template `middleware` labels a request path with, one of the API's endpoint paths
+ * (`/drafts/{id}`) or `unmatched`.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const routeTemplate: (url: string) => string = routeOf
 
 // The API served as `HttpApiBuilder.serve` serves it (its app, on the `HttpServer` in context),
 // except that requests run in a context of the platform's services alone. The platform runs each
@@ -219,5 +243,6 @@ export const toWebHandler = <E>(dependencies: Layer.Layer<Requirements, E>, opti
     ).pipe(
       Layer.provideMerge(options.basePath === undefined ? layerApi : layerApiAt(options.basePath)),
       Layer.provide(dependencies)
-    )
+    ),
+    { middleware: observe }
   )

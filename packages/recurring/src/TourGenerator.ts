@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
+import * as Metrics from "@waybill/core/Metrics"
 import * as Transactor from "@waybill/core/Transactor"
 import { EventOutbox } from "@waybill/events/EventOutbox"
 import * as Cause from "effect/Cause"
@@ -149,7 +150,10 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
                 Effect.map(Id.make("tour"), (id) => Tour.make(master, occurrence, { id, createdAt: now }))
               )
               created = yield* repository.insertIfAbsent(master.workspaceId, tours)
-              if (created.length > 0) yield* outbox.publish(master.workspaceId, created.map(Tour.created))
+              if (created.length > 0) {
+                yield* outbox.publish(master.workspaceId, created.map(Tour.created))
+                yield* Effect.sync(() => Metrics.recordTours(created.length))
+              }
             }
           }
           if (cursor === null || next > cursor) yield* masters.advance(ref, next)

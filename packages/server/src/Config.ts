@@ -70,6 +70,27 @@ export interface ServerConfig {
    * default): never.
    */
   readonly disableAfterFailures?: number | undefined
+  /**
+   * The bearer token of `GET /metrics` (`WAYBILL_METRICS_TOKEN`, contract §8); unset, the route
+   * answers 404 and requests are not measured.
+   */
+  readonly metricsToken?: Redacted.Redacted<string> | undefined
+  /** Where spans go (the `OTEL_*` variables); unset, no tracer and no exporter. */
+  readonly tracing?: TracingConfig | undefined
+}
+
+/**
+ * The OTLP/HTTP trace exporter's settings (contract §8 "Tracing"): `OTEL_EXPORTER_OTLP_ENDPOINT`
+ * (spans go to `<endpoint>/v1/traces`), `OTEL_SERVICE_NAME` (default `waybill`) and
+ * `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf`, the default, or `http/json`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TracingConfig {
+  readonly endpoint: string
+  readonly serviceName: string
+  readonly protocol: "http/protobuf" | "http/json"
 }
 
 /**
@@ -136,6 +157,34 @@ const isPostgresUrl = (value: string) => {
     return false
   }
 }
+
+const otlpEndpoint = checked(
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  Config.string("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  "must be an http:// or https:// URL",
+  (value) => {
+    try {
+      const url = new URL(value)
+      return url.protocol === "http:" || url.protocol === "https:"
+    } catch {
+      return false
+    }
+  }
+)
+
+// The OpenTelemetry variables; no tracing without an endpoint.
+const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
+  endpoint: Config.option(otlpEndpoint),
+  serviceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("waybill")),
+  protocol: Config.literal(
+    "http/protobuf",
+    "http/json"
+  )("OTEL_EXPORTER_OTLP_PROTOCOL").pipe(Config.withDefault("http/protobuf" as const))
+}).pipe(
+  Config.map(({ endpoint, ...rest }) =>
+    Option.isNone(endpoint) ? undefined : { endpoint: endpoint.value.replace(/\/+$/, ""), ...rest }
+  )
+)
 
 /**
  * The configuration's errors, one line each, naming the variable: `WAYBILL_SECRET_KEY: must be
@@ -242,7 +291,16 @@ export const settings: Config.Config<ServerConfig> = Config.all({
       })
     )
   ).pipe(Config.map(Option.getOrUndefined)),
-  logLevel: Config.option(Config.logLevel("WAYBILL_LOG_LEVEL")).pipe(Config.map(Option.getOrUndefined))
+  logLevel: Config.option(Config.logLevel("WAYBILL_LOG_LEVEL")).pipe(Config.map(Option.getOrUndefined)),
+  metricsToken: Config.option(
+    checked(
+      "WAYBILL_METRICS_TOKEN",
+      Config.redacted("WAYBILL_METRICS_TOKEN"),
+      "must be 16 to 255 visible ASCII characters",
+      (token) => /^[\x21-\x7e]{16,255}$/.test(Redacted.value(token))
+    )
+  ).pipe(Config.map(Option.getOrUndefined)),
+  tracing: tracingConfig
 }).pipe(
   Config.map(
     ({ dataDir, schema, ...rest }): ServerConfig => ({

@@ -43,6 +43,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { defaultMaxConnections, defaultRequestTimeoutMs, type ServerConfig } from "./Config.js"
 import * as Generation from "./Generation.js"
+import * as Observability from "./Observability.js"
 import type { ReferenceDataFile } from "./ReferenceDataFile.js"
 import * as SecretKey from "./SecretKey.js"
 import * as Sweeps from "./Sweeps.js"
@@ -278,8 +279,13 @@ export const layerNodeServer = (config: ServerConfig) =>
 export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, options: Generation.Options = {}) => {
   const ports = layerPorts(config, referenceData, options)
   const server = Layer.mergeAll(
-    // The API, its reference at /docs, and the operator console at /console.
-    Http.layerServerWith(Console.layer()),
+    // The API, its reference at /docs, the operator console at /console, and with a token set,
+    // the metrics at /metrics.
+    Http.layerServerWith(
+      config.metricsToken === undefined
+        ? Console.layer()
+        : Layer.merge(Console.layer(), Observability.layerMetricsRoute(config.metricsToken))
+    ),
     layerBackground(config)
   ).pipe(
     // The development key is printed before the server says where it listens.

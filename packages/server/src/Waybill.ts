@@ -8,6 +8,7 @@
 
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as Metrics from "@waybill/core/Metrics"
 import * as Http from "@waybill/http/Http"
 import type * as Clock from "effect/Clock"
 import * as ConfigError from "effect/ConfigError"
@@ -21,6 +22,7 @@ import * as Scope from "effect/Scope"
 import * as AdjustableClock from "./AdjustableClock.js"
 import { config, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
+import * as Observability from "./Observability.js"
 import * as ReferenceDataFile from "./ReferenceDataFile.js"
 import * as Server from "./Server.js"
 import * as Startup from "./Startup.js"
@@ -35,6 +37,12 @@ export interface Waybill {
    * and the operator console at `/console`.
    */
   readonly handler: (request: Request) => Promise<Response>
+  /**
+   * The metrics now, in the Prometheus text format (`PrometheusText.contentType`; contract §8):
+   * serve it on a route of the host's, behind the host's own authentication
+   * (`Observability.isMetricsBearer` checks a bearer token).
+   */
+  readonly metrics: () => Promise<string>
   /** Stops the background loops, then closes the database. */
   readonly close: () => Promise<void>
 }
@@ -113,8 +121,11 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     throw new Error(Startup.report(exit.cause, settings))
   }
   const web = toWebHandler(exit.value, { basePath: options.basePath, clock })
+  Metrics.registerFixed()
+  const metrics = Effect.provide(Observability.metricsText, exit.value)
   return {
     handler: web.handler,
+    metrics: () => Effect.runPromise(metrics),
     close: async () => {
       await web.dispose()
       await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -6,6 +6,7 @@
  */
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Http from "@waybill/http/Http"
 import * as Database from "@waybill/store-pg/Database"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -13,6 +14,7 @@ import * as Logger from "effect/Logger"
 import * as AdjustableClock from "./AdjustableClock.js"
 import { config, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
+import * as Observability from "./Observability.js"
 import { load } from "./ReferenceDataFile.js"
 import * as Server from "./Server.js"
 import * as Startup from "./Startup.js"
@@ -33,12 +35,21 @@ const program = Effect.gen(function* () {
     )
   }
   const options = settings.clockStart === undefined ? {} : { clock: AdjustableClock.make(settings.clockStart) }
-  // The reference server exports no traces, so it makes no spans: a span costs a stack trace and
-  // a few objects on every request and query, and the platform's request span parses the URL
-  // and copies the headers (together about a tenth of a cheap request's CPU). A host that embeds
-  // the packages keeps its own tracer.
-  const server = HttpMiddleware.withTracerDisabledWhen(Server.layer(settings, referenceData, options), () => true)
-  const launched = Effect.withTracerEnabled(Layer.launch(server), false)
+  // Without an OTLP endpoint the reference server exports no traces, so it makes no spans: a
+  // span costs a stack trace and a few objects on every request and query, and the platform's
+  // request span parses the URL and copies the headers (together about a tenth of a cheap
+  // request's CPU). Events still store the trace of a request's `traceparent` (or a new one).
+  // A host that embeds the packages keeps its own tracer.
+  const tracing = settings.tracing
+  const served = Server.layer(settings, referenceData, options)
+  const server =
+    tracing === undefined
+      ? HttpMiddleware.withTracerDisabledWhen(served, () => true)
+      : Layer.provide(served, Observability.layerTracing(tracing))
+  // Requests are measured only where the metrics can be read.
+  const launched = Effect.withTracerEnabled(Layer.launch(server), tracing !== undefined).pipe(
+    Effect.locally(Http.requestMetricsDisabled, settings.metricsToken === undefined)
+  )
   return yield* settings.logLevel === undefined ? launched : Logger.withMinimumLogLevel(launched, settings.logLevel)
 }).pipe(Effect.scoped)
 

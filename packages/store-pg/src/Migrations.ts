@@ -27,6 +27,7 @@ import deliveryCycles from "./migrations/0008_delivery_cycles.js"
 import secretRotation from "./migrations/0009_secret_rotation.js"
 import idempotencyKeys from "./migrations/0010_idempotency_keys.js"
 import flowControl from "./migrations/0011_flow_control.js"
+import traceContext from "./migrations/0012_trace_context.js"
 import deliveryStatsIndex from "./migrations/0013_delivery_stats_index.js"
 
 /**
@@ -47,6 +48,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0009_secret_rotation": secretRotation,
   "0010_idempotency_keys": idempotencyKeys,
   "0011_flow_control": flowControl,
+  "0012_trace_context": traceContext,
   "0013_delivery_stats_index": deliveryStatsIndex
 }
 

@@ -71,6 +71,7 @@ interface ClaimedRow {
   readonly event_id: string
   readonly event_type: string
   readonly body: string
+  readonly traceparent: string | null
   readonly attempt_count: number
   readonly cycle_start: number
   readonly cycle_trigger: Trigger
@@ -152,7 +153,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
             FROM p, events e
             WHERE d.id = p.id AND e.id = d.event_id
               AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})
-            RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
+            RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body, e.traceparent,
                       jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, d.due_at,
                       d.seq, ${webhook.revision}::int AS revision`
           if (rate !== null && rows.length > 0) {
@@ -249,7 +250,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           UPDATE deliveries d SET lease_until = ${request.leaseUntil}, lease_token = ${request.leaseToken}
           FROM picked p, events e
           WHERE d.id = p.id AND e.id = d.event_id
-          RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
+          RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body, e.traceparent,
                     jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, p.due_at, p.seq, p.revision,
                     -- Once per statement (an uncorrelated subquery): whether any webhook takes
                     -- the flow-controlled claim, so a claim of plain work skips it otherwise.
@@ -284,7 +285,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
                   cycleStart: row.cycle_start,
                   trigger: row.cycle_trigger,
                   leaseToken: request.leaseToken,
-                  target
+                  target,
+                  traceparent: row.traceparent
                 }
               ]
             })

@@ -6,10 +6,11 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as GroupCommit from "@waybill/core/GroupCommit"
 import type { IdempotencyRecord } from "@waybill/core/Idempotency"
+import * as TraceContext from "@waybill/core/TraceContext"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import { Draft, toJson } from "@waybill/drafts/Draft"
 import { DraftRepository, makePage } from "@waybill/drafts/DraftRepository"
-import { type NewEvent, recordAll } from "@waybill/events/EventOutbox"
+import { countPublished, type NewEvent, recordAll } from "@waybill/events/EventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -96,7 +97,18 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
                  (SELECT coalesce(json_agg(key), '[]'::json) FROM keys) AS won`
         const won = new Set(result?.won ?? [])
         const written = new Set(writing)
-        return entries.map((entry) => written.has(entry) && (entry.record === undefined || won.has(entry.record.key)))
+        const answers = entries.map(
+          (entry) => written.has(entry) && (entry.record === undefined || won.has(entry.record.key))
+        )
+        let at = 0
+        yield* countPublished(
+          perEntry.flatMap((item) => {
+            const events = recorded.slice(at, at + item.events.length)
+            at += item.events.length
+            return item.entry.record === undefined || won.has(item.entry.record.key) ? events : []
+          })
+        )
+        return answers
       }).pipe(Effect.orDie)
 
     // Drafts, their events and the notification in one statement: atomic without a transaction,
@@ -120,6 +132,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
           )}),
                inserted AS (${insertEvents(sql, workspaceId, recorded)})
           SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
+        yield* countPublished(recorded)
         return entries.map(() => true)
       }).pipe(Effect.orDie)
 
@@ -130,13 +143,19 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
       write: insertPublishingAll
     })
 
+    // The shared write runs in the group commit's fiber: the request's trace goes with its events.
+    const traced = (events: ReadonlyArray<NewEvent>) =>
+      Effect.map(TraceContext.current, (traceparent) =>
+        events.map((event) => (event.traceparent === undefined ? { ...event, traceparent } : event))
+      )
+
     return DraftRepository.of({
       insert: (workspaceId, draft) => insertDrafts(workspaceId, [draft]).pipe(Effect.asVoid, Effect.orDie),
       insertPublishing: (workspaceId, draft, events) =>
         Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
           Option.isSome(transaction)
             ? Effect.asVoid(insertPublishingAll(workspaceId, [{ workspaceId, draft, events }]))
-            : Effect.asVoid(submit({ workspaceId, draft, events }))
+            : Effect.asVoid(Effect.flatMap(traced(events), (events) => submit({ workspaceId, draft, events })))
         ),
       insertPublishingIdempotent: (workspaceId, draft, events, record) =>
         Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
@@ -145,7 +164,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
                 insertPublishingAll(workspaceId, [{ workspaceId, draft, events, record }]),
                 ([written]) => written!
               )
-            : submit({ workspaceId, draft, events, record })
+            : Effect.flatMap(traced(events), (events) => submit({ workspaceId, draft, events, record }))
         ),
       get: (workspaceId, id) =>
         sql<{ document: unknown }>`SELECT document FROM drafts WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { EventOutbox, type RecordedEvent, recordAll } from "@waybill/events/EventOutbox"
+import { countPublished, EventOutbox, type RecordedEvent, recordAll } from "@waybill/events/EventOutbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { insertEvents, insertEventsKeyed } from "./internal/eventRows.js"
@@ -51,6 +51,7 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
           yield* sql`
             WITH inserted AS (${insertEvents(sql, workspaceId, recorded)})
             SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
+          yield* countPublished(recorded)
           return recorded
         }).pipe(Effect.orDie),
       // Still one statement: the kept answers first (`keys`), then the events, an event with a
@@ -75,10 +76,12 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
                    (SELECT coalesce(json_agg(key), '[]'::json) FROM keys) AS won`
           const won = new Set(result?.won ?? [])
           const byEntry = new Map<unknown, RecordedEvent>(writing.map((entry, i) => [entry, recorded[i]!]))
-          return entries.map((entry) => {
+          const answers = entries.map((entry) => {
             const event = byEntry.get(entry)
             return event !== undefined && (entry.record === undefined || won.has(entry.record.key)) ? event : undefined
           })
+          yield* countPublished([...new Set(answers)])
+          return answers
         }).pipe(Effect.orDie)
     })
   })

@@ -47,10 +47,11 @@ export const layer: Layer.Layer<OutboxReader, never, SqlClient.SqlClient> = Laye
           type: string
           created_at: number
           body: string
+          traceparent: string | null
           at_xid: string
           seq: number
         }>`
-          SELECT id, workspace_id, type, created_at, body, xid::text AS at_xid, seq FROM events
+          SELECT id, workspace_id, type, created_at, body, traceparent, xid::text AS at_xid, seq FROM events
           WHERE (xid, seq) > (${after.xid}::xid8, ${after.seq}::bigint)
             AND xid < pg_snapshot_xmin(pg_current_snapshot())
           ORDER BY events.xid, events.seq LIMIT ${limit}`.pipe(
@@ -61,6 +62,7 @@ export const layer: Layer.Layer<OutboxReader, never, SqlClient.SqlClient> = Laye
               type: row.type,
               createdAt: row.created_at,
               body: row.body,
+              traceparent: row.traceparent,
               position: positionOf(row.at_xid, row.seq)
             }))
           ),

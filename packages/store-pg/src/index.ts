@@ -59,6 +59,13 @@ export * as PgFailureAlerts from "./PgFailureAlerts.js"
 export * as PgIdempotencyStore from "./PgIdempotencyStore.js"
 
 /**
+ * The storage gauges of the metrics, read from PostgreSQL.
+ *
+ * @since 0.1.0
+ */
+export * as PgMetrics from "./PgMetrics.js"
+
+/**
  * The `OutboxReader` port on PostgreSQL: fan-out claims.
  *
  * @since 0.1.0

@@ -1,5 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
+import * as Metrics from "@waybill/core/Metrics"
+import * as TraceContext from "@waybill/core/TraceContext"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox as EventOutboxTag } from "@waybill/events/EventOutbox"
 import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
@@ -12,7 +14,7 @@ import * as HttpSender from "@waybill/webhooks/HttpSender"
 import { OutboxReader as OutboxReaderTag } from "@waybill/webhooks/OutboxReader"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
-import { Deferred, Effect, Fiber, Layer, Option, Ref, Schema, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Layer, Metric, Option, Ref, Schema, TestClock } from "effect"
 import * as DeliveryStore from "../src/PgDeliveryStore.js"
 import * as EventOutbox from "../src/PgEventOutbox.js"
 import * as FailureAlerts from "../src/PgFailureAlerts.js"
@@ -24,6 +26,7 @@ const NOW = 1_798_000_000_000
 const wsA = Schema.decodeSync(WorkspaceId)("hooks-a")
 const wsB = Schema.decodeSync(WorkspaceId)("hooks-b")
 const wsText = Schema.decodeSync(WorkspaceId)("hooks-text")
+const wsTrace = Schema.decodeSync(WorkspaceId)("hooks-trace")
 const secret = "an-hmac-secret-of-some-length"
 
 // Each test scripts the receiver through this reference: the status code per delivery attempt.
@@ -174,6 +177,57 @@ forEachBackend(
         )
         const alerts = yield* Effect.flatMap(WebhookService, (service) => service.alerts({})).pipe(as(wsB))
         assert.strictEqual(alerts.data.length, 0)
+      })
+    )
+
+    it.effect("the request's trace is stored with the event and continued by every attempt; attempts are counted", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        yield* Ref.set(script, [503, 200])
+        yield* register(
+          { url: "https://hooks.example.org/traced", events: ["tour-created"], auth: { type: "bearer", token: "tok" } },
+          wsTrace
+        )
+        const count = (metric: Metric.Metric.Counter<number>, tag: string, value: string) =>
+          Effect.map(Metric.value(Metric.tagged(metric, tag, value)), (state) => state.count)
+        const before = {
+          succeeded: yield* count(Metrics.deliveries, "status", "succeeded"),
+          http: yield* count(Metrics.attempts, "result", "http"),
+          success: yield* count(Metrics.attempts, "result", "success"),
+          published: yield* count(Metrics.eventsPublished, "type", "tour-created")
+        }
+        const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+        const event = yield* tourCreated("tour_traced").pipe(
+          as(wsTrace),
+          TraceContext.withIncoming(`00-${traceId}-00f067aa0ba902b7-01`)
+        )
+        const [row] = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ traceparent: string }>`SELECT traceparent FROM events WHERE id = ${event.id}`
+        )
+        assert.strictEqual(row!.traceparent, event.traceparent)
+        assert.strictEqual(Option.getOrThrow(TraceContext.parse(row!.traceparent)).traceId, traceId)
+        yield* settle
+        yield* TestClock.adjust("13 seconds")
+        yield* settle
+        const sent = (yield* requestsFor(event.id)).map((s) =>
+          Option.getOrThrow(TraceContext.parse(s.request.headers.traceparent))
+        )
+        assert.strictEqual(sent.length, 2)
+        assert.deepStrictEqual(
+          sent.map((context) => context.traceId),
+          [traceId, traceId]
+        )
+        assert.notStrictEqual(sent[0]!.spanId, sent[1]!.spanId)
+        assert.deepStrictEqual(
+          {
+            succeeded: (yield* count(Metrics.deliveries, "status", "succeeded")) - before.succeeded,
+            http: (yield* count(Metrics.attempts, "result", "http")) - before.http,
+            success: (yield* count(Metrics.attempts, "result", "success")) - before.success,
+            published: (yield* count(Metrics.eventsPublished, "type", "tour-created")) - before.published
+          },
+          { succeeded: 1, http: 1, success: 1, published: 1 }
+        )
       })
     )
 

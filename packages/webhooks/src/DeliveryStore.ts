@@ -40,6 +40,8 @@ export interface NewDelivery {
   readonly dueAt: number
   readonly body: string
   readonly target: Target
+  /** Its event's W3C `traceparent` (contract §8 "Tracing"); absent for an event without one. */
+  readonly traceparent?: string | null | undefined
   /** Set when the dispatcher that fans out delivers it itself: it is claimed as it is made. */
   readonly lease?: { readonly until: number; readonly token: string } | undefined
   /**
@@ -104,6 +106,8 @@ export interface ClaimedDelivery {
   readonly trigger: Trigger
   readonly leaseToken: string
   readonly target: Target
+  /** Its event's W3C `traceparent`: each attempt continues that trace with a span of its own. */
+  readonly traceparent?: string | null | undefined
 }
 
 /**
@@ -286,7 +290,8 @@ export const claimedOf = (
   cycleStart: claim.cycleStart,
   trigger: claim.trigger,
   leaseToken: claim.leaseToken,
-  target: claim.target
+  target: claim.target,
+  traceparent: delivery.traceparent
 })
 
 /**

@@ -10,6 +10,7 @@ import * as Id from "@waybill/core/Id"
 import * as Idempotency from "@waybill/core/Idempotency"
 import * as Issue from "@waybill/core/Issue"
 import * as JsonInput from "@waybill/core/JsonInput"
+import * as TraceContext from "@waybill/core/TraceContext"
 import * as Tracing from "@waybill/core/Tracing"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
@@ -165,7 +166,9 @@ export const publisher: Effect.Effect<
   const record = Option.match(groupCommit, {
     onNone: () => (workspaceId: WorkspaceId, event: NewEvent) =>
       Effect.map(outbox.publish(workspaceId, [event]), (recorded) => recorded[0]!),
-    onSome: (commit) => commit.record
+    // The write runs in the group commit's fiber: the request's trace goes with the event.
+    onSome: (commit) => (workspaceId: WorkspaceId, event: NewEvent) =>
+      Effect.flatMap(TraceContext.current, (traceparent) => commit.record(workspaceId, { ...event, traceparent }))
   })
   return (input: unknown) =>
     Effect.flatMap(CurrentWorkspace, (workspace) =>
@@ -225,7 +228,9 @@ export const idempotentPublisher: Effect.Effect<
     record: Idempotency.IdempotencyRecord
   ): Effect.Effect<boolean> =>
     Option.isSome(shared)
-      ? Effect.map(shared.value(workspaceId, event, record), (recorded) => recorded !== undefined)
+      ? Effect.flatMap(TraceContext.current, (traceparent) =>
+          Effect.map(shared.value(workspaceId, { ...event, traceparent }, record), (recorded) => recorded !== undefined)
+        )
       : publishIdempotent !== undefined
         ? Effect.map(publishIdempotent(workspaceId, [{ event, record }]), ([recorded]) => recorded !== undefined)
         : Effect.map(

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
-import { EventOutbox, recordAll } from "@waybill/events/EventOutbox"
+import { countPublished, EventOutbox, recordAll } from "@waybill/events/EventOutbox"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -27,6 +27,8 @@ export interface OutboxEvent {
   /** Epoch seconds. */
   readonly createdAt: number
   readonly body: string
+  /** The W3C `traceparent` stored with the event; `null` for an event recorded before there was one. */
+  readonly traceparent: string | null
   readonly position: string
 }
 
@@ -79,11 +81,13 @@ export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effect
                   type: event.type,
                   createdAt: event.createdAt,
                   body: event.body,
+                  traceparent: event.traceparent,
                   position: String(events.length + 1)
                 })
               }
             })
-          )
+          ),
+          Effect.tap(countPublished)
         )
     })
     const reader = OutboxReader.of({

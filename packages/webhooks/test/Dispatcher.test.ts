@@ -1,4 +1,5 @@
 import { assert, describe, it, vi } from "@effect/vitest"
+import * as TraceContext from "@waybill/core/TraceContext"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Authorization from "@waybill/signing/Authorization"
 import * as Hmac from "@waybill/signing/Hmac"
@@ -141,8 +142,14 @@ describe("Dispatcher", () => {
         "X-Event-Type",
         "X-Signature",
         "X-Signature-Algorithm",
-        "X-Signature-Timestamp"
+        "X-Signature-Timestamp",
+        "traceparent"
       ])
+      // The event's trace, with a span of the attempt's own (contract §8 "Tracing").
+      const stored = Option.getOrThrow(TraceContext.parse(event.traceparent))
+      const sentTrace = Option.getOrThrow(TraceContext.parse(request.headers.traceparent))
+      assert.strictEqual(sentTrace.traceId, stored.traceId)
+      assert.notStrictEqual(sentTrace.spanId, stored.spanId)
       const [delivery] = yield* deliveriesOf(webhook.id)
       assert.strictEqual(request.headers["Content-Type"], "application/json")
       assert.strictEqual(request.headers["X-Delivery-Id"], delivery!.id)
@@ -188,7 +195,8 @@ describe("Dispatcher", () => {
         "X-Delivery-Attempt",
         "X-Delivery-Id",
         "X-Event-Id",
-        "X-Event-Type"
+        "X-Event-Type",
+        "traceparent"
       ])
       const bearerRequest = byUrl("https://bearer.example.org/")
       assert.strictEqual(bearerRequest.headers.Authorization, `Bearer ${secrets.token}`)

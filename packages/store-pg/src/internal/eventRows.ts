@@ -12,12 +12,18 @@ export const insertEvents = (
   workspaceId: string,
   recorded: ReadonlyArray<RecordedEvent>
 ) => sql`
-  INSERT INTO events (id, workspace_id, type, created_at, body)
-  SELECT id, ${workspaceId}, type, created_at, body
+  INSERT INTO events (id, workspace_id, type, created_at, body, traceparent)
+  SELECT id, ${workspaceId}, type, created_at, body, traceparent
   FROM ROWS FROM (json_to_recordset(${JSON.stringify(
-    recorded.map((event) => ({ id: event.id, type: event.type, created_at: event.createdAt, body: event.body }))
-  )}::json) AS (id text, type text, created_at bigint, body text))
-       WITH ORDINALITY AS e(id, type, created_at, body, n)
+    recorded.map((event) => ({
+      id: event.id,
+      type: event.type,
+      created_at: event.createdAt,
+      body: event.body,
+      traceparent: event.traceparent
+    }))
+  )}::json) AS (id text, type text, created_at bigint, body text, traceparent text))
+       WITH ORDINALITY AS e(id, type, created_at, body, traceparent, n)
   ORDER BY n
   RETURNING 1`
 
@@ -32,18 +38,19 @@ export const insertEventsKeyed = (
   recorded: ReadonlyArray<RecordedEvent>,
   keys: ReadonlyArray<string | null>
 ) => sql`
-  INSERT INTO events (id, workspace_id, type, created_at, body)
-  SELECT id, ${workspaceId}, type, created_at, body
+  INSERT INTO events (id, workspace_id, type, created_at, body, traceparent)
+  SELECT id, ${workspaceId}, type, created_at, body, traceparent
   FROM ROWS FROM (json_to_recordset(${JSON.stringify(
     recorded.map((event, i) => ({
       id: event.id,
       type: event.type,
       created_at: event.createdAt,
       body: event.body,
+      traceparent: event.traceparent,
       key: keys[i] ?? null
     }))
-  )}::json) AS (id text, type text, created_at bigint, body text, key text))
-       WITH ORDINALITY AS e(id, type, created_at, body, key, n)
+  )}::json) AS (id text, type text, created_at bigint, body text, traceparent text, key text))
+       WITH ORDINALITY AS e(id, type, created_at, body, traceparent, key, n)
   WHERE e.key IS NULL OR e.key IN (SELECT key FROM keys)
   ORDER BY n
   RETURNING 1`

@@ -26,6 +26,7 @@ import {
   secretContext,
   type Target
 } from "../Webhook.js"
+import { recordOutcome, traced } from "./instrument.js"
 import type { Settings } from "./settings.js"
 
 /** A completed attempt, waiting to be written; `detail` says how a failure failed. */
@@ -52,10 +53,12 @@ const headersFor = (
   claimed: ClaimedDelivery,
   attempt: number,
   auth: OpenAuth,
-  nowSeconds: number
+  nowSeconds: number,
+  traceparent: string
 ): Record<string, string> => {
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
+    traceparent,
     "X-Delivery-Id": claimed.id,
     "X-Event-Id": claimed.eventId,
     "X-Event-Type": claimed.eventType,
@@ -202,11 +205,16 @@ export const makeAttempts = (
     }
   }
 
-  const send = (claimed: ClaimedDelivery, auth: OpenAuth, debug: boolean): Effect.Effect<Outcome> =>
+  const send = (
+    claimed: ClaimedDelivery,
+    auth: OpenAuth,
+    debug: boolean,
+    traceparent: string
+  ): Effect.Effect<Outcome> =>
     Effect.clockWith((clock) => {
       const start = clock.unsafeCurrentTimeMillis()
       // Registration refuses credentials the header builders would throw on; a throw is a defect.
-      const headers = headersFor(claimed, claimed.attempts + 1, auth, Math.floor(start / 1000))
+      const headers = headersFor(claimed, claimed.attempts + 1, auth, Math.floor(start / 1000), traceparent)
       // The sender enforces the deadline (its contract), so no timer is added here.
       return Effect.flatMap(
         Effect.either(
@@ -217,10 +225,12 @@ export const makeAttempts = (
           const succeeded = Either.isRight(result) && isSuccess(result.right.statusCode)
           if (succeeded) {
             const outcome = outcomeOf(claimed, start, end, result, 0)
+            recordOutcome(outcome, end)
             return debug ? Effect.as(logAttempt(outcome), outcome) : Effect.succeed(outcome)
           }
           return Effect.flatMap(Random.next, (draw) => {
             const outcome = outcomeOf(claimed, start, end, result, draw)
+            recordOutcome(outcome, end)
             return Effect.as(logAttempt(outcome), outcome)
           })
         }
@@ -231,7 +241,7 @@ export const makeAttempts = (
     const cached = cachedAuth(claimed.target)
     const attempt: Effect.Effect<Outcome | undefined> =
       cached !== undefined
-        ? send(claimed, cached, debug)
+        ? traced(claimed, (traceparent) => send(claimed, cached, debug, traceparent))
         : Effect.matchEffect(openAuth(claimed.target), {
             onFailure: (error) =>
               Effect.as(
@@ -245,7 +255,7 @@ export const makeAttempts = (
                 ),
                 undefined
               ),
-            onSuccess: (auth) => send(claimed, auth, debug)
+            onSuccess: (auth) => traced(claimed, (traceparent) => send(claimed, auth, debug, traceparent))
           })
     return Effect.catchAllDefect(attempt, (defect) =>
       Effect.as(

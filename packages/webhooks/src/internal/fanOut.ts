@@ -18,6 +18,7 @@ import * as Batch from "./batch.js"
 import { countEndings } from "./completions.js"
 import { count, dispatchIdle, type FanOutParts, record } from "./deliveryLoop.js"
 import { handOff } from "./handOff.js"
+import { traceFanOut } from "./instrument.js"
 import type { Env, FanOut, Loop } from "./loopState.js"
 import * as Signal from "./signal.js"
 
@@ -36,6 +37,7 @@ export const fanOutOnce = (env: Env): Effect.Effect<{ readonly events: number; r
         if (Option.isNone(position)) return { events: 0, deliveries: 0 }
         const events = yield* outbox.read(position.value, settings.fanOutBatchSize)
         const deliveries = events.length === 0 ? [] : yield* env.matcher.deliveriesOf(events, now)
+        yield* traceFanOut(events, deliveries, BigInt(now) * 1_000_000n)
         yield* store.insert(deliveries)
         yield* outbox.advance(owner, events.at(-1)?.position ?? position.value, 0)
         return { events: events.length, deliveries: deliveries.length }
@@ -88,6 +90,7 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
     fan.lastRead = events.length
     if (events.length === 0) return "idle" as const
     const deliveries = yield* env.matcher.deliveriesOf(events, now)
+    yield* traceFanOut(events, deliveries, BigInt(now) * 1_000_000n)
     const taken = handOff(settings, loop, fan, events, deliveries, now)
     if (taken.events > 0) {
       const batch = Batch.open(

@@ -126,7 +126,8 @@ export const makeMatcher = (repository: WebhookRepository["Type"]): Matcher => {
         createdAt: Math.floor(now / 1000),
         dueAt: now,
         body: event.body,
-        target: targetOf(webhook)
+        target: targetOf(webhook),
+        traceparent: event.traceparent
       })
     }
   }

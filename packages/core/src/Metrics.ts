@@ -1,0 +1,329 @@
+/**
+ * Waybill's metric series (contract §8 "Metrics"), declared once with Effect's own `Metric` API:
+ * the packages record through the functions here, and which exporter reads them is the host's
+ * choice (`PrometheusText` for the text format, or `@effect/opentelemetry`'s metric producer
+ * for an OpenTelemetry setup). No label carries a secret, URL, key, workspace id or payload
+ * value: labels are event types, fixed outcomes, HTTP methods, route templates and statuses,
+ * each set bounded (`other` past the bound).
+ *
+ * The recorders are synchronous (`Effect.sync` around them in effects): each tagged series is
+ * made once and kept, so a record is a map lookup and an add.
+ *
+ * @since 0.1.0
+ */
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import type * as MetricHook from "effect/MetricHook"
+import * as MetricKey from "effect/MetricKey"
+import type * as MetricKeyType from "effect/MetricKeyType"
+import * as MetricLabel from "effect/MetricLabel"
+
+/**
+ * How an attempt ended, as `waybill_delivery_attempts_total` labels it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AttemptResult = "success" | "http" | "timeout" | "connect" | "dns" | "tls" | "ssrf"
+
+/**
+ * Every `result` label value of `waybill_delivery_attempts_total`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const attemptResults: ReadonlyArray<AttemptResult> = [
+  "success",
+  "http",
+  "timeout",
+  "connect",
+  "dns",
+  "tls",
+  "ssrf"
+]
+
+const eventsHelp = "Events recorded (published or raised by the service), by event type."
+const requestsHelp = "HTTP requests answered, by method, route template and status."
+const durationHelp = "Time to answer an HTTP request, by method and route template."
+
+const seconds = MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60])
+const latencySeconds = MetricBoundaries.fromIterable([
+  0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600
+])
+
+/**
+ * `waybill_events_published_total{type}`: events recorded by this process.
+ *
+ * @since 0.1.0
+ * @category series
+ */
+const eventsKey = MetricKey.counter("waybill_events_published_total", {
+  description: eventsHelp,
+  incremental: true
+})
+
+export const eventsPublished = Metric.fromMetricKey(eventsKey)
+
+/**
+ * `waybill_deliveries_total{status}`: deliveries that ended, `succeeded` or `failed`.
+ *
+ * @since 0.1.0
+ * @category series
+ */
+const deliveriesKey = MetricKey.counter("waybill_deliveries_total", {
+  description: "Deliveries ended by this process: succeeded, or failed after their retry.",
+  incremental: true
+})
+
+export const deliveries = Metric.fromMetricKey(deliveriesKey)
+
+/**
+ * `waybill_delivery_attempts_total{result}`.
+ *
+ * @since 0.1.0
+ * @category series
+ */
+const attemptsKey = MetricKey.counter("waybill_delivery_attempts_total", {
+  description: "Delivery attempts made, by result: success, or how the attempt failed.",
+  incremental: true
+})
+
+export const attempts = Metric.fromMetricKey(attemptsKey)
+
+/**
+ * `waybill_delivery_attempt_duration_seconds`: one attempt, request to response (or failure).
+ *
+ * @since 0.1.0
+ * @category series
+ */
+export const attemptDuration = Metric.histogram(
+  "waybill_delivery_attempt_duration_seconds",
+  seconds,
+  "Duration of one delivery attempt, from the request to the response or the failure."
+)
+
+/**
+ * `waybill_delivery_latency_seconds`: event recorded → the response that ended the delivery.
+ *
+ * @since 0.1.0
+ * @category series
+ */
+export const deliveryLatency = Metric.histogram(
+  "waybill_delivery_latency_seconds",
+  latencySeconds,
+  "From the event being recorded to the response of the attempt that ended its delivery."
+)
+
+/**
+ * `waybill_deliveries_pending`: pending and held deliveries in the whole database (set by the
+ * storage adapter when metrics are read).
+ *
+ * @since 0.1.0
+ * @category series
+ */
+export const deliveriesPending = Metric.gauge("waybill_deliveries_pending", {
+  description: "Deliveries pending or held, in the whole database."
+})
+
+/**
+ * `waybill_outbox_lag_seconds`: age of the oldest event not yet fanned out, 0 when none.
+ *
+ * @since 0.1.0
+ * @category series
+ */
+export const outboxLag = Metric.gauge("waybill_outbox_lag_seconds", {
+  description: "Age of the oldest event not yet fanned out into deliveries; 0 when none waits."
+})
+
+/**
+ * `waybill_database_up`: 1 when the database answered the last check, else 0.
+ *
+ * @since 0.1.0
+ * @category series
+ */
+export const databaseUp = Metric.gauge("waybill_database_up", {
+  description: "1 when the database answered the last check, 0 when it did not."
+})
+
+/**
+ * `waybill_tours_generated_total`: tours the generator stored.
+ *
+ * @since 0.1.0
+ * @category series
+ */
+export const toursGenerated = Metric.counter("waybill_tours_generated_total", {
+  description: "Tours generated from recurring masters and stored.",
+  incremental: true
+})
+
+/**
+ * `waybill_http_requests_total{method,route,status}`.
+ *
+ * @since 0.1.0
+ * @category series
+ */
+const requestsKey = MetricKey.counter("waybill_http_requests_total", {
+  description: requestsHelp,
+  incremental: true
+})
+
+export const httpRequests = Metric.fromMetricKey(requestsKey)
+
+/**
+ * `waybill_http_request_duration_seconds{method,route}`.
+ *
+ * @since 0.1.0
+ * @category series
+ */
+const durationKey = MetricKey.histogram("waybill_http_request_duration_seconds", seconds, durationHelp)
+
+export const httpRequestDuration = Metric.fromMetricKey(durationKey)
+
+/**
+ * Every family declared here, for exporters that describe a family before it has a series
+ * (`waybill_events_published_total` has none until an event is recorded).
+ *
+ * @since 0.1.0
+ * @category series
+ */
+export const families: ReadonlyArray<{
+  readonly name: string
+  readonly help: string
+  readonly type: "counter" | "gauge" | "histogram"
+}> = [
+  { name: "waybill_events_published_total", help: eventsHelp, type: "counter" },
+  { name: "waybill_http_requests_total", help: requestsHelp, type: "counter" },
+  { name: "waybill_http_request_duration_seconds", help: durationHelp, type: "histogram" }
+]
+
+type Recorder = (value: number) => void
+
+// Tagged series, made once per label set, each a hook of Effect's registry kept here (recording
+// through a tagged `Metric` would make its key and look it up again on every update); past
+// `bound` label sets, one series with every label `other`.
+const taggedBy = <Type extends MetricKeyType.MetricKeyType<number, unknown>>(
+  key: MetricKey.MetricKey<Type>,
+  bound: number
+) => {
+  const made = new Map<string, Recorder>()
+  let other: Recorder | undefined
+  const make = (tags: ReadonlyArray<readonly [string, string]>): Recorder => {
+    const hook = Metric.globalMetricRegistry.get(
+      MetricKey.taggedWithLabels(
+        key,
+        tags.map(([name, value]) => MetricLabel.make(name, value))
+      )
+    )
+    return (value) => (hook as MetricHook.MetricHook<number, unknown>).update(value)
+  }
+  return (id: string, tags: () => ReadonlyArray<readonly [string, string]>): Recorder => {
+    const recorder = made.get(id)
+    if (recorder !== undefined) return recorder
+    if (made.size >= bound) {
+      other ??= make(tags().map(([name]) => [name, "other"] as const))
+      return other
+    }
+    const fresh = make(tags())
+    made.set(id, fresh)
+    return fresh
+  }
+}
+
+const byType = taggedBy(eventsKey, 256)
+const byStatus = taggedBy(deliveriesKey, 8)
+const byResult = taggedBy(attemptsKey, 16)
+const requestsBy = taggedBy(requestsKey, 2048)
+const durationBy = taggedBy(durationKey, 512)
+
+/**
+ * Counts `count` recorded events of `type`.
+ *
+ * @since 0.1.0
+ * @category recording
+ */
+export const recordPublished = (type: string, count = 1): void => byType(type, () => [["type", type]])(count)
+
+/**
+ * Counts one attempt: its result and duration in milliseconds.
+ *
+ * @since 0.1.0
+ * @category recording
+ */
+export const recordAttempt = (result: AttemptResult, durationMs: number): void => {
+  byResult(result, () => [["result", result]])(1)
+  attemptDuration.unsafeUpdate(durationMs / 1000, [])
+}
+
+/**
+ * Counts one delivery that ended, and its latency from the event being recorded (milliseconds;
+ * `undefined` when unknown).
+ *
+ * @since 0.1.0
+ * @category recording
+ */
+export const recordDelivery = (status: "succeeded" | "failed", latencyMs: number | undefined): void => {
+  byStatus(status, () => [["status", status]])(1)
+  if (latencyMs !== undefined) deliveryLatency.unsafeUpdate(Math.max(0, latencyMs) / 1000, [])
+}
+
+/**
+ * Counts `count` generated tours.
+ *
+ * @since 0.1.0
+ * @category recording
+ */
+export const recordTours = (count: number): void => {
+  if (count > 0) toursGenerated.unsafeUpdate(count, [])
+}
+
+/**
+ * Counts one answered request: its method, route template (never a raw path), status and
+ * duration in milliseconds.
+ *
+ * @since 0.1.0
+ * @category recording
+ */
+export const recordRequest = (method: string, route: string, status: number, durationMs: number): void => {
+  const key = `${method} ${route}`
+  requestsBy(`${key} ${status}`, () => [
+    ["method", method],
+    ["route", route],
+    ["status", String(status)]
+  ])(1)
+  durationBy(key, () => [
+    ["method", method],
+    ["route", route]
+  ])(durationMs / 1000)
+}
+
+/**
+ * Sets the storage gauges (`waybill_database_up`, and with it up the pending deliveries and the
+ * outbox lag in seconds).
+ *
+ * @since 0.1.0
+ * @category recording
+ */
+export const recordStorage = (
+  state: { readonly up: false } | { readonly up: true; readonly pending: number; readonly lagSeconds: number }
+): void => {
+  databaseUp.unsafeUpdate(state.up ? 1 : 0, [])
+  if (state.up) {
+    deliveriesPending.unsafeUpdate(state.pending, [])
+    outboxLag.unsafeUpdate(state.lagSeconds, [])
+  }
+}
+
+/**
+ * Makes the series with fixed labels exist at zero, so that a scraper sees them from the start
+ * (an `increase` over a series that appears only at its first event misses that event).
+ *
+ * @since 0.1.0
+ * @category recording
+ */
+export const registerFixed = (): void => {
+  for (const status of ["succeeded", "failed"] as const) byStatus(status, () => [["status", status]])(0)
+  for (const result of attemptResults) byResult(result, () => [["result", result]])(0)
+  toursGenerated.unsafeUpdate(0, [])
+  attemptDuration.unsafeValue([])
+  deliveryLatency.unsafeValue([])
+}

@@ -1,0 +1,148 @@
+/**
+ * W3C Trace Context (`traceparent`, contract §8 "Tracing"): the header a request brings, the one
+ * stored with each event, and the one every delivery attempt sends, with the event's trace id and
+ * a span id of its own. Pure functions over the header's text, and the fiber's current trace as a
+ * header, so that the trace survives the outbox whether or not a tracer is on.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
+import { bytes } from "./RandomBytes.js"
+
+/**
+ * A parsed `traceparent`: 32 and 16 lowercase hex digits, neither all zeros, and the sampled flag.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TraceParent {
+  readonly traceId: string
+  readonly spanId: string
+  readonly sampled: boolean
+}
+
+const HEADER = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/
+const ZERO_TRACE = "0".repeat(32)
+const ZERO_SPAN = "0".repeat(16)
+
+const isTraceId = (id: string) => id.length === 32 && id !== ZERO_TRACE && /^[0-9a-f]{32}$/.test(id)
+const isSpanId = (id: string) => id.length === 16 && id !== ZERO_SPAN && /^[0-9a-f]{16}$/.test(id)
+
+/**
+ * Parses a `traceparent` header as the W3C recommendation reads it: version `00` exactly as
+ * long as it is; a later version may carry more after a dash; version `ff`, all-zero ids or
+ * anything else is invalid (`None`: a new trace is started).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (header: string | null | undefined): Option.Option<TraceParent> => {
+  if (header === null || header === undefined || header.length > 512) return Option.none()
+  const match = HEADER.exec(header.trim())
+  if (match === null) return Option.none()
+  const [, version, traceId, spanId, flags, rest] = match
+  if (version === "ff" || (version === "00" && rest !== undefined)) return Option.none()
+  if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return Option.none()
+  return Option.some({ traceId: traceId!, spanId: spanId!, sampled: (Number.parseInt(flags!, 16) & 1) === 1 })
+}
+
+/**
+ * The header for a trace context: `00-<trace id>-<span id>-<flags>`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const format = (context: TraceParent): string =>
+  `00-${context.traceId}-${context.spanId}-${context.sampled ? "01" : "00"}`
+
+const hex = (size: number) => Buffer.from(bytes(size)).toString("hex")
+
+/**
+ * A fresh span id: 16 random hex digits.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const spanId = (): string => hex(8)
+
+/**
+ * A new trace: random ids, sampled as `sampled` says.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const root = (sampled: boolean): TraceParent => ({ traceId: hex(16), spanId: spanId(), sampled })
+
+/**
+ * The header for a new span in the trace of `stored` (an event's `traceparent`): the same trace
+ * id and flags, a span id of its own; a new trace when `stored` is absent or invalid.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const child = (stored: string | null | undefined): string => {
+  const parent = parse(stored)
+  return format(
+    Option.isSome(parent)
+      ? { traceId: parent.value.traceId, spanId: spanId(), sampled: parent.value.sampled }
+      : root(false)
+  )
+}
+
+/**
+ * A span as the parent of spans made here: the trace context of a stored header.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const externalSpan = (context: TraceParent): Tracer.ExternalSpan =>
+  Tracer.externalSpan({ traceId: context.traceId, spanId: context.spanId, sampled: context.sampled })
+
+// The innermost span of the fiber with real ids. A span made while the tracer is off is a no-op
+// span (its ids are not hex); its parent is what it stood for.
+const currentOf = (context: Context.Context<never>): Option.Option<TraceParent> => {
+  let span: Option.Option<Tracer.AnySpan> = Context.getOption(context, Tracer.ParentSpan)
+  while (Option.isSome(span)) {
+    const value = span.value
+    if (isTraceId(value.traceId) && isSpanId(value.spanId)) {
+      return Option.some({ traceId: value.traceId, spanId: value.spanId, sampled: value.sampled })
+    }
+    span = value._tag === "Span" ? value.parent : Option.none()
+  }
+  return Option.none()
+}
+
+/**
+ * The fiber's trace context as a header: its current span (a traced request's, or the
+ * `traceparent` it brought, `withIncoming`), else a new trace, not sampled. What an event stores.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const current: Effect.Effect<string> = Effect.withFiberRuntime((fiber) =>
+  Effect.succeed(format(Option.getOrElse(currentOf(fiber.currentContext), () => root(false))))
+)
+
+/**
+ * Runs `self` in the trace of an incoming `traceparent` header while it has no span of its own
+ * (the tracer is off, so nothing made one): `current` then answers that trace. An absent or
+ * invalid header changes nothing.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withIncoming =
+  (header: string | null | undefined) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+    if (header === null || header === undefined) return self
+    const incoming = parse(header)
+    if (Option.isNone(incoming)) return self
+    return Effect.withFiberRuntime((fiber) =>
+      Option.isSome(currentOf(fiber.currentContext))
+        ? self
+        : Effect.provideService(self, Tracer.ParentSpan, externalSpan(incoming.value))
+    )
+  }

@@ -1,0 +1,90 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Id from "../src/Id.js"
+import * as TraceContext from "../src/TraceContext.js"
+
+const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+const spanId = "00f067aa0ba902b7"
+const valid = `00-${traceId}-${spanId}-01`
+
+describe("TraceContext", () => {
+  it("parses a valid traceparent and formats it back", () => {
+    const parsed = Option.getOrThrow(TraceContext.parse(valid))
+    assert.deepStrictEqual(parsed, { traceId, spanId, sampled: true })
+    assert.strictEqual(TraceContext.format(parsed), valid)
+    assert.isFalse(Option.getOrThrow(TraceContext.parse(`00-${traceId}-${spanId}-00`)).sampled)
+    // A later version may carry more after a dash.
+    assert.isTrue(Option.isSome(TraceContext.parse(`01-${traceId}-${spanId}-01-more`)))
+  })
+
+  it("refuses what the recommendation refuses", () => {
+    for (const header of [
+      undefined,
+      null,
+      "",
+      "garbage",
+      `ff-${traceId}-${spanId}-01`,
+      `00-${"0".repeat(32)}-${spanId}-01`,
+      `00-${traceId}-${"0".repeat(16)}-01`,
+      `00-${traceId.toUpperCase()}-${spanId}-01`,
+      `00-${traceId}-${spanId}-01-extra`,
+      `00-${traceId.slice(1)}-${spanId}-01`,
+      `00-${traceId}-${spanId}-1`
+    ]) {
+      assert.isTrue(Option.isNone(TraceContext.parse(header)), String(header))
+    }
+  })
+
+  it("a child keeps the trace and flags with a span of its own; none starts a trace", () => {
+    const child = Option.getOrThrow(TraceContext.parse(TraceContext.child(valid)))
+    assert.strictEqual(child.traceId, traceId)
+    assert.notStrictEqual(child.spanId, spanId)
+    assert.isTrue(child.sampled)
+    const fresh = Option.getOrThrow(TraceContext.parse(TraceContext.child(null)))
+    assert.notStrictEqual(fresh.traceId, traceId)
+    assert.notStrictEqual(
+      fresh.traceId,
+      Option.getOrThrow(TraceContext.parse(TraceContext.child("not a header"))).traceId
+    )
+  })
+
+  it.effect("current: the incoming trace while no span is made, else a new trace", () =>
+    Effect.gen(function* () {
+      const continued = yield* TraceContext.current.pipe(
+        TraceContext.withIncoming(valid),
+        Effect.withTracerEnabled(false)
+      )
+      assert.strictEqual(continued, valid)
+      // A span made with the tracer off stands for its parent.
+      const underNoop = yield* TraceContext.current.pipe(
+        Effect.withSpan("noop"),
+        TraceContext.withIncoming(valid),
+        Effect.withTracerEnabled(false)
+      )
+      assert.strictEqual(underNoop, valid)
+      const traced = Option.getOrThrow(
+        TraceContext.parse(
+          yield* TraceContext.current.pipe(Effect.withSpan("traced"), TraceContext.withIncoming(valid))
+        )
+      )
+      assert.strictEqual(traced.traceId, traceId)
+      assert.notStrictEqual(traced.spanId, spanId)
+      const [a, b] = [yield* TraceContext.current, yield* TraceContext.current]
+      assert.notStrictEqual(
+        Option.getOrThrow(TraceContext.parse(a)).traceId,
+        Option.getOrThrow(TraceContext.parse(b)).traceId
+      )
+      const ignored = Option.getOrThrow(
+        TraceContext.parse(yield* TraceContext.current.pipe(TraceContext.withIncoming("bad")))
+      )
+      assert.notStrictEqual(ignored.traceId, traceId)
+    })
+  )
+
+  it("Id.timeOf reads an id's time", () => {
+    const at = 1_798_000_000_123
+    assert.strictEqual(Id.timeOf("evt", Id.makeAt("evt", at)), at)
+    assert.isUndefined(Id.timeOf("evt", "evt_nope"))
+  })
+})

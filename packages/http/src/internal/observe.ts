@@ -1,0 +1,110 @@
+/**
+ * What a served request leaves for operators (contract §8): `waybill_http_requests_total` and
+ * `waybill_http_request_duration_seconds` by method, route template (never the raw path) and
+ * status; and, while no tracer makes a request span, the trace of the request's `traceparent`
+ * header for what it records (`TraceContext.withIncoming`).
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Metrics from "@waybill/core/Metrics"
+import * as TraceContext from "@waybill/core/TraceContext"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as GlobalValue from "effect/GlobalValue"
+import { WaybillApi } from "../Api.js"
+
+/** Whether request metrics are off for the requests of this fiber (`Http.withRequestMetrics`). */
+export const requestMetricsDisabled: FiberRef.FiberRef<boolean> = GlobalValue.globalValue(
+  Symbol.for("@waybill/http/requestMetricsDisabled"),
+  () => FiberRef.unsafeMake(false)
+)
+
+// Paths served beside the API's endpoints (the reference, the console's default mount, metrics).
+const extraPaths = [
+  "/openapi.json",
+  "/docs",
+  "/metrics",
+  "/console",
+  "/console/assets/app.js",
+  "/console/assets/app.css"
+]
+
+interface Template {
+  readonly template: string
+  readonly segments: ReadonlyArray<string | undefined>
+}
+
+/**
+ * The route template of a request path (`/drafts/drf_…/actions` → `/drafts/{id}/actions`): one
+ * of the API's endpoint paths (and the few served beside them), else `unmatched`. A bounded set,
+ * so the series stay few whatever paths clients send.
+ */
+export const makeRouteOf = (paths: ReadonlyArray<string>): ((url: string) => string) => {
+  const bySize = new Map<number, Array<Template>>()
+  for (const path of new Set(paths)) {
+    const parts = path.split("/")
+    const template = parts.map((part) => (part.startsWith(":") ? `{${part.slice(1)}}` : part)).join("/")
+    const list = bySize.get(parts.length) ?? []
+    list.push({ template, segments: parts.map((part) => (part.startsWith(":") ? undefined : part)) })
+    bySize.set(parts.length, list)
+  }
+  // Static templates before parameterized ones of the same length (`/webhooks/stats` would
+  // otherwise be `/webhooks/{id}`).
+  for (const list of bySize.values()) {
+    list.sort(
+      (a, b) => b.segments.filter((s) => s !== undefined).length - a.segments.filter((s) => s !== undefined).length
+    )
+  }
+  return (url) => {
+    const query = url.indexOf("?")
+    const parts = (query === -1 ? url : url.slice(0, query)).split("/")
+    const candidates = bySize.get(parts.length)
+    if (candidates !== undefined) {
+      for (const candidate of candidates) {
+        let matches = true
+        for (let i = 0; i < parts.length && matches; i++) {
+          const segment = candidate.segments[i]
+          matches = segment === undefined ? parts[i] !== "" : segment === parts[i]
+        }
+        if (matches) return candidate.template
+      }
+    }
+    return "unmatched"
+  }
+}
+
+const apiPaths = (): Array<string> => {
+  const paths: Array<string> = [...extraPaths]
+  HttpApi.reflect(WaybillApi, { onGroup: () => {}, onEndpoint: ({ endpoint }) => paths.push(endpoint.path) })
+  return paths
+}
+
+/** The route template of a request path, over the API's endpoints. */
+export const routeOf = makeRouteOf(apiPaths())
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+/**
+ * Records each request's method, route template, status and duration, and continues an incoming
+ * `traceparent` while no tracer makes a request span. Both cost nothing when switched off (the
+ * metrics by `requestMetricsDisabled`; the trace without the header).
+ */
+export const observe = <E, R>(
+  app: HttpApp.Default<E, R>
+): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    const traced = TraceContext.withIncoming(request.headers.traceparent)(app)
+    if (fiber.getFiberRef(requestMetricsDisabled)) return traced
+    const started = performance.now()
+    return Effect.onExit(traced, (exit) =>
+      Effect.sync(() => {
+        const status = Exit.isSuccess(exit) ? exit.value.status : 500
+        const method = METHODS.has(request.method) ? request.method : "other"
+        Metrics.recordRequest(method, routeOf(request.url), status, performance.now() - started)
+      })
+    )
+  })

@@ -1,0 +1,149 @@
+/**
+ * Metrics and traces for operators (contract §8): `GET /metrics` in the Prometheus text format
+ * behind `WAYBILL_METRICS_TOKEN`, the runtime's process series, and the OTLP/HTTP trace exporter
+ * configured from the `OTEL_*` variables. Embedders mount `metricsText` (or `layerMetricsRoute`)
+ * and provide `layerTracing` or their own OpenTelemetry setup (docs/embedding.md).
+ *
+ * @since 0.1.0
+ */
+import { createHash, timingSafeEqual } from "node:crypto"
+import { monitorEventLoopDelay } from "node:perf_hooks"
+import type * as Resource from "@effect/opentelemetry/Resource"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Metrics from "@waybill/core/Metrics"
+import * as PrometheusText from "@waybill/core/PrometheusText"
+import * as PgMetrics from "@waybill/store-pg/PgMetrics"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Redacted from "effect/Redacted"
+import type { TracingConfig } from "./Config.js"
+
+const cpuSeconds = Metric.counter("process_cpu_seconds_total", {
+  description: "User and system CPU time spent by the process, in seconds."
+})
+const residentMemory = Metric.gauge("process_resident_memory_bytes", {
+  description: "Resident memory size of the process, in bytes."
+})
+const startTime = Metric.gauge("process_start_time_seconds", {
+  description: "Start time of the process since the Unix epoch, in seconds."
+})
+const eventLoopLag = Metric.gauge("nodejs_eventloop_lag_seconds", {
+  description: "Mean event-loop delay since the previous read, in seconds."
+})
+const eventLoopLagMax = Metric.gauge("nodejs_eventloop_lag_max_seconds", {
+  description: "Largest event-loop delay since the previous read, in seconds."
+})
+
+// The runtime's series, read when metrics are read. The event-loop histogram runs from the first
+// read on (a 20 ms resolution timer, unreferenced).
+let loopDelay: ReturnType<typeof monitorEventLoopDelay> | undefined
+let cpuSoFar = 0
+const readProcess = () => {
+  if (loopDelay === undefined) {
+    loopDelay = monitorEventLoopDelay({ resolution: 20 })
+    loopDelay.enable()
+  }
+  const cpu = process.cpuUsage()
+  const total = (cpu.user + cpu.system) / 1e6
+  cpuSeconds.unsafeUpdate(Math.max(0, total - cpuSoFar), [])
+  cpuSoFar = Math.max(cpuSoFar, total)
+  residentMemory.unsafeUpdate(process.memoryUsage.rss(), [])
+  startTime.unsafeUpdate(Math.floor((Date.now() - process.uptime() * 1000) / 1000), [])
+  const mean = loopDelay.count > 0 ? loopDelay.mean / 1e9 : 0
+  eventLoopLag.unsafeUpdate(Number.isFinite(mean) ? mean : 0, [])
+  eventLoopLagMax.unsafeUpdate(loopDelay.count > 0 ? loopDelay.max / 1e9 : 0, [])
+  loopDelay.reset()
+}
+
+/**
+ * The metrics text now (Prometheus format 0.0.4, `PrometheusText.contentType`): the storage
+ * gauges read from the database, the process series, and every series of Effect's registry.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const metricsText: Effect.Effect<string, never, SqlClient.SqlClient> = Effect.zipRight(
+  Effect.zipRight(
+    PgMetrics.refresh(),
+    Effect.sync(() => {
+      Metrics.registerFixed()
+      readProcess()
+    })
+  ),
+  PrometheusText.text
+)
+
+const digest = (text: string) => createHash("sha256").update(text, "utf8").digest()
+
+/**
+ * Whether an `Authorization` header is `Bearer <token>` (compared in constant time).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const isMetricsBearer = (header: string | undefined, token: Redacted.Redacted<string>): boolean => {
+  if (header === undefined || !/^bearer /i.test(header)) return false
+  return timingSafeEqual(digest(header.slice(7).trim()), digest(Redacted.value(token)))
+}
+
+const unauthorized = HttpServerResponse.unsafeJson(
+  {
+    code: "unauthorized",
+    message: "GET /metrics needs Authorization: Bearer <WAYBILL_METRICS_TOKEN>; API keys are not accepted here",
+    issues: []
+  },
+  { status: 401, headers: { "www-authenticate": 'Bearer realm="metrics"' } }
+)
+
+/**
+ * `GET /metrics` on `HttpApiBuilder.Router` (give it to `Http.layerServerWith`): the metrics
+ * text to `Authorization: Bearer <token>` only, else 401 with the contract's error body. Not part
+ * of the API, so not in `/openapi.json`. The fixed series exist from the start, at zero.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer<never, never, SqlClient.SqlClient> =>
+  Layer.unwrapEffect(
+    Effect.map(SqlClient.SqlClient, (sql) => {
+      Metrics.registerFixed()
+      const text = Effect.provideService(metricsText, SqlClient.SqlClient, sql)
+      const handler = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        isMetricsBearer(request.headers.authorization, token)
+          ? Effect.map(text, (body) => HttpServerResponse.text(body, { contentType: PrometheusText.contentType }))
+          : Effect.succeed(unauthorized)
+      )
+      return HttpApiBuilder.Router.use((router) => router.get("/metrics", handler))
+    })
+  )
+
+/**
+ * The OpenTelemetry SDK with an OTLP/HTTP exporter to `<endpoint>/v1/traces` (protobuf or JSON)
+ * behind a batch span processor (its `OTEL_BSP_*` variables apply), resource `service.name`
+ * from the configuration. Provide it and turn the tracer on; without it nothing is exported. The
+ * SDK's modules are loaded only here, so a server without tracing never loads them.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resource> =>
+  Layer.unwrapEffect(
+    Effect.promise(async () => {
+      const [NodeSdk, base, exporter] = await Promise.all([
+        import("@effect/opentelemetry/NodeSdk"),
+        import("@opentelemetry/sdk-trace-base"),
+        config.protocol === "http/json"
+          ? import("@opentelemetry/exporter-trace-otlp-http")
+          : import("@opentelemetry/exporter-trace-otlp-proto")
+      ])
+      const url = `${config.endpoint}/v1/traces`
+      return NodeSdk.layer(() => ({
+        resource: { serviceName: config.serviceName },
+        spanProcessor: new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url }))
+      }))
+    })
+  )

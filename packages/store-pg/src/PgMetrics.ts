@@ -1,0 +1,45 @@
+/**
+ * The storage gauges of contract §8 "Metrics", read from the database when metrics are read:
+ * `waybill_deliveries_pending` (pending and held deliveries, the whole database),
+ * `waybill_outbox_lag_seconds` (age of the oldest event not yet fanned out, 0 when none) and
+ * `waybill_database_up` (1 when this read was answered within `timeoutMs`, else 0, the other
+ * two then left as they were).
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Id from "@waybill/core/Id"
+import * as Metrics from "@waybill/core/Metrics"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+
+/**
+ * Reads the gauges and sets them (`Metrics.recordStorage`); never fails.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const refresh = (timeoutMs = 2_000): Effect.Effect<void, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // The first event behind the fan-out position, in fan-out order (`events_fan_out_idx`).
+    const [row] = yield* sql<{ pending: number; oldest_id: string | null; oldest_at: number | null }>`
+      SELECT (SELECT count(*) FROM deliveries WHERE status IN ('pending', 'held'))::int AS pending,
+             oldest.id AS oldest_id, oldest.created_at AS oldest_at
+      FROM (SELECT 1) AS one
+      LEFT JOIN LATERAL (
+        SELECT e.id, e.created_at FROM events e, fan_out f
+        WHERE (e.xid, e.seq) > (f.xid, f.seq)
+        ORDER BY e.xid, e.seq LIMIT 1
+      ) AS oldest ON true`.pipe(Effect.timeoutFail({ duration: timeoutMs, onTimeout: () => "timeout" }))
+    const now = yield* Clock.currentTimeMillis
+    const recordedAt =
+      row?.oldest_id === null || row === undefined
+        ? undefined
+        : (Id.timeOf("evt", row.oldest_id) ?? Number(row.oldest_at) * 1000)
+    Metrics.recordStorage({
+      up: true,
+      pending: Number(row?.pending ?? 0),
+      lagSeconds: recordedAt === undefined ? 0 : Math.max(0, now - recordedAt) / 1000
+    })
+  }).pipe(Effect.catchAllCause(() => Effect.sync(() => Metrics.recordStorage({ up: false }))))

@@ -1,0 +1,105 @@
+/**
+ * The dispatcher's metrics and spans (contract §8), kept apart from the delivery logic: each
+ * attempt is counted and timed, each delivery that ends is counted with its latency, and while a
+ * tracer is on, each attempt and each event's fan-out is a span in the event's trace. With the
+ * tracer off no span is made; the attempt still sends a `traceparent` in its event's trace.
+ */
+import * as Id from "@waybill/core/Id"
+import * as Metrics from "@waybill/core/Metrics"
+import * as TraceContext from "@waybill/core/TraceContext"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import type * as Tracer from "effect/Tracer"
+import type { ClaimedDelivery, Completion, NewDelivery } from "../DeliveryStore.js"
+import type { OutboxEvent } from "../OutboxReader.js"
+
+/** An attempt's result as the dispatcher keeps it (`attempts.ts`'s `Outcome`). */
+interface Ended {
+  readonly claimed: ClaimedDelivery
+  readonly completion: Completion
+}
+
+/** Counts an attempt that ended, and its delivery when that ended with it. */
+export const recordOutcome = (outcome: Ended, end: number): void => {
+  const { completion, claimed } = outcome
+  Metrics.recordAttempt(completion.attempt.error ?? "success", completion.attempt.durationMs)
+  if (completion.status === "succeeded" || completion.status === "failed") {
+    const recordedAt = Id.timeOf("evt", claimed.eventId)
+    Metrics.recordDelivery(completion.status, recordedAt === undefined ? undefined : end - recordedAt)
+  }
+}
+
+const parentOf = (traceparent: string | null | undefined): Option.Option<Tracer.ExternalSpan> =>
+  Option.map(TraceContext.parse(traceparent), TraceContext.externalSpan)
+
+/**
+ * Runs an attempt with the `traceparent` it sends: with the tracer on, a client span
+ * `webhook.attempt` in the event's trace (`http.response.status_code`, `waybill.delivery.id`,
+ * `waybill.event.type`), whose id the header carries; else a fresh span id in the event's trace.
+ */
+export const traced = <A extends Ended>(
+  claimed: ClaimedDelivery,
+  attempt: (traceparent: string) => Effect.Effect<A>
+): Effect.Effect<A> =>
+  Effect.withFiberRuntime((fiber) => {
+    if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) return attempt(TraceContext.child(claimed.traceparent))
+    const parent = parentOf(claimed.traceparent)
+    return Effect.useSpan(
+      "webhook.attempt",
+      {
+        kind: "client",
+        captureStackTrace: false,
+        ...(Option.isSome(parent) ? { parent: parent.value } : { root: true }),
+        attributes: {
+          "waybill.delivery.id": claimed.id,
+          "waybill.event.type": claimed.eventType,
+          "waybill.delivery.attempt": claimed.attempts + 1
+        }
+      },
+      (span) =>
+        Effect.tap(
+          attempt(TraceContext.format({ traceId: span.traceId, spanId: span.spanId, sampled: span.sampled })),
+          ({ completion }) =>
+            Effect.sync(() => {
+              if (completion.attempt.statusCode !== null) {
+                span.attribute("http.response.status_code", completion.attempt.statusCode)
+              }
+              if (completion.attempt.error !== null) span.attribute("error.type", completion.attempt.error)
+              span.attribute("waybill.delivery.status", completion.status)
+            })
+        )
+    )
+  })
+
+/**
+ * With the tracer on, one `webhook.fan_out` span per event read, in the event's trace, from
+ * `startNanos` to now, with the number of deliveries it made. Nothing with the tracer off.
+ */
+export const traceFanOut = (
+  events: ReadonlyArray<OutboxEvent>,
+  deliveries: ReadonlyArray<NewDelivery>,
+  startNanos: bigint
+): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) => {
+    if (!fiber.getFiberRef(FiberRef.currentTracerEnabled) || events.length === 0) return Effect.void
+    const made = new Map<string, number>()
+    for (const delivery of deliveries) made.set(delivery.eventId, (made.get(delivery.eventId) ?? 0) + 1)
+    return Effect.tracerWith((tracer) =>
+      Effect.clockWith((clock) =>
+        Effect.sync(() => {
+          const end = clock.unsafeCurrentTimeNanos()
+          for (const event of events) {
+            const parent = parentOf(event.traceparent)
+            const span = tracer.span("webhook.fan_out", parent, Context.empty(), [], startNanos, "internal")
+            span.attribute("waybill.event.id", event.id)
+            span.attribute("waybill.event.type", event.type)
+            span.attribute("waybill.deliveries", made.get(event.id) ?? 0)
+            span.end(end, Exit.void)
+          }
+        })
+      )
+    )
+  })
