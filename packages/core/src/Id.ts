@@ -136,17 +136,3 @@ export const isId = (prefix: Prefix, value: string): boolean =>
   value.length === prefix.length + 27 &&
   value.startsWith(`${prefix}_`) &&
   /^[0-9a-hjkmnp-tv-z]{26}$/.test(value.slice(prefix.length + 1))
-
-/**
- * When an id was made (epoch milliseconds), read from its time part; `undefined` for a string
- * that is not an id of `prefix`.
- *
- * @since 0.1.0
- * @category getters
- */
-export const timeOf = (prefix: Prefix, id: string): number | undefined => {
-  if (!isId(prefix, id)) return undefined
-  let time = 0
-  for (const char of id.slice(prefix.length + 1, prefix.length + 11)) time = time * 32 + ALPHABET.indexOf(char)
-  return time
-}

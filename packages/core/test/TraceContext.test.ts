@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Id from "../src/Id.js"
 import * as TraceContext from "../src/TraceContext.js"
 
 const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -81,10 +80,4 @@ describe("TraceContext", () => {
       assert.notStrictEqual(ignored.traceId, traceId)
     })
   )
-
-  it("Id.timeOf reads an id's time", () => {
-    const at = 1_798_000_000_123
-    assert.strictEqual(Id.timeOf("evt", Id.makeAt("evt", at)), at)
-    assert.isUndefined(Id.timeOf("evt", "evt_nope"))
-  })
 })

@@ -12,6 +12,7 @@ import * as Id from "@waybill/core/Id"
 import * as Metrics from "@waybill/core/Metrics"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /**
  * Reads the gauges and sets them (`Metrics.recordStorage`); never fails.
@@ -36,7 +37,7 @@ export const refresh = (timeoutMs = 2_000): Effect.Effect<void, never, SqlClient
     const recordedAt =
       row?.oldest_id === null || row === undefined
         ? undefined
-        : (Id.timeOf("evt", row.oldest_id) ?? Number(row.oldest_at) * 1000)
+        : Option.getOrElse(Id.timeOf(row.oldest_id), () => Number(row.oldest_at) * 1000)
     Metrics.recordStorage({
       up: true,
       pending: Number(row?.pending ?? 0),

@@ -27,8 +27,8 @@ export const recordOutcome = (outcome: Ended, end: number): void => {
   const { completion, claimed } = outcome
   Metrics.recordAttempt(completion.attempt.error ?? "success", completion.attempt.durationMs)
   if (completion.status === "succeeded" || completion.status === "failed") {
-    const recordedAt = Id.timeOf("evt", claimed.eventId)
-    Metrics.recordDelivery(completion.status, recordedAt === undefined ? undefined : end - recordedAt)
+    const recordedAt = Id.timeOf(claimed.eventId)
+    Metrics.recordDelivery(completion.status, Option.getOrUndefined(Option.map(recordedAt, (at) => end - at)))
   }
 }
 
