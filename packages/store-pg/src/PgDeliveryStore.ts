@@ -51,6 +51,11 @@ const logOf = (row: LogRow): DeliveryLog => ({
   attempts: decodeAttempts(row.attempts)
 })
 
+// An enabled webhook with a rate limit or an ordering, as the partial index `webhooks_flow_idx`
+// (0011) holds them.
+const flowControlled = (alias: string) =>
+  `${alias}.status = 'enabled' AND (${alias}.rate_limit_per_second IS NOT NULL OR ${alias}.ordering <> 'none')`
+
 interface FlowRow {
   readonly workspace_id: string
   readonly id: string
@@ -72,6 +77,8 @@ interface ClaimedRow {
   readonly due_at: number
   readonly seq: number
   readonly revision: number
+  /** Whether any webhook takes the flow-controlled claim (plain claims only). */
+  readonly flow?: boolean
 }
 
 /**
@@ -162,8 +169,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
     const claimControlled = (request: ClaimRequest, limit: number) =>
       Effect.gen(function* () {
         const webhooks = yield* sql<FlowRow>`
-          SELECT workspace_id, id, revision, rate_limit_per_second, ordering FROM webhooks
-          WHERE status = 'enabled' AND (rate_limit_per_second IS NOT NULL OR ordering <> 'none')`
+          SELECT workspace_id, id, revision, rate_limit_per_second, ordering FROM webhooks w
+          WHERE ${sql.literal(flowControlled("w"))}`
         const claimed: Array<ClaimedRow> = []
         for (const webhook of webhooks) {
           const room = Math.min(
@@ -243,9 +250,12 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           FROM picked p, events e
           WHERE d.id = p.id AND e.id = d.event_id
           RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body,
-                    jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, p.due_at, p.seq, p.revision`.pipe(
+                    jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, p.due_at, p.seq, p.revision,
+                    -- Once per statement (an uncorrelated subquery): whether any webhook takes
+                    -- the flow-controlled claim, so a claim of plain work skips it otherwise.
+                    (SELECT EXISTS (SELECT 1 FROM webhooks fw WHERE ${sql.literal(flowControlled("fw"))})) AS flow`.pipe(
           Effect.flatMap((plain) =>
-            plain.length >= request.limit
+            plain.length >= request.limit || (plain.length > 0 && !plain[0]!.flow)
               ? Effect.succeed(plain)
               : Effect.map(claimControlled(request, request.limit - plain.length), (controlled) => [
                   ...plain,

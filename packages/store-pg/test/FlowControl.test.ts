@@ -53,6 +53,22 @@ const publish = (ws: WorkspaceId, id: string) =>
 
 const settle = Effect.flatMap(Dispatcher, (dispatcher) => Effect.zipRight(dispatcher.fanOutAll, dispatcher.deliverDue))
 
+// Fans out until the webhook has `count` deliveries. The outbox is read below the oldest open
+// transaction of the whole PostgreSQL cluster (PgOutboxReader), so another suite's transaction,
+// in another database, may hold fresh events back for a moment: wait (real time) and read again.
+const fannedOut = (webhookId: string, count: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const dispatcher = yield* Dispatcher
+    for (let i = 0; i < 400; i++) {
+      yield* dispatcher.fanOutAll
+      const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM deliveries WHERE webhook_id = ${webhookId}`
+      if (row!.n >= count) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 25)))
+    }
+    assert.fail(`webhook ${webhookId}: fewer than ${count} deliveries fanned out`)
+  })
+
 // The requests sent to a path, in the order they were sent: their event ids and attempts.
 const sentTo = (path: string) =>
   Effect.flatMap(HttpSender.SentRequests, (sent) => sent.all).pipe(
@@ -168,6 +184,7 @@ forEachBackend(
         // Idempotent: still disabled since the first time.
         assert.deepStrictEqual(yield* service((s) => s.disable(webhook.id), ws), disabled)
         const events = yield* Effect.forEach([0, 1, 2, 3, 4], (i) => publish(ws, `tour_hold${i}`))
+        yield* fannedOut(webhook.id, 5)
         yield* settle
         assert.deepStrictEqual(yield* sentTo("hold"), [])
         assert.deepStrictEqual(yield* statuses(ws, webhook.id), ["held", "held", "held", "held", "held"])
@@ -200,10 +217,12 @@ forEachBackend(
         yield* Ref.set(script, { order: [500, 200] })
         const webhook = yield* register(ws, "order", { ordering: "fifo" })
         const early = yield* publish(ws, "tour_order0")
+        yield* fannedOut(webhook.id, 1)
         yield* settle
         // Its first attempt failed: pending, waiting for its retry. Disabling holds it.
         yield* service((s) => s.disable(webhook.id), ws)
         const events = yield* Effect.forEach([1, 2, 3], (i) => publish(ws, `tour_order${i}`))
+        yield* fannedOut(webhook.id, 4)
         yield* settle
         assert.deepStrictEqual(yield* statuses(ws, webhook.id), ["held", "held", "held", "held"])
         yield* TestClock.adjust(60_000)
@@ -243,13 +262,16 @@ forEachBackend(
           yield* settle
         })
         yield* publish(ws, "tour_fail0")
+        yield* fannedOut(flaky.id, 1)
         yield* runCycle
         // One failed in a row each; a success for `flaky` starts its count again.
         yield* Ref.set(script, { failing: [500], flaky: [200] })
         yield* publish(ws, "tour_fail1")
+        yield* fannedOut(flaky.id, 2)
         yield* runCycle
         yield* Ref.set(script, { failing: [500], flaky: [500] })
         const third = yield* publish(ws, "tour_fail2")
+        yield* fannedOut(flaky.id, 3)
         yield* runCycle
         const stopped = yield* service((s) => s.get(failing.id), ws)
         assert.strictEqual(stopped.status, "disabled")
@@ -272,11 +294,11 @@ forEachBackend(
       Effect.gen(function* () {
         yield* TestClock.setTime(NOW)
         const ws = Schema.decodeSync(WorkspaceId)("flow-rate")
-        yield* register(ws, "rate", { rateLimitPerSecond: 3 })
+        const webhook = yield* register(ws, "rate", { rateLimitPerSecond: 3 })
         yield* Effect.forEach([0, 1, 2, 3, 4, 5, 6, 7, 8], (i) => publish(ws, `tour_rate${i}`))
         const first = yield* Dispatcher
         const second = yield* secondDispatcher({ retryDelayMs: 10_000, timeoutMs: 1_000 })
-        yield* first.fanOutAll
+        yield* fannedOut(webhook.id, 9)
         const counts: Array<number> = []
         for (let step = 0; step < 5; step++) {
           yield* Effect.all([first.deliverDue, second.deliverDue], { concurrency: "unbounded" })
@@ -297,7 +319,7 @@ forEachBackend(
         const ws = Schema.decodeSync(WorkspaceId)("flow-fifo")
         const webhook = yield* register(ws, "fifo", { ordering: "fifo" })
         const events = yield* Effect.forEach([0, 1, 2], (i) => publish(ws, `tour_fifo${i}`))
-        yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+        yield* fannedOut(webhook.id, 3)
         const store = yield* DeliveryStoreTag
         const claim = (token: string) =>
           Effect.flatMap(TestClock.currentTimeMillis, (now) =>
@@ -366,11 +388,11 @@ forEachBackend(
       Effect.gen(function* () {
         yield* TestClock.setTime(NOW)
         const ws = Schema.decodeSync(WorkspaceId)("flow-fifo2")
-        yield* register(ws, "fifo2", { ordering: "fifo" })
+        const webhook = yield* register(ws, "fifo2", { ordering: "fifo" })
         const events = yield* Effect.forEach([0, 1, 2, 3, 4, 5], (i) => publish(ws, `tour_fifo2${i}`))
         const first = yield* Dispatcher
         const second = yield* secondDispatcher({ retryDelayMs: 10_000, timeoutMs: 1_000 })
-        yield* first.fanOutAll
+        yield* fannedOut(webhook.id, 6)
         for (let i = 0; i < 8; i++) {
           yield* Effect.all([first.deliverDue, second.deliverDue], { concurrency: "unbounded" })
         }

@@ -434,7 +434,9 @@ export const make = (options: Options) =>
             )
             return written === Idempotency.taken ? written : Idempotency.created(response, record.status, record.body)
           }),
-        replay: (record) => decodeResponse(JSON.parse(record.body))
+        // An answer kept before flow control existed lacks its fields: they were the defaults.
+        replay: (record) =>
+          decodeResponse({ status: "enabled", rateLimitPerSecond: null, ordering: "none", ...JSON.parse(record.body) })
       })
     })
 
