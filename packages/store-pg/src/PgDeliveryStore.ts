@@ -328,14 +328,15 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           Effect.orDie
         ),
       // One statement: a delivery that is pending already (maybe leased and in flight) is left
-      // alone, so a resend never sends a delivery twice at once.
+      // alone, so a resend never sends a delivery twice at once; a held one waits for its
+      // webhook's enable, which sends it in event order.
       resend: (workspaceId, webhookId, deliveryId, now) =>
         sql<LogRow>`
           UPDATE deliveries d
           SET status = 'pending', due_at = ${now}, cycle_start = jsonb_array_length(d.attempts),
               cycle_trigger = 'manual', lease_until = NULL, lease_token = NULL
           WHERE d.id = ${deliveryId} AND d.workspace_id = ${workspaceId} AND d.webhook_id = ${webhookId}
-            AND d.status <> 'pending'
+            AND d.status NOT IN ('pending', 'held')
           RETURNING d.id, d.event_id, d.event_type, d.status, d.attempts`.pipe(
           Effect.flatMap(
             ([resent]): Effect.Effect<ResendResult, unknown> =>
@@ -345,7 +346,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
                     sql<{ status: string }>`
                       SELECT status FROM deliveries
                       WHERE id = ${deliveryId} AND workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`,
-                    (rows): ResendResult => (rows.length === 0 ? { _tag: "NotFound" } : { _tag: "Pending" })
+                    (rows): ResendResult =>
+                      rows.length === 0 ? { _tag: "NotFound" } : { _tag: "Pending", held: rows[0]!.status === "held" }
                   )
           ),
           Effect.orDie

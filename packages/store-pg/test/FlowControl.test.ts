@@ -188,6 +188,11 @@ forEachBackend(
         yield* settle
         assert.deepStrictEqual(yield* sentTo("hold"), [])
         assert.deepStrictEqual(yield* statuses(ws, webhook.id), ["held", "held", "held", "held", "held"])
+        // A resend cannot jump the queue: a held delivery waits for the enable, in event order.
+        const [held] = (yield* service((s) => s.deliveries(webhook.id, { limit: 1 }), ws)).data
+        const refused = yield* Effect.flip(service((s) => s.resend(webhook.id, held!.id), ws))
+        assert.strictEqual(refused._tag, "DeliveryPending")
+        assert.deepStrictEqual(yield* statuses(ws, webhook.id), ["held", "held", "held", "held", "held"])
         // A second dispatcher, as another process, claims nothing either.
         const second = yield* secondDispatcher({ retryDelayMs: 10_000, timeoutMs: 1_000 })
         yield* second.deliverDue

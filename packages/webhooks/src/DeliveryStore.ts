@@ -120,7 +120,7 @@ export interface ClaimedDelivery {
 export type ResendResult =
   | { readonly _tag: "Resent"; readonly delivery: DeliveryLog }
   | { readonly _tag: "NotFound" }
-  | { readonly _tag: "Pending" }
+  | { readonly _tag: "Pending"; readonly held: boolean }
 
 /**
  * Where a replay stands: the last delivery it looked at, by its event's time and the order
@@ -486,7 +486,7 @@ export const makeMemory = (): DeliveryStore["Type"] => {
         if (row === undefined || row.delivery.workspaceId !== workspaceId || row.delivery.webhookId !== webhookId) {
           return { _tag: "NotFound" }
         }
-        if (row.status === "pending") return { _tag: "Pending" }
+        if (row.status === "pending" || row.status === "held") return { _tag: "Pending", held: row.status === "held" }
         restart(row, now)
         return { _tag: "Resent", delivery: logOf(row) }
       }),

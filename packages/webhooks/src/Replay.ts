@@ -153,7 +153,8 @@ export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>("@way
 
 /**
  * The delivery is pending already (waiting, in flight or due for its retry): a resend would
- * send it twice (409 `conflict`).
+ * send it twice; or it is held while its webhook is disabled, and enabling the webhook sends it
+ * in event order (409 `conflict`).
  *
  * @since 0.1.0
  * @category errors
@@ -165,10 +166,12 @@ export class DeliveryPending extends Schema.TaggedError<DeliveryPending>("@waybi
   /**
    * @since 0.1.0
    */
-  static of(deliveryId: string): DeliveryPending {
+  static of(deliveryId: string, held = false): DeliveryPending {
     return new DeliveryPending({
       deliveryId,
-      message: `The delivery ${JSON.stringify(deliveryId)} is pending already; resend it once it has succeeded or failed.`
+      message: held
+        ? `The delivery ${JSON.stringify(deliveryId)} is held while its webhook is disabled; enabling the webhook sends it, in event order.`
+        : `The delivery ${JSON.stringify(deliveryId)} is pending already; resend it once it has succeeded or failed.`
     })
   }
 }

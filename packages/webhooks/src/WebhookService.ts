@@ -641,7 +641,7 @@ export const make = (options: Options) =>
         case "NotFound":
           return yield* Effect.fail(Replay.DeliveryNotFound.of(deliveryId))
         case "Pending":
-          return yield* Effect.fail(Replay.DeliveryPending.of(deliveryId))
+          return yield* Effect.fail(Replay.DeliveryPending.of(deliveryId, result.held))
       }
     })
 

@@ -102,6 +102,12 @@ describe("flow control in memory", () => {
         (yield* deliveriesOf(webhook.id)).map((delivery) => delivery.status),
         ["held", "held", "held", "held"]
       )
+      // A resend cannot jump the queue: a held delivery waits for the enable, in event order.
+      const [held] = yield* deliveriesOf(webhook.id)
+      const refused = yield* Effect.flip(call((s) => s.resend(webhook.id, held!.id)))
+      assert.strictEqual(refused._tag, "DeliveryPending")
+      assert.include(refused.message, "is held while its webhook is disabled")
+      assert.strictEqual((yield* deliveriesOf(webhook.id))[0]!.status, "held")
       yield* call((s) => s.enable(webhook.id))
       yield* call((s) => s.enable(webhook.id))
       yield* settle
