@@ -116,3 +116,24 @@ export const backends = (env: Record<string, string | undefined> = process.env) 
  */
 export const layer = (backend: ReturnType<typeof backends>[number]) =>
   Layer.unwrapScoped(Effect.map(backend.config, Database.layer))
+
+/**
+ * Waits (in real time, whatever the test's clock) until every stored event is behind the
+ * outbox's horizon, so one `fanOutAll` reads them all. Fan-out reads only events older than
+ * every writing transaction open on the server, in any of its databases
+ * (`PgOutboxReader`): on a PostgreSQL shared with other work, such as other suites migrating
+ * their databases, a transaction elsewhere may hold fresh events back for a moment. Gives up
+ * after about 10 s, leaving the test's own assertion to say what is missing.
+ *
+ * @since 0.1.0
+ * @category testing
+ */
+export const eventsVisible: Effect.Effect<void, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (let tries = 0; tries < 500; tries++) {
+    const [row] = yield* sql<{ visible: boolean }>`
+      SELECT COALESCE((SELECT max(xid) FROM events) < pg_snapshot_xmin(pg_current_snapshot()), true) AS visible`
+    if (row?.visible === true) return
+    yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+  }
+}).pipe(Effect.orDie)

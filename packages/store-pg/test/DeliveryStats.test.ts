@@ -1,4 +1,3 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
@@ -14,6 +13,7 @@ import * as EventOutbox from "../src/PgEventOutbox.js"
 import * as FailureAlerts from "../src/PgFailureAlerts.js"
 import * as OutboxReader from "../src/PgOutboxReader.js"
 import * as WebhookRepository from "../src/PgWebhookRepository.js"
+import * as Testing from "../src/Testing.js"
 import { forEachBackend } from "./harness.js"
 
 const NOW = 1_798_000_000_000
@@ -38,21 +38,8 @@ const tourCreated = (id: string) =>
     payload: { tour: { id, status: "planned", substatus: null, properties: {} } }
   }).pipe(as(workspace))
 
-// Fan-out reads only events older than every transaction open on the server (any database of
-// it: the horizon is the cluster's). On a PostgreSQL shared with other work, a transaction
-// elsewhere may hold it back for a moment: wait (in real time) until every event is behind it.
-const eventsVisible = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  for (let tries = 0; tries < 500; tries++) {
-    const [row] = yield* sql<{ visible: boolean }>`
-      SELECT COALESCE((SELECT max(xid) FROM events) < pg_snapshot_xmin(pg_current_snapshot()), true) AS visible`
-    if (row?.visible === true) return
-    yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-  }
-})
-
 const settle = Effect.zipRight(
-  eventsVisible,
+  Testing.eventsVisible,
   Effect.flatMap(Dispatcher, (dispatcher) => Effect.zipRight(dispatcher.fanOutAll, dispatcher.deliverDue))
 )
 

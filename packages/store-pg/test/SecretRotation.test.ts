@@ -23,6 +23,7 @@ import * as PgEventOutbox from "../src/PgEventOutbox.js"
 import * as PgFailureAlerts from "../src/PgFailureAlerts.js"
 import * as PgOutboxReader from "../src/PgOutboxReader.js"
 import * as PgWebhookRepository from "../src/PgWebhookRepository.js"
+import * as Testing from "../src/Testing.js"
 import { forEachBackend } from "./harness.js"
 
 const NOW = 1_798_000_000_000
@@ -85,7 +86,10 @@ forEachBackend(
           type: "tour-created",
           payload: { tour: { id: "tour_r", status: "planned", substatus: null, properties: {} } }
         }).pipe(as)
-        yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+        yield* Effect.zipRight(
+          Testing.eventsVisible,
+          Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+        )
         // Another process's store, with its own cache of targets, claims before and after.
         const other = yield* Layer.build(PgDeliveryStore.layer).pipe(
           Effect.map((context) => context.unsafeMap.get(DeliveryStoreTag.key) as DeliveryStoreTag["Type"])

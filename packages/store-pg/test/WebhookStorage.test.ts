@@ -20,6 +20,7 @@ import * as EventOutbox from "../src/PgEventOutbox.js"
 import * as FailureAlerts from "../src/PgFailureAlerts.js"
 import * as OutboxReader from "../src/PgOutboxReader.js"
 import * as WebhookRepository from "../src/PgWebhookRepository.js"
+import * as Testing from "../src/Testing.js"
 import { forEachBackend } from "./harness.js"
 
 const NOW = 1_798_000_000_000
@@ -40,7 +41,16 @@ const register = (input: unknown, workspaceId = wsA) =>
 const tourCreated = (id: string, status = "planned") =>
   EventIntake.publish({ type: "tour-created", payload: { tour: { id, status, substatus: null, properties: {} } } })
 
-const settle = Effect.flatMap(Dispatcher, (dispatcher) => Effect.zipRight(dispatcher.fanOutAll, dispatcher.deliverDue))
+// Every event behind the outbox's horizon first (see `Testing.eventsVisible`), so one fan-out
+// reads them all.
+const fanOut = Effect.zipRight(
+  Testing.eventsVisible,
+  Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+)
+const settle = Effect.zipRight(
+  fanOut,
+  Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.deliverDue)
+)
 
 const requestsFor = (eventId: string) =>
   Effect.flatMap(HttpSender.SentRequests, (sent) => sent.all).pipe(
@@ -320,7 +330,10 @@ forEachBackend(
         )
         const first = yield* Dispatcher
         yield* Effect.all(
-          [Effect.zipRight(first.fanOutAll, first.deliverDue), Effect.zipRight(second.fanOutAll, second.deliverDue)],
+          [
+            Effect.zipRight(Effect.zipRight(Testing.eventsVisible, first.fanOutAll), first.deliverDue),
+            Effect.zipRight(second.fanOutAll, second.deliverDue)
+          ],
           { concurrency: "unbounded" }
         )
         yield* settle
@@ -342,7 +355,7 @@ forEachBackend(
           workspace
         )
         const events = yield* Effect.forEach([0, 1, 2, 3, 4], (i) => tourCreated(`tour_room${i}`).pipe(as(workspace)))
-        yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+        yield* fanOut
         const store = yield* DeliveryStoreTag
         const claim = (roomByWebhook: ReadonlyMap<string, number>, maxPerWebhook: number, leaseToken: string) =>
           store.claimDue({ now: NOW, limit: 10, maxPerWebhook, roomByWebhook, leaseUntil: NOW + 60_000, leaseToken })
@@ -414,7 +427,7 @@ forEachBackend(
             workspace
           )
           yield* Effect.forEach([0, 1], (i) => tourCreated(`tour_edit${i}`).pipe(as(workspace)))
-          yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+          yield* fanOut
           // Another process's store: its own cache of targets.
           const other = yield* Layer.build(DeliveryStore.layer).pipe(
             Effect.map((context) => context.unsafeMap.get(DeliveryStoreTag.key) as DeliveryStoreTag["Type"])
