@@ -23,7 +23,7 @@ import * as PgEventOutbox from "../src/PgEventOutbox.js"
 import * as PgFailureAlerts from "../src/PgFailureAlerts.js"
 import * as PgOutboxReader from "../src/PgOutboxReader.js"
 import * as PgWebhookRepository from "../src/PgWebhookRepository.js"
-import { forEachBackend } from "./harness.js"
+import { forEachBackend, outboxReadable } from "./harness.js"
 
 const NOW = 1_798_000_000_000
 const ws = Schema.decodeSync(WorkspaceId)("rotation")
@@ -85,7 +85,10 @@ forEachBackend(
           type: "tour-created",
           payload: { tour: { id: "tour_r", status: "planned", substatus: null, properties: {} } }
         }).pipe(as)
-        yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+        yield* Effect.zipRight(
+          outboxReadable,
+          Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+        )
         // Another process's store, with its own cache of targets, claims before and after.
         const other = yield* Layer.build(PgDeliveryStore.layer).pipe(
           Effect.map((context) => context.unsafeMap.get(DeliveryStoreTag.key) as DeliveryStoreTag["Type"])

@@ -18,7 +18,7 @@ import * as EventOutbox from "../src/PgEventOutbox.js"
 import * as FailureAlerts from "../src/PgFailureAlerts.js"
 import * as OutboxReader from "../src/PgOutboxReader.js"
 import * as WebhookRepository from "../src/PgWebhookRepository.js"
-import { forEachBackend } from "./harness.js"
+import { forEachBackend, outboxReadable } from "./harness.js"
 
 const NOW = 1_798_000_000_000
 const wsA = Schema.decodeSync(WorkspaceId)("hooks-a")
@@ -37,7 +37,10 @@ const register = (input: unknown, workspaceId = wsA) =>
 const tourCreated = (id: string, status = "planned") =>
   EventIntake.publish({ type: "tour-created", payload: { tour: { id, status, substatus: null, properties: {} } } })
 
-const settle = Effect.flatMap(Dispatcher, (dispatcher) => Effect.zipRight(dispatcher.fanOutAll, dispatcher.deliverDue))
+const settle = Effect.zipRight(
+  outboxReadable,
+  Effect.flatMap(Dispatcher, (dispatcher) => Effect.zipRight(dispatcher.fanOutAll, dispatcher.deliverDue))
+)
 
 const requestsFor = (eventId: string) =>
   Effect.flatMap(HttpSender.SentRequests, (sent) => sent.all).pipe(
@@ -265,6 +268,7 @@ forEachBackend(
           Effect.map((context) => context.unsafeMap.get(Dispatcher.key) as Dispatcher["Type"])
         )
         const first = yield* Dispatcher
+        yield* outboxReadable
         yield* Effect.all(
           [Effect.zipRight(first.fanOutAll, first.deliverDue), Effect.zipRight(second.fanOutAll, second.deliverDue)],
           { concurrency: "unbounded" }
@@ -288,7 +292,10 @@ forEachBackend(
           workspace
         )
         const events = yield* Effect.forEach([0, 1, 2, 3, 4], (i) => tourCreated(`tour_room${i}`).pipe(as(workspace)))
-        yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+        yield* Effect.zipRight(
+          outboxReadable,
+          Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+        )
         const store = yield* DeliveryStoreTag
         const claim = (roomByWebhook: ReadonlyMap<string, number>, maxPerWebhook: number, leaseToken: string) =>
           store.claimDue({ now: NOW, limit: 10, maxPerWebhook, roomByWebhook, leaseUntil: NOW + 60_000, leaseToken })
@@ -360,7 +367,10 @@ forEachBackend(
             workspace
           )
           yield* Effect.forEach([0, 1], (i) => tourCreated(`tour_edit${i}`).pipe(as(workspace)))
-          yield* Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+          yield* Effect.zipRight(
+            outboxReadable,
+            Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.fanOutAll)
+          )
           // Another process's store: its own cache of targets.
           const other = yield* Layer.build(DeliveryStore.layer).pipe(
             Effect.map((context) => context.unsafeMap.get(DeliveryStoreTag.key) as DeliveryStoreTag["Type"])
@@ -409,6 +419,7 @@ forEachBackend(
         const reader = yield* OutboxReaderTag
         const sql = yield* SqlClient.SqlClient
         // Start from the end of what earlier tests left.
+        yield* outboxReadable
         const start = yield* reader.acquire("setup", NOW, NOW + 1)
         assert.isTrue(Option.isSome(start))
         let position = Option.getOrThrow(start)
@@ -423,6 +434,7 @@ forEachBackend(
 
         const a = yield* tourCreated("tour_outbox_a").pipe(as(wsA))
         const b = yield* tourCreated("tour_outbox_b").pipe(as(wsB))
+        yield* outboxReadable
         const held = yield* reader.acquire("one", NOW, NOW + 10_000)
         assert.deepStrictEqual(held, Option.some(position))
         // Another owner waits for the lease to run out; the holder renews it.

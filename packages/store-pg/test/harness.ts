@@ -1,7 +1,8 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, it, layer } from "@effect/vitest"
 import type { Transactor } from "@waybill/core/Transactor"
+import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Testing from "../src/Testing.js"
 
@@ -25,3 +26,20 @@ export const forEachBackend = <R>(
     })
   }
 }
+
+/**
+ * Waits (in real time) until every recorded event is readable from the outbox. The outbox is read
+ * below the oldest transaction still open in the whole PostgreSQL cluster (`PgOutboxReader`), so
+ * a transaction of another suite, in another database (its migrations, say), holds fresh events
+ * back for a moment; a test that fans out right after publishing waits for it here.
+ */
+export const outboxReadable = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (let i = 0; i < 400; i++) {
+    const [row] = yield* sql<{ waiting: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM events WHERE xid >= pg_snapshot_xmin(pg_current_snapshot())) AS waiting`
+    if (row?.waiting !== true) return
+    yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 25)))
+  }
+  return yield* Effect.dieMessage("events stayed unreadable from the outbox for 10 s")
+})
