@@ -329,6 +329,7 @@ forEachBackend(
           Effect.map((context) => context.unsafeMap.get(Dispatcher.key) as Dispatcher["Type"])
         )
         const first = yield* Dispatcher
+        yield* Testing.eventsVisible
         yield* Effect.all(
           [
             Effect.zipRight(Effect.zipRight(Testing.eventsVisible, first.fanOutAll), first.deliverDue),
@@ -476,6 +477,7 @@ forEachBackend(
         const reader = yield* OutboxReaderTag
         const sql = yield* SqlClient.SqlClient
         // Start from the end of what earlier tests left.
+        yield* Testing.eventsVisible
         const start = yield* reader.acquire("setup", NOW, NOW + 1)
         assert.isTrue(Option.isSome(start))
         let position = Option.getOrThrow(start)
@@ -490,6 +492,7 @@ forEachBackend(
 
         const a = yield* tourCreated("tour_outbox_a").pipe(as(wsA))
         const b = yield* tourCreated("tour_outbox_b").pipe(as(wsB))
+        yield* Testing.eventsVisible
         const held = yield* reader.acquire("one", NOW, NOW + 10_000)
         assert.deepStrictEqual(held, Option.some(position))
         // Another owner waits for the lease to run out; the holder renews it.

@@ -4,10 +4,12 @@
  * ended `failed`, behind automatic disabling.
  *
  * A rate limit counts the attempts started (claimed) per slot of `slotMs`; a claim may start as
- * many as the limit leaves over the current slot and the `slotsCounted - 1` before it. Those slots
- * reach back at least `slotsCounted - 1` slots (1 050 ms) from any moment, so no window of one
- * second (of claims, or of arrivals whose network delays differ by less than 50 ms) holds more
- * than the limit; a webhook kept busy gets about `limit / 1.1` attempts a second.
+ * many as the limit leaves over the current slot and the `slotsCounted - 1` before it, and no
+ * more in one slot than the limit's share of it (`perSlot`), so attempts are spread over the
+ * second rather than sent in a burst. Those slots reach back at least `slotsCounted - 1` slots
+ * (1 100 ms) from any moment, so no window of one second (of claims, or of arrivals whose delays
+ * between claim and receiver differ by less than 100 ms) holds more than the limit; a webhook
+ * kept busy gets about `limit / 1.15` attempts a second.
  *
  * @since 0.1.0
  */
@@ -37,7 +39,7 @@ export const slotMs = 50
  * @since 0.1.0
  * @category constants
  */
-export const slotsCounted = 22
+export const slotsCounted = 23
 
 /**
  * A webhook's rate window: the number of its newest slot and the attempts started per slot,
@@ -73,8 +75,19 @@ const shift = (window: RateWindow, now: number): Array<number> => {
  * @since 0.1.0
  * @category rate limit
  */
-export const allowance = (window: RateWindow, now: number, limit: number): number =>
-  Math.max(0, limit - shift(window, now).reduce((sum, count) => sum + count, 0))
+export const allowance = (window: RateWindow, now: number, limit: number): number => {
+  const counts = shift(window, now)
+  const inWindow = counts.reduce((sum, count) => sum + count, 0)
+  return Math.max(0, Math.min(limit - inWindow, perSlot(limit) - (counts[0] ?? 0)))
+}
+
+/**
+ * The most attempts one slot may start: the limit's share of a slot, at least one.
+ *
+ * @since 0.1.0
+ * @category rate limit
+ */
+export const perSlot = (limit: number): number => Math.max(1, Math.ceil((limit * slotMs) / 1000))
 
 /**
  * The window after a claim at `now` started `started` attempts.

@@ -38,6 +38,14 @@ export * as EventIntake from "./EventIntake.js"
 export * as FailureAlerts from "./FailureAlerts.js"
 
 /**
+ * Flow control per webhook: which take the flow-controlled claim, the rate window, and the count
+ * of failures in a row behind automatic disabling.
+ *
+ * @since 0.1.0
+ */
+export * as FlowControl from "./FlowControl.js"
+
+/**
  * The name-resolution port used at registration.
  *
  * @since 0.1.0

@@ -222,11 +222,16 @@ export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked"
       }
     }
     loop.fullClaim = claimed.length >= limit
+    let limited = false
     for (const item of claimed) {
       if (FlowControl.isControlled(item.target)) loop.controlled.add(item.webhookId)
       else loop.controlled.delete(item.webhookId)
+      if (item.target.rateLimitPerSecond !== null) limited = true
       loop.lanes.push(item.webhookId, { claimed: item, leaseUntil })
     }
+    // A rate-limited webhook with work may get more in the next slot: claim again then, rather
+    // than at the next poll. Its backlog drained, claims find none and the wake-ups stop.
+    if (limited) yield* loop.onRetry(now + FlowControl.slotMs)
     dispatchIdle(loop)
     return claimed.length
   })
