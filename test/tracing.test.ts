@@ -209,6 +209,12 @@ describe("traces over OTLP/HTTP", () => {
           30_000
         )
         checkTrace(otlp.spans, [one, two], { request: "waybill-one", delivery: "waybill-one" })
+        // The background loops' polls are not traces of their own.
+        assert.deepStrictEqual(
+          otlp.spans.filter((span) => span.name === "sql.execute" && span.parentSpanId === ""),
+          []
+        )
+        assert.isAbove(otlp.spans.filter((span) => span.name === "sql.execute").length, 0)
       }).pipe(Effect.scoped),
     120_000
   )

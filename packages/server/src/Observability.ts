@@ -13,6 +13,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { Sampler } from "@opentelemetry/sdk-trace-base"
 import * as Metrics from "@waybill/core/Metrics"
 import * as PrometheusText from "@waybill/core/PrometheusText"
 import * as PgMetrics from "@waybill/store-pg/PgMetrics"
@@ -127,23 +128,37 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
  * from the configuration. Provide it and turn the tracer on; without it nothing is exported. The
  * SDK's modules are loaded only here, so a server without tracing never loads them.
  *
+ * Unless `OTEL_TRACES_SAMPLER` says otherwise, spans follow their parent's decision and every
+ * trace is recorded, except a statement outside any request or event (`sql.execute` without a
+ * parent): the background loops poll every second, and each poll would be a trace of its own.
+ *
  * @since 0.1.0
  * @category layers
  */
 export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resource> =>
   Layer.unwrapEffect(
     Effect.promise(async () => {
-      const [NodeSdk, base, exporter] = await Promise.all([
+      const [NodeSdk, api, base, exporter] = await Promise.all([
         import("@effect/opentelemetry/NodeSdk"),
+        import("@opentelemetry/api"),
         import("@opentelemetry/sdk-trace-base"),
         config.protocol === "http/json"
           ? import("@opentelemetry/exporter-trace-otlp-http")
           : import("@opentelemetry/exporter-trace-otlp-proto")
       ])
       const url = `${config.endpoint}/v1/traces`
+      const parentBased = new base.ParentBasedSampler({ root: new base.AlwaysOnSampler() })
+      const sampler: Sampler = {
+        shouldSample: (context, traceId, name, kind, attributes, links) =>
+          name === "sql.execute" && api.trace.getSpanContext(context) === undefined
+            ? { decision: base.SamplingDecision.NOT_RECORD }
+            : parentBased.shouldSample(context, traceId, name, kind, attributes, links),
+        toString: () => "ParentBased(AlwaysOn) without background statements"
+      }
       return NodeSdk.layer(() => ({
         resource: { serviceName: config.serviceName },
-        spanProcessor: new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url }))
+        spanProcessor: new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url })),
+        ...(process.env.OTEL_TRACES_SAMPLER === undefined ? { tracerConfig: { sampler } } : {})
       }))
     })
   )
