@@ -27,10 +27,11 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { DeliveryLog } from "./Delivery.js"
-import * as DeliveryStats from "./DeliveryStats.js"
+import type * as DeliveryStats from "./DeliveryStats.js"
 import * as DeliveryStore from "./DeliveryStore.js"
 import { type FailureAlert, FailureAlerts } from "./FailureAlerts.js"
 import { HostResolver } from "./HostResolver.js"
+import * as DeliveryLogOperations from "./internal/deliveryLog.js"
 import * as Page from "./Page.js"
 import {
   hostToResolve,
@@ -621,80 +622,13 @@ export const make = (options: Options) =>
       return catalogueFields(event, yield* propertyDefinitions.forWorkspace(workspace.id))
     })
 
-    const deliveries = Effect.fn("WebhookService.deliveries")(function* (id: string, params: Page.Params) {
-      const webhook = yield* find(id)
-      const query = yield* pageQuery("dlv", params)
-      return yield* deliveryStore.list(webhook.workspaceId, webhook.id, query)
-    })
-
-    const resend = Effect.fn("WebhookService.resend")(function* (id: string, deliveryId: string) {
-      const webhook = yield* find(id)
-      const result = yield* deliveryStore.resend(
-        webhook.workspaceId,
-        webhook.id,
-        deliveryId,
-        yield* Clock.currentTimeMillis
-      )
-      switch (result._tag) {
-        case "Resent":
-          return result.delivery
-        case "NotFound":
-          return yield* Effect.fail(Replay.DeliveryNotFound.of(deliveryId))
-        case "Pending":
-          return yield* Effect.fail(Replay.DeliveryPending.of(deliveryId, result.held))
-      }
-    })
-
-    const replay = Effect.fn("WebhookService.replay")(function* (id: string, input: unknown) {
-      const webhook = yield* find(id)
-      const window = yield* Either.match(
-        Replay.validate(input, Math.floor((yield* Clock.currentTimeMillis) / 1000), retentionSeconds),
-        {
-          onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "replay")),
-          onRight: Effect.succeed
-        }
-      )
-      let deliveries = 0
-      let after: DeliveryStore.ReplayCursor | undefined
-      // Step by step, each its own short statement, so a replay of 100 000 deliveries neither
-      // holds one long transaction nor keeps the dispatchers from claiming what is already due.
-      do {
-        const step = yield* deliveryStore.replayStep({
-          workspaceId: webhook.workspaceId,
-          webhookId: webhook.id,
-          since: window.since,
-          until: window.until,
-          statuses: window.statuses,
-          after,
-          limit: stepSize,
-          now: yield* Clock.currentTimeMillis
-        })
-        deliveries += step.resent
-        after = step.next
-        yield* Effect.yieldNow()
-      } while (after !== undefined)
-      return { deliveries }
-    })
-
-    const stats = Effect.fn("WebhookService.stats")(function* (id: string, params: DeliveryStats.StatsParams) {
-      const webhook = yield* find(id)
-      const hours = yield* Either.match(DeliveryStats.hoursOf(params), {
-        onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "query")),
-        onRight: Effect.succeed
-      })
-      return yield* deliveryStore.stats(
-        webhook.workspaceId,
-        webhook.id,
-        DeliveryStats.windowOf(yield* nowSeconds, hours)
-      )
-    })
-
-    const alerts = Effect.fn("WebhookService.alerts")(function* (
-      params: Page.Params & { readonly webhookId?: string | undefined }
-    ) {
-      const workspace = yield* CurrentWorkspace
-      const query = yield* pageQuery("alr", params)
-      return yield* failureAlerts.list(workspace.id, { ...query, webhookId: params.webhookId })
+    const deliveryLog = DeliveryLogOperations.make({
+      find,
+      pageQuery,
+      deliveryStore,
+      failureAlerts,
+      retentionSeconds,
+      stepSize
     })
 
     return WebhookService.of({
@@ -708,11 +642,7 @@ export const make = (options: Options) =>
       get,
       delete: remove,
       filterFields,
-      deliveries,
-      resend,
-      replay,
-      stats,
-      alerts
+      ...deliveryLog
     })
   })
 

@@ -1,0 +1,105 @@
+// The webhook service's operations on a webhook's delivery log: list, resend, replay, statistics
+// and failure alerts. Each finds the webhook in the caller's workspace first (`find`), so another
+// workspace's webhook is never reached.
+import type * as Id from "@waybill/core/Id"
+import * as ValidationError from "@waybill/core/ValidationError"
+import { CurrentWorkspace } from "@waybill/core/Workspace"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as DeliveryStats from "../DeliveryStats.js"
+import type * as DeliveryStore from "../DeliveryStore.js"
+import type { FailureAlerts } from "../FailureAlerts.js"
+import type * as Page from "../Page.js"
+import * as Replay from "../Replay.js"
+import type { Webhook } from "../Webhook.js"
+
+/** What the delivery log's operations need from the service. */
+export interface Env<E> {
+  readonly find: (id: string) => Effect.Effect<Webhook, E, CurrentWorkspace>
+  readonly pageQuery: (
+    prefix: Id.Prefix,
+    params: Page.Params
+  ) => Effect.Effect<Page.Query, ValidationError.ValidationError>
+  readonly deliveryStore: DeliveryStore.DeliveryStore["Type"]
+  readonly failureAlerts: FailureAlerts["Type"]
+  readonly retentionSeconds: number
+  readonly stepSize: number
+}
+
+/** The delivery log's operations over `env`. */
+export const make = <E>(env: Env<E>) => {
+  const { find, pageQuery, deliveryStore } = env
+  const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
+
+  const deliveries = Effect.fn("WebhookService.deliveries")(function* (id: string, params: Page.Params) {
+    const webhook = yield* find(id)
+    const query = yield* pageQuery("dlv", params)
+    return yield* deliveryStore.list(webhook.workspaceId, webhook.id, query)
+  })
+
+  const resend = Effect.fn("WebhookService.resend")(function* (id: string, deliveryId: string) {
+    const webhook = yield* find(id)
+    const result = yield* deliveryStore.resend(
+      webhook.workspaceId,
+      webhook.id,
+      deliveryId,
+      yield* Clock.currentTimeMillis
+    )
+    switch (result._tag) {
+      case "Resent":
+        return result.delivery
+      case "NotFound":
+        return yield* Effect.fail(Replay.DeliveryNotFound.of(deliveryId))
+      case "Pending":
+        return yield* Effect.fail(Replay.DeliveryPending.of(deliveryId, result.held))
+    }
+  })
+
+  const replay = Effect.fn("WebhookService.replay")(function* (id: string, input: unknown) {
+    const webhook = yield* find(id)
+    const window = yield* Either.match(Replay.validate(input, yield* nowSeconds, env.retentionSeconds), {
+      onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "replay")),
+      onRight: Effect.succeed
+    })
+    let resent = 0
+    let after: DeliveryStore.ReplayCursor | undefined
+    // Step by step, each its own short statement, so a replay of 100 000 deliveries neither
+    // holds one long transaction nor keeps the dispatchers from claiming what is already due.
+    do {
+      const step = yield* deliveryStore.replayStep({
+        workspaceId: webhook.workspaceId,
+        webhookId: webhook.id,
+        since: window.since,
+        until: window.until,
+        statuses: window.statuses,
+        after,
+        limit: env.stepSize,
+        now: yield* Clock.currentTimeMillis
+      })
+      resent += step.resent
+      after = step.next
+      yield* Effect.yieldNow()
+    } while (after !== undefined)
+    return { deliveries: resent }
+  })
+
+  const stats = Effect.fn("WebhookService.stats")(function* (id: string, params: DeliveryStats.StatsParams) {
+    const webhook = yield* find(id)
+    const hours = yield* Either.match(DeliveryStats.hoursOf(params), {
+      onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "query")),
+      onRight: Effect.succeed
+    })
+    return yield* deliveryStore.stats(webhook.workspaceId, webhook.id, DeliveryStats.windowOf(yield* nowSeconds, hours))
+  })
+
+  const alerts = Effect.fn("WebhookService.alerts")(function* (
+    params: Page.Params & { readonly webhookId?: string | undefined }
+  ) {
+    const workspace = yield* CurrentWorkspace
+    const query = yield* pageQuery("alr", params)
+    return yield* env.failureAlerts.list(workspace.id, { ...query, webhookId: params.webhookId })
+  })
+
+  return { deliveries, resend, replay, stats, alerts }
+}
