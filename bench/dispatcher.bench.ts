@@ -15,6 +15,10 @@
  * turns, round by round, as the shared machine's load swings), and the latency from publish to
  * receipt (p50/p99) while events are published at a steady 1,000/s.
  *
+ * The dispatcher runs with Effect's tracer off, as the reference server runs it unless an OTLP
+ * endpoint is set (with it on, every attempt and fan-out is a span); `BENCH_TRACER=on` measures it
+ * with the tracer on.
+ *
  * Target: the median per-round ratio dispatcher / bare loop ≥ 0.25, the issue's end-to-end
  * ratio: a necessary condition for it, since PostgreSQL only adds work on the same cores. (The
  * machine is shared: compare only ratios taken in the same run.)
@@ -213,7 +217,7 @@ const start = async (sender: Layer.Layer<HttpSender>) => {
       return { outbox: yield* EventOutbox, dispatcher: yield* Dispatcher.Dispatcher }
     })
   )
-  runtime.runFork(dispatcher.run)
+  runtime.runFork(Effect.withTracerEnabled(dispatcher.run, process.env.BENCH_TRACER === "on"))
   return { runtime, outbox, dispatcher }
 }
 const { runtime, outbox, dispatcher } = await start(
