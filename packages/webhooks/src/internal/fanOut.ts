@@ -154,11 +154,17 @@ const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)
           ? Effect.failCause(cause)
-          : Effect.as(env.logWriteFailure("Fresh deliveries could not be recorded", cause), false)
+          : Effect.as(
+              fan.recordFailing ? Effect.void : env.logWriteFailure("Fresh deliveries could not be recorded", cause),
+              false
+            )
       )
     )
     if (!recorded) {
-      if (batches.length > 0) {
+      // Said once until a record succeeds: a fan-out that retries through an outage repeats nothing.
+      const firstFailure = !fan.recordFailing
+      fan.recordFailing = true
+      if (firstFailure && batches.length > 0) {
         yield* Effect.logWarning(
           "Fan-out gave up deliveries it had not recorded; their events are fanned out again"
         ).pipe(Effect.annotateLogs({ deliveries: rows.length }))
@@ -166,6 +172,7 @@ const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray
       dropBatches(fan)
       return
     }
+    fan.recordFailing = false
     fan.stored = position
     fan.recorded = batches.at(-1)?.number ?? fan.recorded
     fan.leaseUntil = leaseUntil
@@ -216,7 +223,8 @@ export const fanOutParts = (env: Env): FanOutParts => ({
     storing: new Map(),
     made: 0,
     recorded: 0,
-    lastStored: new Map()
+    lastStored: new Map(),
+    recordFailing: false
   }),
   recorder: (loop, fan) => recorder(env, loop, fan),
   recordAtStop: (loop, fan) => recordBatches(env, loop, fan, fan.batches.filter(Batch.isUnrecorded), true)

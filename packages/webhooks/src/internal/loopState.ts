@@ -119,6 +119,8 @@ export interface FanOut {
   recorded: number
   /** The last batch in which each webhook had a delivery stored, not handed over. */
   readonly lastStored: Map<string, number>
+  /** The last record failed: a failure is said once, until a record succeeds again. */
+  recordFailing: boolean
 }
 
 /**
