@@ -65,7 +65,9 @@ describe("own users", () => {
       const action = yield* OwnUsers.activateLine({ id: "usr_4711", workspace: "acme" })
       assert.deepStrictEqual(action.actor, { type: "operator-user", id: "usr_4711" })
       const reader = yield* OutboxReader.OutboxReader
-      const published = (yield* reader.read("0", 10)).filter((event) => event.type === "transport-draft-action-created")
+      const published = (yield* reader.read("0", 10)).events.filter(
+        (event) => event.type === "transport-draft-action-created"
+      )
       assert.strictEqual(published.length, 1)
       assert.deepStrictEqual(JSON.parse(published[0]!.body).payload.action.actor, {
         type: "operator-user",

@@ -150,7 +150,9 @@ export const layerPorts = (
 
 // The dispatcher fans out and delivers in the background for as long as the server runs. On
 // PostgreSQL, a notification on the events channel wakes it at once (any process may have
-// written the event); PGlite has no LISTEN, so there it polls (and in-process publishers wake it).
+// written the event), unless this process's fan-out has read past its transaction already (the
+// in-process wake after a publish got there first); PGlite has no LISTEN, so there it polls (and
+// in-process publishers wake it).
 // A lost connection (the database restarted) ends the notifications: the server listens again
 // every second until it can, meanwhile polling, and logs the loss and the return once each.
 const dispatching = (config: ServerConfig) =>
@@ -162,9 +164,10 @@ const dispatching = (config: ServerConfig) =>
         const pg = yield* PgClient.PgClient
         let lost = false
         const channel = PgEventOutbox.channelOf(Database.schemaOf(databaseConfig(config)))
+        const horizon = yield* PgOutboxReader.ReadHorizon
         const listening = pg.listen(channel).pipe(
-          Stream.runForEach(() => {
-            if (!lost) return dispatcher.wake
+          Stream.runForEach((notification) => {
+            if (!lost) return horizon.covers(notification) ? Effect.void : dispatcher.wake
             lost = false
             return Effect.zipRight(Effect.logInfo("Event notifications are back"), dispatcher.wake)
           })

@@ -130,7 +130,7 @@ const postgresPool = (url: string, maxConnections: number, schema: string) =>
 
 // Notifications on a connection of their own, as `PgClient.listen` does, except that every
 // notification on the channel is emitted, an empty one too (`PgClient.listen` drops those, and
-// the outbox's are empty: no process was ever woken by another's events), and a lost connection
+// the outbox's were empty before they named their transaction), and a lost connection
 // ends the stream with a failure (`PgClient.listen` ignores the connection's errors: after a
 // restart of PostgreSQL its stream stays open and silent for good), so that a caller can listen
 // again.
@@ -153,7 +153,6 @@ const listen =
             client.on("error", lost)
             client.on("end", () => lost(new Error("Connection terminated")))
             client.on("notification", (message) => {
-              // Our notifications carry no payload (`PgClient.listen` drops those).
               if (message.channel === channel) emit.single(message.payload ?? "")
             })
             try {

@@ -93,7 +93,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
           )}),
                drafts AS (${insertDraftsKeyed(workspaceId, writing)}),
                inserted AS (${insertEventsKeyed(sql, workspaceId, recorded, keys)})
-          SELECT (SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
+          SELECT (SELECT pg_notify(current_schema() || '_events', pg_current_xact_id()::text) FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
                  (SELECT coalesce(json_agg(key), '[]'::json) FROM keys) AS won`
         const won = new Set(result?.won ?? [])
         const written = new Set(writing)
@@ -131,7 +131,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
             entries.map((entry) => entry.draft)
           )}),
                inserted AS (${insertEvents(sql, workspaceId, recorded)})
-          SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
+          SELECT pg_notify(current_schema() || '_events', pg_current_xact_id()::text) FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
         yield* countPublished(recorded)
         return entries.map(() => true)
       }).pipe(Effect.orDie)

@@ -17,7 +17,8 @@ import { defaultSchema } from "./Migrations.js"
 /**
  * The channel `pg_notify` signals after events are written in Waybill's schema `schema`, so
  * dispatchers wake up early: `<schema>_events`. Notification channels belong to the whole
- * database, so each schema has its own (the statements name it by `current_schema()`).
+ * database, so each schema has its own (the statements name it by `current_schema()`). The
+ * payload is the writing transaction's id (`PgOutboxReader.ReadHorizon` reads it).
  *
  * @since 0.1.0
  * @category constants
@@ -50,7 +51,7 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
           // the same for any number of events (the rows are one JSON array), so it is prepared once.
           yield* sql`
             WITH inserted AS (${insertEvents(sql, workspaceId, recorded)})
-            SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
+            SELECT pg_notify(current_schema() || '_events', pg_current_xact_id()::text) FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
           yield* countPublished(recorded)
           return recorded
         }).pipe(Effect.orDie),
@@ -72,7 +73,7 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
                    recorded,
                    writing.map((entry) => entry.record?.key ?? null)
                  )})
-            SELECT (SELECT pg_notify(current_schema() || '_events', '') FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
+            SELECT (SELECT pg_notify(current_schema() || '_events', pg_current_xact_id()::text) FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
                    (SELECT coalesce(json_agg(key), '[]'::json) FROM keys) AS won`
           const won = new Set(result?.won ?? [])
           const byEntry = new Map<unknown, RecordedEvent>(writing.map((entry, i) => [entry, recorded[i]!]))

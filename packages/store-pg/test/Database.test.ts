@@ -142,7 +142,7 @@ it.live.skipIf(!process.env.DATABASE_URL)(
       // Behind the cluster-wide horizon first: another suite's open transaction may hold them back.
       yield* Testing.eventsVisible.pipe(Effect.provideService(SqlClient.SqlClient, sql))
       const position = yield* reader.acquire("upgrade", 0, 1)
-      const events = yield* reader.read(Option.getOrThrow(position), 10)
+      const { events } = yield* reader.read(Option.getOrThrow(position), 10)
       assert.deepStrictEqual(
         events.map((event) => event.id),
         ["evt_pending_1", "evt_pending_2"]

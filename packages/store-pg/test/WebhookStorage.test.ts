@@ -14,7 +14,7 @@ import * as HttpSender from "@waybill/webhooks/HttpSender"
 import { OutboxReader as OutboxReaderTag } from "@waybill/webhooks/OutboxReader"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
-import { Deferred, Effect, Fiber, Layer, Metric, Option, Ref, Schema, TestClock } from "effect"
+import { Clock, Deferred, Effect, Fiber, Layer, Metric, Option, Ref, Schema, TestClock } from "effect"
 import * as DeliveryStore from "../src/PgDeliveryStore.js"
 import * as EventOutbox from "../src/PgEventOutbox.js"
 import * as FailureAlerts from "../src/PgFailureAlerts.js"
@@ -482,9 +482,9 @@ forEachBackend(
         assert.isTrue(Option.isSome(start))
         let position = Option.getOrThrow(start)
         for (
-          let read = yield* reader.read(position, 1000);
+          let read = (yield* reader.read(position, 1000)).events;
           read.length > 0;
-          read = yield* reader.read(position, 1000)
+          read = (yield* reader.read(position, 1000)).events
         ) {
           position = read.at(-1)!.position
         }
@@ -498,7 +498,7 @@ forEachBackend(
         // Another owner waits for the lease to run out; the holder renews it.
         assert.isTrue(Option.isNone(yield* reader.acquire("two", NOW + 9_999, NOW + 20_000)))
         assert.isTrue(Option.isSome(yield* reader.acquire("one", NOW + 5_000, NOW + 15_000)))
-        const events = yield* reader.read(position, 10)
+        const { events } = yield* reader.read(position, 10)
         assert.deepStrictEqual(
           events.map((event) => [event.id, event.workspaceId]),
           [
@@ -506,7 +506,7 @@ forEachBackend(
             [b.id, wsB]
           ]
         )
-        assert.deepStrictEqual(yield* reader.read(events[0]!.position, 10), [events[1]!])
+        assert.deepStrictEqual(yield* reader.read(events[0]!.position, 10), { events: [events[1]!], waiting: false })
         assert.isFalse(yield* reader.advance("two", events[1]!.position, NOW + 20_000))
         assert.isTrue(yield* reader.advance("one", events[0]!.position, NOW + 15_000))
         // Past its lease, another owner takes over from the stored position.
@@ -516,33 +516,94 @@ forEachBackend(
         )
         assert.isFalse(yield* reader.advance("one", events[1]!.position, NOW + 30_000))
         assert.isTrue(yield* reader.advance("two", events[1]!.position, 0))
-        assert.deepStrictEqual(yield* reader.read(events[1]!.position, 10), [])
+        assert.deepStrictEqual(yield* reader.read(events[1]!.position, 10), { events: [], waiting: false })
 
         // On PostgreSQL (PGlite has one connection): an event whose transaction is still open
-        // holds back every later one, even committed, so the position never passes it.
+        // holds back every later one, even committed, so the position never passes it; the
+        // read says that one waits. A notification of the open transaction is covered only
+        // once a read began after it ended.
         const [{ version }] = yield* sql<{ version: string }>`SELECT version()`
         if (version.includes("PGlite")) return
+        const horizon = yield* OutboxReader.ReadHorizon
         const release = yield* Deferred.make<void>()
-        const written = yield* Deferred.make<string>()
+        const written = yield* Deferred.make<{ readonly id: string; readonly xid: string }>()
         const open = yield* Effect.fork(
           sql.withTransaction(
             Effect.gen(function* () {
               const event = yield* tourCreated("tour_outbox_slow").pipe(as(wsA))
-              yield* Deferred.succeed(written, event.id)
+              const [{ xid }] = yield* sql<{ xid: string }>`SELECT pg_current_xact_id()::text AS xid`
+              yield* Deferred.succeed(written, { id: event.id, xid })
               yield* Deferred.await(release)
             })
           )
         )
-        const slowId = yield* Deferred.await(written)
+        const slow = yield* Deferred.await(written)
         const later = yield* tourCreated("tour_outbox_later").pipe(as(wsA))
-        assert.deepStrictEqual(yield* reader.read(events[1]!.position, 10), [])
+        assert.deepStrictEqual(yield* reader.read(events[1]!.position, 10), { events: [], waiting: true })
+        assert.isFalse(horizon.covers(slow.xid))
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(open)
+        yield* Testing.eventsVisible
+        const after = yield* reader.read(events[1]!.position, 10)
         assert.deepStrictEqual(
-          (yield* reader.read(events[1]!.position, 10)).map((event) => event.id),
-          [slowId, later.id]
+          after.events.map((event) => event.id),
+          [slow.id, later.id]
         )
+        assert.isFalse(after.waiting)
+        assert.isTrue(horizon.covers(slow.xid))
+        assert.isFalse(horizon.covers("not a transaction"))
       })
+    )
+
+    // PostgreSQL only (PGlite has one connection): a transaction that writes no event holds the
+    // outbox's horizon, so it ends with no notification; `run` (polling once a minute here, on
+    // the real clock) looks again on its own and delivers the event held behind it.
+    it.effect("run delivers an event held behind an open transaction when it ends, with no notification", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const [{ version }] = yield* sql<{ version: string }>`SELECT version()`
+        if (version.includes("PGlite")) return
+        yield* Ref.set(script, [200])
+        const workspace = Schema.decodeSync(WorkspaceId)("hooks-waiting")
+        yield* register(
+          { url: "https://hooks.example.org/waiting", events: ["tour-created"], auth: { type: "hmac", secret } },
+          workspace
+        )
+        yield* Testing.eventsVisible
+        const held = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const open = yield* Effect.fork(
+          sql.withTransaction(
+            Effect.zipRight(
+              sql`SELECT pg_current_xact_id()`,
+              Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release))
+            )
+          )
+        )
+        yield* Deferred.await(held)
+        const event = yield* tourCreated("tour_waiting").pipe(as(workspace))
+        // The transaction ends once a read has said the event waits behind it.
+        const reader = yield* OutboxReaderTag
+        const sawWaiting = yield* Deferred.make<void>()
+        const watching = OutboxReaderTag.of({
+          ...reader,
+          read: (position, limit) =>
+            Effect.tap(reader.read(position, limit), (read) =>
+              read.waiting ? Deferred.succeed(sawWaiting, undefined) : Effect.void
+            )
+        })
+        const dispatcher = yield* Layer.build(DispatcherLayer({ pollIntervalMs: 60_000, timeoutMs: 1_000 })).pipe(
+          Effect.provideService(OutboxReaderTag, watching),
+          Effect.map((context) => context.unsafeMap.get(Dispatcher.key) as Dispatcher["Type"])
+        )
+        // `run` reads once as it starts; nothing wakes it after that.
+        const running = yield* Effect.fork(dispatcher.run)
+        yield* Deferred.await(sawWaiting)
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(open)
+        while ((yield* requestsFor(event.id)).length === 0) yield* Effect.sleep("5 millis")
+        yield* Fiber.interrupt(running)
+      }).pipe(Effect.scoped, Effect.timeout("20 seconds"), Effect.withClock(Clock.make()))
     )
 
     it.effect("replay steps look at a bounded window in event order; resend and replay leave pending ones alone", () =>

@@ -104,6 +104,7 @@ const settingsOf = (options: Options): Settings => {
     disableAfterFailures: Math.floor(positive(options.disableAfterFailures, 0)),
     fanOutGapMs: positive(options.fanOutGapMs, 20),
     busyRead: 8,
+    waitingMaxMs: 100,
     perWebhookWindow: 2 * perWebhookConcurrency,
     handOffWindow: 4 * perWebhookConcurrency,
     window: 2 * concurrency,
@@ -268,6 +269,7 @@ export const make = (options: Options = {}) =>
         const loop = yield* makeLoop(env, deliverWake, onRetry, fanOutParts(env))
         const fan = loop.fan!
         const gauge = Busy.make(0.75, 100)
+        let waitingFor = 1
         const fanOutReporter = yield* reporterOf("fan-out")
         const deliveryReporter = yield* reporterOf("delivery")
         // Polling: one ticker wakes both loops, so a wait costs no timer of its own.
@@ -281,6 +283,15 @@ export const make = (options: Options = {}) =>
                 yield* Effect.raceFirst(fan.drained.wait, Effect.sleep(settings.recordDelayMs))
               else if (step !== "more") {
                 const readAt = yield* Clock.currentTimeMillis
+                // Events behind a transaction still open are looked for again soon: when it
+                // ends, nothing may say so (it may write no event). 1 ms, then twice as long
+                // each time, up to `waitingMaxMs`.
+                if (fan.waiting) {
+                  yield* Effect.raceFirst(fanOutWake.wait, Effect.sleep(waitingFor))
+                  waitingFor = Math.min(settings.waitingMaxMs, 2 * waitingFor)
+                  return
+                }
+                waitingFor = 1
                 yield* fanOutWake.wait
                 // A busy process with events arriving fast (the last read found many) lets them
                 // gather for a moment, so that each read takes more of them: fewer statements a

@@ -33,6 +33,20 @@ export interface OutboxEvent {
 }
 
 /**
+ * What one read found: the events, and whether later ones are already written but cannot be read
+ * yet (`waiting`: a transaction that began before them is still open, so reading past it could
+ * skip an event it is about to commit). Fan-out looks again soon while `waiting` holds, since no
+ * notification may come when that transaction ends.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OutboxRead {
+  readonly events: ReadonlyArray<OutboxEvent>
+  readonly waiting: boolean
+}
+
+/**
  * Times are epoch milliseconds from the dispatcher's `Clock`.
  *
  * @since 0.1.0
@@ -48,7 +62,7 @@ export class OutboxReader extends Context.Tag("@waybill/webhooks/OutboxReader")<
      */
     readonly acquire: (owner: string, now: number, leaseUntil: number) => Effect.Effect<Option.Option<string>>
     /** Up to `limit` events after `position`, in fan-out order. Reads only; no lease needed. */
-    readonly read: (position: string, limit: number) => Effect.Effect<ReadonlyArray<OutboxEvent>>
+    readonly read: (position: string, limit: number) => Effect.Effect<OutboxRead>
     /**
      * Stores `position` and keeps the lease until `leaseUntil` (`0` releases it), only while
      * `owner` holds it, in the caller's transaction; answers whether it did.
@@ -97,7 +111,8 @@ export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effect
           lease = { owner, until: leaseUntil }
           return Option.some(String(stored))
         }),
-      read: (position, limit) => Effect.sync(() => events.slice(Number(position), Number(position) + limit)),
+      read: (position, limit) =>
+        Effect.sync(() => ({ events: events.slice(Number(position), Number(position) + limit), waiting: false })),
       advance: (owner, position, leaseUntil) =>
         Effect.sync(() => {
           if (lease?.owner !== owner) return false

@@ -35,7 +35,7 @@ export const fanOutOnce = (env: Env): Effect.Effect<{ readonly events: number; r
         const owner = Random_.token()
         const position = yield* outbox.acquire(owner, now, now + settings.leaseMs)
         if (Option.isNone(position)) return { events: 0, deliveries: 0 }
-        const events = yield* outbox.read(position.value, settings.fanOutBatchSize)
+        const { events } = yield* outbox.read(position.value, settings.fanOutBatchSize)
         const deliveries = events.length === 0 ? [] : yield* env.matcher.deliveriesOf(events, now)
         yield* traceFanOut(events, deliveries, BigInt(now) * 1_000_000n)
         yield* store.insert(deliveries)
@@ -86,8 +86,9 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
     // whether another webhook's delivery waits behind it (see `handOff`).
     const lookAhead = fan.blocked !== undefined && now - fan.blocked.since >= settings.recordDelayMs
     const limit = lookAhead ? settings.fanOutBatchSize : Math.min(fan.readLimit, room)
-    const events = yield* outbox.read(fan.position!, limit)
+    const { events, waiting } = yield* outbox.read(fan.position!, limit)
     fan.lastRead = events.length
+    fan.waiting = waiting
     if (events.length === 0) return "idle" as const
     const deliveries = yield* env.matcher.deliveriesOf(events, now)
     yield* traceFanOut(events, deliveries, BigInt(now) * 1_000_000n)
@@ -218,6 +219,7 @@ export const fanOutParts = (env: Env): FanOutParts => ({
     ready: Signal.make(),
     readLimit: env.settings.fanOutBatchSize,
     lastRead: 0,
+    waiting: false,
     blocked: undefined,
     drained: Signal.make(),
     storing: new Map(),

@@ -105,6 +105,8 @@ export interface FanOut {
   readLimit: number
   /** Events the last read found. */
   lastRead: number
+  /** The last read saw later events it could not read yet (see `OutboxRead`). */
+  waiting: boolean
   /**
    * The webhook whose full share holds the next event back, since when, how many of its
    * attempts ended since then, and at how much work it counts as drained (half what it held).

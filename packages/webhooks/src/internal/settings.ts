@@ -20,6 +20,8 @@ export interface Settings {
   readonly fanOutGapMs: number
   /** A read that found this many events or more tells fan-out events arrive fast. */
   readonly busyRead: number
+  /** The longest fan-out waits before looking again for events behind an open transaction. */
+  readonly waitingMaxMs: number
   /** What one webhook may hold in a loop, in flight and waiting: `2 × perWebhookConcurrency`. */
   readonly perWebhookWindow: number
   /** What fan-out may hand one webhook while the loop has room to spare: fewer, larger reads. */
