@@ -225,12 +225,12 @@ export const makeAttempts = (
           const succeeded = Either.isRight(result) && isSuccess(result.right.statusCode)
           if (succeeded) {
             const outcome = outcomeOf(claimed, start, end, result, 0)
-            recordOutcome(outcome, end)
+            recordOutcome(outcome)
             return debug ? Effect.as(logAttempt(outcome), outcome) : Effect.succeed(outcome)
           }
           return Effect.flatMap(Random.next, (draw) => {
             const outcome = outcomeOf(claimed, start, end, result, draw)
-            recordOutcome(outcome, end)
+            recordOutcome(outcome)
             return Effect.as(logAttempt(outcome), outcome)
           })
         }

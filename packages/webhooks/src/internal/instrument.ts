@@ -4,7 +4,6 @@
  * tracer is on, each attempt and each event's fan-out is a span in the event's trace. With the
  * tracer off no span is made; the attempt still sends a `traceparent` in its event's trace.
  */
-import * as Id from "@waybill/core/Id"
 import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
 import * as Context from "effect/Context"
@@ -22,13 +21,11 @@ interface Ended {
   readonly completion: Completion
 }
 
-/** Counts an attempt that ended, and its delivery when that ended with it. */
-export const recordOutcome = (outcome: Ended, end: number): void => {
-  const { completion, claimed } = outcome
+/** Counts an attempt that ended, and its delivery (with its latency) when that ended with it. */
+export const recordOutcome = ({ completion }: Ended): void => {
   Metrics.recordAttempt(completion.attempt.error ?? "success", completion.attempt.durationMs)
   if (completion.status === "succeeded" || completion.status === "failed") {
-    const recordedAt = Id.timeOf(claimed.eventId)
-    Metrics.recordDelivery(completion.status, Option.getOrUndefined(Option.map(recordedAt, (at) => end - at)))
+    Metrics.recordDelivery(completion.status, completion.latencyMs ?? undefined)
   }
 }
 
