@@ -22,6 +22,9 @@ forEachServer("foundation", (it) => {
       const docs = yield* call("/docs")
       assert.strictEqual(docs.status, 200)
       assert.match(docs.headers.get("content-type") ?? "", /text\/html/)
+      // Scalar's page, its script inline (read from the platform's module when asked for).
+      assert.include(docs.text, '<script id="api-reference" type="application/json">')
+      assert.include(docs.text, "@scalar/api-reference")
     })
   )
 

@@ -9,7 +9,6 @@ import * as Etag from "@effect/platform/Etag"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpPlatform from "@effect/platform/HttpPlatform"
@@ -26,6 +25,7 @@ import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
 import { type ApiRequirements, layerApiWith } from "./internal/apiLayer.js"
+import * as DocsPage from "./internal/docsPage.js"
 import { observe, requestMetricsDisabled as observeMetricsDisabled, routeOf } from "./internal/observe.js"
 
 /**
@@ -180,7 +180,7 @@ export const layerServerWith = <E, R>(
 ): Layer.Layer<never, E, HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices | Requirements | R> =>
   serve.pipe(
     Layer.provide(routes),
-    Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+    Layer.provide(DocsPage.layer("/docs")),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(layerApi),
     HttpServer.withLogAddress
@@ -237,7 +237,7 @@ export const layerApiAt = (basePath: string): Layer.Layer<HttpApi.Api, never, Re
 export const toWebHandler = <E>(dependencies: Layer.Layer<Requirements, E>, options: WebHandlerOptions = {}) =>
   HttpApiBuilder.toWebHandler(
     Layer.mergeAll(
-      HttpApiScalar.layer({ path: "/docs" }),
+      DocsPage.layer("/docs"),
       HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
       HttpServer.layerContext
     ).pipe(

@@ -60,7 +60,7 @@ const { handler, dispose } = HttpApiBuilder.toWebHandler(
         HttpApiBuilder.middleware(
           TestApi,
           Effect.map(
-            RequestChecks.make,
+            RequestChecks.make(() => undefined),
             (checks) => (app) =>
               describe_(checks(app)) as HttpApp.Default<BadRequest, HttpServerRequest.HttpServerRequest>
           )

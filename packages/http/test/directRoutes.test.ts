@@ -119,10 +119,9 @@ const calls: fc.Arbitrary<Call> = fc
 describe("direct routes", () => {
   it.effect("take POST /drafts and POST /events with a checked body, and leave every other request to the router", () =>
     Effect.gen(function* () {
-      const serve = yield* DirectRoutes.make
-      const checks = yield* RequestChecks.make
+      const checks = yield* RequestChecks.make(yield* DirectRoutes.make)
       const router = Effect.succeed(HttpServerResponse.text("router", { status: 299 }))
-      const handler = HttpApp.toWebHandler(checks(serve(router)))
+      const handler = HttpApp.toWebHandler(checks(router))
       const json = { "content-type": "application/json", authorization: `Bearer ${keyA}` }
       const taken = (path: string, init: RequestInit) =>
         Effect.promise(() => handler(new Request(`http://waybill.test${path}`, init))).pipe(
@@ -142,10 +141,9 @@ describe("direct routes", () => {
 
   it.scoped("take them over node:http too, behind the request checks", () =>
     Effect.gen(function* () {
-      const serve = yield* DirectRoutes.make
-      const checks = yield* RequestChecks.make
+      const checks = yield* RequestChecks.make(yield* DirectRoutes.make)
       const router = Effect.succeed(HttpServerResponse.text("router", { status: 299 }))
-      yield* HttpServer.serveEffect(checks(serve(router)))
+      yield* HttpServer.serveEffect(checks(router))
       const client = yield* HttpClient.HttpClient
       const status = (path: string) =>
         HttpClientRequest.post(path).pipe(

@@ -47,8 +47,8 @@ export type ApiRequirements =
   | Idempotency
 
 // Around the router, outermost first: the contract's failures (with storage that can be
-// unreachable, an Availability layer, its outages are 503s, not 500s), the request checks, then
-// the direct routes, which take the checked body.
+// unreachable, an Availability layer, its outages are 503s, not 500s), then the request checks,
+// which answer the direct routes with the checked body.
 const apiMiddleware = (options: { readonly directRoutes: boolean }) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
@@ -56,13 +56,12 @@ const apiMiddleware = (options: { readonly directRoutes: boolean }) =>
       const describe = describeFailures(
         Option.match(availability, { onNone: () => () => false, onSome: (port) => port.isOutage })
       )
-      const checks = yield* RequestChecks.make
-      const direct = options.directRoutes ? yield* DirectRoutes.make : <A>(app: A) => app
+      const checks = yield* RequestChecks.make(options.directRoutes ? yield* DirectRoutes.make : () => undefined)
       // The API encodes every group's errors, the Authentication middleware's `Unauthorized`
       // among them, but types a middleware of its own with the API-level errors only.
       return HttpApiBuilder.middleware(
         WaybillApi,
-        (app) => describe(checks(direct(app))) as HttpApp.Default<BadRequest, HttpServerRequest.HttpServerRequest>
+        (app) => describe(checks(app)) as HttpApp.Default<BadRequest, HttpServerRequest.HttpServerRequest>
       )
     })
   )

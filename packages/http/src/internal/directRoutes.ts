@@ -8,14 +8,15 @@
  * requests' CPU (docs/benchmarks.md, Throughput). The API definition is unchanged, so OpenAPI, the
  * reference and the typed client describe both endpoints as before. A request these routes do
  * not take (another spelling of the path, a query string, no body) goes to the router. The
- * request checks in front have authenticated the request and parsed its body.
+ * request checks have authenticated the request and parsed its body, and run the route in place
+ * of the router, with the workspace and nothing else provided: no request context of the
+ * checks' own is built for it (docs/benchmarks.md).
  */
-import type * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Idempotency } from "@waybill/core/Idempotency"
 import type { Transactor } from "@waybill/core/Transactor"
-import { CurrentWorkspace } from "@waybill/core/Workspace"
+import type { CurrentWorkspace } from "@waybill/core/Workspace"
 import { DraftService } from "@waybill/drafts/DraftService"
 import type { EventOutbox } from "@waybill/events/EventOutbox"
 import { Dispatcher } from "@waybill/webhooks/Dispatcher"
@@ -25,7 +26,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import type { BadRequest, Conflict, IdempotencyKeyReused } from "../ApiError.js"
-import { RequestChecks } from "./checkedRequest.js"
 import { createDraft } from "./draftsHttp.js"
 import { keyOf } from "./idempotencyHttp.js"
 import { publishEvent } from "./webhooksHttp.js"
@@ -40,13 +40,24 @@ type Handler = (
 >
 
 /**
- * The middleware serving the direct routes, over the ports their handlers use. It must run inside
- * the request checks (`requestChecks.ts`), whose workspace and checked body it takes.
+ * A direct route's answer to a request's checked body, in the workspace the checks
+ * authenticated.
+ */
+export type Route = (
+  payload: unknown
+) => Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  BadRequest | IdempotencyKeyReused | Conflict,
+  CurrentWorkspace
+>
+
+/**
+ * The direct routes, over the ports their handlers use: the route of a request, or `undefined`
+ * for a request the router takes. The request checks (`requestChecks.ts`) run the route with the
+ * body they checked and the workspace they authenticated, in place of the router.
  */
 export const make: Effect.Effect<
-  <E, R>(
-    app: HttpApp.Default<E, R>
-  ) => HttpApp.Default<E | BadRequest | IdempotencyKeyReused | Conflict, R | HttpServerRequest.HttpServerRequest>,
+  (request: HttpServerRequest.HttpServerRequest) => Route | undefined,
   never,
   DraftService | Dispatcher | EventOutbox | Transactor | Idempotency
 > = Effect.gen(function* () {
@@ -60,26 +71,15 @@ export const make: Effect.Effect<
       publishEvent(yield* EventIntake.publisher, yield* EventIntake.idempotentPublisher, dispatcher, idempotency)
     ]
   ])
-  return <E, R>(app: HttpApp.Default<E, R>) =>
-    Effect.withFiberRuntime<
-      HttpServerResponse.HttpServerResponse,
-      E | BadRequest | IdempotencyKeyReused | Conflict,
-      R | HttpServerRequest.HttpServerRequest
-    >((fiber) => {
-      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-      const handler = request.method === "POST" ? routes.get(request.url) : undefined
-      if (handler === undefined) return app
-      const checked = Context.getOption(fiber.currentContext, RequestChecks)
-      if (Option.isNone(checked) || checked.value.body === undefined) return app
-      // What the router records on a traced request.
-      const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
-      if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("http.route", request.url)
-      return Effect.interruptible(
-        Effect.provideService(
-          handler(checked.value.body.value, keyOf(request)),
-          CurrentWorkspace,
-          checked.value.workspace
-        )
-      )
-    })
+  return (request) => {
+    const handler = request.method === "POST" ? routes.get(request.url) : undefined
+    if (handler === undefined) return undefined
+    return (payload) =>
+      Effect.withFiberRuntime((fiber) => {
+        // What the router records on a traced request.
+        const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+        if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute("http.route", request.url)
+        return Effect.interruptible(handler(payload, keyOf(request)))
+      })
+  }
 })

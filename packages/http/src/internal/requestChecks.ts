@@ -18,14 +18,15 @@ import type * as Issue from "@waybill/core/Issue"
 import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as JsonInput from "@waybill/core/JsonInput"
 import * as JsonText from "@waybill/core/JsonText"
-import type { CurrentWorkspace } from "@waybill/core/Workspace"
+import { CurrentWorkspace } from "@waybill/core/Workspace"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { Unauthorized } from "../ApiError.js"
+import type { BadRequest, Conflict, IdempotencyKeyReused, Unauthorized } from "../ApiError.js"
 import { authenticateRequest } from "../Authentication.js"
 import { type CheckedBody, CheckedServerRequest, RequestChecks } from "./checkedRequest.js"
 import { errorResponse, RETRY_AFTER_SECONDS } from "./contractErrors.js"
+import type { Route } from "./directRoutes.js"
 
 /** Request bodies above this size are refused with 413 (contract §1). */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -197,15 +198,21 @@ const messageFor = (issues: ReadonlyArray<Issue.Issue>) =>
     ? "The request body holds text that cannot be stored"
     : `The request body holds ${issues.length === 1 ? "a value" : "values"} that cannot be taken as sent`
 
+/** The direct route of a request (`directRoutes.ts`), or `undefined` for one the app takes. */
+type DirectRoutes = (request: HttpServerRequest.HttpServerRequest) => Route | undefined
+
+type DirectError = BadRequest | IdempotencyKeyReused | Conflict
+
 /**
- * Checks the body of an authenticated request and runs `app` with the workspace and the checked
- * body in context, or answers the refusal.
+ * Checks the body of an authenticated request and runs its direct route with the workspace, or
+ * `app` with the workspace and the checked body in context; or answers the refusal.
  */
 const checkBody = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
   workspace: CurrentWorkspace["Type"],
-  app: HttpApp.Default<E, R>
-): HttpApp.Default<E, R> => {
+  app: HttpApp.Default<E, R>,
+  direct: DirectRoutes
+): HttpApp.Default<E | DirectError, R> => {
   if (!hasBody(request)) return withChecked(app, request, workspace, undefined)
   const refusal = mediaTypeRefusal(request.headers["content-type"])
   if (refusal !== undefined) return Effect.succeed(closeConnection(errorResponse(415, refusal)))
@@ -213,7 +220,7 @@ const checkBody = <E, R>(
   if (length !== undefined && Number(length) > MAX_BODY_BYTES) return Effect.succeed(tooLarge())
   return Effect.matchEffect(readBody(request), {
     onFailure: () => refusedBody("The request body could not be read"),
-    onSuccess: (bytes) => {
+    onSuccess: (bytes): HttpApp.Default<E | DirectError, R> => {
       if (bytes === TOO_LARGE || bytes.byteLength > MAX_BODY_BYTES) return Effect.succeed(tooLarge())
       let text: string
       try {
@@ -242,7 +249,10 @@ const checkBody = <E, R>(
         ])
       }
       if (found.issues.length > 0) return refusedBody(messageFor(found.issues), found.issues)
-      return withChecked(app, request, workspace, { bytes, text, value })
+      const route = direct(request)
+      return route === undefined
+        ? withChecked(app, request, workspace, { bytes, text, value })
+        : Effect.provideService(route(value), CurrentWorkspace, workspace)
     }
   })
 }
@@ -310,36 +320,42 @@ const withRetryAfter = (
 /**
  * The middleware, over the API keys: URL and body checks before routing, so no handler ever sees
  * an unchecked request, and authentication before any body is read; every 503 gets its
- * `Retry-After`.
+ * `Retry-After`. A request with a direct route (`direct`) is answered by it once checked, in
+ * place of `app`.
  */
-export const make: Effect.Effect<
-  <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E | Unauthorized, R | HttpServerRequest.HttpServerRequest>,
+export const make = (
+  direct: DirectRoutes
+): Effect.Effect<
+  <E, R>(
+    app: HttpApp.Default<E, R>
+  ) => HttpApp.Default<E | Unauthorized | DirectError, R | HttpServerRequest.HttpServerRequest>,
   never,
   ApiKeys
-> = Effect.map(
-  ApiKeys,
-  (keys) =>
-    <E, R>(app: HttpApp.Default<E, R>) =>
-      Effect.zipRight(
-        HttpApp.appendPreResponseHandler(withRetryAfter),
-        Effect.withFiberRuntime<
-          HttpServerResponse.HttpServerResponse,
-          E | Unauthorized,
-          R | HttpServerRequest.HttpServerRequest
-        >((fiber) => {
-          const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-          const refusedUrl = nulInUrl(request.url)
-          if (refusedUrl !== undefined) return Effect.succeed(refusedUrl)
-          // A method without a body goes straight to the app, with no check to run.
-          if (!BODY_METHODS.has(request.method)) return app
-          return Effect.flatMap(
-            // A refused request's body is never read: its connection closes after the answer,
-            // so that no client sends its next request behind a body the server left unread.
-            Effect.tapError(authenticateRequest(keys, request), () =>
-              hasBody(request) ? HttpApp.appendPreResponseHandler(closingConnection) : Effect.void
-            ),
-            (workspace) => checkBody(request, workspace, app)
-          )
-        })
-      )
-)
+> =>
+  Effect.map(
+    ApiKeys,
+    (keys) =>
+      <E, R>(app: HttpApp.Default<E, R>) =>
+        Effect.zipRight(
+          HttpApp.appendPreResponseHandler(withRetryAfter),
+          Effect.withFiberRuntime<
+            HttpServerResponse.HttpServerResponse,
+            E | Unauthorized | DirectError,
+            R | HttpServerRequest.HttpServerRequest
+          >((fiber) => {
+            const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+            const refusedUrl = nulInUrl(request.url)
+            if (refusedUrl !== undefined) return Effect.succeed(refusedUrl)
+            // A method without a body goes straight to the app, with no check to run.
+            if (!BODY_METHODS.has(request.method)) return app
+            return Effect.flatMap(
+              // A refused request's body is never read: its connection closes after the answer,
+              // so that no client sends its next request behind a body the server left unread.
+              Effect.tapError(authenticateRequest(keys, request), () =>
+                hasBody(request) ? HttpApp.appendPreResponseHandler(closingConnection) : Effect.void
+              ),
+              (workspace) => checkBody(request, workspace, app, direct)
+            )
+          })
+        )
+  )

@@ -1,0 +1,86 @@
+/**
+ * `GET /docs`, the API reference page (Scalar), built when it is asked for and let go after.
+ * The platform's `HttpApiScalar.layer` imports Scalar's 3.3-million-character script as a module
+ * and builds the page at start-up: the module's source, the script's string and the encoded page
+ * held about 17 MB of a server's heap for its whole life, for a page an operator opens now and
+ * then (docs/benchmarks.md, RSS). This route answers the same page (the same HTML, the same
+ * inline script) from the platform's file, read for each request.
+ */
+import { readFile } from "node:fs/promises"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+
+// The platform's module that holds the script, as `export const javascript = "…";` (a JSON
+// string literal).
+const scriptModule = () =>
+  join(
+    dirname(createRequire(import.meta.url).resolve("@effect/platform/package.json")),
+    "dist/esm/internal/httpApiScalar.js"
+  )
+
+const DECLARATION = "export const javascript="
+
+/** Scalar's script, read from the platform's module without importing it. */
+export const readScript = async (): Promise<string> => {
+  const text = await readFile(scriptModule(), "utf8")
+  const start = text.indexOf(DECLARATION)
+  const end = text.lastIndexOf('";')
+  if (start === -1 || end < start) throw new Error("The API reference's script was not found in @effect/platform")
+  return JSON.parse(text.slice(start + DECLARATION.length, end + 1)) as string
+}
+
+// As the platform escapes them (`internal/html.ts`): JSON inside a <script> element, and text.
+const escapeJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/[\u2028\u2029]/g, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"))
+const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+const escapeAttribute = (text: string) => escapeText(text).replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+
+/** The page `HttpApiScalar.layer` serves for `spec`, with `script` inline. */
+export const page = (spec: OpenApi.OpenAPISpec, script: string): string => {
+  const description = spec.info.description
+    ? `<meta name="description" content="${escapeAttribute(spec.info.description)}"/>
+    <meta name="og:description" content="${escapeAttribute(spec.info.description)}"/>`
+    : ""
+  return `<!doctype html>
+<html>
+  <head>
+    <meta charset="utf-8" />
+    <title>${escapeText(spec.info.title)}</title>
+    ${description}
+    <meta
+      name="viewport"
+      content="width=device-width, initial-scale=1" />
+  </head>
+  <body>
+    <script id="api-reference" type="application/json">
+      ${escapeJson(spec)}
+    </script>
+    <script>
+      document.getElementById('api-reference').dataset.configuration = JSON.stringify(${escapeJson({ _integration: "html" })})
+    </script>
+    <script>${script}</script>
+  </body>
+</html>`
+}
+
+/**
+ * The reference page of the API in context at `path`, on `HttpApiBuilder.Router`, in place of
+ * `HttpApiScalar.layer({ path })`.
+ */
+export const layer = (path: `/${string}`): Layer.Layer<never, never, HttpApi.Api> =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.flatMap(HttpApi.Api, ({ api }) =>
+      router.get(
+        path,
+        Effect.map(Effect.promise(readScript), (script) => HttpServerResponse.html(page(OpenApi.fromApi(api), script)))
+      )
+    )
+  )
