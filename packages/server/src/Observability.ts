@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Redacted from "effect/Redacted"
+import * as Tracer from "effect/Tracer"
 import type { TracingConfig } from "./Config.js"
 
 const cpuSeconds = Metric.counter("process_cpu_seconds_total", {
@@ -132,14 +133,22 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
  * trace is recorded, except a statement outside any request or event (`sql.execute` without a
  * parent): the background loops poll every second, and each poll would be a trace of its own.
  *
+ * Effect's spans go to the SDK's tracer, but the fiber's span is not made OpenTelemetry's active
+ * context on each step of a fiber (what `@effect/opentelemetry`'s tracer does): no context
+ * manager is registered here and no OpenTelemetry instrumentation runs in the server, so nothing
+ * would read it, and it cost about a tenth of the server's CPU with tracing on
+ * (docs/benchmarks.md, Observability).
+ *
  * @since 0.1.0
  * @category layers
  */
 export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resource> =>
   Layer.unwrapEffect(
     Effect.promise(async () => {
-      const [NodeSdk, api, base, exporter] = await Promise.all([
+      const [NodeSdk, OtelTracer, OtelResource, api, base, exporter] = await Promise.all([
         import("@effect/opentelemetry/NodeSdk"),
+        import("@effect/opentelemetry/Tracer"),
+        import("@effect/opentelemetry/Resource"),
         import("@opentelemetry/api"),
         import("@opentelemetry/sdk-trace-base"),
         config.protocol === "http/json"
@@ -155,10 +164,22 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
             : parentBased.shouldSample(context, traceId, name, kind, attributes, links),
         toString: () => "ParentBased(AlwaysOn) without background statements"
       }
-      return NodeSdk.layer(() => ({
-        resource: { serviceName: config.serviceName },
-        spanProcessor: new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url })),
-        ...(process.env.OTEL_TRACES_SAMPLER === undefined ? { tracerConfig: { sampler } } : {})
-      }))
+      const provider = NodeSdk.layerTracerProvider(
+        new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url })),
+        process.env.OTEL_TRACES_SAMPLER === undefined ? { sampler } : {}
+      )
+      // The SDK's tracer for Effect's spans, without the per-step context hook.
+      const tracer = Layer.unwrapEffect(
+        Effect.map(OtelTracer.make, (otel) =>
+          Layer.setTracer(Tracer.make({ span: otel.span.bind(otel), context: (execution) => execution() }))
+        )
+      )
+      return tracer.pipe(
+        Layer.provide(OtelTracer.layerTracer),
+        Layer.provide(provider),
+        Layer.provideMerge(
+          OtelResource.layerFromEnv(OtelResource.configToAttributes({ serviceName: config.serviceName }))
+        )
+      )
     })
   )
