@@ -145,7 +145,7 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
 export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resource> =>
   Layer.unwrapEffect(
     Effect.promise(async () => {
-      const [NodeSdk, OtelTracer, OtelResource, api, base, exporter] = await Promise.all([
+      const [NodeSdk, OtelTracer, OtelResource, api, base, exporter, { UnrecordedSpan }] = await Promise.all([
         import("@effect/opentelemetry/NodeSdk"),
         import("@effect/opentelemetry/Tracer"),
         import("@effect/opentelemetry/Resource"),
@@ -153,7 +153,8 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
         import("@opentelemetry/sdk-trace-base"),
         config.protocol === "http/json"
           ? import("@opentelemetry/exporter-trace-otlp-http")
-          : import("@opentelemetry/exporter-trace-otlp-proto")
+          : import("@opentelemetry/exporter-trace-otlp-proto"),
+        import("./internal/unrecordedSpan.js")
       ])
       const url = `${config.endpoint}/v1/traces`
       const parentBased = new base.ParentBasedSampler({ root: new base.AlwaysOnSampler() })
@@ -168,10 +169,20 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
         new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url })),
         process.env.OTEL_TRACES_SAMPLER === undefined ? { sampler } : {}
       )
-      // The SDK's tracer for Effect's spans, without the per-step context hook.
+      // The SDK's tracer for Effect's spans, without the per-step context hook; the SQL client's
+      // spans (`sql.execute`, `sql.transaction`) only with `WAYBILL_TRACE_SQL`.
+      const statements = config.statements === true
       const tracer = Layer.unwrapEffect(
         Effect.map(OtelTracer.make, (otel) =>
-          Layer.setTracer(Tracer.make({ span: otel.span.bind(otel), context: (execution) => execution() }))
+          Layer.setTracer(
+            Tracer.make({
+              span: (name, parent, context, links, startTime, kind, options) =>
+                !statements && name.startsWith("sql.")
+                  ? new UnrecordedSpan(name, parent, startTime, kind)
+                  : otel.span(name, parent, context, links, startTime, kind, options),
+              context: (execution) => execution()
+            })
+          )
         )
       )
       return tracer.pipe(
