@@ -130,8 +130,9 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
  * SDK's modules are loaded only here, so a server without tracing never loads them.
  *
  * Unless `OTEL_TRACES_SAMPLER` says otherwise, spans follow their parent's decision and every
- * trace is recorded, except a statement outside any request or event (`sql.execute` without a
- * parent): the background loops poll every second, and each poll would be a trace of its own.
+ * trace is recorded. The SQL client's spans are made only with `config.statements`
+ * (`WAYBILL_TRACE_SQL`), and then not a statement outside any request or event (`sql.execute`
+ * without a parent): the background loops poll every second, each poll a trace of its own.
  *
  * Effect's spans go to the SDK's tracer, but the fiber's span is not made OpenTelemetry's active
  * context on each step of a fiber (what `@effect/opentelemetry`'s tracer does): no context
@@ -157,21 +158,24 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
         import("./internal/unrecordedSpan.js")
       ])
       const url = `${config.endpoint}/v1/traces`
+      const statements = config.statements === true
       const parentBased = new base.ParentBasedSampler({ root: new base.AlwaysOnSampler() })
-      const sampler: Sampler = {
-        shouldSample: (context, traceId, name, kind, attributes, links) =>
-          name === "sql.execute" && api.trace.getSpanContext(context) === undefined
-            ? { decision: base.SamplingDecision.NOT_RECORD }
-            : parentBased.shouldSample(context, traceId, name, kind, attributes, links),
-        toString: () => "ParentBased(AlwaysOn) without background statements"
-      }
+      // Background statements are asked about only when statements make spans at all.
+      const sampler: Sampler = statements
+        ? {
+            shouldSample: (context, traceId, name, kind, attributes, links) =>
+              name === "sql.execute" && api.trace.getSpanContext(context) === undefined
+                ? { decision: base.SamplingDecision.NOT_RECORD }
+                : parentBased.shouldSample(context, traceId, name, kind, attributes, links),
+            toString: () => "ParentBased(AlwaysOn) without background statements"
+          }
+        : parentBased
       const provider = NodeSdk.layerTracerProvider(
         new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url })),
         process.env.OTEL_TRACES_SAMPLER === undefined ? { sampler } : {}
       )
       // The SDK's tracer for Effect's spans, without the per-step context hook; the SQL client's
       // spans (`sql.execute`, `sql.transaction`) only with `WAYBILL_TRACE_SQL`.
-      const statements = config.statements === true
       const tracer = Layer.unwrapEffect(
         Effect.map(OtelTracer.make, (otel) =>
           Layer.setTracer(
