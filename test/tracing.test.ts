@@ -190,7 +190,10 @@ describe("traces over OTLP/HTTP", () => {
     () =>
       Effect.gen(function* () {
         const otlp = yield* otlpReceiver
-        const server = yield* serverProcess(undefined, { env: otelEnv(otlp.endpoint, "waybill-one") })
+        // With the statements' spans, which are off by default.
+        const server = yield* serverProcess(undefined, {
+          env: { ...otelEnv(otlp.endpoint, "waybill-one"), WAYBILL_TRACE_SQL: "true" }
+        })
         const [one, two] = [yield* receiver(), yield* receiver()]
         yield* subscribe(server, one)
         yield* subscribe(server, two)
@@ -248,6 +251,12 @@ describe("traces over OTLP/HTTP", () => {
           30_000
         )
         assert.isTrue(otlp.requests.every((request) => request.contentType === "application/x-protobuf"))
+        // No statement or transaction spans without `WAYBILL_TRACE_SQL`.
+        const sqlSpan = otlp.requests.find(
+          (request) =>
+            request.body.includes(Buffer.from("sql.execute")) || request.body.includes(Buffer.from("sql.transaction"))
+        )
+        assert.isUndefined(sqlSpan)
       }).pipe(Effect.scoped),
     120_000
   )

@@ -357,7 +357,7 @@ export const make = Effect.gen(function* () {
         InvalidTransition: (error) =>
           error.status === "ended-recurring" ? Effect.succeed(Option.none()) : Effect.fail(error)
       }),
-      Effect.withSpan("DraftService.endBySystem")
+      Effect.withSpan("DraftService.endBySystem", { captureStackTrace: false })
     )
 
   return DraftService.of({ create, createIdempotent, get, list, delete: remove, act, execute, endBySystem })

@@ -26,7 +26,12 @@ import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
 import { type ApiRequirements, layerApiWith } from "./internal/apiLayer.js"
 import * as DocsPage from "./internal/docsPage.js"
-import { observe, requestMetricsDisabled as observeMetricsDisabled, routeOf } from "./internal/observe.js"
+import {
+  observe,
+  requestMetricsDisabled as observeMetricsDisabled,
+  requestSpans as observeRequestSpans,
+  routeOf
+} from "./internal/observe.js"
 
 /**
  * What the API needs from the embedder: the ports behind the endpoints (`ApiKeys`,
@@ -133,6 +138,19 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>) => requestLog(obser
  * @category middleware
  */
 export const requestMetricsDisabled: FiberRef.FiberRef<boolean> = observeMetricsDisabled
+
+/**
+ * With it set (`Effect.locally(requestSpans, true)`) and a tracer on, `middleware` makes each
+ * request's server span itself, `http.server <method>` in the trace of the request's
+ * `traceparent`, with `http.request.method`, `http.route` (the template) and
+ * `http.response.status_code`: set it together with
+ * `HttpMiddleware.withTracerDisabledWhen(() => true)`, which turns off the platform's span and
+ * its URL parsing and attribute per header (the reference server does, docs/decisions.md).
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const requestSpans: FiberRef.FiberRef<boolean> = observeRequestSpans
 
 /**
  * The route template `middleware` labels a request path with, one of the API's endpoint paths

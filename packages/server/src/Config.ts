@@ -91,6 +91,8 @@ export interface TracingConfig {
   readonly endpoint: string
   readonly serviceName: string
   readonly protocol: "http/protobuf" | "http/json"
+  /** `WAYBILL_TRACE_SQL`: a span per SQL statement and transaction too (default `false`). */
+  readonly statements?: boolean | undefined
 }
 
 /**
@@ -179,7 +181,8 @@ const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
   protocol: Config.literal(
     "http/protobuf",
     "http/json"
-  )("OTEL_EXPORTER_OTLP_PROTOCOL").pipe(Config.withDefault("http/protobuf" as const))
+  )("OTEL_EXPORTER_OTLP_PROTOCOL").pipe(Config.withDefault("http/protobuf" as const)),
+  statements: Config.boolean("WAYBILL_TRACE_SQL").pipe(Config.withDefault(false))
 }).pipe(
   Config.map(({ endpoint, ...rest }) =>
     Option.isNone(endpoint) ? undefined : { endpoint: endpoint.value.replace(/\/+$/, ""), ...rest }

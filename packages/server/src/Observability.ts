@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Redacted from "effect/Redacted"
+import * as Tracer from "effect/Tracer"
 import type { TracingConfig } from "./Config.js"
 
 const cpuSeconds = Metric.counter("process_cpu_seconds_total", {
@@ -129,8 +130,15 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
  * SDK's modules are loaded only here, so a server without tracing never loads them.
  *
  * Unless `OTEL_TRACES_SAMPLER` says otherwise, spans follow their parent's decision and every
- * trace is recorded, except a statement outside any request or event (`sql.execute` without a
- * parent): the background loops poll every second, and each poll would be a trace of its own.
+ * trace is recorded. The SQL client's spans are made only with `config.statements`
+ * (`WAYBILL_TRACE_SQL`), and then not a statement outside any request or event (`sql.execute`
+ * without a parent): the background loops poll every second, each poll a trace of its own.
+ *
+ * Effect's spans go to the SDK's tracer, but the fiber's span is not made OpenTelemetry's active
+ * context on each step of a fiber (what `@effect/opentelemetry`'s tracer does): no context
+ * manager is registered here and no OpenTelemetry instrumentation runs in the server, so nothing
+ * would read it, and it cost about a tenth of the server's CPU with tracing on
+ * (docs/benchmarks.md, Observability).
  *
  * @since 0.1.0
  * @category layers
@@ -138,27 +146,55 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
 export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resource> =>
   Layer.unwrapEffect(
     Effect.promise(async () => {
-      const [NodeSdk, api, base, exporter] = await Promise.all([
+      const [NodeSdk, OtelTracer, OtelResource, api, base, exporter, { UnrecordedSpan }] = await Promise.all([
         import("@effect/opentelemetry/NodeSdk"),
+        import("@effect/opentelemetry/Tracer"),
+        import("@effect/opentelemetry/Resource"),
         import("@opentelemetry/api"),
         import("@opentelemetry/sdk-trace-base"),
         config.protocol === "http/json"
           ? import("@opentelemetry/exporter-trace-otlp-http")
-          : import("@opentelemetry/exporter-trace-otlp-proto")
+          : import("@opentelemetry/exporter-trace-otlp-proto"),
+        import("./internal/unrecordedSpan.js")
       ])
       const url = `${config.endpoint}/v1/traces`
+      const statements = config.statements === true
       const parentBased = new base.ParentBasedSampler({ root: new base.AlwaysOnSampler() })
-      const sampler: Sampler = {
-        shouldSample: (context, traceId, name, kind, attributes, links) =>
-          name === "sql.execute" && api.trace.getSpanContext(context) === undefined
-            ? { decision: base.SamplingDecision.NOT_RECORD }
-            : parentBased.shouldSample(context, traceId, name, kind, attributes, links),
-        toString: () => "ParentBased(AlwaysOn) without background statements"
-      }
-      return NodeSdk.layer(() => ({
-        resource: { serviceName: config.serviceName },
-        spanProcessor: new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url })),
-        ...(process.env.OTEL_TRACES_SAMPLER === undefined ? { tracerConfig: { sampler } } : {})
-      }))
+      // Background statements are asked about only when statements make spans at all.
+      const sampler: Sampler = statements
+        ? {
+            shouldSample: (context, traceId, name, kind, attributes, links) =>
+              name === "sql.execute" && api.trace.getSpanContext(context) === undefined
+                ? { decision: base.SamplingDecision.NOT_RECORD }
+                : parentBased.shouldSample(context, traceId, name, kind, attributes, links),
+            toString: () => "ParentBased(AlwaysOn) without background statements"
+          }
+        : parentBased
+      const provider = NodeSdk.layerTracerProvider(
+        new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url })),
+        process.env.OTEL_TRACES_SAMPLER === undefined ? { sampler } : {}
+      )
+      // The SDK's tracer for Effect's spans, without the per-step context hook; the SQL client's
+      // spans (`sql.execute`, `sql.transaction`) only with `WAYBILL_TRACE_SQL`.
+      const tracer = Layer.unwrapEffect(
+        Effect.map(OtelTracer.make, (otel) =>
+          Layer.setTracer(
+            Tracer.make({
+              span: (name, parent, context, links, startTime, kind, options) =>
+                !statements && name.startsWith("sql.")
+                  ? new UnrecordedSpan(name, parent, startTime, kind)
+                  : otel.span(name, parent, context, links, startTime, kind, options),
+              context: (execution) => execution()
+            })
+          )
+        )
+      )
+      return tracer.pipe(
+        Layer.provide(OtelTracer.layerTracer),
+        Layer.provide(provider),
+        Layer.provideMerge(
+          OtelResource.layerFromEnv(OtelResource.configToAttributes({ serviceName: config.serviceName }))
+        )
+      )
     })
   )

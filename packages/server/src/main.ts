@@ -40,15 +40,15 @@ const program = Effect.gen(function* () {
   // request span parses the URL and copies the headers (together about a tenth of a cheap
   // request's CPU). Events still store the trace of a request's `traceparent` (or a new one).
   // A host that embeds the packages keeps its own tracer.
+  // With tracing, the request span is the middleware's (`Http.requestSpans`), not the platform's,
+  // which parses the URL and sets an attribute per header (docs/decisions.md).
   const tracing = settings.tracing
-  const served = Server.layer(settings, referenceData, options)
-  const server =
-    tracing === undefined
-      ? HttpMiddleware.withTracerDisabledWhen(served, () => true)
-      : Layer.provide(served, Observability.layerTracing(tracing))
+  const served = HttpMiddleware.withTracerDisabledWhen(Server.layer(settings, referenceData, options), () => true)
+  const server = tracing === undefined ? served : Layer.provide(served, Observability.layerTracing(tracing))
   // Requests are measured only where the metrics can be read.
   const launched = Effect.withTracerEnabled(Layer.launch(server), tracing !== undefined).pipe(
-    Effect.locally(Http.requestMetricsDisabled, settings.metricsToken === undefined)
+    Effect.locally(Http.requestMetricsDisabled, settings.metricsToken === undefined),
+    Effect.locally(Http.requestSpans, tracing !== undefined)
   )
   return yield* settings.logLevel === undefined ? launched : Logger.withMinimumLogLevel(launched, settings.logLevel)
 }).pipe(Effect.scoped)

@@ -235,7 +235,7 @@ export const make = (options: Options = {}) =>
         }
         return { ...loop.tally }
       })
-    ).pipe(Effect.withSpan("Dispatcher.deliverDue"))
+    ).pipe(Effect.withSpan("Dispatcher.deliverDue", { captureStackTrace: false }))
 
     // A failed turn is reported (an outage once, not once a turn) and the loop goes on after a pause.
     const survive = <A>(self: Effect.Effect<A>, reporter: Availability.LoopReporter): Effect.Effect<A | undefined> =>

@@ -11,7 +11,6 @@ import * as Idempotency from "@waybill/core/Idempotency"
 import * as Issue from "@waybill/core/Issue"
 import * as JsonInput from "@waybill/core/JsonInput"
 import * as TraceContext from "@waybill/core/TraceContext"
-import * as Tracing from "@waybill/core/Tracing"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
@@ -170,16 +169,14 @@ export const publisher: Effect.Effect<
     onSome: (commit) => (workspaceId: WorkspaceId, event: NewEvent) =>
       Effect.flatMap(TraceContext.current, (traceparent) => commit.record(workspaceId, { ...event, traceparent }))
   })
+  // No span of its own (nor in `idempotentPublisher`): the request's span covers it, and with
+  // tracing on every span per event is paid on the hot path (docs/decisions.md, issue 36).
   return (input: unknown) =>
     Effect.flatMap(CurrentWorkspace, (workspace) =>
       Either.match(decodeEvent(input), {
         onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "event")),
         onRight: (event) => record(workspace.id, event)
       })
-    ).pipe(
-      // No stack trace for the span: it would cost an `Error` on every event; and no span at all
-      // while no tracer is on.
-      Tracing.withSpan("EventIntake.publish", { captureStackTrace: false })
     )
 })
 
@@ -260,7 +257,7 @@ export const idempotentPublisher: Effect.Effect<
           replay: (record) => decodePublished(JSON.parse(record.body))
         })
       )
-    ).pipe(Tracing.withSpan("EventIntake.publishIdempotent", { captureStackTrace: false }))
+    )
 })
 
 /**

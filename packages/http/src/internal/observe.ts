@@ -7,6 +7,7 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
 import * as Context from "effect/Context"
@@ -14,7 +15,14 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as GlobalValue from "effect/GlobalValue"
+import * as Option from "effect/Option"
 import { WaybillApi } from "../Api.js"
+
+/** Whether `observe` makes the request's span itself (`Http.requestSpans`). */
+export const requestSpans: FiberRef.FiberRef<boolean> = GlobalValue.globalValue(
+  Symbol.for("@waybill/http/requestSpans"),
+  () => FiberRef.unsafeMake(false)
+)
 
 /** Whether request metrics are off for the requests of this fiber (`Http.withRequestMetrics`). */
 export const requestMetricsDisabled: FiberRef.FiberRef<boolean> = GlobalValue.globalValue(
@@ -87,22 +95,52 @@ export const routeOf = makeRouteOf(apiPaths())
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
 
+const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) =>
+  Exit.isSuccess(exit) ? exit.value.status : 500
+
+// The request's server span, `http.server <method>` in the trace of its `traceparent`, with the
+// method, the route template and the status: what the platform's span says that a trace needs,
+// without its URL parsing and its attribute per request and response header.
+const spanned = <E, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  app: HttpApp.Default<E, R>
+): HttpApp.Default<E, R> => {
+  const parent = TraceContext.parse(request.headers.traceparent)
+  return Effect.useSpan(
+    `http.server ${request.method}`,
+    {
+      kind: "server",
+      captureStackTrace: false,
+      ...(Option.isSome(parent) ? { parent: TraceContext.externalSpan(parent.value) } : {}),
+      attributes: { "http.request.method": request.method, "http.route": routeOf(request.url) }
+    },
+    (span) =>
+      Effect.onExit(Effect.withParentSpan(app, span), (exit) =>
+        Effect.sync(() => span.attribute("http.response.status_code", statusOf(exit)))
+      )
+  )
+}
+
 /**
  * Records each request's method, route template, status and duration, and continues an incoming
- * `traceparent` while no tracer makes a request span. Both cost nothing when switched off (the
- * metrics by `requestMetricsDisabled`; the trace without the header).
+ * `traceparent` while no tracer makes a request span; with `requestSpans` and a tracer on, makes
+ * that span. Each costs nothing when switched off (the metrics by `requestMetricsDisabled`; the
+ * span by `requestSpans` or the tracer; the trace without the header).
  */
 export const observe = <E, R>(
   app: HttpApp.Default<E, R>
 ): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-    const traced = TraceContext.withIncoming(request.headers.traceparent)(app)
+    const traced =
+      fiber.getFiberRef(requestSpans) && fiber.getFiberRef(FiberRef.currentTracerEnabled)
+        ? spanned(request, app)
+        : TraceContext.withIncoming(request.headers.traceparent)(app)
     if (fiber.getFiberRef(requestMetricsDisabled)) return traced
     const started = performance.now()
     return Effect.onExit(traced, (exit) =>
       Effect.sync(() => {
-        const status = Exit.isSuccess(exit) ? exit.value.status : 500
+        const status = statusOf(exit)
         const method = METHODS.has(request.method) ? request.method : "other"
         Metrics.recordRequest(method, routeOf(request.url), status, performance.now() - started)
       })

@@ -45,7 +45,7 @@ export const fanOutOnce = (env: Env): Effect.Effect<{ readonly events: number; r
     )
     if (result.deliveries > 0) env.deliverWake.notify()
     return result
-  }).pipe(Effect.withSpan("Dispatcher.fanOut"))
+  }).pipe(Effect.withSpan("Dispatcher.fanOut", { captureStackTrace: false }))
 }
 
 /** Gives up what was read and not recorded; reading starts again from the stored position. */
@@ -118,7 +118,7 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
     }
     fan.readLimit = Math.min(settings.fanOutBatchSize, 2 * fan.readLimit)
     return events.length < limit ? ("idle" as const) : ("more" as const)
-  }).pipe(Tracing.withSpan("Dispatcher.fanOut"))
+  }).pipe(Tracing.withSpan("Dispatcher.fanOut", { captureStackTrace: false }))
 
 // Records batches in order: their deliveries inserted (with the results in so far) and the
 // outbox position moved past them, in one transaction, only while this loop holds the

@@ -1,0 +1,49 @@
+/**
+ * A span that is not recorded and stands for its parent (`Observability.layerTracing` makes one
+ * for each SQL statement and transaction unless `WAYBILL_TRACE_SQL` is set): it carries the
+ * parent's trace and span ids and sampling flag, so a span made inside it (a service's span in a
+ * transaction) joins the parent, and `TraceContext.current` reads the parent. Nothing reaches the
+ * OpenTelemetry SDK: no ids drawn, no sampler asked, nothing exported.
+ */
+import * as OtelTracer from "@effect/opentelemetry/Tracer"
+import * as Context from "effect/Context"
+import type * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import type * as Tracer from "effect/Tracer"
+
+const noAttributes: ReadonlyMap<string, unknown> = new Map()
+const noLinks: ReadonlyArray<Tracer.SpanLink> = []
+const sampledFlags = Context.make(OtelTracer.OtelTraceFlags, 1)
+const unsampledFlags = Context.make(OtelTracer.OtelTraceFlags, 0)
+
+/** A span for `parent` that records nothing; without a parent, ids that start no trace. */
+export class UnrecordedSpan implements Tracer.Span {
+  readonly _tag = "Span"
+  readonly spanId: string
+  readonly traceId: string
+  readonly sampled: boolean
+  readonly context: Context.Context<never>
+  readonly attributes = noAttributes
+  readonly links = noLinks
+  status: Tracer.SpanStatus
+  constructor(
+    readonly name: string,
+    readonly parent: Option.Option<Tracer.AnySpan>,
+    startTime: bigint,
+    readonly kind: Tracer.SpanKind
+  ) {
+    const stands = Option.getOrUndefined(parent)
+    this.traceId = stands?.traceId ?? "unrecorded"
+    this.spanId = stands?.spanId ?? "unrecorded"
+    this.sampled = stands?.sampled ?? false
+    // What a span made inside reads as its parent's sampling flag.
+    this.context = this.sampled ? sampledFlags : unsampledFlags
+    this.status = { _tag: "Started", startTime }
+  }
+  end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
+    this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
+  }
+  attribute(_key: string, _value: unknown): void {}
+  event(_name: string, _startTime: bigint, _attributes?: Record<string, unknown>): void {}
+  addLinks(_links: ReadonlyArray<Tracer.SpanLink>): void {}
+}
