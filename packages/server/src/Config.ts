@@ -93,6 +93,11 @@ export interface TracingConfig {
   readonly protocol: "http/protobuf" | "http/json"
   /** `WAYBILL_TRACE_SQL`: a span per SQL statement and transaction too (default `false`). */
   readonly statements?: boolean | undefined
+  /**
+   * `OTEL_TRACES_SAMPLER`, when set: the OpenTelemetry SDK's sampler of that name (it reads the
+   * variable and its `OTEL_TRACES_SAMPLER_ARG` itself); unset, every trace is recorded.
+   */
+  readonly sampler?: string | undefined
 }
 
 /**
@@ -182,7 +187,8 @@ const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
     "http/protobuf",
     "http/json"
   )("OTEL_EXPORTER_OTLP_PROTOCOL").pipe(Config.withDefault("http/protobuf" as const)),
-  statements: Config.boolean("WAYBILL_TRACE_SQL").pipe(Config.withDefault(false))
+  statements: Config.boolean("WAYBILL_TRACE_SQL").pipe(Config.withDefault(false)),
+  sampler: Config.option(Config.string("OTEL_TRACES_SAMPLER")).pipe(Config.map(Option.getOrUndefined))
 }).pipe(
   Config.map(({ endpoint, ...rest }) =>
     Option.isNone(endpoint) ? undefined : { endpoint: endpoint.value.replace(/\/+$/, ""), ...rest }

@@ -172,7 +172,7 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
         : parentBased
       const provider = NodeSdk.layerTracerProvider(
         new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url })),
-        process.env.OTEL_TRACES_SAMPLER === undefined ? { sampler } : {}
+        config.sampler === undefined ? { sampler } : {}
       )
       // The SDK's tracer for Effect's spans, without the per-step context hook; the SQL client's
       // spans (`sql.execute`, `sql.transaction`) only with `WAYBILL_TRACE_SQL`.
