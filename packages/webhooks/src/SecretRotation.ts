@@ -10,8 +10,8 @@
  */
 import * as Issue from "@waybill/core/Issue"
 import * as JsonText from "@waybill/core/JsonText"
+import * as Sweep from "@waybill/core/Sweep"
 import * as ValidationError from "@waybill/core/ValidationError"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -243,14 +243,7 @@ export const sweepBatchSize = 500
  * @since 0.1.0
  * @category maintenance
  */
-export const sweepExpiredSecrets: Effect.Effect<number, never, WebhookRepository> = Effect.gen(function* () {
-  const repository = yield* WebhookRepository
-  const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-  let deleted = 0
-  for (;;) {
-    const step = yield* repository.deleteExpiredSecrets(now, sweepBatchSize)
-    deleted += step
-    if (step < sweepBatchSize) return deleted
-    yield* Effect.yieldNow()
-  }
-})
+export const sweepExpiredSecrets: Effect.Effect<number, never, WebhookRepository> = Effect.flatMap(
+  WebhookRepository,
+  (repository) => Sweep.inSteps(sweepBatchSize, repository.deleteExpiredSecrets)
+)
