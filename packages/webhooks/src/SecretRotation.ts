@@ -15,6 +15,7 @@ import * as ValidationError from "@waybill/core/ValidationError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { isRecord, openObject, own } from "./internal/jsonObject.js"
 import { validateAuth } from "./Registration.js"
 import type { SecretBox } from "./SecretBox.js"
 import {
@@ -74,12 +75,6 @@ export interface Rotation {
   readonly auth: OpenAuth
   readonly overlapSeconds: number
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-const own = (record: Record<string, unknown>, key: string): unknown =>
-  Object.hasOwn(record, key) ? record[key] : undefined
 
 const knownFields = new Set(["auth", "overlapSeconds"])
 
@@ -164,22 +159,18 @@ const checkOverlap = (value: unknown, type: SealedAuth["type"]): { issues: Array
 export const validateRotation = (
   input: unknown,
   stored: SealedAuth
-): Either.Either<Rotation, ReadonlyArray<Issue.Issue>> => {
-  if (!isRecord(input)) return Either.left([Issue.make("", "must be a JSON object")])
-  const issues: Array<Issue.Issue> = []
-  for (const key of Object.keys(input)) {
-    if (!knownFields.has(key)) issues.push(Issue.make(key, "is not a known field"))
-  }
-  const auth = checkAuth(own(input, "auth"), stored)
-  issues.push(...auth.issues)
-  const overlap = checkOverlap(own(input, "overlapSeconds"), stored.type)
-  issues.push(...overlap.issues)
-  // Text PostgreSQL could not store, at its path (never quoted), where no other issue named it.
-  const reported = new Set(issues.map((issue) => issue.path))
-  issues.push(...JsonText.textIssues(input).filter((issue) => !reported.has(issue.path)))
-  if (issues.length > 0 || auth.auth === undefined) return Either.left(issues)
-  return Either.right({ auth: auth.auth, overlapSeconds: overlap.seconds })
-}
+): Either.Either<Rotation, ReadonlyArray<Issue.Issue>> =>
+  Either.flatMap(openObject(input, knownFields), ({ issues, record }) => {
+    const auth = checkAuth(own(record, "auth"), stored)
+    issues.push(...auth.issues)
+    const overlap = checkOverlap(own(record, "overlapSeconds"), stored.type)
+    issues.push(...overlap.issues)
+    // Text PostgreSQL could not store, at its path (never quoted), where no other issue named it.
+    const reported = new Set(issues.map((issue) => issue.path))
+    issues.push(...JsonText.textIssues(record).filter((issue) => !reported.has(issue.path)))
+    if (issues.length > 0 || auth.auth === undefined) return Either.left(issues)
+    return Either.right({ auth: auth.auth, overlapSeconds: overlap.seconds })
+  })
 
 /**
  * The authentication a rotation stores: `rotated` (the new one, sealed) and, for an HMAC
