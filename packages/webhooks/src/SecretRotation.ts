@@ -81,35 +81,24 @@ const knownFields = new Set(["auth", "overlapSeconds"])
 // The new `auth`: of the stored type and scheme, else one issue saying which, then the rules of a
 // registration. The mask is what a form shows for a stored secret, never a new one.
 const checkAuth = (value: unknown, stored: SealedAuth): { issues: Array<Issue.Issue>; auth: OpenAuth | undefined } => {
-  if (value === undefined) return { issues: [Issue.make("auth", "is required")], auth: undefined }
-  if (!isRecord(value)) {
-    return { issues: [Issue.make("auth", `must be an object with type ${stored.type}`)], auth: undefined }
-  }
+  const refused = (path: string, message: string) => ({ issues: [Issue.make(path, message)], auth: undefined })
+  if (value === undefined) return refused("auth", "is required")
+  if (!isRecord(value)) return refused("auth", `must be an object with type ${stored.type}`)
   if (own(value, "type") !== stored.type) {
-    return {
-      issues: [
-        Issue.make(
-          "auth.type",
-          `must be ${stored.type}, the webhook's authentication type (the console's edit changes the type)`
-        )
-      ],
-      auth: undefined
-    }
+    return refused(
+      "auth.type",
+      `must be ${stored.type}, the webhook's authentication type (the console's edit changes the type)`
+    )
   }
   let request = value
   if (stored.type === "hmac") {
     const scheme = own(value, "scheme")
     if (scheme === undefined) request = { ...value, scheme: stored.scheme }
     else if (scheme !== stored.scheme) {
-      return {
-        issues: [
-          Issue.make(
-            "auth.scheme",
-            `must be ${stored.scheme}, the webhook's signature scheme (the console's edit changes the scheme)`
-          )
-        ],
-        auth: undefined
-      }
+      return refused(
+        "auth.scheme",
+        `must be ${stored.scheme}, the webhook's signature scheme (the console's edit changes the scheme)`
+      )
     }
   }
   const field = secretFieldOf(stored.type)
