@@ -18,6 +18,7 @@ import type { EventType } from "./EventType.js"
 import { GuardedId, NoPresenceId, NotFilterableId } from "./internal/annotations.js"
 import { fromParseError } from "./internal/issues.js"
 import { pascal } from "./internal/names.js"
+import { together } from "./internal/schemas.js"
 import * as Task from "./Task.js"
 
 const payload = <Fields extends Schema.Struct.Fields>(type: EventType, description: string, fields: Fields) =>
@@ -65,18 +66,7 @@ export const schemas = {
       description: "Status after the commit; present only when the commit relayed its status snapshot."
     })
   })
-    .pipe(
-      Schema.filter(
-        (value) =>
-          (value.oldStatus === undefined) === (value.newStatus === undefined)
-            ? undefined
-            : {
-                path: [value.oldStatus === undefined ? "oldStatus" : "newStatus"],
-                message: "oldStatus and newStatus come together (the commit's status snapshot)"
-              },
-        { jsonSchema: { dependentRequired: { oldStatus: ["newStatus"], newStatus: ["oldStatus"] } } }
-      )
-    )
+    .pipe(together("oldStatus", "newStatus", "oldStatus and newStatus come together (the commit's status snapshot)"))
     .annotations({
       identifier: "TourActionCreatedPayload",
       description:
