@@ -206,6 +206,18 @@ const receive = (
     return { verified, rawBody, text: decoder.decode(rawBody) }
   })
 
+// The `authenticate…` of one input for an HMAC-signed webhook, given its secrets.
+const withHmacSecret =
+  <Input>(
+    authenticate: (
+      input: Input,
+      credentials: Credentials,
+      options?: ReceiveOptions
+    ) => Effect.Effect<Received, VerificationError>
+  ) =>
+  (input: Input, secret: Hmac.Secrets, options?: ReceiveOptions): Effect.Effect<Received, VerificationError> =>
+    authenticate(input, { type: "hmac", secret }, options)
+
 /**
  * Authenticates a Fetch `Request` (Deno, Bun, Cloudflare Workers, Hono, Next.js route
  * handlers ...): reads its body once, within `maxBodyBytes`, and hands it back with the
@@ -240,11 +252,7 @@ export const authenticateRequest = (
  * @since 0.1.0
  * @category verifying
  */
-export const verifyRequest = (
-  request: Request,
-  secret: Hmac.Secrets,
-  options?: ReceiveOptions
-): Effect.Effect<Received, VerificationError> => authenticateRequest(request, { type: "hmac", secret }, options)
+export const verifyRequest = withHmacSecret(authenticateRequest)
 
 /**
  * The parts of a Node `http.IncomingMessage` the helpers use: its headers and its body as an
@@ -288,8 +296,4 @@ export const authenticateIncomingMessage = (
  * @since 0.1.0
  * @category verifying
  */
-export const verifyIncomingMessage = (
-  message: IncomingMessageLike,
-  secret: Hmac.Secrets,
-  options?: ReceiveOptions
-): Effect.Effect<Received, VerificationError> => authenticateIncomingMessage(message, { type: "hmac", secret }, options)
+export const verifyIncomingMessage = withHmacSecret(authenticateIncomingMessage)
