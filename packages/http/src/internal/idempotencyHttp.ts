@@ -2,13 +2,14 @@
  * `Idempotency-Key` over HTTP (contract §8) for `POST /drafts`, `POST /events` and
  * `POST /webhooks`: the header read from the request, the kept answer written as it was first
  * sent (with `Idempotent-Replayed: true` on a replay), the service's refusals as the contract's
- * error bodies. (The endpoints' OpenAPI part is `openApi.documentIdempotencyKey`.)
+ * error bodies. (The endpoints' OpenAPI part is `openApi.idempotent`.)
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Idempotency from "@waybill/core/Idempotency"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import { BadRequest, Conflict, IdempotencyKeyReused } from "../ApiError.js"
 
 /** The request's `Idempotency-Key`, if it has one (several are joined by the platform, then refused). */
