@@ -12,7 +12,6 @@
  */
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent } from "@waybill/events/EventOutbox"
 import type { EventType } from "@waybill/events/EventType"
@@ -24,7 +23,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { type Measurement, report } from "./harness.js"
-import { apiKey, freshDatabase, startServer } from "./server.js"
+import { deliveriesWith, freshDatabase, registerWebhook, startServer } from "./server.js"
 
 const COUNT = Number(process.env.BENCH_FIFO_DELIVERIES ?? 1_000)
 const ANSWER_MS = 5
@@ -64,32 +63,10 @@ const runtime = ManagedRuntime.make(
     Layer.provideMerge(Database.layer({ _tag: "Postgres", url: Redacted.make(database.url), maxConnections: 2 }))
   )
 )
-const register = async (path: string, event: EventType, extra: Record<string, unknown>) => {
-  const response = await fetch(`${server.base}/webhooks`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
-    body: JSON.stringify({
-      url: `${receiverBase}${path}`,
-      events: [event],
-      auth: { type: "hmac", secret: "benchmark-hmac-secret-0001" },
-      ...extra
-    })
-  })
-  if (!response.ok) throw new Error(`register: ${response.status} ${await response.text()}`)
-  return ((await response.json()) as { id: string }).id
-}
+const register = (path: string, event: EventType, extra: Record<string, unknown>) =>
+  registerWebhook(server.base, `${receiverBase}${path}`, [event], extra)
 
-const succeeded = (webhookId: string) =>
-  runtime
-    .runPromise(
-      Effect.flatMap(
-        SqlClient.SqlClient,
-        (sql) =>
-          sql<{ count: number }>`SELECT count(*)::int AS count FROM deliveries
-          WHERE webhook_id = ${webhookId} AND status = 'succeeded'`
-      )
-    )
-    .then((rows) => rows[0]?.count ?? 0)
+const succeeded = (webhookId: string) => runtime.runPromise(deliveriesWith("succeeded", webhookId))
 
 // Publishes COUNT events of `type` (100 per transaction, in order) and waits until the
 // receiver answered them all and the database records them: deliveries per second.

@@ -54,6 +54,7 @@ import {
   freePort,
   freshDatabase,
   processCpuSeconds,
+  registerWebhook,
   startServer,
   untilHealthy
 } from "./server.js"
@@ -101,19 +102,10 @@ const startWaybill = async (storage: Storage, receiverUrl: string): Promise<Cont
   const server = await startServer(storage._tag === "postgres" ? storage.url : { dataDir: storage.dataDir }, {
     WAYBILL_LOG_LEVEL: LOG_LEVEL
   })
-  const registered = await fetch(`${server.base}/webhooks`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      url: receiverUrl,
-      events: ["tour-created"],
-      auth: { type: "hmac", secret: "benchmark-hmac-secret-0001" }
-    })
-  })
-  if (registered.status !== 201) {
+  await registerWebhook(server.base, receiverUrl).catch((error) => {
     server.stop()
-    throw new Error(`webhook registration failed: ${await registered.text()}`)
-  }
+    throw error
+  })
   return server
 }
 

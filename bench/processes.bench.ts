@@ -16,7 +16,6 @@
  */
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox, type NewEvent } from "@waybill/events/EventOutbox"
 import * as Database from "@waybill/store-pg/Database"
@@ -27,7 +26,16 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { tourCreated } from "./payloads.js"
-import { apiKey, freshDatabase, load, postgresCpuSeconds, processCpuSeconds, startServer } from "./server.js"
+import {
+  apiKey,
+  deliveriesWith,
+  freshDatabase,
+  load,
+  postgresCpuSeconds,
+  processCpuSeconds,
+  registerWebhook,
+  startServer
+} from "./server.js"
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000)
 const WARM_UP = Math.floor(EVENTS / 5)
@@ -70,25 +78,8 @@ const measure = async (processes: number) => {
     for (let i = 0; i < processes; i++) {
       servers.push(await startServer(database.url, { WAYBILL_LOG_LEVEL: "warn", WAYBILL_DELIVERY_TIMEOUT_MS: "5000" }))
     }
-    const registered = await fetch(`${servers[0]!.base}/webhooks`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        url: receiverUrl,
-        events: ["tour-created"],
-        auth: { type: "hmac", secret: "benchmark-hmac-secret-0001" }
-      })
-    })
-    if (registered.status !== 201) throw new Error(`registration failed: ${await registered.text()}`)
-    const succeeded = async () => {
-      const [row] = await runtime.runPromise(
-        Effect.flatMap(
-          SqlClient.SqlClient,
-          (sql) => sql<{ count: number }>`SELECT count(*)::int AS count FROM deliveries WHERE status = 'succeeded'`
-        )
-      )
-      return row?.count ?? 0
-    }
+    await registerWebhook(servers[0]!.base, receiverUrl)
+    const succeeded = () => runtime.runPromise(deliveriesWith("succeeded"))
     const run = async (count: number, before: number) => {
       const cpu = { servers: servers.map((s) => processCpuSeconds(s.pid)), postgres: postgresCpuSeconds() }
       const start = performance.now()

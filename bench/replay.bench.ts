@@ -28,7 +28,15 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { target } from "./harness.js"
-import { apiKey, freshDatabase, postgresCpuSeconds, processCpuSeconds, startServer } from "./server.js"
+import {
+  apiKey,
+  deliveriesWith,
+  freshDatabase,
+  postgresCpuSeconds,
+  processCpuSeconds,
+  registerWebhook,
+  startServer
+} from "./server.js"
 
 const COUNT = Number(process.env.BENCH_REPLAY_DELIVERIES ?? 20_000)
 const WARM_UP = Math.max(1, Math.floor(COUNT / 10))
@@ -86,24 +94,9 @@ const api = async (path: string, body: unknown) => {
   if (!response.ok) throw new Error(`${path}: ${response.status} ${text}`)
   return JSON.parse(text)
 }
-const register = (path: string, event: EventType) =>
-  api("/webhooks", {
-    url: `${receiverBase}${path}`,
-    events: [event],
-    auth: { type: "hmac", secret: "benchmark-hmac-secret-0001" }
-  }).then((webhook) => webhook.id as string)
+const register = (path: string, event: EventType) => registerWebhook(server.base, `${receiverBase}${path}`, [event])
 
-const countWith = (webhookId: string, status: string) =>
-  runtime
-    .runPromise(
-      Effect.flatMap(
-        SqlClient.SqlClient,
-        (sql) =>
-          sql<{ count: number }>`SELECT count(*)::int AS count FROM deliveries
-          WHERE webhook_id = ${webhookId} AND status = ${status}`
-      )
-    )
-    .then((rows) => rows[0]?.count ?? 0)
+const countWith = (webhookId: string, status: string) => runtime.runPromise(deliveriesWith(status, webhookId))
 
 const until = async (check: () => boolean | Promise<boolean>, what: string, everyMs = 10, timeoutMs = 600_000) => {
   const deadline = performance.now() + timeoutMs

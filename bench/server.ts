@@ -6,7 +6,9 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
+import * as SqlClient from "@effect/sql/SqlClient"
 import autocannon from "autocannon"
+import * as Effect from "effect/Effect"
 import pg from "pg"
 
 export const databaseServerUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -20,6 +22,35 @@ export const freePort = () =>
       probe.close(() => resolve(port))
     })
   })
+
+/**
+ * Registers an HMAC webhook for `events` (default `tour-created`) sending to `url`, on the server
+ * at `base` (key `apiKey`); its id. `extra` goes into the request as it is (`ordering`, …).
+ */
+export const registerWebhook = async (
+  base: string,
+  url: string,
+  events: ReadonlyArray<string> = ["tour-created"],
+  extra: Record<string, unknown> = {}
+): Promise<string> => {
+  const response = await fetch(`${base}/webhooks`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify({ url, events, auth: { type: "hmac", secret: "benchmark-hmac-secret-0001" }, ...extra })
+  })
+  const text = await response.text()
+  if (response.status !== 201) throw new Error(`webhook registration failed: ${response.status} ${text}`)
+  return (JSON.parse(text) as { id: string }).id
+}
+
+/** How many deliveries have `status`: of one webhook, or of all of them. */
+export const deliveriesWith = (status: string, webhookId?: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    webhookId === undefined
+      ? sql<{ count: number }>`SELECT count(*)::int AS count FROM deliveries WHERE status = ${status}`
+      : sql<{ count: number }>`SELECT count(*)::int AS count FROM deliveries
+          WHERE webhook_id = ${webhookId} AND status = ${status}`
+  ).pipe(Effect.map((rows) => rows[0]?.count ?? 0))
 
 /**
  * Creates a throw-away database (named `BENCH_DATABASE_PREFIX`, default `waybill_bench`, and a

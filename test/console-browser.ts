@@ -3,8 +3,10 @@
  * download: the system binary). Every page a test opens is watched: a console error, an uncaught
  * exception, a failed request or a request to another origin fails the test.
  */
-import { existsSync } from "node:fs"
-import { assert } from "@effect/vitest"
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { type Browser, chromium, type Page } from "playwright-core"
 
 /** The browser binary: `CHROMIUM_PATH`, else Debian's `chromium` package. */
@@ -12,8 +14,36 @@ export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
 export const hasChromium = existsSync(chromiumPath)
 
-export const launch = (): Promise<Browser> =>
-  chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--disable-dev-shm-usage"] })
+/** Where screenshots go: `WAYBILL_SCREENSHOTS` (docs/images: `npm run docs:screenshots`), else a temporary directory. */
+export const screenshots =
+  process.env.WAYBILL_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "waybill-console-screenshots-"))
+
+// The browser of the running `describeInBrowser` suite.
+let browser: Browser | undefined
+
+/**
+ * A suite in the browser: Chromium launched before it and closed after, the screenshots
+ * directory made; without Chromium, one skipped test that says so.
+ */
+export const describeInBrowser = (name: string, suite: () => void) => {
+  describe.skipIf(hasChromium)(name, () => {
+    it.skip("NOT RUN: chromium missing (apt-get install chromium, or set CHROMIUM_PATH; CI installs it)", () => {})
+  })
+  describe.runIf(hasChromium)(name, () => {
+    beforeAll(async () => {
+      browser = await chromium.launch({
+        executablePath: chromiumPath,
+        args: ["--no-sandbox", "--disable-dev-shm-usage"]
+      })
+      mkdirSync(screenshots, { recursive: true })
+    })
+    afterAll(async () => {
+      await browser?.close()
+      browser = undefined
+    })
+    suite()
+  })
+}
 
 export interface Watched {
   readonly page: Page
@@ -21,8 +51,9 @@ export interface Watched {
   readonly assertClean: (allowed?: ReadonlyArray<RegExp>) => void
 }
 
-/** A fresh page (own session storage) of the given width, watched for problems. */
-export const openPage = async (browser: Browser, origin: string, width = 1280): Promise<Watched> => {
+/** A fresh page (own session storage) of the given width, watched for problems; in `describeInBrowser`. */
+export const openPage = async (origin: string, width = 1280): Promise<Watched> => {
+  if (browser === undefined) return assert.fail("openPage runs inside describeInBrowser")
   const context = await browser.newContext({ viewport: { width, height: 900 } })
   const page = await context.newPage()
   const problems: Array<string> = []

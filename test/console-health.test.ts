@@ -8,20 +8,17 @@
  * issues at their fields. By keyboard and at 390 px. Screenshots go to
  * `WAYBILL_SCREENSHOTS` (docs/images: `npm run docs:screenshots`), else to a temporary directory.
  */
-import { mkdirSync, mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, assert, beforeAll, describe, it, layer } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as AdjustableClock from "@waybill/server/AdjustableClock"
 import * as Server from "@waybill/server/Server"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect } from "effect"
-import type { Browser } from "playwright-core"
 import {
-  hasChromium,
-  launch,
+  describeInBrowser,
   openPage,
   overflowsSideways,
+  screenshots,
   signIn,
   tabTo,
   unlabelledControls
@@ -33,10 +30,7 @@ const pglite = Testing.backends()[0]!
 const log = testLog("the server")
 log.showOnFailure()
 const clock = AdjustableClock.make()
-const screenshots = process.env.WAYBILL_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "waybill-console-screenshots-"))
 const HOUR = 3_600_000
-
-let browser: Browser | undefined
 
 const api = (path: string, options: Parameters<typeof call>[1] = {}) => call(path, { key: keys.a, ...options })
 
@@ -57,19 +51,7 @@ const day: ReadonlyArray<readonly [number, number, number]> = [
   [0, 4, 0]
 ]
 
-describe.skipIf(hasChromium)("console health view in a browser", () => {
-  it.skip("NOT RUN: chromium missing (apt-get install chromium, or set CHROMIUM_PATH; CI installs it)", () => {})
-})
-
-describe.runIf(hasChromium)("console health view in a browser", () => {
-  beforeAll(async () => {
-    browser = await launch()
-    mkdirSync(screenshots, { recursive: true })
-  })
-  afterAll(async () => {
-    await browser?.close()
-  })
-
+describeInBrowser("console health view in a browser", () => {
   layer(serverLayer(pglite, {}, { clock }, log), { timeout: "120 seconds", excludeTestServices: true })(
     "console health [pglite]",
     (it) => {
@@ -108,7 +90,7 @@ describe.runIf(hasChromium)("console health view in a browser", () => {
             const totals = day.reduce((sum, [, ok, bad]) => [sum[0]! + ok, sum[1]! + bad], [0, 0])
 
             yield* Effect.promise(async () => {
-              const { page: p, assertClean } = await openPage(browser!, new URL(base).origin, 1280)
+              const { page: p, assertClean } = await openPage(new URL(base).origin, 1280)
               await signIn(p, base, keys.a)
               await p
                 .locator(".card", { hasText: target.url })
@@ -172,7 +154,7 @@ describe.runIf(hasChromium)("console health view in a browser", () => {
           Effect.gen(function* () {
             const base = yield* Server.baseUrl
             const target = yield* receiver()
-            const { page: p, assertClean } = yield* Effect.promise(() => openPage(browser!, new URL(base).origin, 390))
+            const { page: p, assertClean } = yield* Effect.promise(() => openPage(new URL(base).origin, 390))
             const card = () => p.locator(".card", { hasText: target.url })
             yield* Effect.promise(async () => {
               await signIn(p, base, keys.a)

@@ -7,22 +7,20 @@
  * the delivery log at 1280 px and 390 px go to `WAYBILL_SCREENSHOTS` (docs/images for the docs:
  * `npm run docs:screenshots`), else to a temporary directory.
  */
-import { mkdirSync, mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, assert, beforeAll, describe, it, layer } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Server from "@waybill/server/Server"
 import * as Hmac from "@waybill/signing/Hmac"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Either } from "effect"
-import type { Browser, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { Webhook } from "standardwebhooks"
 import {
-  hasChromium,
-  launch,
+  describeInBrowser,
   listLoaded,
   openPage,
   overflowsSideways,
+  screenshots,
   signIn,
   tabTo,
   unlabelledControls
@@ -34,7 +32,6 @@ const pglite = Testing.backends()[0]!
 const log = testLog("the server")
 log.showOnFailure()
 const secret = "console-hmac-secret-0001"
-const screenshots = process.env.WAYBILL_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "waybill-console-screenshots-"))
 
 // What the page is asked to build: every kind of condition the acceptance names.
 const intendedFilter = {
@@ -70,8 +67,7 @@ const tourAction = (type: string, region: string) => ({
   }
 })
 
-let browser: Browser | undefined
-const page = async (base: string, width = 1280) => openPage(browser!, new URL(base).origin, width)
+const page = async (base: string, width = 1280) => openPage(new URL(base).origin, width)
 
 // Fills the create form for an HMAC webhook on tour-action-created with the intended filter.
 const buildWebhook = async (p: Page, url: string) => {
@@ -106,19 +102,7 @@ const buildWebhook = async (p: Page, url: string) => {
     .fill("2027-01-01")
 }
 
-describe.skipIf(hasChromium)("operator console in a browser", () => {
-  it.skip("NOT RUN: chromium missing (apt-get install chromium, or set CHROMIUM_PATH; CI installs it)", () => {})
-})
-
-describe.runIf(hasChromium)("operator console in a browser", () => {
-  beforeAll(async () => {
-    browser = await launch()
-    mkdirSync(screenshots, { recursive: true })
-  })
-  afterAll(async () => {
-    await browser?.close()
-  })
-
+describeInBrowser("operator console in a browser", () => {
   layer(serverLayer(pglite, {}, {}, log), { timeout: "120 seconds", excludeTestServices: true })(
     "console [pglite]",
     (it) => {

@@ -184,6 +184,35 @@ const checkTrace = (
   )
 }
 
+// One event with the incoming trace, published on `server` to two webhooks: both delivered,
+// both attempts' spans exported, and the trace as `checkTrace` wants it.
+const tracedToTwo = (
+  server: ServerProcess,
+  spans: ReadonlyArray<ExportedSpan>,
+  tourId: string,
+  services: { readonly request: string; readonly delivery: string }
+) =>
+  Effect.gen(function* () {
+    const [one, two] = [yield* receiver(), yield* receiver()]
+    yield* subscribe(server, one)
+    yield* subscribe(server, two)
+    const reply = yield* post(server.base, "/events", tourEvent(tourId), { traceparent: incoming })
+    assert.strictEqual(reply.status, 202, reply.text)
+    yield* eventually(
+      Effect.sync(() => one.received.length === 1 && two.received.length === 1),
+      "both deliveries",
+      30_000
+    )
+    yield* eventually(
+      Effect.sync(
+        () => spans.filter((span) => span.traceId === traceId && span.name === "webhook.attempt").length === 2
+      ),
+      "the attempts' spans",
+      30_000
+    )
+    checkTrace(spans, [one, two], services)
+  })
+
 describe("traces over OTLP/HTTP", () => {
   it.live(
     "one process: the request, the fan-out and both attempts in the request's trace [pglite]",
@@ -194,24 +223,7 @@ describe("traces over OTLP/HTTP", () => {
         const server = yield* serverProcess(undefined, {
           env: { ...otelEnv(otlp.endpoint, "waybill-one"), WAYBILL_TRACE_SQL: "true" }
         })
-        const [one, two] = [yield* receiver(), yield* receiver()]
-        yield* subscribe(server, one)
-        yield* subscribe(server, two)
-        const reply = yield* post(server.base, "/events", tourEvent("tour_traced"), { traceparent: incoming })
-        assert.strictEqual(reply.status, 202, reply.text)
-        yield* eventually(
-          Effect.sync(() => one.received.length === 1 && two.received.length === 1),
-          "both deliveries",
-          30_000
-        )
-        yield* eventually(
-          Effect.sync(
-            () => otlp.spans.filter((span) => span.traceId === traceId && span.name === "webhook.attempt").length === 2
-          ),
-          "the attempts' spans",
-          30_000
-        )
-        checkTrace(otlp.spans, [one, two], { request: "waybill-one", delivery: "waybill-one" })
+        yield* tracedToTwo(server, otlp.spans, "tour_traced", { request: "waybill-one", delivery: "waybill-one" })
         // The background loops' polls are not traces of their own.
         assert.deepStrictEqual(
           otlp.spans.filter((span) => span.name === "sql.execute" && span.parentSpanId === ""),
@@ -333,24 +345,10 @@ describe.skipIf(url === undefined || url === "")("traces across two server proce
         const delivering = yield* serverProcess(databaseUrl, { env: otelEnv(otlp.endpoint, "waybill-delivering") })
         yield* Effect.sleep("2 seconds")
         const taking = yield* serverProcess(databaseUrl, { env: otelEnv(otlp.endpoint, "waybill-taking") })
-        const [one, two] = [yield* receiver(), yield* receiver()]
-        yield* subscribe(taking, one)
-        yield* subscribe(taking, two)
-        const reply = yield* post(taking.base, "/events", tourEvent("tour_two_processes"), { traceparent: incoming })
-        assert.strictEqual(reply.status, 202, reply.text)
-        yield* eventually(
-          Effect.sync(() => one.received.length === 1 && two.received.length === 1),
-          "both deliveries",
-          30_000
-        )
-        yield* eventually(
-          Effect.sync(
-            () => otlp.spans.filter((span) => span.traceId === traceId && span.name === "webhook.attempt").length === 2
-          ),
-          "the attempts' spans",
-          30_000
-        )
-        checkTrace(otlp.spans, [one, two], { request: "waybill-taking", delivery: "waybill-delivering" })
+        yield* tracedToTwo(taking, otlp.spans, "tour_two_processes", {
+          request: "waybill-taking",
+          delivery: "waybill-delivering"
+        })
         assert.isDefined(delivering)
       }).pipe(Effect.scoped),
     180_000

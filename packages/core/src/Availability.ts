@@ -9,9 +9,12 @@
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 
 /**
  * @since 0.1.0
@@ -91,3 +94,25 @@ export const loopReporter = (loop: string, failure: string): Effect.Effect<LoopR
       })
     }
   })
+
+/**
+ * A background loop: `turn` at once, then again every `interval` for as long as the scope
+ * lasts, forked; a turn that fails is said through `loopReporter(loop, failure)` and the loop
+ * goes on.
+ *
+ * @since 0.1.0
+ * @category reporting
+ */
+export const forkRepeated = <A, E, R>(
+  turn: Effect.Effect<A, E, R>,
+  options: { readonly loop: string; readonly failure: string; readonly interval: Duration.DurationInput }
+): Effect.Effect<void, never, R | Scope.Scope> =>
+  Effect.flatMap(loopReporter(options.loop, options.failure), (reporter) =>
+    turn.pipe(
+      Effect.zipLeft(reporter.succeeded),
+      Effect.catchAllCause(reporter.failed),
+      Effect.repeat(Schedule.spaced(options.interval)),
+      Effect.forkScoped,
+      Effect.asVoid
+    )
+  )

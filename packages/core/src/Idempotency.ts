@@ -25,6 +25,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Issue from "./Issue.js"
 import * as JsonDepth from "./JsonDepth.js"
+import * as Sweep from "./Sweep.js"
 import type { Transactor } from "./Transactor.js"
 import * as ValidationError from "./ValidationError.js"
 import type { WorkspaceId } from "./Workspace.js"
@@ -453,17 +454,9 @@ export const sweepBatchSize = 1_000
  * @since 0.1.0
  * @category maintenance
  */
-export const sweepExpired: Effect.Effect<number, never, IdempotencyStore> = Effect.gen(function* () {
-  const store = yield* IdempotencyStore
-  const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-  let deleted = 0
-  for (;;) {
-    const step = yield* store.sweep(now, sweepBatchSize)
-    deleted += step
-    if (step < sweepBatchSize) return deleted
-    yield* Effect.yieldNow()
-  }
-})
+export const sweepExpired: Effect.Effect<number, never, IdempotencyStore> = Effect.flatMap(IdempotencyStore, (store) =>
+  Sweep.inSteps(sweepBatchSize, store.sweep)
+)
 
 // Rolls a transaction back when the record's key turns out to be kept already.
 class KeyTaken extends Data.TaggedError("@waybill/core/Idempotency/KeyTaken") {}

@@ -125,14 +125,8 @@ export const makePage = (rows: ReadonlyArray<Draft>, limit: number): DraftPage =
  */
 export const makeMemory = (): DraftRepository["Type"] => {
   const workspaces = new Map<string, Map<string, Draft>>()
-  const drafts = (workspaceId: WorkspaceId) => {
-    let map = workspaces.get(workspaceId)
-    if (map === undefined) {
-      map = new Map()
-      workspaces.set(workspaceId, map)
-    }
-    return map
-  }
+  const drafts = (workspaceId: WorkspaceId): Map<string, Draft> =>
+    workspaces.get(workspaceId) ?? workspaces.set(workspaceId, new Map()).get(workspaceId)!
   const get = (workspaceId: WorkspaceId, id: string) =>
     Effect.sync(() => Option.fromNullable(drafts(workspaceId).get(id)))
   return DraftRepository.of({

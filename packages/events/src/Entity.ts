@@ -9,7 +9,7 @@
  */
 import * as Schema from "effect/Schema"
 import { EntityId, FieldTypeId, FilterAsId } from "./internal/annotations.js"
-import { oneOf, optional } from "./internal/schemas.js"
+import { oneOf, optional, together } from "./internal/schemas.js"
 
 /**
  * The index signature that keeps fields the spec does not show.
@@ -395,6 +395,13 @@ export const CarrierTeam = entity("carrierTeam", "CarrierTeam", "A team of a car
  */
 export const CarrierUser = entity("carrierUser", "CarrierUser", "A user of a carrier.", {})
 
+// What every write-off carries besides its reason and disposal.
+const writeOffFields = {
+  note: optional(AnyJson(Schema.String)),
+  writtenOffBy: AnyJsonPresent(Schema.String),
+  writtenOffAt: optional(AnyJson(Timestamp))
+}
+
 const NeverOnLost = Schema.Never.annotations({ message: () => "is never present on a Lost load" })
 
 /**
@@ -406,9 +413,7 @@ const NeverOnLost = Schema.Never.annotations({ message: () => "is never present 
 export const LostWriteOff = Schema.Struct(
   {
     reason: Schema.Literal("Lost"),
-    note: optional(AnyJson(Schema.String)),
-    writtenOffBy: AnyJsonPresent(Schema.String),
-    writtenOffAt: optional(AnyJson(Timestamp)),
+    ...writeOffFields,
     disposedAt: optional(NeverOnLost),
     disposedBy: optional(NeverOnLost)
   },
@@ -425,24 +430,17 @@ export const LostWriteOff = Schema.Struct(
 export const DamagedWriteOff = Schema.Struct(
   {
     reason: Schema.Literal("Damaged"),
-    note: optional(AnyJson(Schema.String)),
-    writtenOffBy: AnyJsonPresent(Schema.String),
-    writtenOffAt: optional(AnyJson(Timestamp)),
+    ...writeOffFields,
     disposedAt: optional(Timestamp),
     disposedBy: optional(AnyJson(Schema.String))
   },
   OpenFields
 )
   .pipe(
-    Schema.filter(
-      (writeOff) =>
-        (writeOff.disposedAt === undefined) === (writeOff.disposedBy === undefined)
-          ? undefined
-          : {
-              path: [writeOff.disposedAt === undefined ? "disposedAt" : "disposedBy"],
-              message: "is required once the load is disposed (disposedAt and disposedBy come together)"
-            },
-      { jsonSchema: { dependentRequired: { disposedAt: ["disposedBy"], disposedBy: ["disposedAt"] } } }
+    together(
+      "disposedAt",
+      "disposedBy",
+      "is required once the load is disposed (disposedAt and disposedBy come together)"
     )
   )
   .annotations({

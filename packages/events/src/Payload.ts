@@ -18,12 +18,19 @@ import type { EventType } from "./EventType.js"
 import { GuardedId, NoPresenceId, NotFilterableId } from "./internal/annotations.js"
 import { fromParseError } from "./internal/issues.js"
 import { pascal } from "./internal/names.js"
+import { together } from "./internal/schemas.js"
 import * as Task from "./Task.js"
 
-const payload = <Fields extends Schema.Struct.Fields>(type: EventType, description: string, fields: Fields) =>
-  Schema.Struct(fields).annotations({ identifier: `${pascal(type)}Payload`, description })
+const payload = <Fields extends Schema.Struct.Fields>(description: string, fields: Fields) =>
+  Schema.Struct(fields).annotations({ description })
 
-const tourPayload = (type: EventType, description: string) => payload(type, description, { tour: Entity.Tour })
+const tourPayload = (description: string) => payload(description, { tour: Entity.Tour })
+
+// Names each payload schema after its event type (`TourCreatedPayload`, …).
+const identified = <T extends { readonly [K in EventType]: Schema.Schema.AnyNoContext }>(table: T): T =>
+  Object.fromEntries(
+    Object.entries(table).map(([type, schema]) => [type, schema.annotations({ identifier: `${pascal(type)}Payload` })])
+  ) as T
 
 const reference = { referencedEntity: Task.ReferencedEntity }
 
@@ -35,26 +42,22 @@ const statusSnapshotKey = Schema.optionalWith(Schema.String, { exact: true })
  * @since 0.1.0
  * @category schemas
  */
-export const schemas = {
-  "tour-created": tourPayload("tour-created", "A tour was created (each tour a recurring master generates, too)."),
-  "tour-assigned": tourPayload("tour-assigned", "A carrier was assigned to a tour."),
-  "tour-unassigned-carrier": tourPayload("tour-unassigned-carrier", "The carrier was unassigned from a tour."),
-  "tour-started": tourPayload("tour-started", "A tour started."),
-  "tour-arrived-at-stop": tourPayload("tour-arrived-at-stop", "A tour arrived at a stop."),
-  "tour-departed-from-stop": tourPayload("tour-departed-from-stop", "A tour departed from a stop."),
-  "tour-proof-attached": tourPayload("tour-proof-attached", "A proof was attached to a tour."),
+export const schemas = identified({
+  "tour-created": tourPayload("A tour was created (each tour a recurring master generates, too)."),
+  "tour-assigned": tourPayload("A carrier was assigned to a tour."),
+  "tour-unassigned-carrier": tourPayload("The carrier was unassigned from a tour."),
+  "tour-started": tourPayload("A tour started."),
+  "tour-arrived-at-stop": tourPayload("A tour arrived at a stop."),
+  "tour-departed-from-stop": tourPayload("A tour departed from a stop."),
+  "tour-proof-attached": tourPayload("A proof was attached to a tour."),
   "tour-waiting-for-review": tourPayload(
-    "tour-waiting-for-review",
     "A tour waits for review; fired by the last advance, a carrier-reported delivery, or manual-complete."
   ),
-  "tour-completed": tourPayload("tour-completed", "A tour was completed."),
-  "tour-cancelled": tourPayload("tour-cancelled", "A tour was cancelled."),
-  "tour-deleted": payload("tour-deleted", "A tour was deleted; only its id is delivered.", { tourId: Schema.String }),
-  "tour-edited": tourPayload("tour-edited", "A tour was edited."),
-  "tour-rebuilt": payload("tour-rebuilt", "A tour was rebuilt.", {
-    tour: Entity.Tour,
-    action: EntityAction.TourAction
-  }),
+  "tour-completed": tourPayload("A tour was completed."),
+  "tour-cancelled": tourPayload("A tour was cancelled."),
+  "tour-deleted": payload("A tour was deleted; only its id is delivered.", { tourId: Schema.String }),
+  "tour-edited": tourPayload("A tour was edited."),
+  "tour-rebuilt": payload("A tour was rebuilt.", { tour: Entity.Tour, action: EntityAction.TourAction }),
   "tour-action-created": Schema.Struct({
     tour: Entity.Tour,
     action: EntityAction.TourAction,
@@ -65,20 +68,8 @@ export const schemas = {
       description: "Status after the commit; present only when the commit relayed its status snapshot."
     })
   })
-    .pipe(
-      Schema.filter(
-        (value) =>
-          (value.oldStatus === undefined) === (value.newStatus === undefined)
-            ? undefined
-            : {
-                path: [value.oldStatus === undefined ? "oldStatus" : "newStatus"],
-                message: "oldStatus and newStatus come together (the commit's status snapshot)"
-              },
-        { jsonSchema: { dependentRequired: { oldStatus: ["newStatus"], newStatus: ["oldStatus"] } } }
-      )
-    )
+    .pipe(together("oldStatus", "newStatus", "oldStatus and newStatus come together (the commit's status snapshot)"))
     .annotations({
-      identifier: "TourActionCreatedPayload",
       description:
         "Any action on a tour (status advances, reverse, reset, manual-complete, assignments, edits, rebuilds, " +
         "proof attachments and more), including backward transitions no lifecycle event covers. The verb is " +
@@ -86,15 +77,12 @@ export const schemas = {
         "its status snapshot; equal values mean the top-level status did not change. Carrier-integration " +
         "internals are redacted."
     }),
-  "shipments-created": payload("shipments-created", "Shipments were created (a list; no per-item filter fields).", {
+  "shipments-created": payload("Shipments were created (a list; no per-item filter fields).", {
     shipments: Schema.Array(Entity.Shipment)
   }),
-  "shipment-deleted": payload("shipment-deleted", "A shipment was deleted; only its id is delivered.", {
-    shipmentId: Schema.String
-  }),
-  "shipment-updated": payload("shipment-updated", "A shipment was updated.", { shipment: Entity.Shipment }),
+  "shipment-deleted": payload("A shipment was deleted; only its id is delivered.", { shipmentId: Schema.String }),
+  "shipment-updated": payload("A shipment was updated.", { shipment: Entity.Shipment }),
   "order-created": payload(
-    "order-created",
     "An order was created, with its tour and document links when there are any. Filter fields of the optional " +
       "tour offer no is_set / is_not_set.",
     {
@@ -103,49 +91,37 @@ export const schemas = {
       documentLinks: Schema.optionalWith(Schema.Array(Entity.DocumentLink), { exact: true })
     }
   ),
-  "order-updated": payload("order-updated", "An order was updated.", { order: Entity.Order }),
-  "operator-user-invite-created": payload("operator-user-invite-created", "An operator user was invited.", {
+  "order-updated": payload("An order was updated.", { order: Entity.Order }),
+  "operator-user-invite-created": payload("An operator user was invited.", {
     operatorUserInvite: Entity.OperatorUserInvite
   }),
-  "operator-user-created": payload("operator-user-created", "An operator user was created.", {
-    operatorUser: Entity.OperatorUser
-  }),
-  "shipper-created": payload("shipper-created", "A shipper was created.", { shipper: Entity.Shipper }),
-  "shipper-updated": payload("shipper-updated", "A shipper was updated.", {
-    shipper: Entity.Shipper,
-    action: EntityAction.ShipperAction
-  }),
-  "shipper-team-created": payload("shipper-team-created", "A shipper team was created.", {
-    shipperTeam: Entity.ShipperTeam
-  }),
-  "shipper-team-updated": payload("shipper-team-updated", "A shipper team was updated.", {
+  "operator-user-created": payload("An operator user was created.", { operatorUser: Entity.OperatorUser }),
+  "shipper-created": payload("A shipper was created.", { shipper: Entity.Shipper }),
+  "shipper-updated": payload("A shipper was updated.", { shipper: Entity.Shipper, action: EntityAction.ShipperAction }),
+  "shipper-team-created": payload("A shipper team was created.", { shipperTeam: Entity.ShipperTeam }),
+  "shipper-team-updated": payload("A shipper team was updated.", {
     shipperTeam: Entity.ShipperTeam,
     action: EntityAction.ShipperTeamAction
   }),
-  "shipper-user-created": payload("shipper-user-created", "A shipper user was created.", {
-    shipperUser: Entity.ShipperUser
-  }),
-  "shipper-user-updated": payload("shipper-user-updated", "A shipper user was updated.", {
+  "shipper-user-created": payload("A shipper user was created.", { shipperUser: Entity.ShipperUser }),
+  "shipper-user-updated": payload("A shipper user was updated.", {
     shipperUser: Entity.ShipperUser,
     action: EntityAction.ShipperUserAction
   }),
-  "shipper-address-created": payload("shipper-address-created", "A shipper address was created.", {
-    shipperAddress: Entity.ShipperAddress
-  }),
-  "mailbox-created": payload("mailbox-created", "A mailbox was created.", { mailbox: Entity.Mailbox }),
-  "mailbox-mail-received": payload("mailbox-mail-received", "A mailbox received a mail; only its id is delivered.", {
+  "shipper-address-created": payload("A shipper address was created.", { shipperAddress: Entity.ShipperAddress }),
+  "mailbox-created": payload("A mailbox was created.", { mailbox: Entity.Mailbox }),
+  "mailbox-mail-received": payload("A mailbox received a mail; only its id is delivered.", {
     mailboxId: Schema.String
   }),
-  "mailbox-status-changed": payload("mailbox-status-changed", "A mailbox became active or inactive.", {
+  "mailbox-status-changed": payload("A mailbox became active or inactive.", {
     mailboxId: Schema.String,
     newStatus: Entity.MailboxStatus,
     oldStatus: Entity.MailboxStatus
   }),
-  "decode-job-result": payload("decode-job-result", "A decode job produced a draft (origin decode).", {
+  "decode-job-result": payload("A decode job produced a draft (origin decode).", {
     transportDraft: Entity.TransportDraft
   }),
   "callout-action-created": payload(
-    "callout-action-created",
     "An action on callouts. callouts holds only the callouts the action modified, each enriched with bidding " +
       "stats (only suggestedBid for secret auctions); filtering on callouts is not possible. action.payload " +
       "mirrors the driving request without internal dispatch context. tour carries only id and properties and is " +
@@ -157,110 +133,84 @@ export const schemas = {
       tour: Schema.optionalWith(Entity.CalloutTour, { exact: true }).annotations({ [GuardedId]: true })
     }
   ),
-  "sequence-invocation-created": payload("sequence-invocation-created", "A sequence was invoked.", {
-    sequenceInvocation: Entity.SequenceInvocation
+  "sequence-invocation-created": payload("A sequence was invoked.", { sequenceInvocation: Entity.SequenceInvocation }),
+  "sequence-invocation-action-created": payload("An action on a sequence invocation.", {
+    sequenceInvocationAction: EntityAction.SequenceInvocationAction
   }),
-  "sequence-invocation-action-created": payload(
-    "sequence-invocation-action-created",
-    "An action on a sequence invocation.",
-    { sequenceInvocationAction: EntityAction.SequenceInvocationAction }
-  ),
-  "transport-drafts-created": payload(
-    "transport-drafts-created",
-    "Transport drafts were created (a list; no per-item filter fields).",
-    { transportDrafts: Schema.Array(Entity.TransportDraft) }
-  ),
+  "transport-drafts-created": payload("Transport drafts were created (a list; no per-item filter fields).", {
+    transportDrafts: Schema.Array(Entity.TransportDraft)
+  }),
   "transport-drafts-deleted": payload(
-    "transport-drafts-deleted",
     "Transport drafts were deleted; only their ids are delivered (a list; no per-item filter fields).",
     { transportDraftIds: Schema.Array(Schema.String) }
   ),
-  "transport-draft-action-created": payload("transport-draft-action-created", "An action on a transport draft.", {
+  "transport-draft-action-created": payload("An action on a transport draft.", {
     transportDraft: Entity.TransportDraft,
     action: EntityAction.TransportDraftAction
   }),
-  "carrier-action-created": payload("carrier-action-created", "An action on a carrier.", {
+  "carrier-action-created": payload("An action on a carrier.", {
     carrier: Entity.Carrier,
     action: EntityAction.CarrierAction
   }),
-  "carrier-team-created": payload("carrier-team-created", "A carrier team was created.", {
-    carrierTeam: Entity.CarrierTeam
-  }),
-  "carrier-team-action-created": payload("carrier-team-action-created", "An action on a carrier team.", {
+  "carrier-team-created": payload("A carrier team was created.", { carrierTeam: Entity.CarrierTeam }),
+  "carrier-team-action-created": payload("An action on a carrier team.", {
     carrierTeam: Entity.CarrierTeam,
     action: EntityAction.CarrierTeamAction
   }),
-  "carrier-user-created": payload("carrier-user-created", "A carrier user was created.", {
-    carrierUser: Entity.CarrierUser
-  }),
-  "carrier-user-action-created": payload("carrier-user-action-created", "An action on a carrier user.", {
+  "carrier-user-created": payload("A carrier user was created.", { carrierUser: Entity.CarrierUser }),
+  "carrier-user-action-created": payload("An action on a carrier user.", {
     carrierUser: Entity.CarrierUser,
     action: EntityAction.CarrierUserAction
   }),
   "document-link-action-created": payload(
-    "document-link-action-created",
     "An action on a document link. A task's PDF receipt arrives this way, with documentLink.targetEntityType task.",
     { documentLink: Entity.DocumentLink, action: EntityAction.DocumentLinkAction }
   ),
-  "leg-created": payload("leg-created", "A leg was created.", { leg: Entity.Leg }),
+  "leg-created": payload("A leg was created.", { leg: Entity.Leg }),
   "leg-action-created": payload(
-    "leg-action-created",
     "Every leg lifecycle transition (pickup and dropoff progress, delivery, failure, cancellation, tour " +
       "assignment); there are no per-status leg events. The verb is action.payload.type; leg is the full leg " +
       "after the transition.",
     { leg: Entity.Leg, action: EntityAction.LegAction }
   ),
-  "leg-deleted": payload("leg-deleted", "A leg was deleted; the full removed leg is delivered.", { leg: Entity.Leg }),
-  "transport-draft-recurring-activated": payload(
-    "transport-draft-recurring-activated",
-    "A recurring master was activated; tour generation starts.",
-    { transportDraft: Entity.TransportDraft }
-  ),
-  "transport-draft-recurring-paused": payload(
-    "transport-draft-recurring-paused",
-    "A recurring master was paused; generation stops.",
-    { transportDraft: Entity.TransportDraft }
-  ),
-  "transport-draft-recurring-resumed": payload(
-    "transport-draft-recurring-resumed",
-    "A recurring master was resumed; generation continues from now on.",
-    { transportDraft: Entity.TransportDraft }
-  ),
+  "leg-deleted": payload("A leg was deleted; the full removed leg is delivered.", { leg: Entity.Leg }),
+  "transport-draft-recurring-activated": payload("A recurring master was activated; tour generation starts.", {
+    transportDraft: Entity.TransportDraft
+  }),
+  "transport-draft-recurring-paused": payload("A recurring master was paused; generation stops.", {
+    transportDraft: Entity.TransportDraft
+  }),
+  "transport-draft-recurring-resumed": payload("A recurring master was resumed; generation continues from now on.", {
+    transportDraft: Entity.TransportDraft
+  }),
   "transport-draft-recurring-ended": payload(
-    "transport-draft-recurring-ended",
     "A recurring master ended (by request, or by itself once endsAt has passed).",
     { transportDraft: Entity.TransportDraft }
   ),
-  "comment-created": payload("comment-created", "A comment was created.", { comment: Entity.Comment }),
-  "comment-edited": payload("comment-edited", "A comment was edited.", { comment: Entity.Comment }),
-  "comment-deleted": payload("comment-deleted", "A comment was deleted; the comment is delivered.", {
-    comment: Entity.Comment
-  }),
-  "comment-reaction-added": payload("comment-reaction-added", "A reaction was added to a comment.", {
+  "comment-created": payload("A comment was created.", { comment: Entity.Comment }),
+  "comment-edited": payload("A comment was edited.", { comment: Entity.Comment }),
+  "comment-deleted": payload("A comment was deleted; the comment is delivered.", { comment: Entity.Comment }),
+  "comment-reaction-added": payload("A reaction was added to a comment.", {
     comment: Entity.Comment,
     reaction: Entity.CommentReaction
   }),
-  "comment-reaction-removed": payload("comment-reaction-removed", "A reaction was removed from a comment.", {
+  "comment-reaction-removed": payload("A reaction was removed from a comment.", {
     comment: Entity.Comment,
     reaction: Entity.CommentReaction
   }),
-  "task-created": payload("task-created", "A task came to exist.", { task: Task.Task, ...reference }),
+  "task-created": payload("A task came to exist.", { task: Task.Task, ...reference }),
   "task-completed": payload(
-    "task-completed",
     "A task was completed (one of the three closing events, exactly one per task). task.outcome.formOutput " +
       "holds the complete validated form output keyed by form element id; a PDF receipt, when the template " +
       "names a document template, follows separately as document-link-action-created.",
     { task: Task.CompletedTask, ...reference }
   ),
-  "task-skipped": payload("task-skipped", "A task was skipped (one of the three closing events).", {
-    task: Task.Task,
-    ...reference
-  }),
-  "task-cancelled": payload("task-cancelled", "A task was cancelled (one of the three closing events).", {
+  "task-skipped": payload("A task was skipped (one of the three closing events).", { task: Task.Task, ...reference }),
+  "task-cancelled": payload("A task was cancelled (one of the three closing events).", {
     task: Task.Task,
     ...reference
   })
-} as const satisfies { readonly [K in EventType]: Schema.Schema.AnyNoContext }
+})
 
 /**
  * The payload of an event type.

@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Filter from "@waybill/filters/Filter"
+import { valueOperators } from "@waybill/filters/FilterField"
 import * as fc from "fast-check"
 
 // --- the reference interpreter ---------------------------------------------------------------
@@ -185,16 +186,7 @@ const dayOperands = [
 const condition: fc.Arbitrary<RefCondition> = fc.oneof(
   fc.record({
     field: fc.constantFrom(...FIELDS),
-    operator: fc.constantFrom(
-      "equals",
-      "not_equals",
-      "contains",
-      "not_contains",
-      "begins_with",
-      "not_begins_with",
-      "ends_with",
-      "not_ends_with"
-    ),
+    operator: fc.constantFrom(...valueOperators.text),
     value: text
   }),
   fc.record({

@@ -11,6 +11,31 @@ import * as Schema from "effect/Schema"
 
 const issues = Schema.Array(Issue)
 
+// The contract's code of each status an error body is sent with.
+const codes = {
+  400: "bad_request",
+  401: "unauthorized",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  412: "precondition_failed",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  422: "idempotency_key_reused",
+  503: "unavailable"
+} as const
+
+type Status = keyof typeof codes
+
+// The class of the error body sent with `status`, its `code` the contract's.
+const errorClass =
+  <Self>() =>
+  <const S extends Status>(identifier: string, status: S) =>
+    Schema.Class<Self>(identifier)(
+      { code: Schema.tag(codes[status]), message: Schema.String, issues },
+      HttpApiSchema.annotations({ status })
+    )
+
 /**
  * 400: malformed JSON, a body nested deeper than 64 levels, schema violation or rule violation;
  * `issues` lists every violation.
@@ -18,10 +43,7 @@ const issues = Schema.Array(Issue)
  * @since 0.1.0
  * @category errors
  */
-export class BadRequest extends Schema.Class<BadRequest>("BadRequest")(
-  { code: Schema.tag("bad_request"), message: Schema.String, issues },
-  HttpApiSchema.annotations({ status: 400 })
-) {}
+export class BadRequest extends errorClass<BadRequest>()("BadRequest", 400) {}
 
 /**
  * 401: missing, malformed or unknown API key.
@@ -29,10 +51,7 @@ export class BadRequest extends Schema.Class<BadRequest>("BadRequest")(
  * @since 0.1.0
  * @category errors
  */
-export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
-  { code: Schema.tag("unauthorized"), message: Schema.String, issues },
-  HttpApiSchema.annotations({ status: 401 })
-) {}
+export class Unauthorized extends errorClass<Unauthorized>()("Unauthorized", 401) {}
 
 /**
  * 404: no such resource in the caller's workspace.
@@ -40,10 +59,7 @@ export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
  * @since 0.1.0
  * @category errors
  */
-export class NotFound extends Schema.Class<NotFound>("NotFound")(
-  { code: Schema.tag("not_found"), message: Schema.String, issues },
-  HttpApiSchema.annotations({ status: 404 })
-) {}
+export class NotFound extends errorClass<NotFound>()("NotFound", 404) {}
 
 /**
  * 409: an action not allowed in the current status, or a conflicting request.
@@ -62,10 +78,7 @@ export class Conflict extends Schema.Class<Conflict>("Conflict")(
  * @since 0.1.0
  * @category errors
  */
-export class PreconditionFailed extends Schema.Class<PreconditionFailed>("PreconditionFailed")(
-  { code: Schema.tag("precondition_failed"), message: Schema.String, issues },
-  HttpApiSchema.annotations({ status: 412 })
-) {}
+export class PreconditionFailed extends errorClass<PreconditionFailed>()("PreconditionFailed", 412) {}
 
 /**
  * 422: an `Idempotency-Key` sent again with another body or route (contract §8).
@@ -73,10 +86,7 @@ export class PreconditionFailed extends Schema.Class<PreconditionFailed>("Precon
  * @since 0.1.0
  * @category errors
  */
-export class IdempotencyKeyReused extends Schema.Class<IdempotencyKeyReused>("IdempotencyKeyReused")(
-  { code: Schema.tag("idempotency_key_reused"), message: Schema.String, issues },
-  HttpApiSchema.annotations({ status: 422 })
-) {}
+export class IdempotencyKeyReused extends errorClass<IdempotencyKeyReused>()("IdempotencyKeyReused", 422) {}
 
 /**
  * 503: the database cannot be reached; nothing was written (sent with `Retry-After`).
@@ -84,10 +94,7 @@ export class IdempotencyKeyReused extends Schema.Class<IdempotencyKeyReused>("Id
  * @since 0.1.0
  * @category errors
  */
-export class Unavailable extends Schema.Class<Unavailable>("Unavailable")(
-  { code: Schema.tag("unavailable"), message: Schema.String, issues },
-  HttpApiSchema.annotations({ status: 503 })
-) {}
+export class Unavailable extends errorClass<Unavailable>()("Unavailable", 503) {}
 
 /**
  * The codes of the contract, by status, for responses produced outside the API definition
@@ -96,32 +103,8 @@ export class Unavailable extends Schema.Class<Unavailable>("Unavailable")(
  * @since 0.1.0
  * @category errors
  */
-export const codeForStatus = (status: number): string => {
-  switch (status) {
-    case 400:
-      return "bad_request"
-    case 401:
-      return "unauthorized"
-    case 404:
-      return "not_found"
-    case 405:
-      return "method_not_allowed"
-    case 409:
-      return "conflict"
-    case 412:
-      return "precondition_failed"
-    case 413:
-      return "payload_too_large"
-    case 415:
-      return "unsupported_media_type"
-    case 422:
-      return "idempotency_key_reused"
-    case 503:
-      return "unavailable"
-    default:
-      return status >= 500 ? "internal" : "bad_request"
-  }
-}
+export const codeForStatus = (status: number): string =>
+  Object.hasOwn(codes, status) ? codes[status as Status] : status >= 500 ? "internal" : "bad_request"
 
 /**
  * The error body as plain JSON.

@@ -13,9 +13,9 @@ import { ListParams } from "@waybill/drafts/DraftService"
 import { ExecuteRequest, ExecuteResult } from "@waybill/drafts/ProductEvaluator"
 import { MAX_PREVIEW, Preview } from "@waybill/recurring/Occurrence"
 import * as Schema from "effect/Schema"
-import { Conflict, IdempotencyKeyReused, NotFound, PreconditionFailed } from "./ApiError.js"
+import { Conflict, NotFound, PreconditionFailed } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
-import { documentedUnknown, documentIdempotencyKey } from "./internal/openApi.js"
+import { documentedUnknown, idempotent } from "./internal/openApi.js"
 
 /** Every request body reports all of its problems, not the first. */
 const allErrors = { parseOptions: { errors: "all" as const } }
@@ -95,10 +95,8 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
     HttpApiEndpoint.post("create", "/drafts")
       .setPayload(documentedUnknown(CreateDraft, "CreateDraftRequest", { checkOnEncode: true }))
       .addSuccess(Draft, { status: 201 })
-      .addError(IdempotencyKeyReused)
-      .addError(Conflict)
       .annotate(OpenApi.Summary, "Create a transport draft or a recurring master")
-      .annotate(OpenApi.Transform, documentIdempotencyKey)
+      .pipe(idempotent)
   )
   .add(
     HttpApiEndpoint.get("list", "/drafts")

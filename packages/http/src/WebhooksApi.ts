@@ -19,9 +19,9 @@ import { RotateSecret } from "@waybill/webhooks/SecretRotation"
 import { RegisterWebhook, WebhookResponse } from "@waybill/webhooks/Webhook"
 import { AlertListParams, FilterFieldsParams, ListParams } from "@waybill/webhooks/WebhookService"
 import * as Schema from "effect/Schema"
-import { Conflict, IdempotencyKeyReused, NotFound } from "./ApiError.js"
+import { Conflict, NotFound } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
-import { documentedUnknown, documentIdempotencyKey } from "./internal/openApi.js"
+import { documentedUnknown, idempotent } from "./internal/openApi.js"
 
 const webhookId = HttpApiSchema.param("id", Schema.String)
 const deliveryId = HttpApiSchema.param("deliveryId", Schema.String)
@@ -35,13 +35,11 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("register", "/webhooks")
       .setPayload(documentedUnknown(RegisterWebhook, "RegisterWebhookRequest"))
       .addSuccess(WebhookResponse, { status: 201 })
-      .addError(IdempotencyKeyReused)
-      .addError(Conflict)
       .annotate(
         OpenApi.Description,
         'Registers a webhook. Secrets are write-only: every response masks them as "********". There is no update: delete and re-create (the operator console edits in place). A workspace holds at most 100 webhooks by default (the reference server\'s WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE): one more is 409 conflict.'
       )
-      .annotate(OpenApi.Transform, documentIdempotencyKey)
+      .pipe(idempotent)
   )
   .add(HttpApiEndpoint.get("list", "/webhooks").setUrlParams(ListParams).addSuccess(Page.schema(WebhookResponse)))
   .add(
@@ -127,13 +125,11 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("publish", "/events")
       .setPayload(documentedUnknown(PublishEvent, "PublishEventRequest"))
       .addSuccess(Published, { status: 202 })
-      .addError(IdempotencyKeyReused)
-      .addError(Conflict)
       .annotate(
         OpenApi.Description,
         "Publishes an event: the payload is validated against the catalogue, redacted per its rules, and delivered like an event raised by the service. Send an Idempotency-Key to make a retry safe: the same key and body record the event once."
       )
-      .annotate(OpenApi.Transform, documentIdempotencyKey)
+      .pipe(idempotent)
   )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Webhooks, deliveries, alerts and event publishing") {}

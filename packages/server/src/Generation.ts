@@ -19,7 +19,6 @@ import type * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schedule from "effect/Schedule"
 
 /**
  * What a server may tune about generation.
@@ -140,23 +139,15 @@ export const withTours = <E, R>(drafts: Layer.Layer<DraftService, E, R>, options
  */
 export const layerLoop = (interval: Duration.DurationInput): Layer.Layer<never, never, TourGenerator.TourGenerator> =>
   Layer.scopedDiscard(
-    Effect.gen(function* () {
-      const generator = yield* TourGenerator.TourGenerator
+    Effect.flatMap(TourGenerator.TourGenerator, (generator) =>
       // An unreachable database is said once when met and once when gone, not once a run.
-      const reporter = yield* Availability.loopReporter(
-        "the tour generator",
-        "Tour generation run failed; retried next interval"
-      )
-      return yield* generator.run.pipe(
-        Effect.tap((summary) =>
+      Availability.forkRepeated(
+        Effect.tap(generator.run, (summary) =>
           summary.toursCreated + summary.ended + summary.failed > 0
             ? Effect.logInfo("Tour generation run").pipe(Effect.annotateLogs({ ...summary }))
             : Effect.void
         ),
-        Effect.zipLeft(reporter.succeeded),
-        Effect.catchAllCause(reporter.failed),
-        Effect.repeat(Schedule.spaced(interval)),
-        Effect.forkScoped
+        { loop: "the tour generator", failure: "Tour generation run failed; retried next interval", interval }
       )
-    })
+    )
   )

@@ -13,7 +13,6 @@ import type { WebhookRepository } from "@waybill/webhooks/WebhookRepository"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schedule from "effect/Schedule"
 
 /**
  * How often the reference server sweeps: every 10 seconds, so an expired previous secret
@@ -51,18 +50,12 @@ export const layerLoop = (
   interval: Duration.DurationInput = defaultInterval
 ): Layer.Layer<never, never, WebhookRepository | Idempotency.IdempotencyStore> =>
   Layer.scopedDiscard(
-    Effect.gen(function* () {
-      const reporter = yield* Availability.loopReporter("the sweep loop", "A sweep failed; retried next interval")
-      return yield* run.pipe(
-        Effect.tap((swept) =>
-          swept.previousSecrets + swept.idempotencyKeys > 0
-            ? Effect.logDebug("Swept expired data").pipe(Effect.annotateLogs({ ...swept }))
-            : Effect.void
-        ),
-        Effect.zipLeft(reporter.succeeded),
-        Effect.catchAllCause(reporter.failed),
-        Effect.repeat(Schedule.spaced(interval)),
-        Effect.forkScoped
-      )
-    })
+    Availability.forkRepeated(
+      Effect.tap(run, (swept) =>
+        swept.previousSecrets + swept.idempotencyKeys > 0
+          ? Effect.logDebug("Swept expired data").pipe(Effect.annotateLogs({ ...swept }))
+          : Effect.void
+      ),
+      { loop: "the sweep loop", failure: "A sweep failed; retried next interval", interval }
+    )
   )

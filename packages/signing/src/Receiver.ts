@@ -206,6 +206,46 @@ const receive = (
     return { verified, rawBody, text: decoder.decode(rawBody) }
   })
 
+// A Fetch `Request`'s body, read once; refused early by its declared length.
+const requestBody = (request: Request) => async (maxBytes: number) => {
+  if (request.bodyUsed) throw new Error("the body was already read")
+  if (declaredTooLarge(request.headers.get("content-length"), maxBytes)) return new BodyTooLarge({ maxBytes })
+  if (request.body === null) return new Uint8Array(0)
+  const reader = request.body.getReader()
+  const body = await collect(() => reader.read(), maxBytes)
+  if (body instanceof BodyTooLarge) await reader.cancel().catch(() => undefined)
+  return body
+}
+
+// A Node message's body, read once; refused early by its declared length.
+const messageBody = (message: IncomingMessageLike) => async (maxBytes: number) => {
+  const length = message.headers["content-length"]
+  if (typeof length === "string" && declaredTooLarge(length, maxBytes)) return new BodyTooLarge({ maxBytes })
+  const iterator = message[Symbol.asyncIterator]()
+  return collect(() => iterator.next(), maxBytes)
+}
+
+// The `authenticate…` of one kind of input: where its headers are and how its body is read.
+const authenticator =
+  <Input>(
+    headersOf: (input: Input) => Hmac.HeadersInput,
+    bodyOf: (input: Input) => (maxBytes: number) => Promise<Uint8Array | BodyTooLarge>
+  ) =>
+  (input: Input, credentials: Credentials, options?: ReceiveOptions): Effect.Effect<Received, VerificationError> =>
+    receive(headersOf(input), bodyOf(input), credentials, options)
+
+// The `authenticate…` of one input for an HMAC-signed webhook, given its secrets.
+const withHmacSecret =
+  <Input>(
+    authenticate: (
+      input: Input,
+      credentials: Credentials,
+      options?: ReceiveOptions
+    ) => Effect.Effect<Received, VerificationError>
+  ) =>
+  (input: Input, secret: Hmac.Secrets, options?: ReceiveOptions): Effect.Effect<Received, VerificationError> =>
+    authenticate(input, { type: "hmac", secret }, options)
+
 /**
  * Authenticates a Fetch `Request` (Deno, Bun, Cloudflare Workers, Hono, Next.js route
  * handlers ...): reads its body once, within `maxBodyBytes`, and hands it back with the
@@ -214,25 +254,7 @@ const receive = (
  * @since 0.1.0
  * @category verifying
  */
-export const authenticateRequest = (
-  request: Request,
-  credentials: Credentials,
-  options?: ReceiveOptions
-): Effect.Effect<Received, VerificationError> =>
-  receive(
-    request.headers,
-    async (maxBytes) => {
-      if (request.bodyUsed) throw new Error("the body was already read")
-      if (declaredTooLarge(request.headers.get("content-length"), maxBytes)) return new BodyTooLarge({ maxBytes })
-      if (request.body === null) return new Uint8Array(0)
-      const reader = request.body.getReader()
-      const body = await collect(() => reader.read(), maxBytes)
-      if (body instanceof BodyTooLarge) await reader.cancel().catch(() => undefined)
-      return body
-    },
-    credentials,
-    options
-  )
+export const authenticateRequest = authenticator((request: Request) => request.headers, requestBody)
 
 /**
  * `authenticateRequest` for an HMAC-signed webhook.
@@ -240,11 +262,7 @@ export const authenticateRequest = (
  * @since 0.1.0
  * @category verifying
  */
-export const verifyRequest = (
-  request: Request,
-  secret: Hmac.Secrets,
-  options?: ReceiveOptions
-): Effect.Effect<Received, VerificationError> => authenticateRequest(request, { type: "hmac", secret }, options)
+export const verifyRequest = withHmacSecret(authenticateRequest)
 
 /**
  * The parts of a Node `http.IncomingMessage` the helpers use: its headers and its body as an
@@ -265,22 +283,7 @@ export interface IncomingMessageLike extends AsyncIterable<unknown> {
  * @since 0.1.0
  * @category verifying
  */
-export const authenticateIncomingMessage = (
-  message: IncomingMessageLike,
-  credentials: Credentials,
-  options?: ReceiveOptions
-): Effect.Effect<Received, VerificationError> =>
-  receive(
-    message.headers,
-    async (maxBytes) => {
-      const length = message.headers["content-length"]
-      if (typeof length === "string" && declaredTooLarge(length, maxBytes)) return new BodyTooLarge({ maxBytes })
-      const iterator = message[Symbol.asyncIterator]()
-      return collect(() => iterator.next(), maxBytes)
-    },
-    credentials,
-    options
-  )
+export const authenticateIncomingMessage = authenticator((message: IncomingMessageLike) => message.headers, messageBody)
 
 /**
  * `authenticateIncomingMessage` for an HMAC-signed webhook.
@@ -288,8 +291,4 @@ export const authenticateIncomingMessage = (
  * @since 0.1.0
  * @category verifying
  */
-export const verifyIncomingMessage = (
-  message: IncomingMessageLike,
-  secret: Hmac.Secrets,
-  options?: ReceiveOptions
-): Effect.Effect<Received, VerificationError> => authenticateIncomingMessage(message, { type: "hmac", secret }, options)
+export const verifyIncomingMessage = withHmacSecret(authenticateIncomingMessage)

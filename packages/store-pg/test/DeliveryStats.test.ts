@@ -1,20 +1,12 @@
 import { assert } from "@effect/vitest"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
-import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
-import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
+import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import * as EventIntake from "@waybill/webhooks/EventIntake"
-import * as HostResolver from "@waybill/webhooks/HostResolver"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
-import * as SecretBox from "@waybill/webhooks/SecretBox"
-import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
-import { Effect, Layer, Schema, TestClock } from "effect"
-import * as DeliveryStore from "../src/PgDeliveryStore.js"
-import * as EventOutbox from "../src/PgEventOutbox.js"
-import * as FailureAlerts from "../src/PgFailureAlerts.js"
-import * as OutboxReader from "../src/PgOutboxReader.js"
-import * as WebhookRepository from "../src/PgWebhookRepository.js"
+import { WebhookService } from "@waybill/webhooks/WebhookService"
+import { Effect, Schema, TestClock } from "effect"
 import * as Testing from "../src/Testing.js"
-import { forEachBackend } from "./harness.js"
+import { forEachBackend, webhookStack } from "./harness.js"
 
 const NOW = 1_798_000_000_000
 const HOUR = 3_600_000
@@ -52,32 +44,16 @@ const at = (ms: number) => TestClock.setTime(NOW + ms)
 
 forEachBackend(
   "Delivery statistics",
-  (database) =>
-    Layer.mergeAll(
-      WebhookServiceLayer({ allowPrivateTargets: false }),
-      DispatcherLayer({ retryDelayMs: 10_000, timeoutMs: 1_000 })
-    ).pipe(
-      Layer.provideMerge(
-        Layer.mergeAll(
-          WebhookRepository.layer,
-          DeliveryStore.layer,
-          FailureAlerts.layer,
-          OutboxReader.layer,
-          EventOutbox.layer,
-          SecretBox.layerMemory,
-          HostResolver.layerStatic({ "hooks.example.org": ["93.184.215.14"] }),
-          PropertyDefinition.layerFixed([]),
-          // Tour "fail" gets 500 twice (failed after its retry), "wait" a 503 (its retry is due
-          // later); the rest 200.
-          HttpSender.layerScripted((request) =>
-            Effect.succeed({
-              statusCode: request.body.includes('"fail"') ? 500 : request.body.includes('"wait"') ? 503 : 200
-            })
-          )
-        )
-      ),
-      Layer.provideMerge(database)
+  webhookStack(
+    // Tour "fail" gets 500 twice (failed after its retry), "wait" a 503 (its retry is due
+    // later); the rest 200.
+    HttpSender.layerScripted((request) =>
+      Effect.succeed({
+        statusCode: request.body.includes('"fail"') ? 500 : request.body.includes('"wait"') ? 503 : 200
+      })
     ),
+    { retryDelayMs: 10_000, timeoutMs: 1_000 }
+  ),
   (it) => {
     it.effect("counted in SQL by status and hour over the window, with the latency of the deliveries that ended", () =>
       Effect.gen(function* () {

@@ -5,21 +5,13 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
-import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
 import { DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
 import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
 import * as EventIntake from "@waybill/webhooks/EventIntake"
-import * as HostResolver from "@waybill/webhooks/HostResolver"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
-import * as SecretBox from "@waybill/webhooks/SecretBox"
-import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
+import { WebhookService } from "@waybill/webhooks/WebhookService"
 import { Effect, Layer, Ref, Schema, TestClock } from "effect"
-import * as DeliveryStore from "../src/PgDeliveryStore.js"
-import * as EventOutbox from "../src/PgEventOutbox.js"
-import * as FailureAlerts from "../src/PgFailureAlerts.js"
-import * as OutboxReader from "../src/PgOutboxReader.js"
-import * as WebhookRepository from "../src/PgWebhookRepository.js"
-import { forEachBackend } from "./harness.js"
+import { forEachBackend, webhookStack } from "./harness.js"
 
 const NOW = 1_798_000_000_000
 const secret = "an-hmac-secret-of-some-length"
@@ -95,33 +87,17 @@ const secondDispatcher = (options: Parameters<typeof DispatcherLayer>[0]) =>
 
 forEachBackend(
   "Flow control",
-  (database) =>
-    Layer.mergeAll(
-      WebhookServiceLayer({ allowPrivateTargets: false }),
-      DispatcherLayer({ retryDelayMs: 10_000, timeoutMs: 1_000, disableAfterFailures: 2 })
-    ).pipe(
-      Layer.provideMerge(
-        Layer.mergeAll(
-          WebhookRepository.layer,
-          DeliveryStore.layer,
-          FailureAlerts.layer,
-          OutboxReader.layer,
-          EventOutbox.layer,
-          SecretBox.layerMemory,
-          HostResolver.layerStatic({ "hooks.example.org": ["93.184.215.14"] }),
-          PropertyDefinition.layerFixed([]),
-          HttpSender.layerScripted((request) =>
-            Effect.map(Ref.get(script), (codes) => {
-              const path = new URL(request.url).pathname.slice(1)
-              const list = codes[path] ?? [200]
-              const attempt = Number(request.headers["X-Delivery-Attempt"])
-              return { statusCode: list[Math.min(attempt - 1, list.length - 1)]! }
-            })
-          )
-        )
-      ),
-      Layer.provideMerge(database)
+  webhookStack(
+    HttpSender.layerScripted((request) =>
+      Effect.map(Ref.get(script), (codes) => {
+        const path = new URL(request.url).pathname.slice(1)
+        const list = codes[path] ?? [200]
+        const attempt = Number(request.headers["X-Delivery-Attempt"])
+        return { statusCode: list[Math.min(attempt - 1, list.length - 1)]! }
+      })
     ),
+    { retryDelayMs: 10_000, timeoutMs: 1_000, disableAfterFailures: 2 }
+  ),
   (it) => {
     it.effect("a webhook answers its flow settings; bad ones are 400s at their paths", () =>
       Effect.gen(function* () {

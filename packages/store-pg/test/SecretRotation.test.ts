@@ -7,24 +7,18 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
-import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
 import { DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
-import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
+import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import * as EventIntake from "@waybill/webhooks/EventIntake"
-import * as HostResolver from "@waybill/webhooks/HostResolver"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import { sweepExpiredSecrets } from "@waybill/webhooks/SecretRotation"
 import { WebhookRepository as WebhookRepositoryTag } from "@waybill/webhooks/WebhookRepository"
-import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
+import { WebhookService } from "@waybill/webhooks/WebhookService"
 import { Effect, Layer, Option, Redacted, Schema, TestClock } from "effect"
 import * as PgDeliveryStore from "../src/PgDeliveryStore.js"
-import * as PgEventOutbox from "../src/PgEventOutbox.js"
-import * as PgFailureAlerts from "../src/PgFailureAlerts.js"
-import * as PgOutboxReader from "../src/PgOutboxReader.js"
-import * as PgWebhookRepository from "../src/PgWebhookRepository.js"
 import * as Testing from "../src/Testing.js"
-import { forEachBackend } from "./harness.js"
+import { forEachBackend, webhookStack } from "./harness.js"
 
 const NOW = 1_798_000_000_000
 const ws = Schema.decodeSync(WorkspaceId)("rotation")
@@ -54,23 +48,7 @@ const row = (id: string) =>
 
 forEachBackend(
   "Secret rotation storage",
-  (database) =>
-    Layer.mergeAll(WebhookServiceLayer({ allowPrivateTargets: false }), DispatcherLayer({})).pipe(
-      Layer.provideMerge(
-        Layer.mergeAll(
-          PgWebhookRepository.layer,
-          PgDeliveryStore.layer,
-          PgFailureAlerts.layer,
-          PgOutboxReader.layer,
-          PgEventOutbox.layer,
-          SecretBox.layerMemory,
-          HostResolver.layerStatic({ "hooks.example.org": ["93.184.215.14"] }),
-          PropertyDefinition.layerFixed([]),
-          HttpSender.layerScripted(() => Effect.succeed({ statusCode: 500 }))
-        )
-      ),
-      Layer.provideMerge(database)
-    ),
+  webhookStack(HttpSender.layerScripted(() => Effect.succeed({ statusCode: 500 }))),
   (it) => {
     it.effect("stores the previous secret sealed, shows it to other processes, and deletes it after the overlap", () =>
       Effect.gen(function* () {

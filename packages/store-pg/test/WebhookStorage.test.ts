@@ -4,24 +4,18 @@ import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox as EventOutboxTag } from "@waybill/events/EventOutbox"
-import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
 import * as Hmac from "@waybill/signing/Hmac"
 import { DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
 import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
 import * as EventIntake from "@waybill/webhooks/EventIntake"
-import * as HostResolver from "@waybill/webhooks/HostResolver"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
 import { OutboxReader as OutboxReaderTag } from "@waybill/webhooks/OutboxReader"
-import * as SecretBox from "@waybill/webhooks/SecretBox"
-import { WebhookService, layer as WebhookServiceLayer } from "@waybill/webhooks/WebhookService"
+import { WebhookService } from "@waybill/webhooks/WebhookService"
 import { Clock, Deferred, Effect, Fiber, Layer, Metric, Option, Ref, Schema, TestClock } from "effect"
 import * as DeliveryStore from "../src/PgDeliveryStore.js"
-import * as EventOutbox from "../src/PgEventOutbox.js"
-import * as FailureAlerts from "../src/PgFailureAlerts.js"
-import * as OutboxReader from "../src/PgOutboxReader.js"
-import * as WebhookRepository from "../src/PgWebhookRepository.js"
+import * as PgOutboxReader from "../src/PgOutboxReader.js"
 import * as Testing from "../src/Testing.js"
-import { forEachBackend } from "./harness.js"
+import { forEachBackend, webhookStack } from "./harness.js"
 
 const NOW = 1_798_000_000_000
 const wsA = Schema.decodeSync(WorkspaceId)("hooks-a")
@@ -59,31 +53,15 @@ const requestsFor = (eventId: string) =>
 
 forEachBackend(
   "Webhooks storage and dispatch",
-  (database) =>
-    Layer.mergeAll(
-      WebhookServiceLayer({ allowPrivateTargets: false }),
-      DispatcherLayer({ retryDelayMs: 10_000, timeoutMs: 1_000 })
-    ).pipe(
-      Layer.provideMerge(
-        Layer.mergeAll(
-          WebhookRepository.layer,
-          DeliveryStore.layer,
-          FailureAlerts.layer,
-          OutboxReader.layer,
-          EventOutbox.layer,
-          SecretBox.layerMemory,
-          HostResolver.layerStatic({ "hooks.example.org": ["93.184.215.14"] }),
-          PropertyDefinition.layerFixed([]),
-          HttpSender.layerScripted((request) =>
-            Effect.map(Ref.get(script), (codes) => {
-              const attempt = Number(request.headers["X-Delivery-Attempt"])
-              return { statusCode: codes[Math.min(attempt - 1, codes.length - 1)]! }
-            })
-          )
-        )
-      ),
-      Layer.provideMerge(database)
+  webhookStack(
+    HttpSender.layerScripted((request) =>
+      Effect.map(Ref.get(script), (codes) => {
+        const attempt = Number(request.headers["X-Delivery-Attempt"])
+        return { statusCode: codes[Math.min(attempt - 1, codes.length - 1)]! }
+      })
     ),
+    { retryDelayMs: 10_000, timeoutMs: 1_000 }
+  ),
   (it) => {
     it.effect("records and delivers a host's event byte for byte, whatever text its payload holds", () =>
       Effect.gen(function* () {
@@ -524,7 +502,7 @@ forEachBackend(
         // once a read began after it ended.
         const [{ version }] = yield* sql<{ version: string }>`SELECT version()`
         if (version.includes("PGlite")) return
-        const horizon = yield* OutboxReader.ReadHorizon
+        const horizon = yield* PgOutboxReader.ReadHorizon
         const release = yield* Deferred.make<void>()
         const written = yield* Deferred.make<{ readonly id: string; readonly xid: string }>()
         const open = yield* Effect.fork(

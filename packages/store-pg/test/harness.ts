@@ -2,7 +2,17 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, it, layer } from "@effect/vitest"
 import type { Transactor } from "@waybill/core/Transactor"
-import type * as Layer from "effect/Layer"
+import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
+import * as Dispatcher from "@waybill/webhooks/Dispatcher"
+import * as HostResolver from "@waybill/webhooks/HostResolver"
+import * as SecretBox from "@waybill/webhooks/SecretBox"
+import * as WebhookService from "@waybill/webhooks/WebhookService"
+import * as Layer from "effect/Layer"
+import * as PgDeliveryStore from "../src/PgDeliveryStore.js"
+import * as PgEventOutbox from "../src/PgEventOutbox.js"
+import * as PgFailureAlerts from "../src/PgFailureAlerts.js"
+import * as PgOutboxReader from "../src/PgOutboxReader.js"
+import * as PgWebhookRepository from "../src/PgWebhookRepository.js"
 import * as Testing from "../src/Testing.js"
 
 type Database = PgClient.PgClient | SqlClient.SqlClient | Transactor
@@ -25,3 +35,28 @@ export const forEachBackend = <R>(
     })
   }
 }
+
+/**
+ * The webhook engine (service and dispatcher) over the PostgreSQL adapters, with `sender` (an
+ * `HttpSender` layer, scripted) as its HTTP sender and hooks.example.org resolving to a public address: the stack of the webhook
+ * storage suites, for `forEachBackend`.
+ */
+export const webhookStack =
+  <Sender>(sender: Layer.Layer<Sender>, settings: Parameters<typeof Dispatcher.layer>[0] = {}) =>
+  (database: Layer.Layer<Database, unknown>) =>
+    Layer.mergeAll(WebhookService.layer({ allowPrivateTargets: false }), Dispatcher.layer(settings)).pipe(
+      Layer.provideMerge(
+        Layer.mergeAll(
+          PgWebhookRepository.layer,
+          PgDeliveryStore.layer,
+          PgFailureAlerts.layer,
+          PgOutboxReader.layer,
+          PgEventOutbox.layer,
+          SecretBox.layerMemory,
+          HostResolver.layerStatic({ "hooks.example.org": ["93.184.215.14"] }),
+          PropertyDefinition.layerFixed([]),
+          sender
+        )
+      ),
+      Layer.provideMerge(database)
+    )

@@ -15,6 +15,7 @@ import * as StandardWebhooks from "@waybill/signing/StandardWebhooks"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { isRecord, openObject, own } from "./internal/jsonObject.js"
 import * as Ssrf from "./Ssrf.js"
 import {
   type Filters,
@@ -63,12 +64,6 @@ export interface RegistrationContext {
    */
   readonly resolvedAddresses?: ReadonlyArray<string> | undefined
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-const own = (record: Record<string, unknown>, key: string): unknown =>
-  Object.hasOwn(record, key) ? record[key] : undefined
 
 // Lengths are counted in characters (code points), as a person typing a secret counts them.
 const lengthOf = (text: string): number => {
@@ -442,42 +437,38 @@ export const maskedSecretIssues = (input: unknown, storedType: "basic" | "bearer
 export const validateRegistration = (
   input: unknown,
   context: RegistrationContext
-): Either.Either<Registration, ReadonlyArray<Issue.Issue>> => {
-  if (!isRecord(input)) return Either.left([Issue.make("", "must be a JSON object")])
-  const issues: Array<Issue.Issue> = []
-  for (const key of Object.keys(input)) {
-    if (!knownFields.has(key)) issues.push(Issue.make(key, "is not a known field"))
-  }
-  issues.push(...validateUrl(own(input, "url"), context))
-  const events = validateEvents(own(input, "events"))
-  issues.push(...events.issues)
-  const filters = validateFilters(
-    own(input, "filters"),
-    events.events === undefined ? undefined : new Set(events.events),
-    context.propertyDefinitions
-  )
-  issues.push(...filters.issues)
-  const auth = validateAuth(own(input, "auth"))
-  issues.push(...auth.issues)
-  const description = validateDescription(own(input, "description"))
-  issues.push(...description.issues)
-  issues.push(...validateRateLimit(own(input, "rateLimitPerSecond")))
-  issues.push(...validateOrdering(own(input, "ordering")))
-  // Reserved keys, non-finite numbers and text PostgreSQL could not store fail here, at their
-  // paths (never quoting the value), not in the write; where a field's own check already refused
-  // a value, that issue says enough. A value nested too deep is refused by its field's own check.
-  const reported = new Set(issues.map((issue) => issue.path))
-  issues.push(...JsonInput.inspect(input).issues.filter((issue) => !reported.has(issue.path)))
-  if (issues.length > 0 || events.events === undefined || auth.auth === undefined) {
-    return Either.left(issues)
-  }
-  return Either.right({
-    url: own(input, "url") as string,
-    events: events.events,
-    filters: filters.filters,
-    auth: auth.auth,
-    description: description.description,
-    rateLimitPerSecond: own(input, "rateLimitPerSecond") as number | null | undefined,
-    ordering: own(input, "ordering") as Ordering | undefined
+): Either.Either<Registration, ReadonlyArray<Issue.Issue>> =>
+  Either.flatMap(openObject(input, knownFields), ({ issues, record }) => {
+    issues.push(...validateUrl(own(record, "url"), context))
+    const events = validateEvents(own(record, "events"))
+    issues.push(...events.issues)
+    const filters = validateFilters(
+      own(record, "filters"),
+      events.events === undefined ? undefined : new Set(events.events),
+      context.propertyDefinitions
+    )
+    issues.push(...filters.issues)
+    const auth = validateAuth(own(record, "auth"))
+    issues.push(...auth.issues)
+    const description = validateDescription(own(record, "description"))
+    issues.push(...description.issues)
+    issues.push(...validateRateLimit(own(record, "rateLimitPerSecond")))
+    issues.push(...validateOrdering(own(record, "ordering")))
+    // Reserved keys, non-finite numbers and text PostgreSQL could not store fail here, at their
+    // paths (never quoting the value), not in the write; where a field's own check already refused
+    // a value, that issue says enough. A value nested too deep is refused by its field's own check.
+    const reported = new Set(issues.map((issue) => issue.path))
+    issues.push(...JsonInput.inspect(record).issues.filter((issue) => !reported.has(issue.path)))
+    if (issues.length > 0 || events.events === undefined || auth.auth === undefined) {
+      return Either.left(issues)
+    }
+    return Either.right({
+      url: own(record, "url") as string,
+      events: events.events,
+      filters: filters.filters,
+      auth: auth.auth,
+      description: description.description,
+      rateLimitPerSecond: own(record, "rateLimitPerSecond") as number | null | undefined,
+      ordering: own(record, "ordering") as Ordering | undefined
+    })
   })
-}

@@ -10,11 +10,12 @@
  */
 import * as Issue from "@waybill/core/Issue"
 import * as JsonText from "@waybill/core/JsonText"
+import * as Sweep from "@waybill/core/Sweep"
 import * as ValidationError from "@waybill/core/ValidationError"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { isRecord, openObject, own } from "./internal/jsonObject.js"
 import { validateAuth } from "./Registration.js"
 import type { SecretBox } from "./SecretBox.js"
 import {
@@ -75,46 +76,29 @@ export interface Rotation {
   readonly overlapSeconds: number
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-const own = (record: Record<string, unknown>, key: string): unknown =>
-  Object.hasOwn(record, key) ? record[key] : undefined
-
 const knownFields = new Set(["auth", "overlapSeconds"])
 
 // The new `auth`: of the stored type and scheme, else one issue saying which, then the rules of a
 // registration. The mask is what a form shows for a stored secret, never a new one.
 const checkAuth = (value: unknown, stored: SealedAuth): { issues: Array<Issue.Issue>; auth: OpenAuth | undefined } => {
-  if (value === undefined) return { issues: [Issue.make("auth", "is required")], auth: undefined }
-  if (!isRecord(value)) {
-    return { issues: [Issue.make("auth", `must be an object with type ${stored.type}`)], auth: undefined }
-  }
+  const refused = (path: string, message: string) => ({ issues: [Issue.make(path, message)], auth: undefined })
+  if (value === undefined) return refused("auth", "is required")
+  if (!isRecord(value)) return refused("auth", `must be an object with type ${stored.type}`)
   if (own(value, "type") !== stored.type) {
-    return {
-      issues: [
-        Issue.make(
-          "auth.type",
-          `must be ${stored.type}, the webhook's authentication type (the console's edit changes the type)`
-        )
-      ],
-      auth: undefined
-    }
+    return refused(
+      "auth.type",
+      `must be ${stored.type}, the webhook's authentication type (the console's edit changes the type)`
+    )
   }
   let request = value
   if (stored.type === "hmac") {
     const scheme = own(value, "scheme")
     if (scheme === undefined) request = { ...value, scheme: stored.scheme }
     else if (scheme !== stored.scheme) {
-      return {
-        issues: [
-          Issue.make(
-            "auth.scheme",
-            `must be ${stored.scheme}, the webhook's signature scheme (the console's edit changes the scheme)`
-          )
-        ],
-        auth: undefined
-      }
+      return refused(
+        "auth.scheme",
+        `must be ${stored.scheme}, the webhook's signature scheme (the console's edit changes the scheme)`
+      )
     }
   }
   const field = secretFieldOf(stored.type)
@@ -164,22 +148,18 @@ const checkOverlap = (value: unknown, type: SealedAuth["type"]): { issues: Array
 export const validateRotation = (
   input: unknown,
   stored: SealedAuth
-): Either.Either<Rotation, ReadonlyArray<Issue.Issue>> => {
-  if (!isRecord(input)) return Either.left([Issue.make("", "must be a JSON object")])
-  const issues: Array<Issue.Issue> = []
-  for (const key of Object.keys(input)) {
-    if (!knownFields.has(key)) issues.push(Issue.make(key, "is not a known field"))
-  }
-  const auth = checkAuth(own(input, "auth"), stored)
-  issues.push(...auth.issues)
-  const overlap = checkOverlap(own(input, "overlapSeconds"), stored.type)
-  issues.push(...overlap.issues)
-  // Text PostgreSQL could not store, at its path (never quoted), where no other issue named it.
-  const reported = new Set(issues.map((issue) => issue.path))
-  issues.push(...JsonText.textIssues(input).filter((issue) => !reported.has(issue.path)))
-  if (issues.length > 0 || auth.auth === undefined) return Either.left(issues)
-  return Either.right({ auth: auth.auth, overlapSeconds: overlap.seconds })
-}
+): Either.Either<Rotation, ReadonlyArray<Issue.Issue>> =>
+  Either.flatMap(openObject(input, knownFields), ({ issues, record }) => {
+    const auth = checkAuth(own(record, "auth"), stored)
+    issues.push(...auth.issues)
+    const overlap = checkOverlap(own(record, "overlapSeconds"), stored.type)
+    issues.push(...overlap.issues)
+    // Text PostgreSQL could not store, at its path (never quoted), where no other issue named it.
+    const reported = new Set(issues.map((issue) => issue.path))
+    issues.push(...JsonText.textIssues(record).filter((issue) => !reported.has(issue.path)))
+    if (issues.length > 0 || auth.auth === undefined) return Either.left(issues)
+    return Either.right({ auth: auth.auth, overlapSeconds: overlap.seconds })
+  })
 
 /**
  * The authentication a rotation stores: `rotated` (the new one, sealed) and, for an HMAC
@@ -243,14 +223,7 @@ export const sweepBatchSize = 500
  * @since 0.1.0
  * @category maintenance
  */
-export const sweepExpiredSecrets: Effect.Effect<number, never, WebhookRepository> = Effect.gen(function* () {
-  const repository = yield* WebhookRepository
-  const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-  let deleted = 0
-  for (;;) {
-    const step = yield* repository.deleteExpiredSecrets(now, sweepBatchSize)
-    deleted += step
-    if (step < sweepBatchSize) return deleted
-    yield* Effect.yieldNow()
-  }
-})
+export const sweepExpiredSecrets: Effect.Effect<number, never, WebhookRepository> = Effect.flatMap(
+  WebhookRepository,
+  (repository) => Sweep.inSteps(sweepBatchSize, repository.deleteExpiredSecrets)
+)

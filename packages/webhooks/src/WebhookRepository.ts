@@ -80,14 +80,8 @@ export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRep
 export const makeMemory = (): WebhookRepository["Type"] => {
   const workspaces = new Map<string, Map<string, Webhook>>()
   const streaks = new Map<string, number>()
-  const webhooks = (workspaceId: WorkspaceId) => {
-    let map = workspaces.get(workspaceId)
-    if (map === undefined) {
-      map = new Map()
-      workspaces.set(workspaceId, map)
-    }
-    return map
-  }
+  const webhooks = (workspaceId: WorkspaceId): Map<string, Webhook> =>
+    workspaces.get(workspaceId) ?? workspaces.set(workspaceId, new Map()).get(workspaceId)!
   return WebhookRepository.of({
     // One synchronous step: nothing runs between the count and the store.
     insert: (webhook, limit) =>

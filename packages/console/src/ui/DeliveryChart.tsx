@@ -41,6 +41,26 @@ export const summaryOf = (stats: DeliveryStats) => {
   return `${counts}${busy}.`
 }
 
+interface Total {
+  readonly label: string
+  readonly swatch?: "succeeded" | "failed"
+  readonly value: number | string
+}
+
+// The totals beside the chart; the two plotted ones with their swatch.
+const totals = (stats: DeliveryStats): ReadonlyArray<Total> => {
+  const latency = (percentile: "p50" | "p95") =>
+    stats.latencyMs === null ? "–" : formatLatency(stats.latencyMs[percentile])
+  return [
+    { label: "Succeeded", swatch: "succeeded", value: stats.succeeded },
+    { label: "Failed", swatch: "failed", value: stats.failed },
+    { label: "Pending", value: stats.pending },
+    { label: "Held", value: stats.held },
+    { label: "Latency p50", value: latency("p50") },
+    { label: "Latency p95", value: latency("p95") }
+  ]
+}
+
 export const DeliveryChart = (props: { readonly stats: DeliveryStats }) => {
   const { stats } = props
   const top = axisMax(Math.max(0, ...stats.buckets.map((bucket) => bucket.succeeded + bucket.failed)))
@@ -54,34 +74,15 @@ export const DeliveryChart = (props: { readonly stats: DeliveryStats }) => {
     <figure class="chart" aria-labelledby="chart-title">
       <figcaption id="chart-title">Deliveries per hour, last {stats.buckets.length} hours (times in UTC)</figcaption>
       <dl class="chart-totals">
-        <div>
-          <dt>
-            <span class="swatch swatch-succeeded" aria-hidden="true" /> Succeeded
-          </dt>
-          <dd>{stats.succeeded}</dd>
-        </div>
-        <div>
-          <dt>
-            <span class="swatch swatch-failed" aria-hidden="true" /> Failed
-          </dt>
-          <dd>{stats.failed}</dd>
-        </div>
-        <div>
-          <dt>Pending</dt>
-          <dd>{stats.pending}</dd>
-        </div>
-        <div>
-          <dt>Held</dt>
-          <dd>{stats.held}</dd>
-        </div>
-        <div>
-          <dt>Latency p50</dt>
-          <dd>{stats.latencyMs === null ? "–" : formatLatency(stats.latencyMs.p50)}</dd>
-        </div>
-        <div>
-          <dt>Latency p95</dt>
-          <dd>{stats.latencyMs === null ? "–" : formatLatency(stats.latencyMs.p95)}</dd>
-        </div>
+        {totals(stats).map(({ label, swatch, value }) => (
+          <div key={label}>
+            <dt>
+              {swatch !== undefined && <span class={`swatch swatch-${swatch}`} aria-hidden="true" />}
+              {swatch !== undefined ? ` ${label}` : label}
+            </dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
       </dl>
       <p class="chart-note">
         Latency: from the event's recording to the response that ended its delivery

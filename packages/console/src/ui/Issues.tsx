@@ -3,6 +3,7 @@
  * of all of them at the top of a form.
  */
 import type { Issue } from "@waybill/core/Issue"
+import type { ComponentChildren } from "preact"
 import { controlId } from "./filterModel.js"
 
 export type Issues = ReadonlyArray<Issue>
@@ -25,6 +26,38 @@ export const FieldIssues = ({ issues, path }: { readonly issues: Issues; readonl
     </p>
   )
 }
+
+/** The props of the field at `path`: its id (for its label and the summary's links) and its invalidity. */
+export const fieldAt = (issues: Issues, path: string) => ({ id: controlId(path), ...invalidity(issues, path) })
+
+/**
+ * A labelled control: its field (`children`, spread with `fieldAt`), then the issues at `paths`
+ * (by default its own path) and an optional hint.
+ */
+export const Control = ({
+  issues,
+  path,
+  label,
+  paths = [path],
+  hint,
+  children
+}: {
+  readonly issues: Issues
+  readonly path: string
+  readonly label: ComponentChildren
+  readonly paths?: ReadonlyArray<string>
+  readonly hint?: ComponentChildren
+  readonly children: ComponentChildren
+}) => (
+  <div class="control">
+    <label for={controlId(path)}>{label}</label>
+    {children}
+    {paths.map((shown) => (
+      <FieldIssues key={shown} issues={issues} path={shown} />
+    ))}
+    {hint !== undefined && <p class="hint">{hint}</p>}
+  </div>
+)
 
 /** Every issue of a refused request, each linking to its control when the form shows one. */
 export const IssueSummary = ({ message, issues }: { readonly message: string; readonly issues: Issues }) => (

@@ -6,8 +6,7 @@
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
-import { controlId } from "./filterModel.js"
-import { FieldIssues, IssueSummary, type Issues, invalidity } from "./Issues.js"
+import { Control, fieldAt, IssueSummary, type Issues } from "./Issues.js"
 
 /** The overlaps offered: how long the previous HMAC secret keeps signing. */
 const overlaps: ReadonlyArray<{ readonly seconds: number; readonly label: string }> = [
@@ -91,51 +90,44 @@ export const RotateSecret = (props: {
         )}
         {failure !== null && <IssueSummary message={failure.message} issues={issues} />}
         {auth.type === "basic" && (
-          <div class="control">
-            <label for={controlId("auth.username")}>Username</label>
+          <Control issues={issues} path="auth.username" label="Username">
             <input
-              id={controlId("auth.username")}
+              {...fieldAt(issues, "auth.username")}
               ref={usernameInput}
               type="text"
               value={username}
               autoComplete="off"
-              {...invalidity(issues, "auth.username")}
               onInput={(e) => setUsername(e.currentTarget.value)}
             />
-            <FieldIssues issues={issues} path="auth.username" />
-          </div>
+          </Control>
         )}
-        <div class="control">
-          <label for={controlId(`auth.${field.field}`)}>{field.label}</label>
+        <Control
+          issues={issues}
+          path={`auth.${field.field}`}
+          label={field.label}
+          paths={[`auth.${field.field}`, "auth", "auth.type", "auth.scheme"]}
+          hint={`${
+            auth.type === "hmac"
+              ? auth.scheme === "standard-webhooks"
+                ? "whsec_ followed by base64 of 24 to 64 random bytes."
+                : "16 to 512 characters."
+              : "1 to 512 characters."
+          } Write-only: it is never shown again.`}
+        >
           <input
-            id={controlId(`auth.${field.field}`)}
+            {...fieldAt(issues, `auth.${field.field}`)}
             ref={secretInput}
             type="password"
             value={secret}
             autoComplete="new-password"
-            {...invalidity(issues, `auth.${field.field}`)}
             onInput={(e) => setSecret(e.currentTarget.value)}
           />
-          <FieldIssues issues={issues} path={`auth.${field.field}`} />
-          <FieldIssues issues={issues} path="auth" />
-          <FieldIssues issues={issues} path="auth.type" />
-          <FieldIssues issues={issues} path="auth.scheme" />
-          <p class="hint">
-            {auth.type === "hmac"
-              ? auth.scheme === "standard-webhooks"
-                ? "whsec_ followed by base64 of 24 to 64 random bytes."
-                : "16 to 512 characters."
-              : "1 to 512 characters."}{" "}
-            Write-only: it is never shown again.
-          </p>
-        </div>
+        </Control>
         {auth.type === "hmac" && (
-          <div class="control">
-            <label for={controlId("overlapSeconds")}>The previous secret also signs for</label>
+          <Control issues={issues} path="overlapSeconds" label="The previous secret also signs for">
             <select
-              id={controlId("overlapSeconds")}
+              {...fieldAt(issues, "overlapSeconds")}
               value={String(overlap)}
-              {...invalidity(issues, "overlapSeconds")}
               onChange={(e) => setOverlap(Number(e.currentTarget.value))}
             >
               {overlaps.map((option) => (
@@ -144,8 +136,7 @@ export const RotateSecret = (props: {
                 </option>
               ))}
             </select>
-            <FieldIssues issues={issues} path="overlapSeconds" />
-          </div>
+          </Control>
         )}
         <div class="form-actions">
           <button type="submit" class="primary" disabled={saving}>

@@ -14,6 +14,7 @@ import { type Api, ApiFailure, call } from "./api.js"
 import { DeliveryChart } from "./DeliveryChart.js"
 import { controlId } from "./filterModel.js"
 import { FieldIssues, type Issues, invalidity } from "./Issues.js"
+import { Notice } from "./Notice.js"
 import { RotateSecret, rotationNotice } from "./RotateSecret.js"
 import { deliveryText } from "./WebhookList.js"
 import { heldText, StatusBadge, statusSentence, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
@@ -200,9 +201,7 @@ export const WebhookDetail = (props: {
             Replay failed deliveries
           </button>
         </form>
-        <output class="notice" aria-live="polite">
-          {notice ?? ""}
-        </output>
+        <Notice text={notice} />
         {pages === null ? (
           <p class="loading">Loading deliveries…</p>
         ) : pages.deliveries.length === 0 ? (

@@ -10,8 +10,8 @@ import { useEffect, useRef, useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
 import { EventPicker } from "./EventPicker.js"
 import { FilterBuilder } from "./FilterBuilder.js"
-import { controlId, emptyGroup, fromFilter, type GroupNode, toFilter } from "./filterModel.js"
-import { FieldIssues, IssueSummary, type Issues, invalidity } from "./Issues.js"
+import { emptyGroup, fromFilter, type GroupNode, toFilter } from "./filterModel.js"
+import { Control, FieldIssues, fieldAt, IssueSummary, type Issues } from "./Issues.js"
 
 type AuthType = "hmac" | "basic" | "bearer"
 type Scheme = "waybill" | "standard-webhooks"
@@ -167,30 +167,23 @@ export const WebhookForm = (props: {
 
       <section>
         <h2>Target</h2>
-        <div class="control">
-          <label for={controlId("url")}>URL</label>
+        <Control issues={issues} path="url" label="URL" hint="An https:// address that receives a POST per event.">
           <input
-            id={controlId("url")}
+            {...fieldAt(issues, "url")}
             type="url"
             value={form.url}
             autoComplete="url"
-            {...invalidity(issues, "url")}
             onInput={(e) => set({ url: e.currentTarget.value })}
           />
-          <FieldIssues issues={issues} path="url" />
-          <p class="hint">An https:// address that receives a POST per event.</p>
-        </div>
-        <div class="control">
-          <label for={controlId("description")}>Description (optional)</label>
+        </Control>
+        <Control issues={issues} path="description" label="Description (optional)">
           <input
-            id={controlId("description")}
+            {...fieldAt(issues, "description")}
             type="text"
             value={form.description}
-            {...invalidity(issues, "description")}
             onInput={(e) => set({ description: e.currentTarget.value })}
           />
-          <FieldIssues issues={issues} path="description" />
-        </div>
+        </Control>
       </section>
 
       <section>
@@ -200,103 +193,88 @@ export const WebhookForm = (props: {
 
       <section>
         <h2>Delivery</h2>
-        <div class="control">
-          <label for={controlId("rateLimitPerSecond")}>Rate limit (deliveries per second, optional)</label>
+        <Control
+          issues={issues}
+          path="rateLimitPerSecond"
+          label="Rate limit (deliveries per second, optional)"
+          hint="1 to 10000 attempts started per second, over every server process; empty for no limit. Deliveries over the limit wait; none fails for it."
+        >
           <input
-            id={controlId("rateLimitPerSecond")}
+            {...fieldAt(issues, "rateLimitPerSecond")}
             type="text"
             inputMode="numeric"
             value={form.rateLimit}
-            {...invalidity(issues, "rateLimitPerSecond")}
             onInput={(e) => set({ rateLimit: e.currentTarget.value })}
           />
-          <FieldIssues issues={issues} path="rateLimitPerSecond" />
-          <p class="hint">
-            1 to 10000 attempts started per second, over every server process; empty for no limit. Deliveries over the
-            limit wait; none fails for it.
-          </p>
-        </div>
-        <div class="control">
-          <label for={controlId("ordering")}>Ordering</label>
+        </Control>
+        <Control
+          issues={issues}
+          path="ordering"
+          label="Ordering"
+          hint="FIFO sends a delivery only after the previous one has ended (succeeded, or failed after its retry)."
+        >
           <select
-            id={controlId("ordering")}
+            {...fieldAt(issues, "ordering")}
             value={form.ordering}
-            {...invalidity(issues, "ordering")}
             onChange={(e) => set({ ordering: e.currentTarget.value as Form["ordering"] })}
           >
             <option value="none">None: deliveries in parallel</option>
             <option value="fifo">FIFO: one at a time, in event order</option>
           </select>
-          <FieldIssues issues={issues} path="ordering" />
-          <p class="hint">
-            FIFO sends a delivery only after the previous one has ended (succeeded, or failed after its retry).
-          </p>
-        </div>
+        </Control>
       </section>
 
       <section>
         <h2>Authentication</h2>
-        <div class="control">
-          <label for={controlId("auth.type")}>Method</label>
+        <Control issues={issues} path="auth.type" label="Method" paths={["auth", "auth.type"]}>
           <select
-            id={controlId("auth.type")}
+            {...fieldAt(issues, "auth.type")}
             value={form.authType}
-            {...invalidity(issues, "auth.type")}
             onChange={(e) => set({ authType: e.currentTarget.value as AuthType, secret: "" })}
           >
             <option value="hmac">HMAC signature</option>
             <option value="basic">Basic (username and password)</option>
             <option value="bearer">Bearer token</option>
           </select>
-          <FieldIssues issues={issues} path="auth" />
-          <FieldIssues issues={issues} path="auth.type" />
-        </div>
+        </Control>
         {form.authType === "hmac" && (
-          <div class="control">
-            <label for={controlId("auth.scheme")}>Signature scheme</label>
+          <Control issues={issues} path="auth.scheme" label="Signature scheme">
             <select
-              id={controlId("auth.scheme")}
+              {...fieldAt(issues, "auth.scheme")}
               value={form.scheme}
-              {...invalidity(issues, "auth.scheme")}
               onChange={(e) => set({ scheme: e.currentTarget.value as Scheme })}
             >
               <option value="waybill">Waybill (X-Signature headers)</option>
               <option value="standard-webhooks">Standard Webhooks (webhook-signature headers)</option>
             </select>
-            <FieldIssues issues={issues} path="auth.scheme" />
-          </div>
+          </Control>
         )}
         {form.authType === "basic" && (
-          <div class="control">
-            <label for={controlId("auth.username")}>Username</label>
+          <Control issues={issues} path="auth.username" label="Username">
             <input
-              id={controlId("auth.username")}
+              {...fieldAt(issues, "auth.username")}
               type="text"
               value={form.username}
               autoComplete="off"
-              {...invalidity(issues, "auth.username")}
               onInput={(e) => set({ username: e.currentTarget.value })}
             />
-            <FieldIssues issues={issues} path="auth.username" />
-          </div>
+          </Control>
         )}
-        <div class="control">
-          <label for={controlId(`auth.${secret.field}`)}>{secret.label}</label>
+        <Control
+          issues={issues}
+          path={`auth.${secret.field}`}
+          label={secret.label}
+          hint={`${keepsSecret ? "Leave empty to keep the stored value, or type a new one. " : ""}${secret.hint} Write-only: it is never shown again.`}
+        >
           <input
-            id={controlId(`auth.${secret.field}`)}
+            {...fieldAt(issues, `auth.${secret.field}`)}
             type="password"
             value={form.secret}
             autoComplete="new-password"
             placeholder={keepsSecret ? "unchanged" : ""}
-            {...invalidity(issues, `auth.${secret.field}`)}
             onInput={(e) => set({ secret: e.currentTarget.value })}
           />
-          <FieldIssues issues={issues} path={`auth.${secret.field}`} />
-          <p class="hint">
-            {keepsSecret ? "Leave empty to keep the stored value, or type a new one. " : ""}
-            {secret.hint} Write-only: it is never shown again.
-          </p>
-        </div>
+        </Control>
       </section>
 
       <section>

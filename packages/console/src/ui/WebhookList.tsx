@@ -7,6 +7,7 @@
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
+import { Notice } from "./Notice.js"
 import { heldText, StatusBadge, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
 
 const time = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`
@@ -55,9 +56,7 @@ export const WebhookList = ({ api }: { readonly api: Api }) => {
           {failure}
         </p>
       )}
-      <output class="notice" aria-live="polite">
-        {notice ?? ""}
-      </output>
+      <Notice text={notice} />
       {webhooks === null ? (
         <p class="loading">Loading webhooks…</p>
       ) : webhooks.length === 0 ? (

@@ -29,11 +29,11 @@ const read = (object: string, key: string): string => {
 
 const testSource = (test: Test, constants: Array<unknown>): string => {
   switch (test._tag) {
+    case "Equal":
+      return `v === ${typeof test.operand === "number" ? number(test.operand) : literal(test.operand)}`
     case "Text": {
       const operand = literal(test.operand)
       switch (test.base) {
-        case "equals":
-          return `v === ${operand}`
         case "contains":
           return `typeof v === "string" && v.includes(${operand})`
         case "begins_with":
@@ -46,8 +46,6 @@ const testSource = (test: Test, constants: Array<unknown>): string => {
     case "Number": {
       const operand = number(test.operand)
       switch (test.base) {
-        case "equals":
-          return `v === ${operand}`
         case "gt":
           return `typeof v === "number" && v > ${operand} && v !== Infinity`
         case "gte":
@@ -61,8 +59,6 @@ const testSource = (test: Test, constants: Array<unknown>): string => {
     }
     case "Checked":
       return "v === true"
-    case "Option":
-      return `v === ${literal(test.operand)}`
     case "Date": {
       const index = constants.push(test.bounds) - 1
       const comparison = `D(v, K[${index}])`

@@ -29,11 +29,13 @@ const reader = (path: ReadonlyArray<string>): Read => {
 
 const tester = (test: Test): ((value: unknown) => boolean) => {
   switch (test._tag) {
+    case "Equal": {
+      const operand = test.operand
+      return (value) => value === operand
+    }
     case "Text": {
       const operand = test.operand
       switch (test.base) {
-        case "equals":
-          return (value) => value === operand
         case "contains":
           return (value) => typeof value === "string" && value.includes(operand)
         case "begins_with":
@@ -46,8 +48,6 @@ const tester = (test: Test): ((value: unknown) => boolean) => {
     case "Number": {
       const operand = test.operand
       switch (test.base) {
-        case "equals":
-          return (value) => value === operand
         case "gt":
           return (value) => typeof value === "number" && value > operand && value !== Number.POSITIVE_INFINITY
         case "gte":
@@ -61,10 +61,6 @@ const tester = (test: Test): ((value: unknown) => boolean) => {
     }
     case "Checked":
       return (value) => value === true
-    case "Option": {
-      const operand = test.operand
-      return (value) => value === operand
-    }
     case "Date": {
       const bounds = test.bounds
       switch (test.base) {

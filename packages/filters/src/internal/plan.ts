@@ -18,14 +18,10 @@ export const MAX_CONDITIONS = 50
 
 /** A positive test on a resolved value. */
 export type Test =
-  | {
-      readonly _tag: "Text"
-      readonly base: "equals" | "contains" | "begins_with" | "ends_with"
-      readonly operand: string
-    }
-  | { readonly _tag: "Number"; readonly base: "equals" | "gt" | "gte" | "lt" | "lte"; readonly operand: number }
+  | { readonly _tag: "Equal"; readonly operand: string | number }
+  | { readonly _tag: "Text"; readonly base: "contains" | "begins_with" | "ends_with"; readonly operand: string }
+  | { readonly _tag: "Number"; readonly base: "gt" | "gte" | "lt" | "lte"; readonly operand: number }
   | { readonly _tag: "Checked" }
-  | { readonly _tag: "Option"; readonly operand: string }
   | {
       readonly _tag: "Date"
       readonly base: "on" | "before" | "after" | "on_or_before" | "on_or_after"
@@ -64,27 +60,22 @@ export const splitPath = (field: string): Option.Option<ReadonlyArray<string>> =
   return segments.some((segment) => segment === "") ? Option.none() : Option.some(segments)
 }
 
-// A text operand, or the issue it has.
-const textTest = (
-  base: "equals" | "contains" | "begins_with" | "ends_with",
-  value: unknown,
-  issue: string
-): Either.Either<Test, string> =>
-  typeof value === "string" ? Either.right({ _tag: "Text", base, operand: value }) : Either.left(issue)
+// Strict equality with a text or number operand (`equals`, and `is` of a select).
+const equalTest = (operand: string | number): Either.Either<Test, string> => Either.right({ _tag: "Equal", operand })
 
 const testOf = (base: Base, value: unknown): Either.Either<Test, string> => {
   switch (base) {
     case "equals":
       if (typeof value === "number") {
-        return Number.isFinite(value)
-          ? Either.right({ _tag: "Number", base, operand: value })
-          : Either.left("must be a finite number or a string")
+        return Number.isFinite(value) ? equalTest(value) : Either.left("must be a finite number or a string")
       }
-      return textTest(base, value, "must be a string or a finite number")
+      return typeof value === "string" ? equalTest(value) : Either.left("must be a string or a finite number")
     case "contains":
     case "begins_with":
     case "ends_with":
-      return textTest(base, value, "must be a string")
+      return typeof value === "string"
+        ? Either.right({ _tag: "Text", base, operand: value })
+        : Either.left("must be a string")
     case "gt":
     case "gte":
     case "lt":
@@ -93,9 +84,7 @@ const testOf = (base: Base, value: unknown): Either.Either<Test, string> => {
         ? Either.right({ _tag: "Number", base, operand: value })
         : Either.left("must be a finite number")
     case "is":
-      return typeof value === "string"
-        ? Either.right({ _tag: "Option", operand: value })
-        : Either.left("must be a string")
+      return typeof value === "string" ? equalTest(value) : Either.left("must be a string")
     case "on":
     case "before":
     case "after":

@@ -22,7 +22,7 @@ import * as Option from "effect/Option"
 import { WaybillApi } from "../Api.js"
 import { BadRequest, Conflict, type IdempotencyKeyReused, NotFound, PreconditionFailed } from "../ApiError.js"
 import { type OccurrencesPage, occurrenceDays } from "../DraftsApi.js"
-import { keyOf, refusals, respond } from "./idempotencyHttp.js"
+import { answered, keyOf } from "./idempotencyHttp.js"
 
 // Domain errors → the contract's error bodies.
 const notFound = (error: DraftNotFound | ProductNotFound) =>
@@ -88,13 +88,7 @@ export const createDraft =
           ),
           Effect.catchTag("ValidationError", badRequest)
         )
-      : drafts
-          .createIdempotent(payload, key)
-          .pipe(
-            Effect.map(respond),
-            Effect.catchTags(refusals),
-            Effect.provideService(Idempotency.Idempotency, idempotency)
-          )
+      : drafts.createIdempotent(payload, key).pipe(answered(idempotency))
 
 export const DraftsLive = HttpApiBuilder.group(WaybillApi, "drafts", (handlers) =>
   Effect.gen(function* () {

@@ -2,13 +2,14 @@
  * `Idempotency-Key` over HTTP (contract §8) for `POST /drafts`, `POST /events` and
  * `POST /webhooks`: the header read from the request, the kept answer written as it was first
  * sent (with `Idempotent-Replayed: true` on a replay), the service's refusals as the contract's
- * error bodies. (The endpoints' OpenAPI part is `openApi.documentIdempotencyKey`.)
+ * error bodies. (The endpoints' OpenAPI part is `openApi.idempotent`.)
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Idempotency from "@waybill/core/Idempotency"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import { BadRequest, Conflict, IdempotencyKeyReused } from "../ApiError.js"
 
 /** The request's `Idempotency-Key`, if it has one (several are joined by the platform, then refused). */
@@ -25,12 +26,40 @@ export const respond = (outcome: Idempotency.Outcome<unknown>): HttpServerRespon
     ...(outcome.replayed ? { headers: replayedHeaders } : {})
   })
 
-/** The service's refusals of an idempotent request as the contract's error bodies. */
-export const refusals = {
-  ValidationError: (error: ValidationError) =>
-    Effect.fail(new BadRequest({ message: error.message, issues: error.issues })),
-  IdempotencyKeyReused: (error: Idempotency.IdempotencyKeyReused) =>
-    Effect.fail(new IdempotencyKeyReused({ message: error.message, issues: [] })),
-  IdempotencyKeyInFlight: (error: Idempotency.IdempotencyKeyInFlight) =>
-    Effect.fail(new Conflict({ code: "conflict", message: error.message, issues: [] }))
-} as const
+type Refusal = ValidationError | Idempotency.IdempotencyKeyReused | Idempotency.IdempotencyKeyInFlight
+
+const isRefusal = (error: unknown): error is Refusal =>
+  Predicate.isTagged(error, "ValidationError") ||
+  Predicate.isTagged(error, "IdempotencyKeyReused") ||
+  Predicate.isTagged(error, "IdempotencyKeyInFlight")
+
+// The service's refusals of an idempotent request as the contract's error bodies.
+const refuse = (error: Refusal): Effect.Effect<never, BadRequest | IdempotencyKeyReused | Conflict> => {
+  switch (error._tag) {
+    case "ValidationError":
+      return Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
+    case "IdempotencyKeyReused":
+      return Effect.fail(new IdempotencyKeyReused({ message: error.message, issues: [] }))
+    case "IdempotencyKeyInFlight":
+      return Effect.fail(new Conflict({ code: "conflict", message: error.message, issues: [] }))
+  }
+}
+
+/**
+ * An idempotent run over HTTP: its outcome as the kept answer (`respond`), its refusals as the
+ * contract's error bodies; other failures pass on.
+ */
+export const answered =
+  (idempotency: Idempotency.Idempotency["Type"]) =>
+  <E, R>(
+    run: Effect.Effect<Idempotency.Outcome<unknown>, E | Refusal, R>
+  ): Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    Exclude<E, Refusal> | BadRequest | IdempotencyKeyReused | Conflict,
+    Exclude<R, Idempotency.Idempotency>
+  > =>
+    run.pipe(
+      Effect.map(respond),
+      Effect.catchIf(isRefusal, refuse),
+      Effect.provideService(Idempotency.Idempotency, idempotency)
+    )

@@ -1,6 +1,10 @@
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type { HttpMethod } from "@effect/platform/HttpMethod"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { Conflict, IdempotencyKeyReused } from "../ApiError.js"
 
 /**
  * Effect's JSON Schema generator stamps schemas of `unknown`, `{}` and `object` with synthetic
@@ -79,9 +83,28 @@ const idempotencyKeyParameter = {
  * The OpenAPI transform of an endpoint that takes an `Idempotency-Key` (contract §8): the header
  * documented as a parameter. It is read from the request rather than declared as the endpoint's
  * headers: that would make every typed-client call name a `headers` object; the client sends it
- * with `Client.withIdempotencyKey`. The endpoint declares its 422 and 409 itself.
+ * with `Client.withIdempotencyKey`. Endpoints declare it with `idempotent`.
  */
 export const documentIdempotencyKey = (operation: Record<string, unknown>): Record<string, unknown> => ({
   ...operation,
   parameters: [...((operation.parameters as ReadonlyArray<unknown> | undefined) ?? []), idempotencyKeyParameter]
 })
+
+/**
+ * An endpoint that takes an `Idempotency-Key` (contract §8): its 422 (the key sent again with
+ * another body or route) and 409 (the first request still running), and the header documented.
+ */
+export const idempotent = <
+  Name extends string,
+  Method extends HttpMethod,
+  Path,
+  UrlParams,
+  Payload,
+  Headers,
+  Success,
+  Error,
+  R,
+  RE
+>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>
+) => endpoint.addError(IdempotencyKeyReused).addError(Conflict).annotate(OpenApi.Transform, documentIdempotencyKey)

@@ -10,7 +10,7 @@ import { type WebhookLimitReached, type WebhookNotFound, WebhookService } from "
 import * as Effect from "effect/Effect"
 import { WaybillApi } from "../Api.js"
 import { BadRequest, Conflict, type IdempotencyKeyReused, NotFound } from "../ApiError.js"
-import { keyOf, refusals, respond } from "./idempotencyHttp.js"
+import { answered, keyOf } from "./idempotencyHttp.js"
 
 const badRequest = (error: ValidationError) =>
   Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
@@ -48,9 +48,7 @@ export const publishEvent =
         )
       : publishIdempotent(payload, key).pipe(
           Effect.tap((outcome) => (outcome.replayed ? Effect.void : dispatcher.wake)),
-          Effect.map(respond),
-          Effect.catchTags(refusals),
-          Effect.provideService(Idempotency.Idempotency, idempotency)
+          answered(idempotency)
         )
 
 export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handlers) =>
@@ -73,11 +71,7 @@ export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handle
               .pipe(Effect.catchTags({ ValidationError: badRequest, WebhookLimitReached: conflict }))
           : webhooks
               .registerIdempotent(payload, key)
-              .pipe(
-                Effect.map(respond),
-                Effect.catchTags({ ...refusals, WebhookLimitReached: conflict }),
-                Effect.provideService(Idempotency.Idempotency, idempotency)
-              )
+              .pipe(Effect.catchTag("WebhookLimitReached", conflict), answered(idempotency))
       })
       .handle("list", ({ urlParams }) => webhooks.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)))
       .handle("filterFields", ({ urlParams }) =>
