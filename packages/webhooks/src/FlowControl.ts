@@ -7,9 +7,9 @@
  * many as the limit leaves over the current slot and the `slotsCounted - 1` before it, and no
  * more in one slot than the limit's share of it (`perSlot`), so attempts are spread over the
  * second rather than sent in a burst. Those slots reach back at least `slotsCounted - 1` slots
- * (1 100 ms) from any moment, so no window of one second (of claims, or of arrivals whose delays
- * between claim and receiver differ by less than 100 ms) holds more than the limit; a webhook
- * kept busy gets about `limit / 1.15` attempts a second.
+ * (1 500 ms) from any moment, so no window of one second (of claims, or of arrivals whose delays
+ * between claim and receiver differ by less than 500 ms) holds more than the limit; a webhook
+ * kept busy gets about `limit / 1.55` attempts a second.
  *
  * @since 0.1.0
  */
@@ -39,7 +39,7 @@ export const slotMs = 50
  * @since 0.1.0
  * @category constants
  */
-export const slotsCounted = 23
+export const slotsCounted = 31
 
 /**
  * A webhook's rate window: the number of its newest slot and the attempts started per slot,

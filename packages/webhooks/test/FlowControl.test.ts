@@ -32,7 +32,7 @@ const publishTours = (count: number) =>
   )
 
 describe("FlowControl rules", () => {
-  it("the rate window counts the current slot and the 22 before it, and spreads a second's attempts", () => {
+  it("the rate window counts the current slot and the 30 before it, and spreads a second's attempts", () => {
     const limit = 40
     let window = FlowControl.emptyWindow
     // At most the limit's share of a slot (40 / 20) at once.
@@ -44,8 +44,8 @@ describe("FlowControl rules", () => {
     }
     // 20 slots of 2: 40 in the second, so nothing more until the first slot leaves the window.
     assert.strictEqual(FlowControl.allowance(window, 1_001_000, limit), 0)
-    assert.strictEqual(FlowControl.allowance(window, 1_001_149, limit), 0)
-    assert.strictEqual(FlowControl.allowance(window, 1_001_150, limit), 2)
+    assert.strictEqual(FlowControl.allowance(window, 1_001_549, limit), 0)
+    assert.strictEqual(FlowControl.allowance(window, 1_001_550, limit), 2)
     // A claimer whose clock is behind the window's counts into its newest slot.
     const behind = FlowControl.record(FlowControl.record(FlowControl.emptyWindow, 2_000_000, 1), 1_999_000, 2)
     assert.deepStrictEqual(behind, { slot: 40_000, counts: [3] })
@@ -60,9 +60,9 @@ describe("FlowControl rules", () => {
       window = FlowControl.record(window, now, n)
       for (let i = 0; i < n; i++) starts.push(now)
     }
-    assert.isAbove(starts.length, 50)
+    assert.isAbove(starts.length, 40)
     for (const [i, start] of starts.entries()) {
-      assert.isAtMost(starts.slice(i).filter((at) => at < start + 1_100).length, limit)
+      assert.isAtMost(starts.slice(i).filter((at) => at < start + 1_500).length, limit)
     }
   })
 
@@ -151,8 +151,8 @@ describe("flow control in memory", () => {
       yield* register(registration({ url: "https://hooks.example.org/fifo", ordering: "fifo" }))
       const events = yield* publishTours(5)
       yield* settle
-      // Claims every 100 ms for 3 s: the limit's share of a slot at once (one), two a second.
-      for (let step = 0; step < 30; step++) {
+      // Claims every 100 ms for 4 s: the limit's share of a slot at once (one), two a second.
+      for (let step = 0; step < 40; step++) {
         yield* TestClock.adjust(100)
         yield* Effect.flatMap(Dispatcher, (d) => d.deliverDue)
       }
