@@ -103,6 +103,7 @@ const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown
 // without its URL parsing and its attribute per request and response header.
 const spanned = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
+  route: string,
   app: HttpApp.Default<E, R>
 ): HttpApp.Default<E, R> => {
   const parent = TraceContext.parse(request.headers.traceparent)
@@ -112,7 +113,7 @@ const spanned = <E, R>(
       kind: "server",
       captureStackTrace: false,
       ...(Option.isSome(parent) ? { parent: TraceContext.externalSpan(parent.value) } : {}),
-      attributes: { "http.request.method": request.method, "http.route": routeOf(request.url) }
+      attributes: { "http.request.method": request.method, "http.route": route }
     },
     (span) =>
       Effect.onExit(Effect.withParentSpan(app, span), (exit) =>
@@ -132,17 +133,18 @@ export const observe = <E, R>(
 ): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-    const traced =
-      fiber.getFiberRef(requestSpans) && fiber.getFiberRef(FiberRef.currentTracerEnabled)
-        ? spanned(request, app)
-        : TraceContext.withIncoming(request.headers.traceparent)(app)
-    if (fiber.getFiberRef(requestMetricsDisabled)) return traced
+    const spans = fiber.getFiberRef(requestSpans) && fiber.getFiberRef(FiberRef.currentTracerEnabled)
+    const metrics = !fiber.getFiberRef(requestMetricsDisabled)
+    // The template is matched once, for the span and the metrics alike, and only if either wants it.
+    const route = spans || metrics ? routeOf(request.url) : ""
+    const traced = spans ? spanned(request, route, app) : TraceContext.withIncoming(request.headers.traceparent)(app)
+    if (!metrics) return traced
     const started = performance.now()
     return Effect.onExit(traced, (exit) =>
       Effect.sync(() => {
         const status = statusOf(exit)
         const method = METHODS.has(request.method) ? request.method : "other"
-        Metrics.recordRequest(method, routeOf(request.url), status, performance.now() - started)
+        Metrics.recordRequest(method, route, status, performance.now() - started)
       })
     )
   })
