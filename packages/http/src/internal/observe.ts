@@ -98,15 +98,27 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) =>
   Exit.isSuccess(exit) ? exit.value.status : 500
 
-// The request's server span, `http.server <method>` in the trace of its `traceparent`, with the
+// Records the request's method, route template, status and duration.
+const record = (request: HttpServerRequest.HttpServerRequest, route: string, started: number, status: number) =>
+  Metrics.recordRequest(
+    METHODS.has(request.method) ? request.method : "other",
+    route,
+    status,
+    performance.now() - started
+  )
+
+// The request's server span, `http.server <method>`, in the trace of its `traceparent`, with the
 // method, the route template and the status: what the platform's span says that a trace needs,
-// without its URL parsing and its attribute per request and response header.
+// without its URL parsing and its attribute per request and response header. Its end records
+// the request's metrics too, when they are on (one `onExit` for both).
 const spanned = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
   route: string,
-  app: HttpApp.Default<E, R>
+  app: HttpApp.Default<E, R>,
+  metrics: boolean
 ): HttpApp.Default<E, R> => {
   const parent = TraceContext.parse(request.headers.traceparent)
+  const started = metrics ? performance.now() : 0
   return Effect.useSpan(
     `http.server ${request.method}`,
     {
@@ -117,7 +129,11 @@ const spanned = <E, R>(
     },
     (span) =>
       Effect.onExit(Effect.withParentSpan(app, span), (exit) =>
-        Effect.sync(() => span.attribute("http.response.status_code", statusOf(exit)))
+        Effect.sync(() => {
+          const status = statusOf(exit)
+          span.attribute("http.response.status_code", status)
+          if (metrics) record(request, route, started, status)
+        })
       )
   )
 }
@@ -137,14 +153,9 @@ export const observe = <E, R>(
     const metrics = !fiber.getFiberRef(requestMetricsDisabled)
     // The template is matched once, for the span and the metrics alike, and only if either wants it.
     const route = spans || metrics ? routeOf(request.url) : ""
-    const traced = spans ? spanned(request, route, app) : TraceContext.withIncoming(request.headers.traceparent)(app)
+    if (spans) return spanned(request, route, app, metrics)
+    const traced = TraceContext.withIncoming(request.headers.traceparent)(app)
     if (!metrics) return traced
     const started = performance.now()
-    return Effect.onExit(traced, (exit) =>
-      Effect.sync(() => {
-        const status = statusOf(exit)
-        const method = METHODS.has(request.method) ? request.method : "other"
-        Metrics.recordRequest(method, route, status, performance.now() - started)
-      })
-    )
+    return Effect.onExit(traced, (exit) => Effect.sync(() => record(request, route, started, statusOf(exit))))
   })
