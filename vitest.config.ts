@@ -8,7 +8,15 @@ const source = "@waybill/source"
 // One project for the pure and storage packages, one for end-to-end tests over real HTTP.
 export default defineConfig({
   resolve: { conditions: [source, ...defaultClientConditions] },
-  ssr: { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } },
+  // Without Vite's `module` condition on the server side: Node does not know it, and some packages
+  // answer it with a build for bundlers that Node cannot load (OpenTelemetry's imports without
+  // file extensions), so tests load what the server loads.
+  ssr: {
+    resolve: {
+      conditions: [source, ...defaultServerConditions.filter((condition) => condition !== "module")],
+      externalConditions: [source]
+    }
+  },
   test: {
     // Made once per run: a migrated PGlite snapshot that every suite's embedded database loads.
     globalSetup: ["./vitest.global-setup.ts"],
