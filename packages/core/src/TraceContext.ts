@@ -69,12 +69,20 @@ const hex = (size: number) => Buffer.from(bytes(size)).toString("hex")
 export const spanId = (): string => hex(8)
 
 /**
+ * A fresh trace id: 32 random hex digits.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const traceId = (): string => hex(16)
+
+/**
  * A new trace: random ids, sampled as `sampled` says.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const root = (sampled: boolean): TraceParent => ({ traceId: hex(16), spanId: spanId(), sampled })
+export const root = (sampled: boolean): TraceParent => ({ traceId: traceId(), spanId: spanId(), sampled })
 
 /**
  * The header for a new span in the trace of `stored` (an event's `traceparent`): the same trace

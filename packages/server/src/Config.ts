@@ -94,11 +94,36 @@ export interface TracingConfig {
   /** `WAYBILL_TRACE_SQL`: a span per SQL statement and transaction too (default `false`). */
   readonly statements?: boolean | undefined
   /**
-   * `OTEL_TRACES_SAMPLER`, when set: the OpenTelemetry SDK's sampler of that name (it reads the
-   * variable and its `OTEL_TRACES_SAMPLER_ARG` itself); unset, every trace is recorded.
+   * `OTEL_TRACES_SAMPLER`, when set: the OpenTelemetry SDK's sampler of that name; unset, spans
+   * follow their parent's decision and every trace is recorded (`parentbased_always_on`).
    */
-  readonly sampler?: string | undefined
+  readonly sampler?: TracingSampler | undefined
+  /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the `traceidratio` samplers, 0 to 1 (default 1). */
+  readonly samplerRatio?: number | undefined
 }
+
+/**
+ * The samplers `OTEL_TRACES_SAMPLER` may name: the OpenTelemetry specification's standard ones.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TracingSampler =
+  | "always_on"
+  | "always_off"
+  | "traceidratio"
+  | "parentbased_always_on"
+  | "parentbased_always_off"
+  | "parentbased_traceidratio"
+
+const samplers: ReadonlyArray<TracingSampler> = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio"
+]
 
 /**
  * The request deadline when `WAYBILL_REQUEST_TIMEOUT_MS` is unset: 30 s (contract §1).
@@ -188,7 +213,13 @@ const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
     "http/json"
   )("OTEL_EXPORTER_OTLP_PROTOCOL").pipe(Config.withDefault("http/protobuf" as const)),
   statements: Config.boolean("WAYBILL_TRACE_SQL").pipe(Config.withDefault(false)),
-  sampler: Config.option(Config.string("OTEL_TRACES_SAMPLER")).pipe(Config.map(Option.getOrUndefined))
+  sampler: Config.option(Config.literal(...samplers)("OTEL_TRACES_SAMPLER")).pipe(Config.map(Option.getOrUndefined)),
+  samplerRatio: checked(
+    "OTEL_TRACES_SAMPLER_ARG",
+    Config.option(Config.number("OTEL_TRACES_SAMPLER_ARG")),
+    "must be a number from 0 to 1",
+    Option.match({ onNone: () => true, onSome: (ratio) => ratio >= 0 && ratio <= 1 })
+  ).pipe(Config.map(Option.getOrUndefined))
 }).pipe(
   Config.map(({ endpoint, ...rest }) =>
     Option.isNone(endpoint) ? undefined : { endpoint: endpoint.value.replace(/\/+$/, ""), ...rest }

@@ -20,9 +20,9 @@ import * as PgMetrics from "@waybill/store-pg/PgMetrics"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Tracer from "effect/Tracer"
-import type { TracingConfig } from "./Config.js"
+import type { TracingConfig, TracingSampler } from "./Config.js"
 
 const cpuSeconds = Metric.counter("process_cpu_seconds_total", {
   description: "User and system CPU time spent by the process, in seconds."
@@ -124,21 +124,24 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
   )
 
 /**
- * The OpenTelemetry SDK with an OTLP/HTTP exporter to `<endpoint>/v1/traces` (protobuf or JSON)
- * behind a batch span processor (its `OTEL_BSP_*` variables apply), resource `service.name`
- * from the configuration. Provide it and turn the tracer on; without it nothing is exported. The
- * SDK's modules are loaded only here, so a server without tracing never loads them.
+ * The OpenTelemetry SDK's batch span processor and OTLP/HTTP exporter to `<endpoint>/v1/traces`
+ * (protobuf or JSON; the processor's `OTEL_BSP_*` variables apply), resource from `OTEL_*` with
+ * `service.name` from the configuration. Provide it and turn the tracer on; without it nothing
+ * is exported. The SDK's modules are loaded only here, so a server without tracing never loads
+ * them.
  *
- * Unless `OTEL_TRACES_SAMPLER` says otherwise, spans follow their parent's decision and every
- * trace is recorded. The SQL client's spans are made only with `config.statements`
- * (`WAYBILL_TRACE_SQL`), and then not a statement outside any request or event (`sql.execute`
- * without a parent): the background loops poll every second, each poll a trace of its own.
+ * Effect's spans go to the processor through a tracer of ours, not through the SDK's `Tracer`
+ * (`internal/processorTracer.ts`): a span is its ids, times and attributes until it ends sampled,
+ * and no OpenTelemetry context is made for it or for the fiber's steps (no context manager is
+ * registered and no OpenTelemetry instrumentation runs in the server, so nothing would read one).
+ * That took a traced event's extra CPU from about a quarter to about a twelfth of an untraced
+ * one's (docs/decisions.md, "Spans straight to the span processor").
  *
- * Effect's spans go to the SDK's tracer, but the fiber's span is not made OpenTelemetry's active
- * context on each step of a fiber (what `@effect/opentelemetry`'s tracer does): no context
- * manager is registered here and no OpenTelemetry instrumentation runs in the server, so nothing
- * would read it, and it cost about a tenth of the server's CPU with tracing on
- * (docs/benchmarks.md, Observability).
+ * Unless `OTEL_TRACES_SAMPLER` names another sampler (the SDK's, with `OTEL_TRACES_SAMPLER_ARG`),
+ * spans follow their parent's decision and every trace is recorded. The SQL client's spans are
+ * made only with `config.statements` (`WAYBILL_TRACE_SQL`), and then not a statement outside any
+ * request or event (`sql.execute` without a parent): the background loops poll every second,
+ * each poll a trace of its own.
  *
  * @since 0.1.0
  * @category layers
@@ -146,55 +149,69 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
 export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resource> =>
   Layer.unwrapEffect(
     Effect.promise(async () => {
-      const [NodeSdk, OtelTracer, OtelResource, api, base, exporter, { UnrecordedSpan }] = await Promise.all([
-        import("@effect/opentelemetry/NodeSdk"),
-        import("@effect/opentelemetry/Tracer"),
+      const [OtelResource, base, exporter, ProcessorTracer] = await Promise.all([
         import("@effect/opentelemetry/Resource"),
-        import("@opentelemetry/api"),
         import("@opentelemetry/sdk-trace-base"),
         config.protocol === "http/json"
           ? import("@opentelemetry/exporter-trace-otlp-http")
           : import("@opentelemetry/exporter-trace-otlp-proto"),
-        import("./internal/unrecordedSpan.js")
+        import("./internal/processorTracer.js")
       ])
       const url = `${config.endpoint}/v1/traces`
       const statements = config.statements === true
-      const parentBased = new base.ParentBasedSampler({ root: new base.AlwaysOnSampler() })
-      // Background statements are asked about only when statements make spans at all.
-      const sampler: Sampler = statements
-        ? {
-            shouldSample: (context, traceId, name, kind, attributes, links) =>
-              name === "sql.execute" && api.trace.getSpanContext(context) === undefined
-                ? { decision: base.SamplingDecision.NOT_RECORD }
-                : parentBased.shouldSample(context, traceId, name, kind, attributes, links),
-            toString: () => "ParentBased(AlwaysOn) without background statements"
-          }
-        : parentBased
-      const provider = NodeSdk.layerTracerProvider(
-        new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url })),
-        config.sampler === undefined ? { sampler } : {}
+      const sampler = config.sampler === undefined ? undefined : samplerOf(base, config.sampler, config.samplerRatio)
+      const processor = Effect.acquireRelease(
+        Effect.sync(() => new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url }))),
+        (made) =>
+          Effect.promise(() => made.forceFlush().then(() => made.shutdown())).pipe(
+            Effect.timeoutOption(3_000),
+            Effect.interruptible
+          )
       )
-      // The SDK's tracer for Effect's spans, without the per-step context hook; the SQL client's
-      // spans (`sql.execute`, `sql.transaction`) only with `WAYBILL_TRACE_SQL`.
-      const tracer = Layer.unwrapEffect(
-        Effect.map(OtelTracer.make, (otel) =>
-          Layer.setTracer(
-            Tracer.make({
-              span: (name, parent, context, links, startTime, kind, options) =>
-                !statements && name.startsWith("sql.")
-                  ? new UnrecordedSpan(name, parent, startTime, kind)
-                  : otel.span(name, parent, context, links, startTime, kind, options),
-              context: (execution) => execution()
+      const tracer = Layer.unwrapScoped(
+        Effect.gen(function* () {
+          const resource = yield* OtelResource.Resource
+          return Layer.setTracer(
+            ProcessorTracer.make({
+              processor: yield* processor,
+              resource,
+              scope: { name: config.serviceName },
+              sampler,
+              // The SQL client's spans only with `statements`, and then not the background ones.
+              unrecorded: statements
+                ? (name, parent) => name === "sql.execute" && Option.isNone(parent)
+                : (name) => name.startsWith("sql.")
             })
           )
-        )
+        })
       )
       return tracer.pipe(
-        Layer.provide(OtelTracer.layerTracer),
-        Layer.provide(provider),
         Layer.provideMerge(
           OtelResource.layerFromEnv(OtelResource.configToAttributes({ serviceName: config.serviceName }))
         )
       )
     })
   )
+
+// The SDK's sampler named by `OTEL_TRACES_SAMPLER` (its six standard names; Config checks it).
+const samplerOf = (
+  base: typeof import("@opentelemetry/sdk-trace-base"),
+  name: TracingSampler,
+  ratio: number | undefined
+): Sampler => {
+  const ratioSampler = () => new base.TraceIdRatioBasedSampler(ratio ?? 1)
+  switch (name) {
+    case "always_on":
+      return new base.AlwaysOnSampler()
+    case "always_off":
+      return new base.AlwaysOffSampler()
+    case "traceidratio":
+      return ratioSampler()
+    case "parentbased_always_on":
+      return new base.ParentBasedSampler({ root: new base.AlwaysOnSampler() })
+    case "parentbased_always_off":
+      return new base.ParentBasedSampler({ root: new base.AlwaysOffSampler() })
+    case "parentbased_traceidratio":
+      return new base.ParentBasedSampler({ root: ratioSampler() })
+  }
+}

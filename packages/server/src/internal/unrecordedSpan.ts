@@ -5,7 +5,6 @@
  * transaction) joins the parent, and `TraceContext.current` reads the parent. Nothing reaches the
  * OpenTelemetry SDK: no ids drawn, no sampler asked, nothing exported.
  */
-import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -13,8 +12,7 @@ import type * as Tracer from "effect/Tracer"
 
 const noAttributes: ReadonlyMap<string, unknown> = new Map()
 const noLinks: ReadonlyArray<Tracer.SpanLink> = []
-const sampledFlags = Context.make(OtelTracer.OtelTraceFlags, 1)
-const unsampledFlags = Context.make(OtelTracer.OtelTraceFlags, 0)
+const noContext = Context.empty()
 
 /** A span for `parent` that records nothing; without a parent, ids that start no trace. */
 export class UnrecordedSpan implements Tracer.Span {
@@ -35,9 +33,9 @@ export class UnrecordedSpan implements Tracer.Span {
     const stands = Option.getOrUndefined(parent)
     this.traceId = stands?.traceId ?? "unrecorded"
     this.spanId = stands?.spanId ?? "unrecorded"
+    // What a span made inside reads as its parent's sampling decision.
     this.sampled = stands?.sampled ?? false
-    // What a span made inside reads as its parent's sampling flag.
-    this.context = this.sampled ? sampledFlags : unsampledFlags
+    this.context = noContext
     this.status = { _tag: "Started", startTime }
   }
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
