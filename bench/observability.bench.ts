@@ -5,18 +5,23 @@
  * (`GET /metrics` scraped every second by this process, spans exported over OTLP/HTTP protobuf
  * to a sink in this process). Each has one webhook to a receiver here that answers 200 at once.
  *
- * Per round, in turn: `POST /events` throughput (autocannon, 16 connections, every request with
- * a `traceparent`), and the dispatcher's throughput, deliveries received per second while those
- * events are delivered. Reported: on / off, the median of the per-round ratios; target ≥ 0.9 for
- * both (the machine is shared: compare only ratios taken in the same run).
+ * First each server takes `BENCH_WARMUP_SECONDS` (default 10) of the same load that does not
+ * count: the cost asked is the steady one, not the JIT's and the lazily loaded modules' (the
+ * tracing server loads the OpenTelemetry SDK on start and compiles its paths under the first
+ * load). Then per round, in turn: `POST /events` throughput (autocannon, 16 connections, every
+ * request with a `traceparent`), and the dispatcher's throughput, deliveries received per second
+ * while those events are delivered; and each server's CPU time per event delivered. Reported:
+ * on / off, the median of the per-round ratios; target ≥ 0.9 for both (the machine is shared:
+ * compare only ratios taken in the same run).
  */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { target } from "./harness.js"
-import { apiKey, freshDatabase, type LoadResult, load, startServer } from "./server.js"
+import { apiKey, freshDatabase, type LoadResult, load, processCpuSeconds, startServer } from "./server.js"
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const metricsToken = "bench-metrics-token-0001"
 
 const median = (values: ReadonlyArray<number>) => {
@@ -99,28 +104,45 @@ const deliveriesPerSecond = async (name: string, started: number, published: num
   return ((delivered.get(`/${name}`) ?? 0) - before) / ((Date.now() - started) / 1000)
 }
 
+// One load of `seconds` on a server and the delivery of what it published: POST /events per
+// second, deliveries per second, and the server's CPU microseconds per event delivered.
+const round = async (name: string, server: { readonly base: string; readonly pid: number }, seconds: number) => {
+  const before = delivered.get(`/${name}`) ?? 0
+  const cpuBefore = processCpuSeconds(server.pid)
+  const started = Date.now()
+  const result: LoadResult = await load(`POST /events (${name})`, {
+    url: `${server.base}/events`,
+    method: "POST",
+    body,
+    headers: json,
+    perRequestHeaders: traceparent,
+    seconds
+  })
+  const published = Math.round(result.requestsPerSecond * seconds)
+  const perSecond = await deliveriesPerSecond(name, started, published, before)
+  const count = (delivered.get(`/${name}`) ?? 0) - before
+  return {
+    events: result.requestsPerSecond,
+    deliveries: perSecond,
+    cpuPerEvent: ((processCpuSeconds(server.pid) - cpuBefore) * 1e6) / Math.max(1, count)
+  }
+}
+
 console.log(
-  `Metrics and tracing on against off: ${ROUNDS} rounds, ${SECONDS} s of POST /events each (16 connections), then until delivered`
+  `Metrics and tracing on against off: ${WARMUP_SECONDS} s of warm-up each, then ${ROUNDS} rounds, ${SECONDS} s of POST /events each (16 connections), then until delivered`
 )
+for (const { name, server } of servers) await round(name, server, WARMUP_SECONDS)
 const events: Record<string, Array<number>> = { off: [], on: [] }
 const deliveries: Record<string, Array<number>> = { off: [], on: [] }
-for (let round = 0; round < ROUNDS; round++) {
+const cpu: Record<string, Array<number>> = { off: [], on: [] }
+for (let index = 0; index < ROUNDS; index++) {
   // The order alternates, so neither always runs on a cooler machine.
-  const order = round % 2 === 0 ? servers : [...servers].reverse()
+  const order = index % 2 === 0 ? servers : [...servers].reverse()
   for (const { name, server } of order) {
-    const before = delivered.get(`/${name}`) ?? 0
-    const started = Date.now()
-    const result: LoadResult = await load(`POST /events (${name})`, {
-      url: `${server.base}/events`,
-      method: "POST",
-      body,
-      headers: json,
-      perRequestHeaders: traceparent,
-      seconds: SECONDS
-    })
-    const published = Math.round(result.requestsPerSecond * SECONDS)
-    events[name]!.push(result.requestsPerSecond)
-    deliveries[name]!.push(await deliveriesPerSecond(name, started, published, before))
+    const measured = await round(name, server, SECONDS)
+    events[name]!.push(measured.events)
+    deliveries[name]!.push(measured.deliveries)
+    cpu[name]!.push(measured.cpuPerEvent)
   }
 }
 clearInterval(scraper)
@@ -131,6 +153,9 @@ const deliveriesRatio = ratio(deliveries)
 console.log(`  POST /events   off ${median(events.off!).toFixed(0)} req/s, on ${median(events.on!).toFixed(0)} req/s`)
 console.log(
   `  deliveries     off ${median(deliveries.off!).toFixed(0)} /s, on ${median(deliveries.on!).toFixed(0)} /s; ${spansExported} span exports received`
+)
+console.log(
+  `  server CPU per event, rounds: off ${cpu.off!.map((value) => value.toFixed(0)).join(", ")} µs; on ${cpu.on!.map((value) => value.toFixed(0)).join(", ")} µs (median off / on ${(median(cpu.off!) / median(cpu.on!)).toFixed(2)})`
 )
 const passed = [
   target("POST /events, on / off", eventsRatio, 0.9),
