@@ -162,9 +162,11 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
       const sampler = config.sampler === undefined ? undefined : samplerOf(base, config.sampler, config.samplerRatio)
       const processor = Effect.acquireRelease(
         Effect.sync(() => new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url }))),
+        // What is left is sent at shutdown, for at most 3 s; a collector that is down loses it.
         (made) =>
-          Effect.promise(() => made.forceFlush().then(() => made.shutdown())).pipe(
+          Effect.tryPromise(() => made.forceFlush().then(() => made.shutdown())).pipe(
             Effect.timeoutOption(3_000),
+            Effect.ignore,
             Effect.interruptible
           )
       )
