@@ -28,7 +28,7 @@ import * as JsonDepth from "./JsonDepth.js"
 import * as Sweep from "./Sweep.js"
 import type { Transactor } from "./Transactor.js"
 import * as ValidationError from "./ValidationError.js"
-import type { WorkspaceId } from "./Workspace.js"
+import { CurrentWorkspace, type WorkspaceId } from "./Workspace.js"
 
 /**
  * The request header, and the path its issues are reported at.
@@ -335,6 +335,41 @@ export class Idempotency extends Context.Tag("@waybill/core/Idempotency")<
     >
   }
 >() {}
+
+/**
+ * An idempotent request of the caller's workspace (see `runInCurrentWorkspace`): a `Request`
+ * without its workspace, whose `create` also gets the store to write its record with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CurrentWorkspaceRequest<A, E, R> extends Omit<Request<A, E, R>, "workspaceId" | "create"> {
+  readonly create: (pending: Pending, store: IdempotencyStore["Type"]) => Effect.Effect<Created<A> | Taken, E, R>
+}
+
+/**
+ * Runs an idempotent request (see `Idempotency.run`) in the workspace of the current request,
+ * with the `Idempotency` service in context.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const runInCurrentWorkspace = <A, E, R>(
+  request: CurrentWorkspaceRequest<A, E, R>
+): Effect.Effect<
+  Outcome<A>,
+  E | ValidationError.ValidationError | IdempotencyKeyReused | IdempotencyKeyInFlight,
+  R | CurrentWorkspace | Idempotency
+> =>
+  Effect.flatMap(CurrentWorkspace, (workspace) =>
+    Effect.flatMap(Idempotency, (idempotency) =>
+      idempotency.run({
+        ...request,
+        workspaceId: workspace.id,
+        create: (pending) => request.create(pending, idempotency.store)
+      })
+    )
+  )
 
 /**
  * The service over a store; keys in flight are tracked in this process.

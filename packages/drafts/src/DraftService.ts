@@ -223,26 +223,24 @@ export const make = Effect.gen(function* () {
   const decodeDraft = Schema.decodeUnknownSync(Draft)
   const createIdempotent = Effect.fnUntraced(
     function* (request: unknown, key: string) {
-      const workspace = yield* CurrentWorkspace
-      const idempotency = yield* Idempotency.Idempotency
-      return yield* idempotency.run({
-        workspaceId: workspace.id,
+      return yield* Idempotency.runInCurrentWorkspace({
         key,
         operation: "POST /drafts",
         body: request,
-        create: (pending) =>
+        create: (pending, store) =>
           Effect.gen(function* () {
-            const { draft, events } = yield* prepare(workspace.id, request)
+            const workspaceId = pending.workspaceId
+            const { draft, events } = yield* prepare(workspaceId, request)
             // The answer is the draft's own text, as `POST /drafts` sends it.
             const record = pending.complete(201, toJson(draft))
             const written =
               repository.insertPublishingIdempotent !== undefined
-                ? yield* repository.insertPublishingIdempotent(workspace.id, draft, events, record)
+                ? yield* repository.insertPublishingIdempotent(workspaceId, draft, events, record)
                 : (yield* Idempotency.writeInTransaction(
                     transactor,
-                    idempotency.store,
+                    store,
                     record,
-                    Effect.zipRight(repository.insert(workspace.id, draft), outbox.publish(workspace.id, events))
+                    Effect.zipRight(repository.insert(workspaceId, draft), outbox.publish(workspaceId, events))
                   )) !== Idempotency.taken
             return written ? Idempotency.created(draft, record.status, record.body) : Idempotency.taken
           }),

@@ -235,29 +235,24 @@ export const idempotentPublisher: Effect.Effect<
             (written) => written !== Idempotency.taken
           )
   return (input: unknown, key: string) =>
-    Effect.flatMap(CurrentWorkspace, (workspace) =>
-      Effect.flatMap(Idempotency.Idempotency, (idempotency) =>
-        idempotency.run({
-          workspaceId: workspace.id,
-          key,
-          operation: "POST /events",
-          body: input,
-          create: (pending) =>
-            Either.match(decodeEvent(input), {
-              onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "event")),
-              onRight: (event) =>
-                Effect.gen(function* () {
-                  const id = yield* Id.make("evt")
-                  // What `POST /events` answers, `JSON.stringify({ id })`.
-                  const record = pending.complete(202, `{"id":${JSON.stringify(id)}}`)
-                  const written = yield* write(idempotency.store, workspace.id, { ...event, id }, record)
-                  return written ? Idempotency.created({ id }, record.status, record.body) : Idempotency.taken
-                })
-            }),
-          replay: (record) => decodePublished(JSON.parse(record.body))
-        })
-      )
-    )
+    Idempotency.runInCurrentWorkspace({
+      key,
+      operation: "POST /events",
+      body: input,
+      create: (pending, store) =>
+        Either.match(decodeEvent(input), {
+          onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "event")),
+          onRight: (event) =>
+            Effect.gen(function* () {
+              const id = yield* Id.make("evt")
+              // What `POST /events` answers, `JSON.stringify({ id })`.
+              const record = pending.complete(202, `{"id":${JSON.stringify(id)}}`)
+              const written = yield* write(store, pending.workspaceId, { ...event, id }, record)
+              return written ? Idempotency.created({ id }, record.status, record.body) : Idempotency.taken
+            })
+        }),
+      replay: (record) => decodePublished(JSON.parse(record.body))
+    })
 })
 
 /**

@@ -415,24 +415,16 @@ export const make = (options: Options) =>
 
     const decodeResponse = Schema.decodeUnknownSync(WebhookResponse)
     const registerIdempotent = Effect.fn("WebhookService.registerIdempotent")(function* (input: unknown, key: string) {
-      const workspace = yield* CurrentWorkspace
-      const idempotency = yield* Idempotency.Idempotency
-      return yield* idempotency.run({
-        workspaceId: workspace.id,
+      return yield* Idempotency.runInCurrentWorkspace({
         key,
         operation: "POST /webhooks",
         body: input,
-        create: (pending) =>
+        create: (pending, store) =>
           Effect.gen(function* () {
             const webhook = yield* prepare(input)
             const response = toResponse(webhook, webhook.createdAt)
             const record = pending.complete(201, JSON.stringify(response))
-            const written = yield* Idempotency.writeInTransaction(
-              transactor,
-              idempotency.store,
-              record,
-              insertWithin(webhook)
-            )
+            const written = yield* Idempotency.writeInTransaction(transactor, store, record, insertWithin(webhook))
             return written === Idempotency.taken ? written : Idempotency.created(response, record.status, record.body)
           }),
         // An answer kept before flow control existed lacks its fields: they were the defaults.
