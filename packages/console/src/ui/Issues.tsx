@@ -3,7 +3,7 @@
  * of all of them at the top of a form.
  */
 import type { Issue } from "@waybill/core/Issue"
-import type { ComponentChildren } from "preact"
+import type { ComponentChildren, Ref } from "preact"
 import { controlId } from "./filterModel.js"
 
 export type Issues = ReadonlyArray<Issue>
@@ -57,6 +57,71 @@ export const Control = ({
     ))}
     {hint !== undefined && <p class="hint">{hint}</p>}
   </div>
+)
+
+/**
+ * A labelled text input at `path` (see `Control`) that hands each edit's value to `onValue`. Its
+ * `type` is one union member each: Preact types an input's attributes by the literal `type`.
+ */
+export const InputControl = ({
+  issues,
+  path,
+  label,
+  paths = [path],
+  hint,
+  inputRef = null,
+  onValue,
+  ...input
+}: {
+  readonly issues: Issues
+  readonly path: string
+  readonly label: ComponentChildren
+  readonly paths?: ReadonlyArray<string>
+  readonly hint?: ComponentChildren
+  readonly value: string
+  readonly autoComplete?: string
+  readonly inputMode?: "numeric"
+  readonly placeholder?: string
+  readonly inputRef?: Ref<HTMLInputElement>
+  readonly onValue: (value: string) => void
+} & ({ readonly type: "text" } | { readonly type: "url" } | { readonly type: "password" })) => (
+  <Control issues={issues} path={path} label={label} paths={paths} hint={hint}>
+    <input {...fieldAt(issues, path)} {...input} ref={inputRef} onInput={(e) => onValue(e.currentTarget.value)} />
+  </Control>
+)
+
+/**
+ * A labelled choice at `path` (see `Control`) among `options`, handing the chosen value to
+ * `onValue` (a select offers only its options' values).
+ */
+export const SelectControl = <Value extends string>({
+  issues,
+  path,
+  label,
+  paths = [path],
+  hint,
+  value,
+  options,
+  onValue
+}: {
+  readonly issues: Issues
+  readonly path: string
+  readonly label: ComponentChildren
+  readonly paths?: ReadonlyArray<string>
+  readonly hint?: ComponentChildren
+  readonly value: Value
+  readonly options: ReadonlyArray<{ readonly value: Value; readonly label: string }>
+  readonly onValue: (value: Value) => void
+}) => (
+  <Control issues={issues} path={path} label={label} paths={paths} hint={hint}>
+    <select {...fieldAt(issues, path)} value={value} onChange={(e) => onValue(e.currentTarget.value as Value)}>
+      {options.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
+  </Control>
 )
 
 /** Every issue of a refused request, each linking to its control when the form shows one. */

@@ -6,7 +6,7 @@
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
-import { Control, fieldAt, IssueSummary, type Issues } from "./Issues.js"
+import { InputControl, IssueSummary, type Issues, SelectControl } from "./Issues.js"
 
 /** The overlaps offered: how long the previous HMAC secret keeps signing. */
 const overlaps: ReadonlyArray<{ readonly seconds: number; readonly label: string }> = [
@@ -90,18 +90,18 @@ export const RotateSecret = (props: {
         )}
         {failure !== null && <IssueSummary message={failure.message} issues={issues} />}
         {auth.type === "basic" && (
-          <Control issues={issues} path="auth.username" label="Username">
-            <input
-              {...fieldAt(issues, "auth.username")}
-              ref={usernameInput}
-              type="text"
-              value={username}
-              autoComplete="off"
-              onInput={(e) => setUsername(e.currentTarget.value)}
-            />
-          </Control>
+          <InputControl
+            issues={issues}
+            path="auth.username"
+            label="Username"
+            inputRef={usernameInput}
+            type="text"
+            value={username}
+            autoComplete="off"
+            onValue={setUsername}
+          />
         )}
-        <Control
+        <InputControl
           issues={issues}
           path={`auth.${field.field}`}
           label={field.label}
@@ -113,30 +113,21 @@ export const RotateSecret = (props: {
                 : "16 to 512 characters."
               : "1 to 512 characters."
           } Write-only: it is never shown again.`}
-        >
-          <input
-            {...fieldAt(issues, `auth.${field.field}`)}
-            ref={secretInput}
-            type="password"
-            value={secret}
-            autoComplete="new-password"
-            onInput={(e) => setSecret(e.currentTarget.value)}
-          />
-        </Control>
+          inputRef={secretInput}
+          type="password"
+          value={secret}
+          autoComplete="new-password"
+          onValue={setSecret}
+        />
         {auth.type === "hmac" && (
-          <Control issues={issues} path="overlapSeconds" label="The previous secret also signs for">
-            <select
-              {...fieldAt(issues, "overlapSeconds")}
-              value={String(overlap)}
-              onChange={(e) => setOverlap(Number(e.currentTarget.value))}
-            >
-              {overlaps.map((option) => (
-                <option key={option.seconds} value={String(option.seconds)}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
-          </Control>
+          <SelectControl
+            issues={issues}
+            path="overlapSeconds"
+            label="The previous secret also signs for"
+            value={String(overlap)}
+            options={overlaps.map((option) => ({ value: String(option.seconds), label: option.label }))}
+            onValue={(seconds) => setOverlap(Number(seconds))}
+          />
         )}
         <div class="form-actions">
           <button type="submit" class="primary" disabled={saving}>

@@ -11,16 +11,33 @@ import { type Api, ApiFailure, call } from "./api.js"
 import { EventPicker } from "./EventPicker.js"
 import { FilterBuilder } from "./FilterBuilder.js"
 import { emptyGroup, fromFilter, type GroupNode, toFilter } from "./filterModel.js"
-import { Control, FieldIssues, fieldAt, IssueSummary, type Issues } from "./Issues.js"
+import { FieldIssues, InputControl, IssueSummary, type Issues, SelectControl } from "./Issues.js"
 
 type AuthType = "hmac" | "basic" | "bearer"
 type Scheme = "waybill" | "standard-webhooks"
+type Ordering = "none" | "fifo"
 
 const secretLabels: Record<AuthType, { readonly field: string; readonly label: string; readonly hint: string }> = {
   hmac: { field: "secret", label: "Shared secret", hint: "16 to 512 characters; signs every delivery (HMAC-SHA256)." },
   basic: { field: "password", label: "Password", hint: "1 to 512 characters." },
   bearer: { field: "token", label: "Token", hint: "1 to 512 characters; sent as Authorization: Bearer." }
 }
+
+const authTypes: ReadonlyArray<{ readonly value: AuthType; readonly label: string }> = [
+  { value: "hmac", label: "HMAC signature" },
+  { value: "basic", label: "Basic (username and password)" },
+  { value: "bearer", label: "Bearer token" }
+]
+
+const schemes: ReadonlyArray<{ readonly value: Scheme; readonly label: string }> = [
+  { value: "waybill", label: "Waybill (X-Signature headers)" },
+  { value: "standard-webhooks", label: "Standard Webhooks (webhook-signature headers)" }
+]
+
+const orderings: ReadonlyArray<{ readonly value: Ordering; readonly label: string }> = [
+  { value: "none", label: "None: deliveries in parallel" },
+  { value: "fifo", label: "FIFO: one at a time, in event order" }
+]
 
 interface Form {
   readonly url: string
@@ -33,7 +50,7 @@ interface Form {
   readonly filters: Readonly<Record<string, GroupNode>>
   /** As typed; empty: no limit. */
   readonly rateLimit: string
-  readonly ordering: "none" | "fifo"
+  readonly ordering: Ordering
 }
 
 const blank: Form = {
@@ -167,23 +184,24 @@ export const WebhookForm = (props: {
 
       <section>
         <h2>Target</h2>
-        <Control issues={issues} path="url" label="URL" hint="An https:// address that receives a POST per event.">
-          <input
-            {...fieldAt(issues, "url")}
-            type="url"
-            value={form.url}
-            autoComplete="url"
-            onInput={(e) => set({ url: e.currentTarget.value })}
-          />
-        </Control>
-        <Control issues={issues} path="description" label="Description (optional)">
-          <input
-            {...fieldAt(issues, "description")}
-            type="text"
-            value={form.description}
-            onInput={(e) => set({ description: e.currentTarget.value })}
-          />
-        </Control>
+        <InputControl
+          issues={issues}
+          path="url"
+          label="URL"
+          hint="An https:// address that receives a POST per event."
+          type="url"
+          value={form.url}
+          autoComplete="url"
+          onValue={(url) => set({ url })}
+        />
+        <InputControl
+          issues={issues}
+          path="description"
+          label="Description (optional)"
+          type="text"
+          value={form.description}
+          onValue={(description) => set({ description })}
+        />
       </section>
 
       <section>
@@ -193,88 +211,70 @@ export const WebhookForm = (props: {
 
       <section>
         <h2>Delivery</h2>
-        <Control
+        <InputControl
           issues={issues}
           path="rateLimitPerSecond"
           label="Rate limit (deliveries per second, optional)"
           hint="1 to 10000 attempts started per second, over every server process; empty for no limit. Deliveries over the limit wait; none fails for it."
-        >
-          <input
-            {...fieldAt(issues, "rateLimitPerSecond")}
-            type="text"
-            inputMode="numeric"
-            value={form.rateLimit}
-            onInput={(e) => set({ rateLimit: e.currentTarget.value })}
-          />
-        </Control>
-        <Control
+          type="text"
+          inputMode="numeric"
+          value={form.rateLimit}
+          onValue={(rateLimit) => set({ rateLimit })}
+        />
+        <SelectControl
           issues={issues}
           path="ordering"
           label="Ordering"
           hint="FIFO sends a delivery only after the previous one has ended (succeeded, or failed after its retry)."
-        >
-          <select
-            {...fieldAt(issues, "ordering")}
-            value={form.ordering}
-            onChange={(e) => set({ ordering: e.currentTarget.value as Form["ordering"] })}
-          >
-            <option value="none">None: deliveries in parallel</option>
-            <option value="fifo">FIFO: one at a time, in event order</option>
-          </select>
-        </Control>
+          value={form.ordering}
+          options={orderings}
+          onValue={(ordering) => set({ ordering })}
+        />
       </section>
 
       <section>
         <h2>Authentication</h2>
-        <Control issues={issues} path="auth.type" label="Method" paths={["auth", "auth.type"]}>
-          <select
-            {...fieldAt(issues, "auth.type")}
-            value={form.authType}
-            onChange={(e) => set({ authType: e.currentTarget.value as AuthType, secret: "" })}
-          >
-            <option value="hmac">HMAC signature</option>
-            <option value="basic">Basic (username and password)</option>
-            <option value="bearer">Bearer token</option>
-          </select>
-        </Control>
+        <SelectControl
+          issues={issues}
+          path="auth.type"
+          label="Method"
+          paths={["auth", "auth.type"]}
+          value={form.authType}
+          options={authTypes}
+          onValue={(authType) => set({ authType, secret: "" })}
+        />
         {form.authType === "hmac" && (
-          <Control issues={issues} path="auth.scheme" label="Signature scheme">
-            <select
-              {...fieldAt(issues, "auth.scheme")}
-              value={form.scheme}
-              onChange={(e) => set({ scheme: e.currentTarget.value as Scheme })}
-            >
-              <option value="waybill">Waybill (X-Signature headers)</option>
-              <option value="standard-webhooks">Standard Webhooks (webhook-signature headers)</option>
-            </select>
-          </Control>
+          <SelectControl
+            issues={issues}
+            path="auth.scheme"
+            label="Signature scheme"
+            value={form.scheme}
+            options={schemes}
+            onValue={(scheme) => set({ scheme })}
+          />
         )}
         {form.authType === "basic" && (
-          <Control issues={issues} path="auth.username" label="Username">
-            <input
-              {...fieldAt(issues, "auth.username")}
-              type="text"
-              value={form.username}
-              autoComplete="off"
-              onInput={(e) => set({ username: e.currentTarget.value })}
-            />
-          </Control>
+          <InputControl
+            issues={issues}
+            path="auth.username"
+            label="Username"
+            type="text"
+            value={form.username}
+            autoComplete="off"
+            onValue={(username) => set({ username })}
+          />
         )}
-        <Control
+        <InputControl
           issues={issues}
           path={`auth.${secret.field}`}
           label={secret.label}
           hint={`${keepsSecret ? "Leave empty to keep the stored value, or type a new one. " : ""}${secret.hint} Write-only: it is never shown again.`}
-        >
-          <input
-            {...fieldAt(issues, `auth.${secret.field}`)}
-            type="password"
-            value={form.secret}
-            autoComplete="new-password"
-            placeholder={keepsSecret ? "unchanged" : ""}
-            onInput={(e) => set({ secret: e.currentTarget.value })}
-          />
-        </Control>
+          type="password"
+          value={form.secret}
+          autoComplete="new-password"
+          placeholder={keepsSecret ? "unchanged" : ""}
+          onValue={(secret) => set({ secret })}
+        />
       </section>
 
       <section>
