@@ -39,6 +39,9 @@ export const Origin = Schema.Literal("decode", "hub", "manual").annotations({ id
  */
 export type Origin = typeof Origin.Type
 
+// The statuses of a recurring master, which only the status machine reaches.
+const RecurringStatus = Schema.Literal("active-recurring", "paused-recurring", "ended-recurring")
+
 /**
  * The six draft statuses.
  *
@@ -49,10 +52,10 @@ export const DraftStatus = Schema.Literal(
   "draft",
   "review-order",
   "review-rfq",
-  "active-recurring",
-  "paused-recurring",
-  "ended-recurring"
-).annotations({ identifier: "DraftStatus" })
+  ...RecurringStatus.literals
+).annotations({
+  identifier: "DraftStatus"
+})
 
 /**
  * @since 0.1.0
@@ -74,7 +77,7 @@ export const statuses: ReadonlyArray<DraftStatus> = DraftStatus.literals
  * @since 0.1.0
  * @category constants
  */
-export const recurringStatuses: ReadonlyArray<DraftStatus> = ["active-recurring", "paused-recurring", "ended-recurring"]
+export const recurringStatuses: ReadonlyArray<DraftStatus> = RecurringStatus.literals
 
 /**
  * A transport draft, the response shape of contract §2. Absent optional values are `null`;

@@ -6,15 +6,13 @@ import * as Issue from "@waybill/core/Issue"
 import * as NameTemplate from "@waybill/recurring/NameTemplate"
 import * as Arr from "effect/Array"
 import * as Option from "effect/Option"
-import type { DraftStatus, Origin } from "../Draft.js"
+import { type DraftStatus, type Origin, recurringStatuses } from "../Draft.js"
 import type { TransportShape } from "../ReferenceData.js"
 import { isObject, own } from "./json.js"
 
 /** Every `{{ … }}` placeholder other than `{{ weekday }}` and `{{ date }}`, as the renderer sees them. */
 export const placeholderIssues = (name: string | null): Array<Issue.Issue> =>
   name === null ? [] : Issue.prefix(NameTemplate.validate(name), "name")
-
-const recurringStatuses: ReadonlyArray<DraftStatus> = ["active-recurring", "paused-recurring", "ended-recurring"]
 
 /**
  * Origin and status at creation, including rule 1 of a recurring master. Either may be
