@@ -15,10 +15,8 @@ import { MAX_PREVIEW, Preview } from "@waybill/recurring/Occurrence"
 import * as Schema from "effect/Schema"
 import { Conflict, NotFound, PreconditionFailed } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
+import { allErrors } from "./internal/allErrors.js"
 import { documentedUnknown, idempotent } from "./internal/openApi.js"
-
-/** Every request body reports all of its problems, not the first. */
-const allErrors = { parseOptions: { errors: "all" as const } }
 
 const draftId = HttpApiSchema.param("id", Schema.String)
 const productId = HttpApiSchema.param("productId", Schema.String)

@@ -12,6 +12,7 @@ import { ListParams, TourPage } from "@waybill/recurring/TourQuery"
 import * as Schema from "effect/Schema"
 import { NotFound } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
+import { allErrors } from "./internal/allErrors.js"
 
 const tourId = HttpApiSchema.param("id", Schema.String)
 
@@ -28,7 +29,7 @@ export class ToursApi extends HttpApiGroup.make("tours")
   )
   .add(
     HttpApiEndpoint.get("list", "/tours")
-      .setUrlParams(ListParams.annotations({ parseOptions: { errors: "all" } }))
+      .setUrlParams(ListParams.annotations(allErrors))
       .addSuccess(TourPage)
       .annotate(OpenApi.Summary, "List tours in trigger order, optionally of one recurring master")
       .annotate(
