@@ -14,14 +14,8 @@ import type * as Redacted from "effect/Redacted"
 import { keyOf } from "./internal/crypto.js"
 import type * as Internal from "./internal/headers.js"
 import { single } from "./internal/headers.js"
-import {
-  MalformedHeader,
-  type SignatureError,
-  SignatureMismatch,
-  TimestampTooNew,
-  TimestampTooOld,
-  UnsupportedAlgorithm
-} from "./VerificationError.js"
+import { outsideWindow } from "./internal/window.js"
+import { MalformedHeader, type SignatureError, SignatureMismatch, UnsupportedAlgorithm } from "./VerificationError.js"
 
 /**
  * The value of `X-Signature-Algorithm`.
@@ -304,12 +298,6 @@ export const verify = (options: VerifyOptions): Either.Either<Verified, Signatur
   if (!matched) return Either.left(new SignatureMismatch())
 
   const timestamp = Number(timestampText)
-  const now = options.now
-  if (now - timestamp > tolerance) {
-    return Either.left(new TimestampTooOld({ timestamp, now, toleranceSeconds: tolerance }))
-  }
-  if (timestamp - now > tolerance) {
-    return Either.left(new TimestampTooNew({ timestamp, now, toleranceSeconds: tolerance }))
-  }
-  return Either.right({ method: "hmac", timestamp })
+  const outside = outsideWindow(timestamp, options.now, tolerance)
+  return outside === undefined ? Either.right({ method: "hmac", timestamp }) : Either.left(outside)
 }

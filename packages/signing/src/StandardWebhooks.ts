@@ -13,13 +13,8 @@ import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
 import type * as Internal from "./internal/headers.js"
 import { single } from "./internal/headers.js"
-import {
-  MalformedHeader,
-  type SignatureError,
-  SignatureMismatch,
-  TimestampTooNew,
-  TimestampTooOld
-} from "./VerificationError.js"
+import { outsideWindow } from "./internal/window.js"
+import { MalformedHeader, type SignatureError, SignatureMismatch } from "./VerificationError.js"
 
 /**
  * The prefix of a Standard Webhooks secret.
@@ -255,11 +250,6 @@ export const verify = (options: VerifyOptions): Either.Either<Verified, Signatur
   }
   if (!matched) return Either.left(new SignatureMismatch())
   const timestamp = Number(timestampText)
-  if (options.now - timestamp > tolerance) {
-    return Either.left(new TimestampTooOld({ timestamp, now: options.now, toleranceSeconds: tolerance }))
-  }
-  if (timestamp - options.now > tolerance) {
-    return Either.left(new TimestampTooNew({ timestamp, now: options.now, toleranceSeconds: tolerance }))
-  }
-  return Either.right({ method: "standard-webhooks", id, timestamp })
+  const outside = outsideWindow(timestamp, options.now, tolerance)
+  return outside === undefined ? Either.right({ method: "standard-webhooks", id, timestamp }) : Either.left(outside)
 }

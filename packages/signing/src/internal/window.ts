@@ -1,0 +1,16 @@
+import { TimestampTooNew, TimestampTooOld } from "../VerificationError.js"
+
+/**
+ * The replay-window check of both signature schemes: `undefined` when the signed `timestamp` lies
+ * within `toleranceSeconds` of `now` in either direction (bounds included), else the error that
+ * says on which side it lies.
+ */
+export const outsideWindow = (
+  timestamp: number,
+  now: number,
+  toleranceSeconds: number
+): TimestampTooOld | TimestampTooNew | undefined => {
+  if (now - timestamp > toleranceSeconds) return new TimestampTooOld({ timestamp, now, toleranceSeconds })
+  if (timestamp - now > toleranceSeconds) return new TimestampTooNew({ timestamp, now, toleranceSeconds })
+  return undefined
+}
