@@ -60,8 +60,9 @@ export const Control = ({
 )
 
 /**
- * A labelled text input at `path` (see `Control`) that hands each edit's value to `onValue`. Its
- * `type` is one union member each: Preact types an input's attributes by the literal `type`.
+ * A labelled text input at `path` (see `Control`) that hands each edit's value to `onValue`.
+ * `type` is spelled as one props member per input type because Preact types an input's
+ * attributes by its literal `type`: a union-typed `type` is refused.
  */
 export const InputControl = ({
   issues,
