@@ -1,9 +1,7 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Effect from "effect/Effect"
+import { migration } from "../internal/migration.js"
 
 // Times are epoch seconds (bigint) throughout, as on the wire (contract §1).
-export default Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+export default migration(function* (sql) {
   yield* sql`
     CREATE TABLE workspaces (
       id text PRIMARY KEY,

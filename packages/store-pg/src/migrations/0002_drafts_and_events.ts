@@ -1,12 +1,10 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Effect from "effect/Effect"
+import { migration } from "../internal/migration.js"
 
 // Drafts keep their whole response document as `json` (not `jsonb`: the lenient transport keeps
 // its key order and form exactly as sent). Columns that queries filter or lock on are split out.
 // Events are the outbox: written in the transaction of the change that raised them, with the
 // delivery body fixed as text, in commit order by `seq` (ids sort by millisecond only); `fanned_out_at` marks the ones the dispatcher has fanned out.
-export default Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+export default migration(function* (sql) {
   yield* sql`
     CREATE TABLE drafts (
       workspace_id text NOT NULL,

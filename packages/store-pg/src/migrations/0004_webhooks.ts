@@ -1,11 +1,9 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Effect from "effect/Effect"
+import { migration } from "../internal/migration.js"
 
 // Webhooks keep their stored document (secrets sealed by the SecretBox) as json; `events` is an
 // array for the subscription lookup of fan-out. Deliveries reference their event's fixed body
 // (never copied, never re-serialised) and their webhook's target; attempts are appended as jsonb.
-export default Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+export default migration(function* (sql) {
   yield* sql`
     CREATE TABLE webhooks (
       workspace_id text NOT NULL,

@@ -1,5 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Effect from "effect/Effect"
+import { migration } from "../internal/migration.js"
 
 // Fan-out no longer marks each event: it reads events in order behind one stored position,
 // held by one dispatcher at a time under a lease, and moves the position in the transaction that
@@ -13,8 +12,7 @@ import * as Effect from "effect/Effect"
 // Also dropped, as nothing reads them and every event or delivery paid for them: the index on
 // events by workspace, and the foreign key from deliveries to events (deliveries are only ever
 // made from events read from the table, and events are never deleted).
-export default Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+export default migration(function* (sql) {
   yield* sql`ALTER TABLE events ADD COLUMN xid xid8`
   yield* sql`UPDATE events SET xid = CASE WHEN fanned_out_at IS NULL THEN pg_current_xact_id() ELSE '0'::xid8 END`
   yield* sql`ALTER TABLE events ALTER COLUMN xid SET DEFAULT pg_current_xact_id(), ALTER COLUMN xid SET NOT NULL`

@@ -1,5 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Effect from "effect/Effect"
+import { migration } from "../internal/migration.js"
 
 // Resend and replay (contract §5): a delivery can start a fresh attempt cycle after it ended.
 // `cycle_start` is how many attempts came before its current cycle (its retry is counted from
@@ -9,8 +8,7 @@ import * as Effect from "effect/Effect"
 // index per webhook over the deliveries that have ended (only those are replayed: putting one
 // back to pending adds no entry to it). None of these columns changes on a claim, so claims
 // stay HOT (0005).
-export default Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+export default migration(function* (sql) {
   yield* sql`
     ALTER TABLE deliveries
       ADD COLUMN event_created_at bigint,

@@ -1,12 +1,10 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Effect from "effect/Effect"
+import { migration } from "../internal/migration.js"
 
 // Idempotent requests (contract §8): the answer kept per workspace and key, written in the same
 // statement or transaction as what the request created. The primary key is what makes two
 // processes racing with one key create once: the second insert waits for the first to commit
 // and then inserts nothing. The sweep deletes by `expires_at`, in bounded steps.
-export default Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+export default migration(function* (sql) {
   yield* sql`
     CREATE TABLE idempotency_keys (
       workspace_id text NOT NULL,

@@ -1,5 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Effect from "effect/Effect"
+import { migration } from "../internal/migration.js"
 
 // Flow control (contract §8). A webhook's status, why and since when it is disabled, its rate
 // limit and ordering live in columns beside its document: claims read them in SQL, and automatic
@@ -8,8 +7,7 @@ import * as Effect from "effect/Effect"
 // claimed under their row in `webhook_flow`, locked by the claiming transaction, which holds the
 // attempts started per 50 ms slot over the last second or so (`slot`: the newest slot's number,
 // `counts`: newest first) for the rate limit, and serialises FIFO claims across processes.
-export default Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+export default migration(function* (sql) {
   yield* sql`
     ALTER TABLE webhooks
       ADD COLUMN status text NOT NULL DEFAULT 'enabled',

@@ -1,5 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as Effect from "effect/Effect"
+import { migration } from "../internal/migration.js"
 
 // Delivery statistics (contract §8, GET /webhooks/{id}/stats): a delivery that ends keeps its
 // latency (milliseconds from its event's recording to the response that ended it), and an index
@@ -10,8 +9,7 @@ import * as Effect from "effect/Effect"
 // (bench/stats-index.ts, docs/benchmarks.md). Lease updates do not touch these columns, so they
 // stay HOT (0005). Deliveries that ended before this migration have no latency: they are
 // counted, but not in the percentiles.
-export default Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+export default migration(function* (sql) {
   yield* sql`ALTER TABLE deliveries ADD COLUMN latency_ms integer`
   yield* sql`CREATE INDEX deliveries_stats_idx ON deliveries (webhook_id, event_created_at) INCLUDE (workspace_id, status, latency_ms)`
 })
