@@ -266,21 +266,26 @@ const freePort = () =>
     })
   })
 
-const healthy = async (base: string, timeoutMs = 150_000) => {
+// Every request of these tests gives up after 10 s, so a server that accepts and never answers
+// fails its step (with the processes' output) instead of the whole test's time.
+const requestTimeoutMs = 10_000
+
+const healthy = async (base: string, output: () => string = () => "", timeoutMs = 120_000) => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const up = await fetch(`${base}/health`).then(
+    const up = await fetch(`${base}/health`, { signal: AbortSignal.timeout(requestTimeoutMs) }).then(
       (response) => response.ok,
       () => false
     )
     if (up) return
-    if (Date.now() > deadline) throw new Error(`${base} did not become healthy`)
+    if (Date.now() > deadline) throw new Error(`${base} did not become healthy:\n${output().slice(-5000)}`)
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
 }
 
 const api = async (base: string, key: string, path: string, body?: unknown) => {
   const response = await fetch(`${base}${path}`, {
+    signal: AbortSignal.timeout(requestTimeoutMs),
     method: body === undefined ? "GET" : "POST",
     headers: {
       authorization: `Bearer ${key}`,
@@ -310,7 +315,7 @@ const startServer = async (command: string, env: Record<string, string>) => {
   const server = start(command, { env: { ...env, PORT: String(port) } })
   const base = `http://127.0.0.1:${port}`
   await server.waitFor(/Listening on/)
-  await healthy(base)
+  await healthy(base, server.output)
   return { server, base, port }
 }
 
@@ -553,24 +558,52 @@ describe.skipIf(postgresUrl === undefined || postgresUrl === "")("docs: PostgreS
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
   const fresh = () => Effect.runPromise(Scope.extend(Testing.freshPostgresDatabase(postgresUrl!), scope))
 
-  it("several processes on one PostgreSQL, started as documented, share keys and data", async () => {
-    const databaseUrl = await fresh()
+  // The documented script on two ports found free. A port can be taken by another test's server
+  // between finding it free and our server binding it: the server says so and exits, and the
+  // script runs again on new ports. Otherwise each server said it listens on its own port, so
+  // what answers there is ours.
+  const startTwo = async (databaseUrl: string) => {
     const [block] = runBlocks("postgres-processes")
-    const [p1, p2] = [await freePort(), await freePort()]
-    const script = block!.content
-      .replace("postgres://postgres@127.0.0.1:5432/waybill", databaseUrl)
-      .replace("PORT=3000", `PORT=${p1}`)
-      .replace("PORT=3001", `PORT=${p2}`)
-    const processes = start(script)
-    const key = (await processes.waitFor(/^(wbk_\S+)$/m))[1]!
-    const [a, b] = [`http://127.0.0.1:${p1}`, `http://127.0.0.1:${p2}`]
-    await healthy(a)
-    await healthy(b)
+    for (let attempt = 1; ; attempt++) {
+      const ports = [await freePort(), await freePort()] as const
+      const processes = start(
+        block!.content
+          .replace("postgres://postgres@127.0.0.1:5432/waybill", databaseUrl)
+          .replace("PORT=3000", `PORT=${ports[0]}`)
+          .replace("PORT=3001", `PORT=${ports[1]}`)
+      )
+      const key = (await processes.waitFor(/^(wbk_\S+)$/m, 90_000))[1]!
+      const bound = await Promise.all(
+        ports.map((port) =>
+          processes.waitFor(
+            new RegExp(`Listening on http://\\S+:${port}\\b|PORT: \\S+:${port} is already in use`),
+            90_000
+          )
+        )
+      )
+      if (bound.every((line) => line[0].startsWith("Listening"))) {
+        return { processes, key, bases: ports.map((port) => `http://127.0.0.1:${port}`) }
+      }
+      await processes.stop("SIGKILL")
+      if (attempt === 3) throw new Error(`the ports found free were taken three times:\n${processes.output()}`)
+    }
+  }
+
+  it("several processes on one PostgreSQL, started as documented, share keys and data", async () => {
+    const { processes, key, bases } = await startTwo(await fresh())
+    const [a, b] = bases as [string, string]
+    await healthy(a, processes.output, 60_000)
+    await healthy(b, processes.output, 60_000)
     const draft = await api(a, key, "/drafts", { origin: "manual", status: "draft", transportShapeId: "shape_line" })
-    assert.strictEqual(draft.status, 201)
+    assert.strictEqual(draft.status, 201, processes.output())
     const seen = await api(b, key, `/drafts/${draft.body!.id as string}`)
-    assert.strictEqual(seen.status, 200)
-    await processes.stop("SIGTERM")
+    assert.strictEqual(seen.status, 200, processes.output())
+    // Both servers stop on the signal, and the script's `wait` with them.
+    const stopped = await Promise.race([
+      processes.stop("SIGTERM"),
+      new Promise((resolve) => setTimeout(() => resolve("still running"), 30_000))
+    ])
+    assert.notStrictEqual(stopped, "still running", `the servers did not stop on SIGTERM:\n${processes.output()}`)
   }, 300_000)
 
   it("backup with pg_dump and restore with pg_restore into a new database", async () => {
