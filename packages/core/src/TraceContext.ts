@@ -109,13 +109,22 @@ export const child = (stored: string | null | undefined): string => {
 export const externalSpan = (context: TraceParent): Tracer.ExternalSpan =>
   Tracer.externalSpan({ traceId: context.traceId, spanId: context.spanId, sampled: context.sampled })
 
+/**
+ * Whether a span has ids a trace can carry (32 and 16 lowercase hex digits, neither all zeros):
+ * not a no-op span made while the tracer is off, nor an unrecorded one standing for nothing.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const hasIds = (span: Tracer.AnySpan): boolean => isTraceId(span.traceId) && isSpanId(span.spanId)
+
 // The innermost span of the fiber with real ids. A span made while the tracer is off is a no-op
 // span (its ids are not hex); its parent is what it stood for.
 const currentOf = (context: Context.Context<never>): Option.Option<TraceParent> => {
   let span: Option.Option<Tracer.AnySpan> = Context.getOption(context, Tracer.ParentSpan)
   while (Option.isSome(span)) {
     const value = span.value
-    if (isTraceId(value.traceId) && isSpanId(value.spanId)) {
+    if (hasIds(value)) {
       return Option.some({ traceId: value.traceId, spanId: value.spanId, sampled: value.sampled })
     }
     span = value._tag === "Span" ? value.parent : Option.none()

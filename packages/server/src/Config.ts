@@ -102,28 +102,22 @@ export interface TracingConfig {
   readonly samplerRatio?: number | undefined
 }
 
-/**
- * The samplers `OTEL_TRACES_SAMPLER` may name: the OpenTelemetry specification's standard ones.
- *
- * @since 0.1.0
- * @category models
- */
-export type TracingSampler =
-  | "always_on"
-  | "always_off"
-  | "traceidratio"
-  | "parentbased_always_on"
-  | "parentbased_always_off"
-  | "parentbased_traceidratio"
-
-const samplers: ReadonlyArray<TracingSampler> = [
+const samplers = [
   "always_on",
   "always_off",
   "traceidratio",
   "parentbased_always_on",
   "parentbased_always_off",
   "parentbased_traceidratio"
-]
+] as const
+
+/**
+ * The samplers `OTEL_TRACES_SAMPLER` may name: the OpenTelemetry specification's standard ones.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TracingSampler = (typeof samplers)[number]
 
 /**
  * The request deadline when `WAYBILL_REQUEST_TIMEOUT_MS` is unset: 30 s (contract §1).

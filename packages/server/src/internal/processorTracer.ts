@@ -4,8 +4,8 @@
  * the SDK's `Tracer`: an OpenTelemetry context per span, the SDK's span object with its clock
  * and limits, then a copy of every attribute into both; here a span is its ids, times and
  * attributes until it ends, and only a sampled one becomes a `ReadableSpan` (the SDK's public
- * export interface) for the processor. Cost per span against the SDK's path: docs/decisions.md,
- * "The cost of tracing".
+ * export interface) for the processor. Cost against the SDK's path: docs/decisions.md, "Spans
+ * straight to the span processor".
  */
 import * as OtelApi from "@opentelemetry/api"
 import type * as OtelResources from "@opentelemetry/resources"
@@ -111,7 +111,7 @@ class ProcessorSpan implements Tracer.Span {
     readonly kind: Tracer.SpanKind
   ) {
     const above = Option.getOrUndefined(parent)
-    this.above = above !== undefined && above.traceId.length === 32 && above.spanId.length === 16 ? above : undefined
+    this.above = above !== undefined && TraceContext.hasIds(above) ? above : undefined
     this.traceId = this.above?.traceId ?? TraceContext.traceId()
     this.spanId = TraceContext.spanId()
     this.links = links.length === 0 ? noLinks : links.slice()

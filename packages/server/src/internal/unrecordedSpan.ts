@@ -20,7 +20,7 @@ export class UnrecordedSpan implements Tracer.Span {
   readonly spanId: string
   readonly traceId: string
   readonly sampled: boolean
-  readonly context: Context.Context<never>
+  readonly context = noContext
   readonly attributes = noAttributes
   readonly links = noLinks
   status: Tracer.SpanStatus
@@ -35,7 +35,6 @@ export class UnrecordedSpan implements Tracer.Span {
     this.spanId = stands?.spanId ?? "unrecorded"
     // What a span made inside reads as its parent's sampling decision.
     this.sampled = stands?.sampled ?? false
-    this.context = noContext
     this.status = { _tag: "Started", startTime }
   }
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
