@@ -18,12 +18,34 @@ let offset = pool.length
  * @category random
  */
 export const bytes = (size: number): Uint8Array => {
+  const start = take(size)
+  return pool.subarray(start, start + size)
+}
+
+// Where the next `size` bytes of the pool start, refilled first when too few are left.
+const take = (size: number): number => {
   if (offset + size > pool.length) {
     randomFillSync(pool)
     offset = 0
   }
-  const out = pool.subarray(offset, offset + size)
+  const start = offset
   offset += size
+  return start
+}
+
+const HEX_DIGITS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
+
+/**
+ * `size` random bytes (at most 4096) as `2 × size` lowercase hexadecimal digits, read straight
+ * from the pool (no copy, no `Buffer`: an attempt's span id is one of these).
+ *
+ * @since 0.1.0
+ * @category random
+ */
+export const hex = (size: number): string => {
+  const start = take(size)
+  let out = ""
+  for (let i = start; i < start + size; i++) out += HEX_DIGITS[pool[i]!]
   return out
 }
 
@@ -33,4 +55,4 @@ export const bytes = (size: number): Uint8Array => {
  * @since 0.1.0
  * @category random
  */
-export const token = (): string => Buffer.from(bytes(16)).toString("hex")
+export const token = (): string => hex(16)

@@ -10,7 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import { bytes } from "./RandomBytes.js"
+import * as RandomBytes from "./RandomBytes.js"
 
 /**
  * A parsed `traceparent`: 32 and 16 lowercase hex digits, neither all zeros, and the sampled flag.
@@ -25,6 +25,8 @@ export interface TraceParent {
 }
 
 const HEADER = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/
+// A header as `format` writes it, with ids that are not all zeros: what `child` needs no parse for.
+const STORED = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-0[01]$/
 const ZERO_TRACE = "0".repeat(32)
 const ZERO_SPAN = "0".repeat(16)
 
@@ -58,15 +60,13 @@ export const parse = (header: string | null | undefined): Option.Option<TracePar
 export const format = (context: TraceParent): string =>
   `00-${context.traceId}-${context.spanId}-${context.sampled ? "01" : "00"}`
 
-const hex = (size: number) => Buffer.from(bytes(size)).toString("hex")
-
 /**
  * A fresh span id: 16 random hex digits.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const spanId = (): string => hex(8)
+export const spanId = (): string => RandomBytes.hex(8)
 
 /**
  * A fresh trace id: 32 random hex digits.
@@ -74,7 +74,7 @@ export const spanId = (): string => hex(8)
  * @since 0.1.0
  * @category constructors
  */
-export const traceId = (): string => hex(16)
+export const traceId = (): string => RandomBytes.hex(16)
 
 /**
  * A new trace: random ids, sampled as `sampled` says.
@@ -92,6 +92,10 @@ export const root = (sampled: boolean): TraceParent => ({ traceId: traceId(), sp
  * @category constructors
  */
 export const child = (stored: string | null | undefined): string => {
+  // The header this library stores (version 00, flags 00 or 01): its span id replaced in place.
+  if (stored !== null && stored !== undefined && stored.length === 55 && STORED.test(stored)) {
+    return `${stored.slice(0, 36)}${spanId()}${stored.slice(52)}`
+  }
   const parent = parse(stored)
   return format(
     Option.isSome(parent)

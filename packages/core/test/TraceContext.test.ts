@@ -48,6 +48,32 @@ describe("TraceContext", () => {
     )
   })
 
+  it("a child of any header is what parsing it and formatting a new span id gives", () => {
+    const zeros = "0".repeat(32)
+    for (const [stored, keepsTrace, sampled] of [
+      [`00-${traceId}-${spanId}-00`, true, false],
+      [`00-${traceId}-${spanId}-01`, true, true],
+      // Other flag bits are not carried on; a later version's tail is dropped.
+      [`00-${traceId}-${spanId}-03`, true, true],
+      [`01-${traceId}-${spanId}-01-more`, true, true],
+      // Invalid: a new trace, not sampled.
+      [`00-${zeros}-${spanId}-01`, false, false],
+      [`00-${traceId}-${"0".repeat(16)}-01`, false, false],
+      [`00-${traceId.toUpperCase()}-${spanId}-01`, false, false]
+    ] as const) {
+      const header = TraceContext.child(stored)
+      const child = Option.getOrThrow(TraceContext.parse(header))
+      assert.strictEqual(header, TraceContext.format(child), stored)
+      assert.strictEqual(child.traceId === traceId, keepsTrace, stored)
+      assert.strictEqual(child.sampled, sampled, stored)
+      assert.notStrictEqual(child.spanId, spanId, stored)
+    }
+    const ids = new Set(Array.from({ length: 1000 }, () => TraceContext.spanId()))
+    assert.strictEqual(ids.size, 1000)
+    for (const id of ids) assert.match(id, /^[0-9a-f]{16}$/)
+    assert.match(TraceContext.traceId(), /^[0-9a-f]{32}$/)
+  })
+
   it.effect("current: the incoming trace while no span is made, else a new trace", () =>
     Effect.gen(function* () {
       const continued = yield* TraceContext.current.pipe(
