@@ -3,12 +3,13 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { ApiKeyStore } from "@waybill/core/ApiKeys"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { sqlLayer } from "./internal/adapter.js"
 
 interface Row {
   readonly id: string
@@ -29,41 +30,35 @@ const toRecord = (row: Row) => ({
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<ApiKeyStore, never, SqlClient.SqlClient> = Layer.effect(
-  ApiKeyStore,
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    return ApiKeyStore.of({
-      insert: (record) =>
-        sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`
+export const layer: Layer.Layer<ApiKeyStore, never, SqlClient.SqlClient> = sqlLayer(ApiKeyStore, (sql) => ({
+  insert: (record) =>
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          yield* sql`
               INSERT INTO workspaces (id, created_at) VALUES (${record.workspaceId}, ${record.createdAt})
               ON CONFLICT (id) DO NOTHING`
-              yield* sql`
+          yield* sql`
               INSERT INTO api_keys (id, workspace_id, key_hash, created_at, revoked_at)
               VALUES (${record.id}, ${record.workspaceId}, ${record.hash}, ${record.createdAt}, ${record.revokedAt})`
-            })
-          )
-          .pipe(Effect.orDie),
-      find: (id) =>
-        sql<Row>`SELECT * FROM api_keys WHERE id = ${id}`.pipe(
-          Effect.map((rows) =>
-            Option.map(Option.fromNullable(rows[0]), (row) => ({ ...toRecord(row), hash: row.key_hash }))
-          ),
-          Effect.orDie
-        ),
-      list: sql<Row>`SELECT * FROM api_keys ORDER BY id`.pipe(
-        Effect.map((rows) => rows.map(toRecord)),
-        Effect.orDie
+        })
+      )
+      .pipe(Effect.orDie),
+  find: (id) =>
+    sql<Row>`SELECT * FROM api_keys WHERE id = ${id}`.pipe(
+      Effect.map((rows) =>
+        Option.map(Option.fromNullable(rows[0]), (row) => ({ ...toRecord(row), hash: row.key_hash }))
       ),
-      revoke: (id, at) =>
-        sql<{ id: string }>`
+      Effect.orDie
+    ),
+  list: sql<Row>`SELECT * FROM api_keys ORDER BY id`.pipe(
+    Effect.map((rows) => rows.map(toRecord)),
+    Effect.orDie
+  ),
+  revoke: (id, at) =>
+    sql<{ id: string }>`
           UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL RETURNING id`.pipe(
-          Effect.map((rows) => rows.length === 1),
-          Effect.orDie
-        )
-    })
-  })
-)
+      Effect.map((rows) => rows.length === 1),
+      Effect.orDie
+    )
+}))

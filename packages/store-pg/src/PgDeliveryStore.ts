@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import { Attempt, type DeliveryLog, type DeliveryStatus, Trigger } from "@waybill/webhooks/Delivery"
 import * as DeliveryStats from "@waybill/webhooks/DeliveryStats"
@@ -21,8 +21,9 @@ import * as FlowControl from "@waybill/webhooks/FlowControl"
 import * as Page from "@waybill/webhooks/Page"
 import { type Target, targetOf } from "@waybill/webhooks/Webhook"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { sqlLayer } from "./internal/adapter.js"
 import { type WebhookRow, webhookColumns, webhookOf } from "./internal/webhookRows.js"
 
 // Attempts recorded before resend existed carry no trigger: they were all automatic.
@@ -86,51 +87,48 @@ interface ClaimedRow {
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Layer.effect(
-  DeliveryStore,
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    // Delivery targets by webhook id. A claim returns each webhook's current revision, so an
-    // entry older than that (an edit, maybe by another process) is read again; the map is
-    // cleared when it grows past a bound.
-    const targets = new Map<string, Target>()
-    const loadTargets = (webhookIds: ReadonlyArray<string>) =>
-      Effect.map(
-        sql<WebhookRow>`SELECT ${sql.literal(webhookColumns)} FROM webhooks WHERE id IN ${sql.in(webhookIds)}`,
-        (rows) => {
-          if (targets.size + rows.length > 10_000) targets.clear()
-          for (const row of rows) {
-            const webhook = webhookOf(row)
-            targets.set(webhook.id, targetOf(webhook))
-          }
+export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sqlLayer(DeliveryStore, (sql) => {
+  // Delivery targets by webhook id. A claim returns each webhook's current revision, so an
+  // entry older than that (an edit, maybe by another process) is read again; the map is
+  // cleared when it grows past a bound.
+  const targets = new Map<string, Target>()
+  const loadTargets = (webhookIds: ReadonlyArray<string>) =>
+    Effect.map(
+      sql<WebhookRow>`SELECT ${sql.literal(webhookColumns)} FROM webhooks WHERE id IN ${sql.in(webhookIds)}`,
+      (rows) => {
+        if (targets.size + rows.length > 10_000) targets.clear()
+        for (const row of rows) {
+          const webhook = webhookOf(row)
+          targets.set(webhook.id, targetOf(webhook))
         }
-      )
-    // The claim of one flow-controlled webhook, in a transaction that holds its `webhook_flow`
-    // row: claimers of that webhook, in any process, take turns. A rate-limited webhook gets
-    // what its window allows and the window counts what it got; a FIFO one gets its earliest
-    // pending delivery if that is due and unheld, so one is in flight at a time, in order, and
-    // a claimer that died hands it on when its lease runs out.
-    const claimOne = (request: ClaimRequest, webhook: FlowRow, room: number) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const [flow] = yield* sql<{ slot: string; counts: string }>`
+      }
+    )
+  // The claim of one flow-controlled webhook, in a transaction that holds its `webhook_flow`
+  // row: claimers of that webhook, in any process, take turns. A rate-limited webhook gets
+  // what its window allows and the window counts what it got; a FIFO one gets its earliest
+  // pending delivery if that is due and unheld, so one is in flight at a time, in order, and
+  // a claimer that died hands it on when its lease runs out.
+  const claimOne = (request: ClaimRequest, webhook: FlowRow, room: number) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const [flow] = yield* sql<{ slot: string; counts: string }>`
             INSERT INTO webhook_flow (webhook_id) VALUES (${webhook.id})
             ON CONFLICT (webhook_id) DO UPDATE SET slot = webhook_flow.slot
             RETURNING slot::text, array_to_string(counts, ',') AS counts`
-          const window = {
-            slot: Number(flow?.slot ?? 0),
-            counts: flow === undefined || flow.counts === "" ? [] : flow.counts.split(",").map(Number)
-          }
-          const rate = webhook.rate_limit_per_second
-          const wanted = Math.min(
-            room,
-            webhook.ordering === "fifo" ? 1 : room,
-            rate === null ? room : FlowControl.allowance(window, request.now, rate)
-          )
-          if (wanted <= 0) return []
-          const picked =
-            webhook.ordering === "fifo"
-              ? sql`
+        const window = {
+          slot: Number(flow?.slot ?? 0),
+          counts: flow === undefined || flow.counts === "" ? [] : flow.counts.split(",").map(Number)
+        }
+        const rate = webhook.rate_limit_per_second
+        const wanted = Math.min(
+          room,
+          webhook.ordering === "fifo" ? 1 : room,
+          rate === null ? room : FlowControl.allowance(window, request.now, rate)
+        )
+        if (wanted <= 0) return []
+        const picked =
+          webhook.ordering === "fifo"
+            ? sql`
                 SELECT h.id FROM (
                   SELECT d.id, d.due_at, d.lease_until FROM deliveries d
                   WHERE d.webhook_id = ${webhook.id} AND d.workspace_id = ${webhook.workspace_id}
@@ -138,7 +136,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
                   ORDER BY d.seq LIMIT 1
                 ) h
                 WHERE h.due_at <= ${request.now} AND (h.lease_until IS NULL OR h.lease_until <= ${request.now})`
-              : sql`
+            : sql`
                 SELECT d.id FROM deliveries d
                 WHERE d.webhook_id = ${webhook.id} AND d.workspace_id = ${webhook.workspace_id}
                   AND d.status = 'pending' AND d.due_at <= ${request.now}
@@ -146,8 +144,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
                 ORDER BY d.due_at, d.seq
                 LIMIT ${wanted}
                 FOR UPDATE OF d SKIP LOCKED`
-          // A CTE, so the pick runs once (a subquery in FROM may be scanned again per row).
-          const rows = yield* sql<ClaimedRow>`
+        // A CTE, so the pick runs once (a subquery in FROM may be scanned again per row).
+        const rows = yield* sql<ClaimedRow>`
             WITH p AS (${picked})
             UPDATE deliveries d SET lease_until = ${request.leaseUntil}, lease_token = ${request.leaseToken}
             FROM p, events e
@@ -156,40 +154,40 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
             RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body, e.traceparent,
                       jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, d.due_at,
                       d.seq, ${webhook.revision}::int AS revision`
-          if (rate !== null && rows.length > 0) {
-            const next = FlowControl.record(window, request.now, rows.length)
-            yield* sql`
+        if (rate !== null && rows.length > 0) {
+          const next = FlowControl.record(window, request.now, rows.length)
+          yield* sql`
               UPDATE webhook_flow SET slot = ${next.slot}, counts = ${`{${next.counts.join(",")}}`}::int[]
               WHERE webhook_id = ${webhook.id}`
-          }
-          return rows
-        })
-      )
-    // Every enabled flow-controlled webhook (a partial index holds them), one claim each, while
-    // the claim has room.
-    const claimControlled = (request: ClaimRequest, limit: number) =>
-      Effect.gen(function* () {
-        const webhooks = yield* sql<FlowRow>`
+        }
+        return rows
+      })
+    )
+  // Every enabled flow-controlled webhook (a partial index holds them), one claim each, while
+  // the claim has room.
+  const claimControlled = (request: ClaimRequest, limit: number) =>
+    Effect.gen(function* () {
+      const webhooks = yield* sql<FlowRow>`
           SELECT workspace_id, id, revision, rate_limit_per_second, ordering FROM webhooks w
           WHERE ${sql.literal(flowControlled("w"))}`
-        const claimed: Array<ClaimedRow> = []
-        for (const webhook of webhooks) {
-          const room = Math.min(
-            limit - claimed.length,
-            request.roomByWebhook.get(webhook.id) ?? request.maxInFlightPerWebhook ?? request.maxPerWebhook
-          )
-          if (room > 0) claimed.push(...(yield* claimOne(request, webhook, room)))
-        }
-        return claimed
-      })
-    const isCurrent = (row: ClaimedRow) => (targets.get(row.webhook_id)?.revision ?? 0) >= row.revision
-    return DeliveryStore.of({
-      insert: (deliveries) =>
-        deliveries.length === 0
-          ? Effect.void
-          : // One parameter for the whole batch; a second row for an id (the same event fanned
-            // out again after a crash) is ignored.
-            sql`
+      const claimed: Array<ClaimedRow> = []
+      for (const webhook of webhooks) {
+        const room = Math.min(
+          limit - claimed.length,
+          request.roomByWebhook.get(webhook.id) ?? request.maxInFlightPerWebhook ?? request.maxPerWebhook
+        )
+        if (room > 0) claimed.push(...(yield* claimOne(request, webhook, room)))
+      }
+      return claimed
+    })
+  const isCurrent = (row: ClaimedRow) => (targets.get(row.webhook_id)?.revision ?? 0) >= row.revision
+  return {
+    insert: (deliveries) =>
+      deliveries.length === 0
+        ? Effect.void
+        : // One parameter for the whole batch; a second row for an id (the same event fanned
+          // out again after a crash) is ignored.
+          sql`
           INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
                                   status, due_at, attempts, latency_ms, lease_until, lease_token)
           SELECT id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
@@ -222,12 +220,12 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
             latency_ms integer, lease_until bigint, lease_token text)
           ORDER BY n
           ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
-      claimDue: (request) =>
-        // One statement, so no transaction to open: per plain webhook at most its room of its
-        // earliest due deliveries (fairness: one busy receiver cannot fill a claim), locked or
-        // skipped if another dispatcher holds them, then leased. Flow-controlled webhooks are
-        // claimed after, each under its rules (`claimControlled`).
-        sql<ClaimedRow>`
+    claimDue: (request) =>
+      // One statement, so no transaction to open: per plain webhook at most its room of its
+      // earliest due deliveries (fairness: one busy receiver cannot fill a claim), locked or
+      // skipped if another dispatcher holds them, then leased. Flow-controlled webhooks are
+      // claimed after, each under its rules (`claimControlled`).
+      sql<ClaimedRow>`
           WITH room AS (
             SELECT key AS webhook_id, value::int AS room
             FROM json_each_text(${JSON.stringify(Object.fromEntries(request.roomByWebhook))}::json)
@@ -255,48 +253,48 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
                     -- Once per statement (an uncorrelated subquery): whether any webhook takes
                     -- the flow-controlled claim, so a claim of plain work skips it otherwise.
                     (SELECT EXISTS (SELECT 1 FROM webhooks fw WHERE ${sql.literal(flowControlled("fw"))})) AS flow`.pipe(
-          Effect.flatMap((plain) =>
-            plain.length >= request.limit || (plain.length > 0 && !plain[0]!.flow)
-              ? Effect.succeed(plain)
-              : Effect.map(claimControlled(request, request.limit - plain.length), (controlled) => [
-                  ...plain,
-                  ...controlled
-                ])
-          ),
-          Effect.flatMap((returned) => {
-            const rows = [...returned].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
-            const stale = [...new Set(rows.filter((row) => !isCurrent(row)).map((row) => row.webhook_id))]
-            return Effect.as(stale.length === 0 ? Effect.void : loadTargets(stale), rows)
-          }),
-          Effect.map((rows) =>
-            rows.flatMap((row): Array<ClaimedDelivery> => {
-              const target = targets.get(row.webhook_id)
-              // A webhook deleted since the claim: its deliveries are being deleted with it.
-              if (target === undefined) return []
-              return [
-                {
-                  id: row.id,
-                  workspaceId: row.workspace_id as WorkspaceId,
-                  webhookId: row.webhook_id,
-                  eventId: row.event_id,
-                  eventType: row.event_type,
-                  body: row.body,
-                  attempts: row.attempt_count,
-                  cycleStart: row.cycle_start,
-                  trigger: row.cycle_trigger,
-                  leaseToken: request.leaseToken,
-                  target,
-                  traceparent: row.traceparent
-                }
-              ]
-            })
-          ),
-          Effect.orDie
+        Effect.flatMap((plain) =>
+          plain.length >= request.limit || (plain.length > 0 && !plain[0]!.flow)
+            ? Effect.succeed(plain)
+            : Effect.map(claimControlled(request, request.limit - plain.length), (controlled) => [
+                ...plain,
+                ...controlled
+              ])
         ),
-      complete: (completions) =>
-        completions.length === 0
-          ? Effect.succeed([])
-          : sql<{ id: string }>`
+        Effect.flatMap((returned) => {
+          const rows = [...returned].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
+          const stale = [...new Set(rows.filter((row) => !isCurrent(row)).map((row) => row.webhook_id))]
+          return Effect.as(stale.length === 0 ? Effect.void : loadTargets(stale), rows)
+        }),
+        Effect.map((rows) =>
+          rows.flatMap((row): Array<ClaimedDelivery> => {
+            const target = targets.get(row.webhook_id)
+            // A webhook deleted since the claim: its deliveries are being deleted with it.
+            if (target === undefined) return []
+            return [
+              {
+                id: row.id,
+                workspaceId: row.workspace_id as WorkspaceId,
+                webhookId: row.webhook_id,
+                eventId: row.event_id,
+                eventType: row.event_type,
+                body: row.body,
+                attempts: row.attempt_count,
+                cycleStart: row.cycle_start,
+                trigger: row.cycle_trigger,
+                leaseToken: request.leaseToken,
+                target,
+                traceparent: row.traceparent
+              }
+            ]
+          })
+        ),
+        Effect.orDie
+      ),
+    complete: (completions) =>
+      completions.length === 0
+        ? Effect.succeed([])
+        : sql<{ id: string }>`
           UPDATE deliveries d
           SET attempts = d.attempts || jsonb_build_array(c.attempt),
               status = c.status,
@@ -315,49 +313,49 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           )}::jsonb) AS c(id text, lease_token text, status text, retry_at bigint, latency_ms integer, attempt jsonb)
           WHERE d.id = c.id AND d.status = 'pending' AND d.lease_token = c.lease_token
           RETURNING d.id`.pipe(
-              Effect.map((rows) => rows.map((row) => row.id)),
-              Effect.orDie
-            ),
-      list: (workspaceId, webhookId, query) =>
-        sql<LogRow>`
+            Effect.map((rows) => rows.map((row) => row.id)),
+            Effect.orDie
+          ),
+    list: (workspaceId, webhookId, query) =>
+      sql<LogRow>`
           SELECT id, event_id, event_type, status, attempts FROM deliveries
           WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}
             ${query.after === undefined ? sql`` : sql`AND id < ${query.after}`}
           ORDER BY id DESC LIMIT ${query.limit + 1}`.pipe(
-          Effect.map((rows) => Page.make("dlv", rows.map(logOf), query.limit, (log) => log.id)),
-          Effect.orDie
-        ),
-      // One statement: a delivery that is pending already (maybe leased and in flight) is left
-      // alone, so a resend never sends a delivery twice at once; a held one waits for its
-      // webhook's enable, which sends it in event order.
-      resend: (workspaceId, webhookId, deliveryId, now) =>
-        sql<LogRow>`
+        Effect.map((rows) => Page.make("dlv", rows.map(logOf), query.limit, (log) => log.id)),
+        Effect.orDie
+      ),
+    // One statement: a delivery that is pending already (maybe leased and in flight) is left
+    // alone, so a resend never sends a delivery twice at once; a held one waits for its
+    // webhook's enable, which sends it in event order.
+    resend: (workspaceId, webhookId, deliveryId, now) =>
+      sql<LogRow>`
           UPDATE deliveries d
           SET status = 'pending', due_at = ${now}, cycle_start = jsonb_array_length(d.attempts),
               cycle_trigger = 'manual', lease_until = NULL, lease_token = NULL
           WHERE d.id = ${deliveryId} AND d.workspace_id = ${workspaceId} AND d.webhook_id = ${webhookId}
             AND d.status NOT IN ('pending', 'held')
           RETURNING d.id, d.event_id, d.event_type, d.status, d.attempts`.pipe(
-          Effect.flatMap(
-            ([resent]): Effect.Effect<ResendResult, unknown> =>
-              resent !== undefined
-                ? Effect.succeed({ _tag: "Resent", delivery: logOf(resent) })
-                : Effect.map(
-                    sql<{ status: string }>`
+        Effect.flatMap(
+          ([resent]): Effect.Effect<ResendResult, unknown> =>
+            resent !== undefined
+              ? Effect.succeed({ _tag: "Resent", delivery: logOf(resent) })
+              : Effect.map(
+                  sql<{ status: string }>`
                       SELECT status FROM deliveries
                       WHERE id = ${deliveryId} AND workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`,
-                    (rows): ResendResult =>
-                      rows.length === 0 ? { _tag: "NotFound" } : { _tag: "Pending", held: rows[0]!.status === "held" }
-                  )
-          ),
-          Effect.orDie
+                  (rows): ResendResult =>
+                    rows.length === 0 ? { _tag: "NotFound" } : { _tag: "Pending", held: rows[0]!.status === "held" }
+                )
         ),
-      // One statement per step, over at most `limit` rows of one webhook (the replay index):
-      // rows that another replay or a resend made pending meanwhile fail the status check once
-      // their lock is released, so concurrent replays never make a delivery due twice.
-      replayStep: (request) => {
-        const after = request.after ?? { eventCreatedAt: -1, seq: -1 }
-        return sql<{ resent: number; scanned: number; last_at: string | null; last_seq: string | null }>`
+        Effect.orDie
+      ),
+    // One statement per step, over at most `limit` rows of one webhook (the replay index):
+    // rows that another replay or a resend made pending meanwhile fail the status check once
+    // their lock is released, so concurrent replays never make a delivery due twice.
+    replayStep: (request) => {
+      const after = request.after ?? { eventCreatedAt: -1, seq: -1 }
+      return sql<{ resent: number; scanned: number; last_at: string | null; last_seq: string | null }>`
           WITH scanned AS (
             SELECT d.id, d.event_created_at, d.seq FROM deliveries d
             WHERE d.webhook_id = ${request.webhookId} AND d.workspace_id = ${request.workspaceId}
@@ -379,29 +377,29 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
           )
           SELECT (SELECT count(*) FROM resent)::int AS resent, (SELECT count(*) FROM scanned)::int AS scanned,
                  (SELECT event_created_at FROM last)::text AS last_at, (SELECT seq FROM last)::text AS last_seq`.pipe(
-          Effect.map(([row]) => ({
-            resent: Number(row?.resent ?? 0),
-            next:
-              row === undefined || Number(row.scanned) < request.limit || row.last_at === null || row.last_seq === null
-                ? undefined
-                : { eventCreatedAt: Number(row.last_at), seq: Number(row.last_seq) }
-          })),
-          Effect.orDie
-        )
-      },
-      // One read over the stats index (0013): the window's deliveries of the webhook, counted by
-      // status and by hour in one pass; the percentiles over those that ended ('held' is the
-      // status of a disabled webhook's deliveries).
-      stats: (workspaceId, webhookId, window) =>
-        sql<{
-          bucket: number | null
-          succeeded: number
-          failed: number
-          pending: number
-          held: number
-          p50: number | null
-          p95: number | null
-        }>`
+        Effect.map(([row]) => ({
+          resent: Number(row?.resent ?? 0),
+          next:
+            row === undefined || Number(row.scanned) < request.limit || row.last_at === null || row.last_seq === null
+              ? undefined
+              : { eventCreatedAt: Number(row.last_at), seq: Number(row.last_seq) }
+        })),
+        Effect.orDie
+      )
+    },
+    // One read over the stats index (0013): the window's deliveries of the webhook, counted by
+    // status and by hour in one pass; the percentiles over those that ended ('held' is the
+    // status of a disabled webhook's deliveries).
+    stats: (workspaceId, webhookId, window) =>
+      sql<{
+        bucket: number | null
+        succeeded: number
+        failed: number
+        pending: number
+        held: number
+        p50: number | null
+        p95: number | null
+      }>`
           SELECT CASE WHEN GROUPING(bucket) = 0 THEN bucket END AS bucket,
                  (count(*) FILTER (WHERE status = 'succeeded'))::int AS succeeded,
                  (count(*) FILTER (WHERE status = 'failed'))::int AS failed,
@@ -417,46 +415,45 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = Lay
             WHERE webhook_id = ${webhookId} AND workspace_id = ${workspaceId} AND event_created_at >= ${window.since}
           ) d
           GROUP BY GROUPING SETS ((bucket), ())`.pipe(
-          Effect.map((rows): DeliveryStats.DeliveryStats => {
-            const total = rows.find((row) => row.bucket === null)
-            const counts = new Map(rows.filter((row) => row.bucket !== null).map((row) => [row.bucket!, row]))
-            return {
-              succeeded: total?.succeeded ?? 0,
-              failed: total?.failed ?? 0,
-              pending: total?.pending ?? 0,
-              held: total?.held ?? 0,
-              latencyMs:
-                total === undefined || total.p50 === null || total.p95 === null
-                  ? null
-                  : { p50: total.p50, p95: total.p95 },
-              buckets: DeliveryStats.bucketsOf(window, counts)
-            }
-          }),
-          Effect.orDie
-        ),
-      // Other processes see the edit through the revision their next claim returns.
-      retarget: (_workspaceId, target) =>
-        Effect.sync(() => {
-          if ((targets.get(target.webhookId)?.revision ?? 0) < target.revision) targets.set(target.webhookId, target)
+        Effect.map((rows): DeliveryStats.DeliveryStats => {
+          const total = rows.find((row) => row.bucket === null)
+          const counts = new Map(rows.filter((row) => row.bucket !== null).map((row) => [row.bucket!, row]))
+          return {
+            succeeded: total?.succeeded ?? 0,
+            failed: total?.failed ?? 0,
+            pending: total?.pending ?? 0,
+            held: total?.held ?? 0,
+            latencyMs:
+              total === undefined || total.p50 === null || total.p95 === null
+                ? null
+                : { p50: total.p50, p95: total.p95 },
+            buckets: DeliveryStats.bucketsOf(window, counts)
+          }
         }),
-      hold: (workspaceId, webhookId, now) =>
-        sql`
+        Effect.orDie
+      ),
+    // Other processes see the edit through the revision their next claim returns.
+    retarget: (_workspaceId, target) =>
+      Effect.sync(() => {
+        if ((targets.get(target.webhookId)?.revision ?? 0) < target.revision) targets.set(target.webhookId, target)
+      }),
+    hold: (workspaceId, webhookId, now) =>
+      sql`
           UPDATE deliveries SET status = 'held', lease_until = NULL, lease_token = NULL
           WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status = 'pending'
             AND (lease_until IS NULL OR lease_until <= ${now})`.pipe(Effect.asVoid, Effect.orDie),
-      // A held retry keeps its cycle, so it gets the retry it was waiting for.
-      release: (workspaceId, webhookId, now) =>
-        sql`
+    // A held retry keeps its cycle, so it gets the retry it was waiting for.
+    release: (workspaceId, webhookId, now) =>
+      sql`
           UPDATE deliveries SET status = 'pending', due_at = ${now}, lease_until = NULL, lease_token = NULL
           WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status = 'held'`.pipe(
-          Effect.asVoid,
-          Effect.orDie
-        ),
-      deleteForWebhook: (workspaceId, webhookId) =>
-        Effect.zipRight(
-          sql`DELETE FROM deliveries WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`,
-          sql`DELETE FROM webhook_flow WHERE webhook_id = ${webhookId}`
-        ).pipe(Effect.asVoid, Effect.orDie)
-    })
-  })
-)
+        Effect.asVoid,
+        Effect.orDie
+      ),
+    deleteForWebhook: (workspaceId, webhookId) =>
+      Effect.zipRight(
+        sql`DELETE FROM deliveries WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`,
+        sql`DELETE FROM webhook_flow WHERE webhook_id = ${webhookId}`
+      ).pipe(Effect.asVoid, Effect.orDie)
+  }
+})

@@ -6,10 +6,11 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { countPublished, EventOutbox, type RecordedEvent, recordAll } from "@waybill/events/EventOutbox"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
+import { sqlLayer } from "./internal/adapter.js"
 import { insertEvents, insertEventsKeyed } from "./internal/eventRows.js"
 import { firstPerKey, insertKeys } from "./internal/idempotencyRows.js"
 import { defaultSchema } from "./Migrations.js"
@@ -37,35 +38,31 @@ export const channel = channelOf(defaultSchema)
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer.effect(
-  EventOutbox,
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    return EventOutbox.of({
-      publish: (workspaceId, events) =>
-        Effect.gen(function* () {
-          if (events.length === 0) return []
-          const recorded = yield* recordAll(workspaceId, events)
-          // One statement (atomic without a transaction of its own): the rows, and a notification
-          // that PostgreSQL delivers on commit only; harmless where nobody listens. Its text is
-          // the same for any number of events (the rows are one JSON array), so it is prepared once.
-          yield* sql`
+export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = sqlLayer(EventOutbox, (sql) => ({
+  publish: (workspaceId, events) =>
+    Effect.gen(function* () {
+      if (events.length === 0) return []
+      const recorded = yield* recordAll(workspaceId, events)
+      // One statement (atomic without a transaction of its own): the rows, and a notification
+      // that PostgreSQL delivers on commit only; harmless where nobody listens. Its text is
+      // the same for any number of events (the rows are one JSON array), so it is prepared once.
+      yield* sql`
             WITH inserted AS (${insertEvents(sql, workspaceId, recorded)})
             SELECT pg_notify(current_schema() || '_events', pg_current_xact_id()::text) FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
-          yield* countPublished(recorded)
-          return recorded
-        }).pipe(Effect.orDie),
-      // Still one statement: the kept answers first (`keys`), then the events, an event with a
-      // record only when its key went in; the keys that did come back with the notification.
-      publishIdempotent: (workspaceId, entries) =>
-        Effect.gen(function* () {
-          const writing = firstPerKey(entries)
-          const recorded = yield* recordAll(
-            workspaceId,
-            writing.map((entry) => entry.event)
-          )
-          const records = writing.flatMap((entry) => (entry.record === undefined ? [] : [entry.record]))
-          const [result] = yield* sql<{ readonly won: ReadonlyArray<string> }>`
+      yield* countPublished(recorded)
+      return recorded
+    }).pipe(Effect.orDie),
+  // Still one statement: the kept answers first (`keys`), then the events, an event with a
+  // record only when its key went in; the keys that did come back with the notification.
+  publishIdempotent: (workspaceId, entries) =>
+    Effect.gen(function* () {
+      const writing = firstPerKey(entries)
+      const recorded = yield* recordAll(
+        workspaceId,
+        writing.map((entry) => entry.event)
+      )
+      const records = writing.flatMap((entry) => (entry.record === undefined ? [] : [entry.record]))
+      const [result] = yield* sql<{ readonly won: ReadonlyArray<string> }>`
             WITH keys AS (${insertKeys(sql, workspaceId, records)}),
                  inserted AS (${insertEventsKeyed(
                    sql,
@@ -75,15 +72,13 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = Layer
                  )})
             SELECT (SELECT pg_notify(current_schema() || '_events', pg_current_xact_id()::text) FROM (SELECT 1 FROM inserted LIMIT 1) AS written) AS notified,
                    (SELECT coalesce(json_agg(key), '[]'::json) FROM keys) AS won`
-          const won = new Set(result?.won ?? [])
-          const byEntry = new Map<unknown, RecordedEvent>(writing.map((entry, i) => [entry, recorded[i]!]))
-          const answers = entries.map((entry) => {
-            const event = byEntry.get(entry)
-            return event !== undefined && (entry.record === undefined || won.has(entry.record.key)) ? event : undefined
-          })
-          yield* countPublished([...new Set(answers)])
-          return answers
-        }).pipe(Effect.orDie)
-    })
-  })
-)
+      const won = new Set(result?.won ?? [])
+      const byEntry = new Map<unknown, RecordedEvent>(writing.map((entry, i) => [entry, recorded[i]!]))
+      const answers = entries.map((entry) => {
+        const event = byEntry.get(entry)
+        return event !== undefined && (entry.record === undefined || won.has(entry.record.key)) ? event : undefined
+      })
+      yield* countPublished([...new Set(answers)])
+      return answers
+    }).pipe(Effect.orDie)
+}))

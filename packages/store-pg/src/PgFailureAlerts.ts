@@ -5,11 +5,12 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { FailureAlerts } from "@waybill/webhooks/FailureAlerts"
 import * as Page from "@waybill/webhooks/Page"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
+import { sqlLayer } from "./internal/adapter.js"
 
 interface Row {
   readonly id: string
@@ -25,57 +26,51 @@ interface Row {
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<FailureAlerts, never, SqlClient.SqlClient> = Layer.effect(
-  FailureAlerts,
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    return FailureAlerts.of({
-      raise: (workspaceId, alert) =>
-        sql`
+export const layer: Layer.Layer<FailureAlerts, never, SqlClient.SqlClient> = sqlLayer(FailureAlerts, (sql) => ({
+  raise: (workspaceId, alert) =>
+    sql`
           INSERT INTO alerts (id, workspace_id, webhook_id, delivery_id, event_id, event_type, reason, created_at)
           VALUES (${alert.id}, ${workspaceId}, ${alert.webhookId}, ${alert.deliveryId}, ${alert.eventId},
                   ${alert.eventType}, ${alert.reason}, ${alert.createdAt})
           ON CONFLICT (id) DO NOTHING`.pipe(
-          Effect.zipRight(
-            Effect.logWarning("Webhook delivery failed after its retry").pipe(
-              Effect.annotateLogs({
-                alertId: alert.id,
-                workspaceId,
-                webhookId: alert.webhookId,
-                deliveryId: alert.deliveryId,
-                eventId: alert.eventId,
-                eventType: alert.eventType,
-                reason: alert.reason
-              })
-            )
-          ),
-          Effect.orDie
-        ),
-      list: (workspaceId, query) =>
-        sql<Row>`
+      Effect.zipRight(
+        Effect.logWarning("Webhook delivery failed after its retry").pipe(
+          Effect.annotateLogs({
+            alertId: alert.id,
+            workspaceId,
+            webhookId: alert.webhookId,
+            deliveryId: alert.deliveryId,
+            eventId: alert.eventId,
+            eventType: alert.eventType,
+            reason: alert.reason
+          })
+        )
+      ),
+      Effect.orDie
+    ),
+  list: (workspaceId, query) =>
+    sql<Row>`
           SELECT * FROM alerts
           WHERE workspace_id = ${workspaceId}
             ${query.webhookId === undefined ? sql`` : sql`AND webhook_id = ${query.webhookId}`}
             ${query.after === undefined ? sql`` : sql`AND id < ${query.after}`}
           ORDER BY id DESC LIMIT ${query.limit + 1}`.pipe(
-          Effect.map((rows) =>
-            Page.make(
-              "alr",
-              rows.map((row) => ({
-                id: row.id,
-                webhookId: row.webhook_id,
-                deliveryId: row.delivery_id,
-                eventId: row.event_id,
-                eventType: row.event_type,
-                reason: row.reason,
-                createdAt: row.created_at
-              })),
-              query.limit,
-              (alert) => alert.id
-            )
-          ),
-          Effect.orDie
+      Effect.map((rows) =>
+        Page.make(
+          "alr",
+          rows.map((row) => ({
+            id: row.id,
+            webhookId: row.webhook_id,
+            deliveryId: row.delivery_id,
+            eventId: row.event_id,
+            eventType: row.event_type,
+            reason: row.reason,
+            createdAt: row.created_at
+          })),
+          query.limit,
+          (alert) => alert.id
         )
-    })
-  })
-)
+      ),
+      Effect.orDie
+    )
+}))

@@ -6,12 +6,13 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { type IdempotencyRecord, IdempotencyStore } from "@waybill/core/Idempotency"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { sqlLayer } from "./internal/adapter.js"
 import { insertKeys } from "./internal/idempotencyRows.js"
 
 interface Row {
@@ -27,36 +28,33 @@ interface Row {
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<IdempotencyStore, never, SqlClient.SqlClient> = Layer.effect(
-  IdempotencyStore,
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const recordOf = (workspaceId: WorkspaceId, key: string, row: Row): IdempotencyRecord => ({
-      workspaceId,
-      key,
-      operation: row.operation,
-      fingerprint: row.fingerprint,
-      status: row.status,
-      body: row.body,
-      createdAt: Number(row.created_at),
-      expiresAt: Number(row.expires_at)
-    })
-    return IdempotencyStore.of({
-      find: (workspaceId, key) =>
-        sql<Row>`
+export const layer: Layer.Layer<IdempotencyStore, never, SqlClient.SqlClient> = sqlLayer(IdempotencyStore, (sql) => {
+  const recordOf = (workspaceId: WorkspaceId, key: string, row: Row): IdempotencyRecord => ({
+    workspaceId,
+    key,
+    operation: row.operation,
+    fingerprint: row.fingerprint,
+    status: row.status,
+    body: row.body,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at)
+  })
+  return {
+    find: (workspaceId, key) =>
+      sql<Row>`
           SELECT operation, fingerprint, status, body, created_at, expires_at FROM idempotency_keys
           WHERE workspace_id = ${workspaceId} AND key = ${key}`.pipe(
-          Effect.map(([row]) => Option.map(Option.fromNullable(row), (found) => recordOf(workspaceId, key, found))),
-          Effect.orDie
-        ),
-      insert: (record) =>
-        sql<{ key: string }>`${insertKeys(sql, record.workspaceId, [record])}`.pipe(
-          Effect.map((rows) => rows.length === 1),
-          Effect.orDie
-        ),
-      // One short statement per step; rows another sweeper holds are skipped, not waited for.
-      sweep: (now, limit) =>
-        sql<{ key: string }>`
+        Effect.map(([row]) => Option.map(Option.fromNullable(row), (found) => recordOf(workspaceId, key, found))),
+        Effect.orDie
+      ),
+    insert: (record) =>
+      sql<{ key: string }>`${insertKeys(sql, record.workspaceId, [record])}`.pipe(
+        Effect.map((rows) => rows.length === 1),
+        Effect.orDie
+      ),
+    // One short statement per step; rows another sweeper holds are skipped, not waited for.
+    sweep: (now, limit) =>
+      sql<{ key: string }>`
           DELETE FROM idempotency_keys k
           USING (
             SELECT workspace_id, key FROM idempotency_keys
@@ -67,9 +65,8 @@ export const layer: Layer.Layer<IdempotencyStore, never, SqlClient.SqlClient> = 
           ) due
           WHERE k.workspace_id = due.workspace_id AND k.key = due.key
           RETURNING k.key`.pipe(
-          Effect.map((rows) => rows.length),
-          Effect.orDie
-        )
-    })
-  })
-)
+        Effect.map((rows) => rows.length),
+        Effect.orDie
+      )
+  }
+})
