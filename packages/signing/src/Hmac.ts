@@ -14,7 +14,7 @@ import type * as Redacted from "effect/Redacted"
 import { keyOf } from "./internal/crypto.js"
 import type * as Internal from "./internal/headers.js"
 import { single } from "./internal/headers.js"
-import { outsideWindow } from "./internal/window.js"
+import * as ReplayWindow from "./internal/window.js"
 import { MalformedHeader, type SignatureError, SignatureMismatch, UnsupportedAlgorithm } from "./VerificationError.js"
 
 /**
@@ -40,12 +40,12 @@ export const headerNames = {
 
 /**
  * The replay window a receiver applies unless told otherwise: 5 minutes, in both directions
- * (spec "Limits").
+ * (spec "Limits"); the same as `StandardWebhooks.defaultToleranceSeconds`.
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultToleranceSeconds = 300
+export const defaultToleranceSeconds = ReplayWindow.defaultToleranceSeconds
 
 /**
  * A shared secret: text (taken as UTF-8), raw key bytes, or a `Redacted` string so it never
@@ -298,6 +298,6 @@ export const verify = (options: VerifyOptions): Either.Either<Verified, Signatur
   if (!matched) return Either.left(new SignatureMismatch())
 
   const timestamp = Number(timestampText)
-  const outside = outsideWindow(timestamp, options.now, tolerance)
+  const outside = ReplayWindow.outsideWindow(timestamp, options.now, tolerance)
   return outside === undefined ? Either.right({ method: "hmac", timestamp }) : Either.left(outside)
 }

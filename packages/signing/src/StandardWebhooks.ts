@@ -13,7 +13,7 @@ import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
 import type * as Internal from "./internal/headers.js"
 import { single } from "./internal/headers.js"
-import { outsideWindow } from "./internal/window.js"
+import * as ReplayWindow from "./internal/window.js"
 import { MalformedHeader, type SignatureError, SignatureMismatch } from "./VerificationError.js"
 
 /**
@@ -45,12 +45,13 @@ export const headerNames = {
 } as const
 
 /**
- * The replay window of `verify` when none is given: 300 seconds, as the official libraries.
+ * The replay window of `verify` when none is given: 300 seconds, as the official libraries (and
+ * the same as `Hmac.defaultToleranceSeconds`).
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultToleranceSeconds = 300
+export const defaultToleranceSeconds = ReplayWindow.defaultToleranceSeconds
 
 /**
  * A secret: `whsec_<base64>` as text or `Redacted`.
@@ -250,6 +251,6 @@ export const verify = (options: VerifyOptions): Either.Either<Verified, Signatur
   }
   if (!matched) return Either.left(new SignatureMismatch())
   const timestamp = Number(timestampText)
-  const outside = outsideWindow(timestamp, options.now, tolerance)
+  const outside = ReplayWindow.outsideWindow(timestamp, options.now, tolerance)
   return outside === undefined ? Either.right({ method: "standard-webhooks", id, timestamp }) : Either.left(outside)
 }
