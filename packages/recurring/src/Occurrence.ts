@@ -178,6 +178,17 @@ export const decideVehicleClass = (
       )
 
 /**
+ * How many occurrences an expansion (`expand`, `dryRun`, `occurrences`) builds at most: the
+ * earliest `limit` ones (`expand` builds all when it is omitted, a dry run `MAX_PREVIEW`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExpansionOptions {
+  readonly limit?: number
+}
+
+/**
  * Expands a master into its occurrences with triggers in `[from, to)` (epoch seconds): the
  * union of all its expressions deduplicated by instant, inside `[startsAt, endsAt)`, ascending;
  * at most `limit` (the first ones). The policy is asked only when there is something to build.
@@ -189,7 +200,7 @@ export const expand = (
   master: RecurringMaster,
   from: number,
   to: number,
-  options?: { readonly limit?: number }
+  options?: ExpansionOptions
 ): Effect.Effect<ReadonlyArray<Occurrence>, never, VehicleClass.VehicleClassPolicy> =>
   Effect.suspend(() => {
     const instants = triggerInstants(master, from, to, options?.limit)
@@ -236,7 +247,7 @@ export const dryRun = (
   master: RecurringMaster,
   now: number,
   days: number,
-  options?: { readonly limit?: number }
+  options?: ExpansionOptions
 ): Effect.Effect<DryRun, never, VehicleClass.VehicleClassPolicy> =>
   Effect.suspend(() => {
     const limit = options?.limit ?? MAX_PREVIEW
@@ -261,18 +272,16 @@ export const dryRun = (
   })
 
 /**
- * The occurrences of a dry run (`dryRun`) without the word on whether more exist.
+ * The occurrences of a dry run (`dryRun`, with the same arguments) without the word on whether
+ * more exist.
  *
  * @since 0.1.0
  * @category expansion
  */
 export const occurrences = (
-  master: RecurringMaster,
-  now: number,
-  days: number,
-  options?: { readonly limit?: number }
+  ...args: Parameters<typeof dryRun>
 ): Effect.Effect<ReadonlyArray<Preview>, never, VehicleClass.VehicleClassPolicy> =>
-  Effect.map(dryRun(master, now, days, options), (run) => run.data)
+  Effect.map(dryRun(...args), (run) => run.data)
 
 /**
  * An occurrence as the dry run shows it.
