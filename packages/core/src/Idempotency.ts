@@ -530,3 +530,34 @@ export const writeInTransaction = <A, E, R>(
         () => Effect.succeed(taken)
       )
     )
+
+/**
+ * The answer of a creation: its value, and the status and body (JSON text) sent for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Answer<A> {
+  readonly value: A
+  readonly status: number
+  readonly body: string
+}
+
+/**
+ * The end of a `create`: the pending record completed with the creation's `answer`, then
+ * written with the creation by `write` (true when it wrote both, false when the key was kept
+ * already, e.g. `writeInTransaction` answering `Taken`), and its outcome: `Created` with the
+ * answer as kept, or `Taken`.
+ *
+ * @since 0.1.0
+ * @category writing
+ */
+export const complete = <A, E, R>(
+  pending: Pending,
+  answer: Answer<A>,
+  write: (record: IdempotencyRecord) => Effect.Effect<boolean, E, R>
+): Effect.Effect<Created<A> | Taken, E, R> =>
+  Effect.suspend(() => {
+    const record = pending.complete(answer.status, answer.body)
+    return Effect.map(write(record), (written) => (written ? created(answer.value, record.status, record.body) : taken))
+  })

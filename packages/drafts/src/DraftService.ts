@@ -232,17 +232,19 @@ export const make = Effect.gen(function* () {
             const workspaceId = pending.workspaceId
             const { draft, events } = yield* prepare(workspaceId, request)
             // The answer is the draft's own text, as `POST /drafts` sends it.
-            const record = pending.complete(201, toJson(draft))
-            const written =
+            return yield* Idempotency.complete(pending, { value: draft, status: 201, body: toJson(draft) }, (record) =>
               repository.insertPublishingIdempotent !== undefined
-                ? yield* repository.insertPublishingIdempotent(workspaceId, draft, events, record)
-                : (yield* Idempotency.writeInTransaction(
-                    transactor,
-                    store,
-                    record,
-                    Effect.zipRight(repository.insert(workspaceId, draft), outbox.publish(workspaceId, events))
-                  )) !== Idempotency.taken
-            return written ? Idempotency.created(draft, record.status, record.body) : Idempotency.taken
+                ? repository.insertPublishingIdempotent(workspaceId, draft, events, record)
+                : Effect.map(
+                    Idempotency.writeInTransaction(
+                      transactor,
+                      store,
+                      record,
+                      Effect.zipRight(repository.insert(workspaceId, draft), outbox.publish(workspaceId, events))
+                    ),
+                    (written) => written !== Idempotency.taken
+                  )
+            )
           }),
         replay: (record) => decodeDraft(JSON.parse(record.body))
       })

@@ -246,9 +246,11 @@ export const idempotentPublisher: Effect.Effect<
             Effect.gen(function* () {
               const id = yield* Id.make("evt")
               // What `POST /events` answers, `JSON.stringify({ id })`.
-              const record = pending.complete(202, `{"id":${JSON.stringify(id)}}`)
-              const written = yield* write(store, pending.workspaceId, { ...event, id }, record)
-              return written ? Idempotency.created({ id }, record.status, record.body) : Idempotency.taken
+              return yield* Idempotency.complete(
+                pending,
+                { value: { id }, status: 202, body: `{"id":${JSON.stringify(id)}}` },
+                (record) => write(store, pending.workspaceId, { ...event, id }, record)
+              )
             })
         }),
       replay: (record) => decodePublished(JSON.parse(record.body))

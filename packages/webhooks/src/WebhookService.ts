@@ -423,9 +423,15 @@ export const make = (options: Options) =>
           Effect.gen(function* () {
             const webhook = yield* prepare(input)
             const response = toResponse(webhook, webhook.createdAt)
-            const record = pending.complete(201, JSON.stringify(response))
-            const written = yield* Idempotency.writeInTransaction(transactor, store, record, insertWithin(webhook))
-            return written === Idempotency.taken ? written : Idempotency.created(response, record.status, record.body)
+            return yield* Idempotency.complete(
+              pending,
+              { value: response, status: 201, body: JSON.stringify(response) },
+              (record) =>
+                Effect.map(
+                  Idempotency.writeInTransaction(transactor, store, record, insertWithin(webhook)),
+                  (written) => written !== Idempotency.taken
+                )
+            )
           }),
         // An answer kept before flow control existed lacks its fields: they were the defaults.
         replay: (record) =>
