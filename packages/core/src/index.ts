@@ -90,6 +90,13 @@ export * as PrometheusText from "./PrometheusText.js"
 export * as RandomBytes from "./RandomBytes.js"
 
 /**
+ * What an in-memory adapter has recorded, read back in order.
+ *
+ * @since 0.1.0
+ */
+export * as Recorded from "./Recorded.js"
+
+/**
  * W3C Trace Context headers.
  *
  * @since 0.1.0

@@ -5,10 +5,12 @@
  *
  * @since 0.1.0
  */
+
 import * as Id from "@waybill/core/Id"
 import type { IdempotencyRecord } from "@waybill/core/Idempotency"
 import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as Metrics from "@waybill/core/Metrics"
+import type { Recorded } from "@waybill/core/Recorded"
 import * as TraceContext from "@waybill/core/TraceContext"
 import * as ValidationError from "@waybill/core/ValidationError"
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -164,7 +166,7 @@ export const countPublished = (recorded: ReadonlyArray<RecordedEvent | undefined
  */
 export class MemoryEventLog extends Context.Tag("@waybill/events/MemoryEventLog")<
   MemoryEventLog,
-  { readonly all: Effect.Effect<ReadonlyArray<RecordedEvent>> }
+  Recorded<RecordedEvent>
 >() {}
 
 /**

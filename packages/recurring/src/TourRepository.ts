@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type { Recorded } from "@waybill/core/Recorded"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -47,10 +48,7 @@ export interface StoredTour {
  * @since 0.1.0
  * @category tags
  */
-export class MemoryTours extends Context.Tag("@waybill/recurring/MemoryTours")<
-  MemoryTours,
-  { readonly all: Effect.Effect<ReadonlyArray<StoredTour>> }
->() {}
+export class MemoryTours extends Context.Tag("@waybill/recurring/MemoryTours")<MemoryTours, Recorded<StoredTour>>() {}
 
 const keyOf = (tour: Tour): string => `${tour.draftId}\u0000${tour.triggerAt}`
 

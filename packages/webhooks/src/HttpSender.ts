@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { Recorded } from "@waybill/core/Recorded"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -78,10 +79,7 @@ export interface Received {
  * @since 0.1.0
  * @category tags
  */
-export class SentRequests extends Context.Tag("@waybill/webhooks/SentRequests")<
-  SentRequests,
-  { readonly all: Effect.Effect<ReadonlyArray<Received>> }
->() {}
+export class SentRequests extends Context.Tag("@waybill/webhooks/SentRequests")<SentRequests, Recorded<Received>>() {}
 
 /**
  * An in-memory sender for tests and simulations: every request is recorded, then answered by
