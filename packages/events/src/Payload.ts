@@ -24,7 +24,31 @@ import * as Task from "./Task.js"
 const payload = <Fields extends Schema.Struct.Fields>(description: string, fields: Fields) =>
   Schema.Struct(fields).annotations({ description })
 
-const tourPayload = (description: string) => payload(description, { tour: Entity.Tour })
+// The entities whose schema `Entity` exports under their name in PascalCase (`shipperTeam`:
+// `Entity.ShipperTeam`), and those whose action `EntityAction` exports as `ShipperTeamAction`.
+type Entities = typeof Entity
+type Actions = typeof EntityAction
+type Named = { [N in Entity.EntityName]: Capitalize<N> extends keyof Entities ? N : never }[Entity.EntityName]
+type Acted = { [N in Named]: `${Capitalize<N>}Action` extends keyof Actions ? N : never }[Named]
+type EntityOf<N extends Named> = Entities[Capitalize<N> & keyof Entities]
+type ActionOf<N extends Acted> = Actions[`${Capitalize<N>}Action` & keyof Actions]
+
+const entityOf = <N extends Named>(name: N) =>
+  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the catalogue names nearly every entity; the name is the one source of its key and schema
+  Entity[pascal(name) as keyof Entities] as EntityOf<N>
+
+// An event about one entity: the entity under its name (`{ shipper: Entity.Shipper }`).
+const about = <N extends Named>(name: N, description: string) =>
+  payload(description, { [name]: entityOf(name) } as { readonly [K in N]: EntityOf<N> })
+
+// An action on one entity: the entity under its name and its action
+// (`{ carrier: Entity.Carrier, action: EntityAction.CarrierAction }`).
+const actionOn = <N extends Acted>(name: N, description: string) =>
+  payload(description, {
+    [name]: entityOf(name),
+    // biome-ignore lint/performance/noDynamicNamespaceImportAccess: as in entityOf, the name picks the action
+    action: EntityAction[`${pascal(name)}Action` as keyof Actions] as ActionOf<N>
+  } as { readonly [K in N]: EntityOf<N> } & { readonly action: ActionOf<N> })
 
 // Names each payload schema after its event type (`TourCreatedPayload`, …).
 const identified = <T extends { readonly [K in EventType]: Schema.Schema.AnyNoContext }>(table: T): T =>
@@ -43,21 +67,22 @@ const statusSnapshotKey = Schema.optionalWith(Schema.String, { exact: true })
  * @category schemas
  */
 export const schemas = identified({
-  "tour-created": tourPayload("A tour was created (each tour a recurring master generates, too)."),
-  "tour-assigned": tourPayload("A carrier was assigned to a tour."),
-  "tour-unassigned-carrier": tourPayload("The carrier was unassigned from a tour."),
-  "tour-started": tourPayload("A tour started."),
-  "tour-arrived-at-stop": tourPayload("A tour arrived at a stop."),
-  "tour-departed-from-stop": tourPayload("A tour departed from a stop."),
-  "tour-proof-attached": tourPayload("A proof was attached to a tour."),
-  "tour-waiting-for-review": tourPayload(
+  "tour-created": about("tour", "A tour was created (each tour a recurring master generates, too)."),
+  "tour-assigned": about("tour", "A carrier was assigned to a tour."),
+  "tour-unassigned-carrier": about("tour", "The carrier was unassigned from a tour."),
+  "tour-started": about("tour", "A tour started."),
+  "tour-arrived-at-stop": about("tour", "A tour arrived at a stop."),
+  "tour-departed-from-stop": about("tour", "A tour departed from a stop."),
+  "tour-proof-attached": about("tour", "A proof was attached to a tour."),
+  "tour-waiting-for-review": about(
+    "tour",
     "A tour waits for review; fired by the last advance, a carrier-reported delivery, or manual-complete."
   ),
-  "tour-completed": tourPayload("A tour was completed."),
-  "tour-cancelled": tourPayload("A tour was cancelled."),
+  "tour-completed": about("tour", "A tour was completed."),
+  "tour-cancelled": about("tour", "A tour was cancelled."),
   "tour-deleted": payload("A tour was deleted; only its id is delivered.", { tourId: Schema.String }),
-  "tour-edited": tourPayload("A tour was edited."),
-  "tour-rebuilt": payload("A tour was rebuilt.", { tour: Entity.Tour, action: EntityAction.TourAction }),
+  "tour-edited": about("tour", "A tour was edited."),
+  "tour-rebuilt": actionOn("tour", "A tour was rebuilt."),
   "tour-action-created": Schema.Struct({
     tour: Entity.Tour,
     action: EntityAction.TourAction,
@@ -81,7 +106,7 @@ export const schemas = identified({
     shipments: Schema.Array(Entity.Shipment)
   }),
   "shipment-deleted": payload("A shipment was deleted; only its id is delivered.", { shipmentId: Schema.String }),
-  "shipment-updated": payload("A shipment was updated.", { shipment: Entity.Shipment }),
+  "shipment-updated": about("shipment", "A shipment was updated."),
   "order-created": payload(
     "An order was created, with its tour and document links when there are any. Filter fields of the optional " +
       "tour offer no is_set / is_not_set.",
@@ -91,25 +116,17 @@ export const schemas = identified({
       documentLinks: Schema.optionalWith(Schema.Array(Entity.DocumentLink), { exact: true })
     }
   ),
-  "order-updated": payload("An order was updated.", { order: Entity.Order }),
-  "operator-user-invite-created": payload("An operator user was invited.", {
-    operatorUserInvite: Entity.OperatorUserInvite
-  }),
-  "operator-user-created": payload("An operator user was created.", { operatorUser: Entity.OperatorUser }),
-  "shipper-created": payload("A shipper was created.", { shipper: Entity.Shipper }),
-  "shipper-updated": payload("A shipper was updated.", { shipper: Entity.Shipper, action: EntityAction.ShipperAction }),
-  "shipper-team-created": payload("A shipper team was created.", { shipperTeam: Entity.ShipperTeam }),
-  "shipper-team-updated": payload("A shipper team was updated.", {
-    shipperTeam: Entity.ShipperTeam,
-    action: EntityAction.ShipperTeamAction
-  }),
-  "shipper-user-created": payload("A shipper user was created.", { shipperUser: Entity.ShipperUser }),
-  "shipper-user-updated": payload("A shipper user was updated.", {
-    shipperUser: Entity.ShipperUser,
-    action: EntityAction.ShipperUserAction
-  }),
-  "shipper-address-created": payload("A shipper address was created.", { shipperAddress: Entity.ShipperAddress }),
-  "mailbox-created": payload("A mailbox was created.", { mailbox: Entity.Mailbox }),
+  "order-updated": about("order", "An order was updated."),
+  "operator-user-invite-created": about("operatorUserInvite", "An operator user was invited."),
+  "operator-user-created": about("operatorUser", "An operator user was created."),
+  "shipper-created": about("shipper", "A shipper was created."),
+  "shipper-updated": actionOn("shipper", "A shipper was updated."),
+  "shipper-team-created": about("shipperTeam", "A shipper team was created."),
+  "shipper-team-updated": actionOn("shipperTeam", "A shipper team was updated."),
+  "shipper-user-created": about("shipperUser", "A shipper user was created."),
+  "shipper-user-updated": actionOn("shipperUser", "A shipper user was updated."),
+  "shipper-address-created": about("shipperAddress", "A shipper address was created."),
+  "mailbox-created": about("mailbox", "A mailbox was created."),
   "mailbox-mail-received": payload("A mailbox received a mail; only its id is delivered.", {
     mailboxId: Schema.String
   }),
@@ -118,9 +135,7 @@ export const schemas = identified({
     newStatus: Entity.MailboxStatus,
     oldStatus: Entity.MailboxStatus
   }),
-  "decode-job-result": payload("A decode job produced a draft (origin decode).", {
-    transportDraft: Entity.TransportDraft
-  }),
+  "decode-job-result": about("transportDraft", "A decode job produced a draft (origin decode)."),
   "callout-action-created": payload(
     "An action on callouts. callouts holds only the callouts the action modified, each enriched with bidding " +
       "stats (only suggestedBid for secret auctions); filtering on callouts is not possible. action.payload " +
@@ -133,7 +148,7 @@ export const schemas = identified({
       tour: Schema.optionalWith(Entity.CalloutTour, { exact: true }).annotations({ [GuardedId]: true })
     }
   ),
-  "sequence-invocation-created": payload("A sequence was invoked.", { sequenceInvocation: Entity.SequenceInvocation }),
+  "sequence-invocation-created": about("sequenceInvocation", "A sequence was invoked."),
   "sequence-invocation-action-created": payload("An action on a sequence invocation.", {
     sequenceInvocationAction: EntityAction.SequenceInvocationAction
   }),
@@ -144,52 +159,40 @@ export const schemas = identified({
     "Transport drafts were deleted; only their ids are delivered (a list; no per-item filter fields).",
     { transportDraftIds: Schema.Array(Schema.String) }
   ),
-  "transport-draft-action-created": payload("An action on a transport draft.", {
-    transportDraft: Entity.TransportDraft,
-    action: EntityAction.TransportDraftAction
-  }),
-  "carrier-action-created": payload("An action on a carrier.", {
-    carrier: Entity.Carrier,
-    action: EntityAction.CarrierAction
-  }),
-  "carrier-team-created": payload("A carrier team was created.", { carrierTeam: Entity.CarrierTeam }),
-  "carrier-team-action-created": payload("An action on a carrier team.", {
-    carrierTeam: Entity.CarrierTeam,
-    action: EntityAction.CarrierTeamAction
-  }),
-  "carrier-user-created": payload("A carrier user was created.", { carrierUser: Entity.CarrierUser }),
-  "carrier-user-action-created": payload("An action on a carrier user.", {
-    carrierUser: Entity.CarrierUser,
-    action: EntityAction.CarrierUserAction
-  }),
-  "document-link-action-created": payload(
-    "An action on a document link. A task's PDF receipt arrives this way, with documentLink.targetEntityType task.",
-    { documentLink: Entity.DocumentLink, action: EntityAction.DocumentLinkAction }
+  "transport-draft-action-created": actionOn("transportDraft", "An action on a transport draft."),
+  "carrier-action-created": actionOn("carrier", "An action on a carrier."),
+  "carrier-team-created": about("carrierTeam", "A carrier team was created."),
+  "carrier-team-action-created": actionOn("carrierTeam", "An action on a carrier team."),
+  "carrier-user-created": about("carrierUser", "A carrier user was created."),
+  "carrier-user-action-created": actionOn("carrierUser", "An action on a carrier user."),
+  "document-link-action-created": actionOn(
+    "documentLink",
+    "An action on a document link. A task's PDF receipt arrives this way, with documentLink.targetEntityType task."
   ),
-  "leg-created": payload("A leg was created.", { leg: Entity.Leg }),
-  "leg-action-created": payload(
+  "leg-created": about("leg", "A leg was created."),
+  "leg-action-created": actionOn(
+    "leg",
     "Every leg lifecycle transition (pickup and dropoff progress, delivery, failure, cancellation, tour " +
       "assignment); there are no per-status leg events. The verb is action.payload.type; leg is the full leg " +
-      "after the transition.",
-    { leg: Entity.Leg, action: EntityAction.LegAction }
+      "after the transition."
   ),
-  "leg-deleted": payload("A leg was deleted; the full removed leg is delivered.", { leg: Entity.Leg }),
-  "transport-draft-recurring-activated": payload("A recurring master was activated; tour generation starts.", {
-    transportDraft: Entity.TransportDraft
-  }),
-  "transport-draft-recurring-paused": payload("A recurring master was paused; generation stops.", {
-    transportDraft: Entity.TransportDraft
-  }),
-  "transport-draft-recurring-resumed": payload("A recurring master was resumed; generation continues from now on.", {
-    transportDraft: Entity.TransportDraft
-  }),
-  "transport-draft-recurring-ended": payload(
-    "A recurring master ended (by request, or by itself once endsAt has passed).",
-    { transportDraft: Entity.TransportDraft }
+  "leg-deleted": about("leg", "A leg was deleted; the full removed leg is delivered."),
+  "transport-draft-recurring-activated": about(
+    "transportDraft",
+    "A recurring master was activated; tour generation starts."
   ),
-  "comment-created": payload("A comment was created.", { comment: Entity.Comment }),
-  "comment-edited": payload("A comment was edited.", { comment: Entity.Comment }),
-  "comment-deleted": payload("A comment was deleted; the comment is delivered.", { comment: Entity.Comment }),
+  "transport-draft-recurring-paused": about("transportDraft", "A recurring master was paused; generation stops."),
+  "transport-draft-recurring-resumed": about(
+    "transportDraft",
+    "A recurring master was resumed; generation continues from now on."
+  ),
+  "transport-draft-recurring-ended": about(
+    "transportDraft",
+    "A recurring master ended (by request, or by itself once endsAt has passed)."
+  ),
+  "comment-created": about("comment", "A comment was created."),
+  "comment-edited": about("comment", "A comment was edited."),
+  "comment-deleted": about("comment", "A comment was deleted; the comment is delivered."),
   "comment-reaction-added": payload("A reaction was added to a comment.", {
     comment: Entity.Comment,
     reaction: Entity.CommentReaction
