@@ -53,6 +53,9 @@ interface Form {
   readonly ordering: Ordering
 }
 
+/** The fields a single control edits: those held as text or as one of a few values. */
+type FieldKey = { readonly [K in keyof Form]: Form[K] extends string ? K : never }[keyof Form]
+
 const blank: Form = {
   url: "https://",
   description: "",
@@ -124,6 +127,14 @@ export const WebhookForm = (props: {
         }
       : secretLabels[form.authType]
   const set = (next: Partial<Form>) => setForm((current) => ({ ...current, ...next }))
+  // The props that bind a control to the form field `key`, reported on at `path` (the request's
+  // key, by default the field's): its issues, its value and its edits.
+  const field = <Key extends FieldKey>(key: Key, path: string = key) => ({
+    issues,
+    path,
+    value: form[key],
+    onValue: (value: Form[Key]) => set({ [key]: value })
+  })
 
   useEffect(() => {
     if (failure !== null) summary.current?.querySelector<HTMLElement>(".issue-summary")?.focus()
@@ -185,23 +196,13 @@ export const WebhookForm = (props: {
       <section>
         <h2>Target</h2>
         <InputControl
-          issues={issues}
-          path="url"
+          {...field("url")}
           label="URL"
           hint="An https:// address that receives a POST per event."
           type="url"
-          value={form.url}
           autoComplete="url"
-          onValue={(url) => set({ url })}
         />
-        <InputControl
-          issues={issues}
-          path="description"
-          label="Description (optional)"
-          type="text"
-          value={form.description}
-          onValue={(description) => set({ description })}
-        />
+        <InputControl {...field("description")} label="Description (optional)" type="text" />
       </section>
 
       <section>
@@ -212,68 +213,42 @@ export const WebhookForm = (props: {
       <section>
         <h2>Delivery</h2>
         <InputControl
-          issues={issues}
-          path="rateLimitPerSecond"
+          {...field("rateLimit", "rateLimitPerSecond")}
           label="Rate limit (deliveries per second, optional)"
           hint="1 to 10000 attempts started per second, over every server process; empty for no limit. Deliveries over the limit wait; none fails for it."
           type="text"
           inputMode="numeric"
-          value={form.rateLimit}
-          onValue={(rateLimit) => set({ rateLimit })}
         />
         <SelectControl
-          issues={issues}
-          path="ordering"
+          {...field("ordering")}
           label="Ordering"
           hint="FIFO sends a delivery only after the previous one has ended (succeeded, or failed after its retry)."
-          value={form.ordering}
           options={orderings}
-          onValue={(ordering) => set({ ordering })}
         />
       </section>
 
       <section>
         <h2>Authentication</h2>
         <SelectControl
-          issues={issues}
-          path="auth.type"
+          {...field("authType", "auth.type")}
           label="Method"
           paths={["auth", "auth.type"]}
-          value={form.authType}
           options={authTypes}
           onValue={(authType) => set({ authType, secret: "" })}
         />
         {form.authType === "hmac" && (
-          <SelectControl
-            issues={issues}
-            path="auth.scheme"
-            label="Signature scheme"
-            value={form.scheme}
-            options={schemes}
-            onValue={(scheme) => set({ scheme })}
-          />
+          <SelectControl {...field("scheme", "auth.scheme")} label="Signature scheme" options={schemes} />
         )}
         {form.authType === "basic" && (
-          <InputControl
-            issues={issues}
-            path="auth.username"
-            label="Username"
-            type="text"
-            value={form.username}
-            autoComplete="off"
-            onValue={(username) => set({ username })}
-          />
+          <InputControl {...field("username", "auth.username")} label="Username" type="text" autoComplete="off" />
         )}
         <InputControl
-          issues={issues}
-          path={`auth.${secret.field}`}
+          {...field("secret", `auth.${secret.field}`)}
           label={secret.label}
           hint={`${keepsSecret ? "Leave empty to keep the stored value, or type a new one. " : ""}${secret.hint} Write-only: it is never shown again.`}
           type="password"
-          value={form.secret}
           autoComplete="new-password"
           placeholder={keepsSecret ? "unchanged" : ""}
-          onValue={(secret) => set({ secret })}
         />
       </section>
 
