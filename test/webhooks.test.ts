@@ -281,6 +281,26 @@ forEachServer(
       })
     )
 
+    it.effect("a list's bad query gets every problem in one 400, like every other request", () =>
+      Effect.gen(function* () {
+        const webhook = yield* register("https://example.org/lists", { type: "hmac", secret: hmacSecret })
+        for (const [path, paths] of [
+          ["/webhooks?limit=abc&cursor=a&cursor=b", ["limit", "cursor"]],
+          [`/webhooks/${webhook.body.id}/deliveries?limit=abc&cursor=a&cursor=b`, ["limit", "cursor"]],
+          ["/alerts?webhookId=a&webhookId=b&limit=abc&cursor=a&cursor=b", ["webhookId", "limit", "cursor"]]
+        ] as const) {
+          const reply = yield* api(path)
+          assert.isTrue(isErrorBody(reply, 400, "bad_request"), `${path}: ${reply.text}`)
+          assert.deepStrictEqual(
+            reply.body.issues.map((issue: { path: string }) => issue.path),
+            paths,
+            path
+          )
+        }
+        assert.strictEqual((yield* api(`/webhooks/${webhook.body.id}`, { method: "DELETE" })).status, 204)
+      })
+    )
+
     it.effect("an unknown event type gets the closest catalogue names, wherever a type is checked", () =>
       Effect.gen(function* () {
         const hint = "is not a catalogue event type; did you mean transport-drafts-created?"

@@ -16,6 +16,7 @@ import * as Schema from "effect/Schema"
 import { Conflict, NotFound, PreconditionFailed } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
 import { allErrors } from "./internal/allErrors.js"
+import { pagedList } from "./internal/endpoints.js"
 import { documentedUnknown, idempotent } from "./internal/openApi.js"
 
 const draftId = HttpApiSchema.param("id", Schema.String)
@@ -98,8 +99,7 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
   )
   .add(
     HttpApiEndpoint.get("list", "/drafts")
-      .setUrlParams(ListParams.annotations(allErrors))
-      .addSuccess(DraftPage)
+      .pipe(pagedList(ListParams, DraftPage))
       .annotate(OpenApi.Summary, "List drafts, newest first")
   )
   .add(HttpApiEndpoint.get("get")`/drafts/${draftId}`.addSuccess(Draft).addError(NotFound))

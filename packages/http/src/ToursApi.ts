@@ -12,7 +12,7 @@ import { ListParams, TourPage } from "@waybill/recurring/TourQuery"
 import * as Schema from "effect/Schema"
 import { NotFound } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
-import { allErrors } from "./internal/allErrors.js"
+import { pagedList } from "./internal/endpoints.js"
 
 const tourId = HttpApiSchema.param("id", Schema.String)
 
@@ -29,8 +29,7 @@ export class ToursApi extends HttpApiGroup.make("tours")
   )
   .add(
     HttpApiEndpoint.get("list", "/tours")
-      .setUrlParams(ListParams.annotations(allErrors))
-      .addSuccess(TourPage)
+      .pipe(pagedList(ListParams, TourPage))
       .annotate(OpenApi.Summary, "List tours in trigger order, optionally of one recurring master")
       .annotate(
         OpenApi.Description,

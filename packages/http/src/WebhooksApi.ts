@@ -21,6 +21,7 @@ import { AlertListParams, FilterFieldsParams, ListParams } from "@waybill/webhoo
 import * as Schema from "effect/Schema"
 import { Conflict, NotFound } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
+import { pagedList } from "./internal/endpoints.js"
 import { documentedUnknown, idempotent } from "./internal/openApi.js"
 
 const webhookId = HttpApiSchema.param("id", Schema.String)
@@ -41,7 +42,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       )
       .pipe(idempotent)
   )
-  .add(HttpApiEndpoint.get("list", "/webhooks").setUrlParams(ListParams).addSuccess(Page.schema(WebhookResponse)))
+  .add(HttpApiEndpoint.get("list", "/webhooks").pipe(pagedList(ListParams, Page.schema(WebhookResponse))))
   .add(
     HttpApiEndpoint.get("filterFields", "/webhooks/filter-fields")
       .setUrlParams(FilterFieldsParams)
@@ -80,8 +81,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("deliveries")`/webhooks/${webhookId}/deliveries`
-      .setUrlParams(ListParams)
-      .addSuccess(Page.schema(DeliveryLog))
+      .pipe(pagedList(ListParams, Page.schema(DeliveryLog)))
       .addError(NotFound)
       .annotate(OpenApi.Description, "The delivery log, newest first, with every attempt")
   )
@@ -117,8 +117,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("alerts", "/alerts")
-      .setUrlParams(AlertListParams)
-      .addSuccess(Page.schema(FailureAlert))
+      .pipe(pagedList(AlertListParams, Page.schema(FailureAlert)))
       .annotate(OpenApi.Description, "Deliveries that failed after their retry")
   )
   .add(
