@@ -16,8 +16,8 @@ import * as Schema from "effect/Schema"
 import { Conflict, NotFound, PreconditionFailed } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
 import { allErrors } from "./internal/allErrors.js"
-import { pagedList } from "./internal/endpoints.js"
-import { documentedUnknown, idempotent } from "./internal/openApi.js"
+import { idempotentPost, pagedList } from "./internal/endpoints.js"
+import { documentedUnknown } from "./internal/openApi.js"
 
 const draftId = HttpApiSchema.param("id", Schema.String)
 const productId = HttpApiSchema.param("productId", Schema.String)
@@ -91,11 +91,12 @@ export const OccurrencesPage = Schema.Struct({
  */
 export class DraftsApi extends HttpApiGroup.make("drafts")
   .add(
-    HttpApiEndpoint.post("create", "/drafts")
-      .setPayload(documentedUnknown(CreateDraft, "CreateDraftRequest", { checkOnEncode: true }))
-      .addSuccess(Draft, { status: 201 })
-      .annotate(OpenApi.Summary, "Create a transport draft or a recurring master")
-      .pipe(idempotent)
+    idempotentPost("create", "/drafts", {
+      payload: documentedUnknown(CreateDraft, "CreateDraftRequest", { checkOnEncode: true }),
+      success: Draft,
+      status: 201,
+      summary: "Create a transport draft or a recurring master"
+    })
   )
   .add(
     HttpApiEndpoint.get("list", "/drafts")

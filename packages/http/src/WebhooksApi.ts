@@ -21,8 +21,8 @@ import { AlertListParams, FilterFieldsParams, ListParams } from "@waybill/webhoo
 import * as Schema from "effect/Schema"
 import { Conflict, NotFound } from "./ApiError.js"
 import { Authentication } from "./Authentication.js"
-import { pagedList } from "./internal/endpoints.js"
-import { documentedUnknown, idempotent } from "./internal/openApi.js"
+import { idempotentPost, pagedList } from "./internal/endpoints.js"
+import { documentedUnknown } from "./internal/openApi.js"
 
 const webhookId = HttpApiSchema.param("id", Schema.String)
 const deliveryId = HttpApiSchema.param("deliveryId", Schema.String)
@@ -33,14 +33,13 @@ const deliveryId = HttpApiSchema.param("deliveryId", Schema.String)
  */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.post("register", "/webhooks")
-      .setPayload(documentedUnknown(RegisterWebhook, "RegisterWebhookRequest"))
-      .addSuccess(WebhookResponse, { status: 201 })
-      .annotate(
-        OpenApi.Description,
+    idempotentPost("register", "/webhooks", {
+      payload: documentedUnknown(RegisterWebhook, "RegisterWebhookRequest"),
+      success: WebhookResponse,
+      status: 201,
+      description:
         'Registers a webhook. Secrets are write-only: every response masks them as "********". There is no update: delete and re-create (the operator console edits in place). A workspace holds at most 100 webhooks by default (the reference server\'s WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE): one more is 409 conflict.'
-      )
-      .pipe(idempotent)
+    })
   )
   .add(HttpApiEndpoint.get("list", "/webhooks").pipe(pagedList(ListParams, Page.schema(WebhookResponse))))
   .add(
@@ -121,14 +120,13 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Description, "Deliveries that failed after their retry")
   )
   .add(
-    HttpApiEndpoint.post("publish", "/events")
-      .setPayload(documentedUnknown(PublishEvent, "PublishEventRequest"))
-      .addSuccess(Published, { status: 202 })
-      .annotate(
-        OpenApi.Description,
+    idempotentPost("publish", "/events", {
+      payload: documentedUnknown(PublishEvent, "PublishEventRequest"),
+      success: Published,
+      status: 202,
+      description:
         "Publishes an event: the payload is validated against the catalogue, redacted per its rules, and delivered like an event raised by the service. Send an Idempotency-Key to make a retry safe: the same key and body record the event once."
-      )
-      .pipe(idempotent)
+    })
   )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Webhooks, deliveries, alerts and event publishing") {}

@@ -1,6 +1,8 @@
-import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as OpenApi from "@effect/platform/OpenApi"
 import type * as Schema from "effect/Schema"
 import { allErrors } from "./allErrors.js"
+import { idempotent } from "./openApi.js"
 
 type Query = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
@@ -17,3 +19,27 @@ export const pagedList =
       // `Query` is `ValidateUrlParams`' own check, which TypeScript cannot apply to a type parameter.
       .setUrlParams<Schema.Schema<A, I>>(params.annotations(allErrors) as never)
       .addSuccess(page)
+
+/**
+ * An idempotent intake (contract §8): a `POST` of `payload` (documented with `documentedUnknown`)
+ * answering `success` with `status`, that takes an `Idempotency-Key` (see `idempotent`), with
+ * its OpenAPI summary or description.
+ */
+export const idempotentPost = <const Name extends string, P extends Schema.Schema.Any, S extends Schema.Schema.Any>(
+  name: Name,
+  path: HttpApiEndpoint.PathSegment,
+  options: {
+    readonly payload: P
+    readonly success: S
+    readonly status: number
+    readonly summary?: string
+    readonly description?: string
+  }
+) => {
+  let endpoint = HttpApiEndpoint.post(name, path)
+    .setPayload(options.payload)
+    .addSuccess(options.success, { status: options.status })
+  if (options.summary !== undefined) endpoint = endpoint.annotate(OpenApi.Summary, options.summary)
+  if (options.description !== undefined) endpoint = endpoint.annotate(OpenApi.Description, options.description)
+  return idempotent(endpoint)
+}
