@@ -372,6 +372,47 @@ export const runInCurrentWorkspace = <A, E, R>(
   )
 
 /**
+ * An idempotent operation of the caller's workspace, declared once: `create` makes the creation
+ * for a request body, with the pending record and the store to write it with; `replay` reads a
+ * kept answer back.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Operation<A, E, R> extends Pick<Request<A, E, R>, "operation" | "replay"> {
+  readonly create: (
+    body: unknown,
+    pending: Pending,
+    store: IdempotencyStore["Type"]
+  ) => Effect.Effect<Created<A> | Taken, E, R>
+}
+
+/**
+ * What runs `definition` for a request body and its `Idempotency-Key`, in the caller's workspace
+ * (`runInCurrentWorkspace`).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const operation =
+  <A, E, R>(definition: Operation<A, E, R>) =>
+  (
+    body: unknown,
+    key: string
+  ): Effect.Effect<
+    Outcome<A>,
+    E | ValidationError.ValidationError | IdempotencyKeyReused | IdempotencyKeyInFlight,
+    R | CurrentWorkspace | Idempotency
+  > =>
+    runInCurrentWorkspace({
+      key,
+      operation: definition.operation,
+      body,
+      create: (pending, store) => definition.create(body, pending, store),
+      replay: definition.replay
+    })
+
+/**
  * The service over a store; keys in flight are tracked in this process.
  *
  * @since 0.1.0

@@ -221,36 +221,31 @@ export const make = Effect.gen(function* () {
   )
 
   const decodeDraft = Schema.decodeUnknownSync(Draft)
-  const createIdempotent = Effect.fnUntraced(
-    function* (request: unknown, key: string) {
-      return yield* Idempotency.runInCurrentWorkspace({
-        key,
-        operation: "POST /drafts",
-        body: request,
-        create: (pending, store) =>
-          Effect.gen(function* () {
-            const workspaceId = pending.workspaceId
-            const { draft, events } = yield* prepare(workspaceId, request)
-            // The answer is the draft's own text, as `POST /drafts` sends it.
-            return yield* Idempotency.complete(pending, { value: draft, status: 201, body: toJson(draft) }, (record) =>
-              repository.insertPublishingIdempotent !== undefined
-                ? repository.insertPublishingIdempotent(workspaceId, draft, events, record)
-                : Effect.map(
-                    Idempotency.writeInTransaction(
-                      transactor,
-                      store,
-                      record,
-                      Effect.zipRight(repository.insert(workspaceId, draft), outbox.publish(workspaceId, events))
-                    ),
-                    (written) => written !== Idempotency.taken
-                  )
-            )
-          }),
-        replay: (record) => decodeDraft(JSON.parse(record.body))
-      })
-    },
-    Tracing.withSpan("DraftService.createIdempotent", { captureStackTrace: false })
-  )
+  const createOnce = Idempotency.operation({
+    operation: "POST /drafts",
+    create: (request, pending, store) =>
+      Effect.gen(function* () {
+        const workspaceId = pending.workspaceId
+        const { draft, events } = yield* prepare(workspaceId, request)
+        // The answer is the draft's own text, as `POST /drafts` sends it.
+        return yield* Idempotency.complete(pending, { value: draft, status: 201, body: toJson(draft) }, (record) =>
+          repository.insertPublishingIdempotent !== undefined
+            ? repository.insertPublishingIdempotent(workspaceId, draft, events, record)
+            : Effect.map(
+                Idempotency.writeInTransaction(
+                  transactor,
+                  store,
+                  record,
+                  Effect.zipRight(repository.insert(workspaceId, draft), outbox.publish(workspaceId, events))
+                ),
+                (written) => written !== Idempotency.taken
+              )
+        )
+      }),
+    replay: (record) => decodeDraft(JSON.parse(record.body))
+  })
+  const createIdempotent = (request: unknown, key: string) =>
+    createOnce(request, key).pipe(Tracing.withSpan("DraftService.createIdempotent", { captureStackTrace: false }))
 
   const get = Effect.fn("DraftService.get")(function* (id: string) {
     const workspace = yield* CurrentWorkspace

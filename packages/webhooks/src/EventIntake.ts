@@ -234,27 +234,24 @@ export const idempotentPublisher: Effect.Effect<
             Idempotency.writeInTransaction(transactor, store, record, outbox.publish(workspaceId, [event])),
             (written) => written !== Idempotency.taken
           )
-  return (input: unknown, key: string) =>
-    Idempotency.runInCurrentWorkspace({
-      key,
-      operation: "POST /events",
-      body: input,
-      create: (pending, store) =>
-        Either.match(decodeEvent(input), {
-          onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "event")),
-          onRight: (event) =>
-            Effect.gen(function* () {
-              const id = yield* Id.make("evt")
-              // What `POST /events` answers, `JSON.stringify({ id })`.
-              return yield* Idempotency.complete(
-                pending,
-                { value: { id }, status: 202, body: `{"id":${JSON.stringify(id)}}` },
-                (record) => write(store, pending.workspaceId, { ...event, id }, record)
-              )
-            })
-        }),
-      replay: (record) => decodePublished(JSON.parse(record.body))
-    })
+  return Idempotency.operation({
+    operation: "POST /events",
+    create: (input, pending, store) =>
+      Either.match(decodeEvent(input), {
+        onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "event")),
+        onRight: (event) =>
+          Effect.gen(function* () {
+            const id = yield* Id.make("evt")
+            // What `POST /events` answers, `JSON.stringify({ id })`.
+            return yield* Idempotency.complete(
+              pending,
+              { value: { id }, status: 202, body: `{"id":${JSON.stringify(id)}}` },
+              (record) => write(store, pending.workspaceId, { ...event, id }, record)
+            )
+          })
+      }),
+    replay: (record) => decodePublished(JSON.parse(record.body))
+  })
 })
 
 /**

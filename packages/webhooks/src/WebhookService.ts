@@ -414,30 +414,28 @@ export const make = (options: Options) =>
     })
 
     const decodeResponse = Schema.decodeUnknownSync(WebhookResponse)
-    const registerIdempotent = Effect.fn("WebhookService.registerIdempotent")(function* (input: unknown, key: string) {
-      return yield* Idempotency.runInCurrentWorkspace({
-        key,
-        operation: "POST /webhooks",
-        body: input,
-        create: (pending, store) =>
-          Effect.gen(function* () {
-            const webhook = yield* prepare(input)
-            const response = toResponse(webhook, webhook.createdAt)
-            return yield* Idempotency.complete(
-              pending,
-              { value: response, status: 201, body: JSON.stringify(response) },
-              (record) =>
-                Effect.map(
-                  Idempotency.writeInTransaction(transactor, store, record, insertWithin(webhook)),
-                  (written) => written !== Idempotency.taken
-                )
-            )
-          }),
-        // An answer kept before flow control existed lacks its fields: they were the defaults.
-        replay: (record) =>
-          decodeResponse({ status: "enabled", rateLimitPerSecond: null, ordering: "none", ...JSON.parse(record.body) })
-      })
+    const registerOnce = Idempotency.operation({
+      operation: "POST /webhooks",
+      create: (input, pending, store) =>
+        Effect.gen(function* () {
+          const webhook = yield* prepare(input)
+          const response = toResponse(webhook, webhook.createdAt)
+          return yield* Idempotency.complete(
+            pending,
+            { value: response, status: 201, body: JSON.stringify(response) },
+            (record) =>
+              Effect.map(
+                Idempotency.writeInTransaction(transactor, store, record, insertWithin(webhook)),
+                (written) => written !== Idempotency.taken
+              )
+          )
+        }),
+      // An answer kept before flow control existed lacks its fields: they were the defaults.
+      replay: (record) =>
+        decodeResponse({ status: "enabled", rateLimitPerSecond: null, ordering: "none", ...JSON.parse(record.body) })
     })
+    const registerIdempotent = (input: unknown, key: string) =>
+      registerOnce(input, key).pipe(Effect.withSpan("WebhookService.registerIdempotent"))
 
     const pageQuery = (prefix: Id.Prefix, params: Page.Params) => {
       const { issues, query } = Page.query(prefix, params)
