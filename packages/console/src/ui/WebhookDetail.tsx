@@ -16,6 +16,7 @@ import { controlId } from "./filterModel.js"
 import { FieldIssues, type Issues, invalidity } from "./Issues.js"
 import { Notice } from "./Notice.js"
 import { RotateSecret, rotationNotice } from "./RotateSecret.js"
+import { Section } from "./Section.js"
 import { deliveryText } from "./WebhookList.js"
 import { heldText, StatusBadge, statusSentence, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
 
@@ -178,12 +179,10 @@ export const WebhookDetail = (props: {
           {failure}
         </p>
       )}
-      <section aria-labelledby="health-title">
-        <h2 id="health-title">Last 24 hours</h2>
+      <Section id="health-title" title="Last 24 hours">
         {pages === null ? <p class="loading">Loading statistics…</p> : <DeliveryChart stats={pages.stats} />}
-      </section>
-      <section aria-labelledby="log-title">
-        <h2 id="log-title">Delivery log</h2>
+      </Section>
+      <Section id="log-title" title="Delivery log">
         <form class="replay" onSubmit={replay} aria-label="Replay failed deliveries">
           <div class="control">
             <label for={controlId("replay.since")}>Replay failed deliveries since</label>
@@ -249,9 +248,8 @@ export const WebhookDetail = (props: {
             Load more deliveries
           </button>
         )}
-      </section>
-      <section aria-labelledby="alerts-title">
-        <h2 id="alerts-title">Failure alerts</h2>
+      </Section>
+      <Section id="alerts-title" title="Failure alerts">
         {pages !== null && pages.alerts.length === 0 && <p class="empty">No failure alerts.</p>}
         {pages !== null && pages.alerts.length > 0 && (
           <ul class="cards alerts">
@@ -265,7 +263,7 @@ export const WebhookDetail = (props: {
             ))}
           </ul>
         )}
-      </section>
+      </Section>
     </>
   )
 }

@@ -12,6 +12,7 @@ import { EventPicker } from "./EventPicker.js"
 import { FilterBuilder } from "./FilterBuilder.js"
 import { emptyGroup, fromFilter, type GroupNode, toFilter } from "./filterModel.js"
 import { FieldIssues, InputControl, IssueSummary, type Issues, SelectControl } from "./Issues.js"
+import { Section } from "./Section.js"
 
 type AuthType = "hmac" | "basic" | "bearer"
 type Scheme = "waybill" | "standard-webhooks"
@@ -193,8 +194,7 @@ export const WebhookForm = (props: {
         )}
       </div>
 
-      <section>
-        <h2>Target</h2>
+      <Section id="form-target" title="Target">
         <InputControl
           {...field("url")}
           label="URL"
@@ -203,15 +203,13 @@ export const WebhookForm = (props: {
           autoComplete="url"
         />
         <InputControl {...field("description")} label="Description (optional)" type="text" />
-      </section>
+      </Section>
 
-      <section>
-        <h2>Events</h2>
+      <Section id="form-events" title="Events">
         <EventPicker selected={form.events} issues={issues} onChange={(events) => set({ events })} />
-      </section>
+      </Section>
 
-      <section>
-        <h2>Delivery</h2>
+      <Section id="form-delivery" title="Delivery">
         <InputControl
           {...field("rateLimit", "rateLimitPerSecond")}
           label="Rate limit (deliveries per second, optional)"
@@ -225,10 +223,9 @@ export const WebhookForm = (props: {
           hint="FIFO sends a delivery only after the previous one has ended (succeeded, or failed after its retry)."
           options={orderings}
         />
-      </section>
+      </Section>
 
-      <section>
-        <h2>Authentication</h2>
+      <Section id="form-authentication" title="Authentication">
         <SelectControl
           {...field("authType", "auth.type")}
           label="Method"
@@ -250,10 +247,9 @@ export const WebhookForm = (props: {
           autoComplete="new-password"
           placeholder={keepsSecret ? "unchanged" : ""}
         />
-      </section>
+      </Section>
 
-      <section>
-        <h2>Filters</h2>
+      <Section id="form-filters" title="Filters">
         {form.events.length === 0 && <p class="hint">Pick events first; each may have a filter.</p>}
         <FieldIssues issues={issues} path="filters" />
         {form.events.map((event) => {
@@ -296,7 +292,7 @@ export const WebhookForm = (props: {
             </div>
           )
         })}
-      </section>
+      </Section>
 
       <div class="form-actions">
         <button type="submit" class="primary" disabled={saving}>
