@@ -25,7 +25,9 @@ export interface TraceParent {
 }
 
 const HEADER = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/
-// A header as `format` writes it, with ids that are not all zeros: what `child` needs no parse for.
+// A version 00 header with ids that are not all zeros: read by position, no captures (`parse`).
+const VERSION_00 = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/
+// A header as `format` writes it: what `child` needs no parse for.
 const STORED = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-0[01]$/
 const ZERO_TRACE = "0".repeat(32)
 const ZERO_SPAN = "0".repeat(16)
@@ -43,6 +45,14 @@ const isSpanId = (id: string) => id.length === 16 && id !== ZERO_SPAN && /^[0-9a
  */
 export const parse = (header: string | null | undefined): Option.Option<TraceParent> => {
   if (header === null || header === undefined || header.length > 512) return Option.none()
+  // Nearly every header: version 00, as long as it must be (read on every request and event).
+  if (header.length === 55 && VERSION_00.test(header)) {
+    return Option.some({
+      traceId: header.slice(3, 35),
+      spanId: header.slice(36, 52),
+      sampled: (Number.parseInt(header.slice(53), 16) & 1) === 1
+    })
+  }
   const match = HEADER.exec(header.trim())
   if (match === null) return Option.none()
   const [, version, traceId, spanId, flags, rest] = match

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as fc from "fast-check"
 import * as TraceContext from "../src/TraceContext.js"
 
 const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -15,6 +16,40 @@ describe("TraceContext", () => {
     assert.isFalse(Option.getOrThrow(TraceContext.parse(`00-${traceId}-${spanId}-00`)).sampled)
     // A later version may carry more after a dash.
     assert.isTrue(Option.isSome(TraceContext.parse(`01-${traceId}-${spanId}-01-more`)))
+  })
+
+  it("parses every header as the recommendation's grammar does, fast path or not", () => {
+    // The grammar as one expression, the reference the fast path of `parse` must agree with.
+    const reference = (header: string) => {
+      const match = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/.exec(header.trim())
+      if (match === null) return Option.none()
+      const [, version, trace, span, flags, rest] = match
+      if (version === "ff" || (version === "00" && rest !== undefined)) return Option.none()
+      if (/^0+$/.test(trace!) || /^0+$/.test(span!)) return Option.none()
+      return Option.some({ traceId: trace!, spanId: span!, sampled: (Number.parseInt(flags!, 16) & 1) === 1 })
+    }
+    const hex = (length: number) =>
+      fc.oneof(
+        fc.stringMatching(new RegExp(`^[0-9a-f]{${length}}$`)),
+        fc.constant("0".repeat(length)),
+        fc.stringMatching(new RegExp(`^[0-9a-fA-F]{${length - 1},${length + 1}}$`))
+      )
+    const header = fc
+      .tuple(
+        fc.constantFrom("00", "01", "ff", "0g", "0"),
+        hex(32),
+        hex(16),
+        fc.oneof(hex(2), fc.constantFrom("01", "00", "03", "ff")),
+        fc.constantFrom("", "-more", "-", " "),
+        fc.constantFrom("", " ")
+      )
+      .map(([version, trace, span, flags, tail, pad]) => `${pad}${version}-${trace}-${span}-${flags}${tail}`)
+    fc.assert(
+      fc.property(header, (text) => {
+        assert.deepStrictEqual(TraceContext.parse(text), reference(text), text)
+      }),
+      { numRuns: 2000 }
+    )
   })
 
   it("refuses what the recommendation refuses", () => {
