@@ -1,0 +1,144 @@
+/**
+ * The same benchmark on two revisions, in turns, with an interval for the ratio: what an issue's
+ * bound "within N % of the code before, same run" needs on a shared machine, where two runs of
+ * one code differ by more than the bound.
+ *
+ * Usage: `npm run bench:compare -- --base <rev> [--pairs N] <benchmark>`, e.g.
+ * `npm run bench:compare -- --base bb58c89 --pairs 8 dispatcher`.
+ *
+ * The base revision is checked out in a worktree of its own (kept for the next call, under the
+ * system's temporary folder) with its dependencies (linked from this checkout's when the lock
+ * files agree, else `npm ci`), and this checkout's `bench/` copied over it, so both sides run
+ * the same benchmark code against their own packages (a benchmark that needs an API the base
+ * lacks fails there, and says so). Then `--pairs` times: the base and this checkout one after
+ * the other, the order flipped every pair (ABBA), each a fresh process as `npm run bench` runs
+ * it. Reported per `target` line the benchmark prints: each side's runs and median, the ratio
+ * of the medians (this checkout / base), and a 90 % bootstrap interval of that ratio. A bound
+ * holds when the interval lies above it; an interval across it says the machine cannot tell.
+ */
+import { execFileSync, spawnSync } from "node:child_process"
+import { cpSync, existsSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+
+const usage = "Usage: npm run bench:compare -- --base <rev> [--pairs N] <benchmark>"
+const parseArgs = (args: ReadonlyArray<string>) => {
+  let base: string | undefined
+  let pairs = 6
+  const names: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--base") base = args[++i]
+    else if (arg === "--pairs") pairs = Number(args[++i])
+    else names.push(arg)
+  }
+  if (base === undefined || names.length !== 1 || !Number.isInteger(pairs) || pairs < 2 || pairs > 50) {
+    console.error(`${usage}\n  --base is required; one benchmark name; --pairs a whole number from 2 to 50`)
+    process.exit(2)
+  }
+  return { base, pairs, name: names[0]! }
+}
+
+const git = (...args: ReadonlyArray<string>) => execFileSync("git", ["-C", root, ...args], { encoding: "utf8" }).trim()
+
+// The base revision's worktree, its dependencies installed and this checkout's benchmarks in it.
+const prepareBase = (revision: string): string => {
+  const sha = git("rev-parse", "--verify", `${revision}^{commit}`)
+  const tree = join(tmpdir(), `waybill-compare-${sha.slice(0, 12)}`)
+  if (!existsSync(tree)) {
+    git("worktree", "add", "--detach", tree, sha)
+  }
+  if (!existsSync(join(tree, "node_modules"))) {
+    const sameLock =
+      readFileSync(join(root, "package-lock.json"), "utf8") === readFileSync(join(tree, "package-lock.json"), "utf8")
+    if (sameLock) {
+      // Hard links, and the workspace links stay relative: they point into the worktree's packages.
+      execFileSync("cp", ["-al", join(root, "node_modules"), join(tree, "node_modules")])
+    } else {
+      console.log(`  installing the dependencies of ${sha.slice(0, 12)} (its lock file differs) …`)
+      execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: tree, stdio: "ignore" })
+    }
+  }
+  rmSync(join(tree, "bench"), { recursive: true, force: true })
+  cpSync(join(root, "bench"), join(tree, "bench"), { recursive: true })
+  return tree
+}
+
+// One run of the benchmark in `tree`: its `target` lines, label → value.
+const runOnce = (tree: string, file: string): Map<string, number> => {
+  const result = spawnSync(process.execPath, ["--conditions=@waybill/source", "--import", "tsx", join("bench", file)], {
+    cwd: tree,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024
+  })
+  const targets = new Map<string, number>()
+  for (const match of result.stdout.matchAll(/^ {2}target (.+): (-?[0-9.]+) \(needs/gm)) {
+    targets.set(match[1]!, Number(match[2]))
+  }
+  if (targets.size === 0) {
+    throw new Error(`${file} in ${tree} printed no target (exit ${result.status}):\n${result.stdout}\n${result.stderr}`)
+  }
+  return targets
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+// A 90 % percentile-bootstrap interval of median(head) / median(base), each side resampled.
+const interval = (base: ReadonlyArray<number>, head: ReadonlyArray<number>): readonly [number, number] => {
+  const draw = (values: ReadonlyArray<number>) =>
+    median(Array.from({ length: values.length }, () => values[Math.floor(Math.random() * values.length)]!))
+  const ratios = Array.from({ length: 4000 }, () => draw(head) / draw(base)).sort((a, b) => a - b)
+  return [ratios[Math.floor(ratios.length * 0.05)]!, ratios[Math.floor(ratios.length * 0.95)]!]
+}
+
+const { base, pairs, name } = parseArgs(process.argv.slice(2))
+const file = `${name}.bench.ts`
+if (!existsSync(join(root, "bench", file))) {
+  console.error(`No benchmark bench/${file}\n${usage}`)
+  process.exit(2)
+}
+const baseTree = prepareBase(base)
+const sides = [
+  {
+    name: `base ${git("rev-parse", "--short", `${base}^{commit}`)}`,
+    tree: baseTree,
+    runs: [] as Array<Map<string, number>>
+  },
+  { name: `this checkout ${git("rev-parse", "--short", "HEAD")}`, tree: root, runs: [] as Array<Map<string, number>> }
+]
+console.log(`Comparing ${sides[1]!.name} with ${sides[0]!.name} on ${file}: ${pairs} pairs, in turns (ABBA)`)
+for (let pair = 0; pair < pairs; pair++) {
+  const order = pair % 2 === 0 ? sides : [...sides].reverse()
+  for (const side of order) {
+    side.runs.push(runOnce(side.tree, file))
+    process.stdout.write(".")
+  }
+}
+process.stdout.write("\n")
+const [before, after] = sides as [(typeof sides)[0], (typeof sides)[0]]
+for (const label of after.runs[0]!.keys()) {
+  const baseValues = before.runs.map((run) => run.get(label)).filter((value) => value !== undefined)
+  const headValues = after.runs.map((run) => run.get(label)!)
+  if (baseValues.length < 2) {
+    console.log(`  ${label}: the base does not print it`)
+    continue
+  }
+  const [low, high] = interval(baseValues, headValues)
+  console.log(`  ${label}`)
+  console.log(
+    `    ${before.name}: ${baseValues.map((v) => v.toFixed(2)).join(", ")} (median ${median(baseValues).toFixed(3)})`
+  )
+  console.log(
+    `    ${after.name}: ${headValues.map((v) => v.toFixed(2)).join(", ")} (median ${median(headValues).toFixed(3)})`
+  )
+  console.log(
+    `    this checkout / base: ${(median(headValues) / median(baseValues)).toFixed(3)} (90 % interval ${low.toFixed(3)}–${high.toFixed(3)})`
+  )
+}
