@@ -3,8 +3,9 @@
  * bound "within N % of the code before, same run" needs on a shared machine, where two runs of
  * one code differ by more than the bound.
  *
- * Usage: `npm run bench:compare -- --base <rev> [--pairs N] <benchmark>`, e.g.
- * `npm run bench:compare -- --base bb58c89 --pairs 8 dispatcher`.
+ * Usage: `npm run bench:compare -- --base <rev> [--head <rev>] [--pairs N] <benchmark>`, e.g.
+ * `npm run bench:compare -- --base bb58c89 --pairs 8 dispatcher` (`--head`: another revision
+ * in place of this checkout, prepared as the base is, e.g. to find which commit cost what).
  *
  * The base revision is checked out in a worktree of its own (kept for the next call, under the
  * system's temporary folder) with its dependencies (linked from this checkout's when the lock
@@ -24,14 +25,16 @@ import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
-const usage = "Usage: npm run bench:compare -- --base <rev> [--pairs N] <benchmark>"
+const usage = "Usage: npm run bench:compare -- --base <rev> [--head <rev>] [--pairs N] <benchmark>"
 const parseArgs = (args: ReadonlyArray<string>) => {
   let base: string | undefined
+  let head: string | undefined
   let pairs = 6
   const names: Array<string> = []
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (arg === "--base") base = args[++i]
+    else if (arg === "--head") head = args[++i]
     else if (arg === "--pairs") pairs = Number(args[++i])
     else names.push(arg)
   }
@@ -39,13 +42,13 @@ const parseArgs = (args: ReadonlyArray<string>) => {
     console.error(`${usage}\n  --base is required; one benchmark name; --pairs a whole number from 2 to 50`)
     process.exit(2)
   }
-  return { base, pairs, name: names[0]! }
+  return { base, head, pairs, name: names[0]! }
 }
 
 const git = (...args: ReadonlyArray<string>) => execFileSync("git", ["-C", root, ...args], { encoding: "utf8" }).trim()
 
-// The base revision's worktree, its dependencies installed and this checkout's benchmarks in it.
-const prepareBase = (revision: string): string => {
+// A revision's worktree, its dependencies installed and this checkout's benchmarks in it.
+const prepare = (revision: string): string => {
   const sha = git("rev-parse", "--verify", `${revision}^{commit}`)
   const tree = join(tmpdir(), `waybill-compare-${sha.slice(0, 12)}`)
   if (!existsSync(tree)) {
@@ -98,20 +101,18 @@ const interval = (base: ReadonlyArray<number>, head: ReadonlyArray<number>): rea
   return [ratios[Math.floor(ratios.length * 0.05)]!, ratios[Math.floor(ratios.length * 0.95)]!]
 }
 
-const { base, pairs, name } = parseArgs(process.argv.slice(2))
+const { base, head, pairs, name } = parseArgs(process.argv.slice(2))
 const file = `${name}.bench.ts`
 if (!existsSync(join(root, "bench", file))) {
   console.error(`No benchmark bench/${file}\n${usage}`)
   process.exit(2)
 }
-const baseTree = prepareBase(base)
+const short = (revision: string) => git("rev-parse", "--short", `${revision}^{commit}`)
 const sides = [
-  {
-    name: `base ${git("rev-parse", "--short", `${base}^{commit}`)}`,
-    tree: baseTree,
-    runs: [] as Array<Map<string, number>>
-  },
-  { name: `this checkout ${git("rev-parse", "--short", "HEAD")}`, tree: root, runs: [] as Array<Map<string, number>> }
+  { name: `base ${short(base)}`, tree: prepare(base), runs: [] as Array<Map<string, number>> },
+  head === undefined
+    ? { name: `this checkout ${short("HEAD")}`, tree: root, runs: [] as Array<Map<string, number>> }
+    : { name: `head ${short(head)}`, tree: prepare(head), runs: [] as Array<Map<string, number>> }
 ]
 console.log(`Comparing ${sides[1]!.name} with ${sides[0]!.name} on ${file}: ${pairs} pairs, in turns (ABBA)`)
 for (let pair = 0; pair < pairs; pair++) {
@@ -139,6 +140,6 @@ for (const label of after.runs[0]!.keys()) {
     `    ${after.name}: ${headValues.map((v) => v.toFixed(2)).join(", ")} (median ${median(headValues).toFixed(3)})`
   )
   console.log(
-    `    this checkout / base: ${(median(headValues) / median(baseValues)).toFixed(3)} (90 % interval ${low.toFixed(3)}–${high.toFixed(3)})`
+    `    ${head === undefined ? "this checkout" : "head"} / base: ${(median(headValues) / median(baseValues)).toFixed(3)} (90 % interval ${low.toFixed(3)}–${high.toFixed(3)})`
   )
 }
