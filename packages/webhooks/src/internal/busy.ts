@@ -4,19 +4,25 @@
  * `windowMs` has passed. Where the runtime has no such measure, never busy.
  */
 
-interface Utilization {
+/** What `performance.eventLoopUtilization` answers: totals, or the difference since `since`. */
+export interface Utilization {
   readonly idle: number
   readonly active: number
   readonly utilization: number
 }
-type Measure = (since?: Utilization) => Utilization
 
-const measure: Measure | undefined = (
+/** `performance.eventLoopUtilization`'s signature, so that tests can script the loop's time. */
+export type Measure = (since?: Utilization) => Utilization
+
+const eventLoop: Measure | undefined = (
   globalThis.performance as { eventLoopUtilization?: Measure } | undefined
 )?.eventLoopUtilization?.bind(globalThis.performance)
 
-/** A gauge: `busy(now)` answers from the last full window, measuring a new one when it is due. */
-export const make = (threshold: number, windowMs: number) => {
+/**
+ * A gauge: `busy(now)` answers from the last full window, measuring a new one when it is due;
+ * `measure` is this event loop's unless given.
+ */
+export const make = (threshold: number, windowMs: number, measure: Measure | undefined = eventLoop) => {
   if (measure === undefined) return { busy: (_now: number) => false }
   let last = measure()
   let since: number | undefined
