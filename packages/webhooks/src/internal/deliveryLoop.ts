@@ -130,12 +130,20 @@ const completer = (env: Env, loop: Loop) =>
       const size = env.settings.completionBatchSize
       for (let i = 0; i < batch.length; i += size) {
         // A failed write loses nothing: the leases run out and the deliveries are sent again.
+        // Said once, until a write goes through again (an outage fails every slice and kick).
         yield* persist(env, batch.slice(i, i + size)).pipe(
-          Effect.catchAllCause((cause) =>
-            Cause.isInterruptedOnly(cause)
-              ? Effect.failCause(cause)
-              : env.logWriteFailure("Delivery results could not be written; they will be retried", cause)
-          )
+          Effect.matchCauseEffect({
+            onSuccess: () =>
+              Effect.sync(() => {
+                loop.writeFailing = false
+              }),
+            onFailure: (cause) => {
+              if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+              if (loop.writeFailing) return Effect.void
+              loop.writeFailing = true
+              return env.logWriteFailure("Delivery results could not be written; they will be retried", cause)
+            }
+          })
         )
       }
       loop.unwritten -= batch.length
@@ -266,6 +274,7 @@ export const makeLoop = (
       debug: yield* debugEnabled,
       batch: [],
       unwritten: 0,
+      writeFailing: false,
       room: Signal.make(),
       fan: fanOut?.make()
     }

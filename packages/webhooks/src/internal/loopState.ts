@@ -82,6 +82,8 @@ export interface Loop {
   readonly debug: boolean
   batch: Array<Outcome>
   unwritten: number
+  /** The last write of results failed: a failure is said once, until a write succeeds again. */
+  writeFailing: boolean
   /** Room freed up for fan-out to read more events. */
   readonly room: Signal.Signal
   /** Set in `run`: fan-out hands fresh deliveries to this loop. */
