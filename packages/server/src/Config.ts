@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 
+import { join } from "node:path"
 import type { StaticKey } from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import type { DatabaseConfig } from "@waybill/store-pg/Database"
@@ -355,6 +356,17 @@ export const settings: Config.Config<ServerConfig> = Config.all({
  * @since 0.1.0
  * @category config
  */
+/**
+ * Where the embedded database keeps its files inside the data directory.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const databaseConfig = (config: ServerConfig): DatabaseConfig =>
+  config.database._tag === "Embedded" && config.database.dataDir !== "memory://"
+    ? { ...config.database, dataDir: join(config.database.dataDir, "pglite") }
+    : config.database
+
 export const config: Config.Config<ServerConfig> = settings.pipe(
   Config.mapOrFail((server) =>
     server.database._tag === "Postgres" && Option.isNone(server.secretKey)

@@ -6,7 +6,6 @@
  */
 
 import * as NodeHttp from "node:http"
-import { join } from "node:path"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -41,7 +40,7 @@ import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { defaultMaxConnections, defaultRequestTimeoutMs, type ServerConfig } from "./Config.js"
+import { databaseConfig, defaultMaxConnections, defaultRequestTimeoutMs, type ServerConfig } from "./Config.js"
 import * as Generation from "./Generation.js"
 import * as Observability from "./Observability.js"
 import type { ReferenceDataFile } from "./ReferenceDataFile.js"
@@ -55,17 +54,6 @@ import * as Sweeps from "./Sweeps.js"
  * @category constants
  */
 export const developmentWorkspace = Schema.decodeSync(WorkspaceId)("default")
-
-/**
- * Where the embedded database keeps its files inside the data directory.
- *
- * @since 0.1.0
- * @category utils
- */
-export const databaseConfig = (config: ServerConfig): Database.DatabaseConfig =>
-  config.database._tag === "Embedded" && config.database.dataDir !== "memory://"
-    ? { ...config.database, dataDir: join(config.database.dataDir, "pglite") }
-    : config.database
 
 // With no configured keys and none on file, issue one for local use and print it once.
 const developmentKey = (config: ServerConfig) =>

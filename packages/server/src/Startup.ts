@@ -11,9 +11,8 @@ import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { describeError, type ServerConfig } from "./Config.js"
+import { databaseConfig, describeError, type ServerConfig } from "./Config.js"
 import { ReferenceDataError } from "./ReferenceDataFile.js"
-import * as Server from "./Server.js"
 
 const hasTag = (value: unknown, tag: string): value is { readonly _tag: string; readonly message: string } =>
   typeof value === "object" && value !== null && (value as { readonly _tag?: unknown })._tag === tag
@@ -57,10 +56,7 @@ const databaseHint = (
  * @category utils
  */
 export const describeDatabase = (settings: ServerConfig): string =>
-  Database.describe(
-    Server.databaseConfig(settings),
-    Option.getOrUndefined(Option.map(settings.databaseUrl, Redacted.value))
-  )
+  Database.describe(databaseConfig(settings), Option.getOrUndefined(Option.map(settings.databaseUrl, Redacted.value)))
 
 /**
  * One line for a failure the operator can fix, or `None` for a bug (then the whole cause is

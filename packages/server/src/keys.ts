@@ -26,9 +26,8 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { settings as readSettings, type ServerConfig } from "./Config.js"
+import { databaseConfig, settings as readSettings, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
-import * as Server from "./Server.js"
 import * as Startup from "./Startup.js"
 
 const usage = `Usage: npm run keys -- <command>
@@ -100,7 +99,7 @@ const run = (command: Command) =>
     yield* DataDirLock.acquire(configured.database)
     const keys = ApiKeys.layer([]).pipe(
       Layer.provide(PgApiKeyStore.layer),
-      Layer.provide(Database.layer(Server.databaseConfig(configured)))
+      Layer.provide(Database.layer(databaseConfig(configured)))
     )
     yield* Effect.gen(function* () {
       const service = yield* ApiKeys.ApiKeys
