@@ -31,23 +31,21 @@ const withoutDatabaseUrl = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
 export interface ServerProcess {
   readonly base: string
   readonly child: ChildProcess
-  /** Every line the process wrote to stdout and stderr so far (with `captureOutput`). */
+  /** Every line the process wrote to stdout and stderr so far. */
   readonly output: Array<string>
   /** The process's resident set size now, in bytes (from /proc). */
   readonly rss: () => number
 }
 
-/**
- * A reference server process on `databaseUrl` (`undefined`: an embedded database in memory),
- * ready when it answers `/health`. `env` adds to or overrides its environment; with
- * `captureOutput` its log is kept in `output` rather than shown.
- */
-export const serverProcess = (
-  databaseUrl: string | undefined,
-  options: { readonly env?: Record<string, string>; readonly captureOutput?: boolean } = {}
-) =>
+// A free port is only free until someone binds it: another test file's receiver may take it
+// between the probe and the server's listen. The server's own "Listening on" line proves the
+// port is its own (a /health answer could come from whoever took it); on a port taken in the
+// meantime, the server is started again on another one.
+const portTaken = /EADDRINUSE/
+const attempts = 3
+
+const spawnServer = (port: number, databaseUrl: string | undefined, options: ServerOptions) =>
   Effect.gen(function* () {
-    const port = yield* freePort
     const output: Array<string> = []
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -56,7 +54,7 @@ export const serverProcess = (
           ["--conditions=@waybill/source", "--import", "tsx", "packages/server/src/main.ts"],
           {
             cwd: root,
-            stdio: ["ignore", options.captureOutput ? "pipe" : "ignore", options.captureOutput ? "pipe" : "inherit"],
+            stdio: ["ignore", "pipe", "pipe"],
             env: {
               ...withoutDatabaseUrl(process.env),
               ...(databaseUrl === undefined ? { WAYBILL_DATA_DIR: "memory://" } : { DATABASE_URL: databaseUrl }),
@@ -81,28 +79,59 @@ export const serverProcess = (
             output.push(...lines)
           })
         }
+        // Without `captureOutput`, its errors are shown as they come (its request log is not).
+        if (options.captureOutput !== true) child.stderr?.on("data", (chunk: string) => process.stderr.write(chunk))
         return child
       }),
       (child: ChildProcess) => Effect.sync(() => child.kill("SIGKILL"))
     )
-    const base = `http://127.0.0.1:${port}`
+    const listening = `Listening on http://127.0.0.1:${port}`
     yield* eventually(
-      Effect.promise(() =>
-        fetch(`${base}/health`).then(
-          (r) => r.ok,
-          () => false
-        )
-      ),
+      Effect.sync(() => child.exitCode !== null || output.some((line) => line.includes(listening))),
       "the server process to start",
       90_000
     )
-    const rss = () => {
-      const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
-      const kib = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)
-      if (kib === null) throw new Error(`no VmRSS for process ${child.pid}`)
-      return Number(kib[1]) * 1024
+    return { child, output, listening: child.exitCode === null }
+  })
+
+interface ServerOptions {
+  readonly env?: Record<string, string>
+  readonly captureOutput?: boolean
+}
+
+/**
+ * A reference server process on `databaseUrl` (`undefined`: an embedded database in memory),
+ * ready when it answers `/health`. `env` adds to or overrides its environment; with
+ * `captureOutput` its errors are kept in `output` only, rather than also shown.
+ */
+export const serverProcess = (databaseUrl: string | undefined, options: ServerOptions = {}) =>
+  Effect.gen(function* () {
+    for (let attempt = 1; ; attempt++) {
+      const port = yield* freePort
+      const { child, output, listening } = yield* spawnServer(port, databaseUrl, options)
+      if (!listening) {
+        if (attempt < attempts && output.some((line) => portTaken.test(line))) continue
+        return yield* Effect.die(new Error(`the server process ended before listening:\n${output.join("\n")}`))
+      }
+      const base = `http://127.0.0.1:${port}`
+      yield* eventually(
+        Effect.promise(() =>
+          fetch(`${base}/health`).then(
+            (r) => r.ok,
+            () => false
+          )
+        ),
+        "the server process to answer /health",
+        30_000
+      )
+      const rss = () => {
+        const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
+        const kib = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)
+        if (kib === null) throw new Error(`no VmRSS for process ${child.pid}`)
+        return Number(kib[1]) * 1024
+      }
+      return { base, child, output, rss } satisfies ServerProcess
     }
-    return { base, child, output, rss } satisfies ServerProcess
   })
 
 export interface LogEntry {
