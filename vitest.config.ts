@@ -44,6 +44,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: "e2e",
+          // As above (measured: 602 s instead of 642 for the whole run, 951 s of CPU instead of
+          // 1,024). Each suite starts its own servers and databases; what modules hold for the
+          // process (Effect's metric registry) is read only as a difference within one test,
+          // and a worker runs its files one after another.
+          poolOptions: { forks: { isolate: false } },
           include: ["test/**/*.test.ts"],
           setupFiles: ["./vitest.setup.ts"],
           testTimeout: 60_000,
