@@ -54,9 +54,11 @@ describe("releases", () => {
   })
 
   it("a changeset for one package, versioned, raises every package and their exact requirements together", async () => {
-    // A copy of what changesets reads: the manifests, the changelogs and its folder.
+    // A copy of what changesets reads: the manifests, the changelogs and its configuration (not
+    // the changesets waiting for the next release, which would raise the version by their bump).
     cpSync(join(root, "package.json"), join(work, "package.json"))
-    cpSync(join(root, ".changeset"), join(work, ".changeset"), { recursive: true })
+    mkdirSync(join(work, ".changeset"), { recursive: true })
+    cpSync(join(root, ".changeset/config.json"), join(work, ".changeset/config.json"))
     const directories = [...publishable, "examples/embed", "examples/receiver"]
     for (const directory of directories) {
       mkdirSync(join(work, directory), { recursive: true })
