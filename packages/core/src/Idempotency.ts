@@ -541,26 +541,27 @@ class KeyTaken extends Data.TaggedError("@waybill/core/Idempotency/KeyTaken") {}
  * The creation written with its record in one `Transactor` transaction, for adapters without a
  * write of their own that takes records (see `DraftRepository.insertPublishingIdempotent`): the
  * key is looked up first (in memory, under the transaction's lock, that decides), then `write`
- * runs and the record is inserted after it; when the insert finds the key kept (another process
- * committed it meanwhile) the transaction rolls back and `Taken` is answered.
+ * runs and the record is inserted after it. Answers true when both were committed, false when the
+ * key was kept already (found, or found by the insert because another process committed it
+ * meanwhile: the transaction rolls back): what `complete` takes.
  *
  * @since 0.1.0
  * @category writing
  */
-export const writeInTransaction = <A, E, R>(
+export const writeInTransaction = <E, R>(
   transactor: Transactor["Type"],
   store: IdempotencyStore["Type"],
   record: IdempotencyRecord,
-  write: Effect.Effect<A, E, R>
-): Effect.Effect<A | Taken, E, R> =>
+  write: Effect.Effect<unknown, E, R>
+): Effect.Effect<boolean, E, R> =>
   transactor
     .withTransaction(
       Effect.flatMap(store.find(record.workspaceId, record.key), (found) =>
         Option.isSome(found)
-          ? Effect.succeed<A | Taken>(taken)
-          : Effect.flatMap(write, (value) =>
+          ? Effect.succeed(false)
+          : Effect.flatMap(write, () =>
               Effect.flatMap(store.insert(record), (inserted) =>
-                inserted ? Effect.succeed<A | Taken>(value) : Effect.fail(new KeyTaken())
+                inserted ? Effect.succeed(true) : Effect.fail(new KeyTaken())
               )
             )
       )
@@ -568,7 +569,7 @@ export const writeInTransaction = <A, E, R>(
     .pipe(
       Effect.catchIf(
         (error): error is KeyTaken => error instanceof KeyTaken,
-        () => Effect.succeed(taken)
+        () => Effect.succeed(false)
       )
     )
 
@@ -587,7 +588,7 @@ export interface Answer<A> {
 /**
  * The end of a `create`: the pending record completed with the creation's `answer`, then
  * written with the creation by `write` (true when it wrote both, false when the key was kept
- * already, e.g. `writeInTransaction` answering `Taken`), and its outcome: `Created` with the
+ * already, as `writeInTransaction` answers), and its outcome: `Created` with the
  * answer as kept, or `Taken`.
  *
  * @since 0.1.0

@@ -82,7 +82,7 @@ const setup = Effect.gen(function* () {
             pending.complete(201, answer),
             Effect.sync(() => created.push(id))
           )
-          return written === Idempotency.taken ? written : Idempotency.created(id, 201, answer)
+          return written ? Idempotency.created(id, 201, answer) : Idempotency.taken
         }),
       replay: (record) => (JSON.parse(record.body) as { id: string }).id
     })
@@ -169,7 +169,7 @@ describe("Idempotency.run", () => {
     }).pipe(Effect.provide(Transactor.layerMemory))
   )
 
-  it.effect("writeInTransaction answers Taken and writes nothing when the key is kept", () =>
+  it.effect("writeInTransaction answers false and writes nothing when the key is kept", () =>
     Effect.gen(function* () {
       const store = Idempotency.makeMemory()
       const transactor = yield* Transactor.Transactor
@@ -185,8 +185,8 @@ describe("Idempotency.run", () => {
       }
       let writes = 0
       const write = Effect.sync(() => ++writes)
-      assert.strictEqual(yield* Idempotency.writeInTransaction(transactor, store, record, write), 1)
-      assert.strictEqual(yield* Idempotency.writeInTransaction(transactor, store, record, write), Idempotency.taken)
+      assert.isTrue(yield* Idempotency.writeInTransaction(transactor, store, record, write))
+      assert.isFalse(yield* Idempotency.writeInTransaction(transactor, store, record, write))
       assert.strictEqual(writes, 1)
     }).pipe(Effect.provide(Transactor.layerMemory))
   )

@@ -231,14 +231,11 @@ export const make = Effect.gen(function* () {
         return yield* Idempotency.complete(pending, { value: draft, status: 201, body: toJson(draft) }, (record) =>
           repository.insertPublishingIdempotent !== undefined
             ? repository.insertPublishingIdempotent(workspaceId, draft, events, record)
-            : Effect.map(
-                Idempotency.writeInTransaction(
-                  transactor,
-                  store,
-                  record,
-                  Effect.zipRight(repository.insert(workspaceId, draft), outbox.publish(workspaceId, events))
-                ),
-                (written) => written !== Idempotency.taken
+            : Idempotency.writeInTransaction(
+                transactor,
+                store,
+                record,
+                Effect.zipRight(repository.insert(workspaceId, draft), outbox.publish(workspaceId, events))
               )
         )
       }),

@@ -230,10 +230,7 @@ export const idempotentPublisher: Effect.Effect<
         )
       : publishIdempotent !== undefined
         ? Effect.map(publishIdempotent(workspaceId, [{ event, record }]), ([recorded]) => recorded !== undefined)
-        : Effect.map(
-            Idempotency.writeInTransaction(transactor, store, record, outbox.publish(workspaceId, [event])),
-            (written) => written !== Idempotency.taken
-          )
+        : Idempotency.writeInTransaction(transactor, store, record, outbox.publish(workspaceId, [event]))
   return Idempotency.operation({
     operation: "POST /events",
     create: (input, pending, store) =>

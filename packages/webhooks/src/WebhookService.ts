@@ -423,11 +423,7 @@ export const make = (options: Options) =>
           return yield* Idempotency.complete(
             pending,
             { value: response, status: 201, body: JSON.stringify(response) },
-            (record) =>
-              Effect.map(
-                Idempotency.writeInTransaction(transactor, store, record, insertWithin(webhook)),
-                (written) => written !== Idempotency.taken
-              )
+            (record) => Idempotency.writeInTransaction(transactor, store, record, insertWithin(webhook))
           )
         }),
       // An answer kept before flow control existed lacks its fields: they were the defaults.
