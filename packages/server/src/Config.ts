@@ -356,17 +356,6 @@ export const settings: Config.Config<ServerConfig> = Config.all({
  * @since 0.1.0
  * @category config
  */
-/**
- * Where the embedded database keeps its files inside the data directory.
- *
- * @since 0.1.0
- * @category utils
- */
-export const databaseConfig = (config: ServerConfig): DatabaseConfig =>
-  config.database._tag === "Embedded" && config.database.dataDir !== "memory://"
-    ? { ...config.database, dataDir: join(config.database.dataDir, "pglite") }
-    : config.database
-
 export const config: Config.Config<ServerConfig> = settings.pipe(
   Config.mapOrFail((server) =>
     server.database._tag === "Postgres" && Option.isNone(server.secretKey)
@@ -379,3 +368,14 @@ export const config: Config.Config<ServerConfig> = settings.pipe(
       : Either.right(server)
   )
 )
+
+/**
+ * Where the embedded database keeps its files inside the data directory.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const databaseConfig = (config: ServerConfig): DatabaseConfig =>
+  config.database._tag === "Embedded" && config.database.dataDir !== "memory://"
+    ? { ...config.database, dataDir: join(config.database.dataDir, "pglite") }
+    : config.database
