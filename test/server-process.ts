@@ -86,12 +86,13 @@ const spawnServer = (port: number, databaseUrl: string | undefined, options: Ser
       (child: ChildProcess) => Effect.sync(() => child.kill("SIGKILL"))
     )
     const listening = `Listening on http://127.0.0.1:${port}`
+    const ended = () => child.exitCode !== null || child.signalCode !== null
     yield* eventually(
-      Effect.sync(() => child.exitCode !== null || output.some((line) => line.includes(listening))),
+      Effect.sync(() => ended() || output.some((line) => line.includes(listening))),
       "the server process to start",
       90_000
     )
-    return { child, output, listening: child.exitCode === null }
+    return { child, output, listening: !ended() }
   })
 
 interface ServerOptions {
