@@ -3,7 +3,7 @@
  * download: the system binary). Every page a test opens is watched: a console error, an uncaught
  * exception, a failed request or a request to another origin fails the test.
  */
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -14,9 +14,13 @@ export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
 export const hasChromium = existsSync(chromiumPath)
 
-/** Where screenshots go: `WAYBILL_SCREENSHOTS` (docs/images: `npm run docs:screenshots`), else a temporary directory. */
-export const screenshots =
-  process.env.WAYBILL_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "waybill-console-screenshots-"))
+const keptScreenshots = process.env.WAYBILL_SCREENSHOTS
+
+/**
+ * Where screenshots go: `WAYBILL_SCREENSHOTS` (docs/images: `npm run docs:screenshots`), else a
+ * temporary directory, removed after each suite.
+ */
+export const screenshots = keptScreenshots ?? mkdtempSync(join(tmpdir(), "waybill-console-screenshots-"))
 
 // The browser of the running `describeInBrowser` suite.
 let browser: Browser | undefined
@@ -40,6 +44,7 @@ export const describeInBrowser = (name: string, suite: () => void) => {
     afterAll(async () => {
       await browser?.close()
       browser = undefined
+      if (keptScreenshots === undefined) rmSync(screenshots, { recursive: true, force: true })
     })
     suite()
   })
