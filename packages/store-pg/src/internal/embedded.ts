@@ -1,5 +1,5 @@
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
+import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
@@ -18,6 +18,42 @@ export const SOCKET_PORT = 5432
 
 export class EmbeddedStartError extends Error {
   override readonly name = "EmbeddedStartError"
+}
+
+/** The prefix of the private socket directories, in the system's temporary folder. */
+export const SOCKET_DIR_PREFIX = "waybill-pglite-"
+/** The file in a socket directory that names its process: `<host> <pid>`. */
+export const OWNER_FILE = "owner"
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code !== "ESRCH"
+  }
+}
+
+/**
+ * Removes the socket directories of processes of this host that have ended without removing
+ * theirs (killed with SIGKILL, or by the OOM killer): each start would otherwise leave one more
+ * in the temporary folder. A directory is left alone unless its owner file names this host and
+ * a pid that no longer runs: one being made (no owner yet), another user's, one of another host
+ * or container sharing the folder. Best effort: whatever cannot be read or removed is left.
+ */
+export const removeStaleSocketDirs = async (folder: string = tmpdir()): Promise<void> => {
+  const host = hostname()
+  const names = await readdir(folder).catch(() => [] as Array<string>)
+  for (const name of names) {
+    if (!name.startsWith(SOCKET_DIR_PREFIX)) continue
+    const directory = join(folder, name)
+    const owner = await readFile(join(directory, OWNER_FILE), "utf8").catch(() => undefined)
+    const [ownerHost, ownerPid] = owner?.trim().split(" ") ?? []
+    const pid = Number(ownerPid)
+    if (ownerHost !== host || !Number.isSafeInteger(pid) || pid <= 0 || isAlive(pid)) continue
+    await rm(directory, { recursive: true, force: true }).catch(() => {})
+  }
 }
 
 /**
@@ -44,7 +80,9 @@ export const acquire = (
         try {
           // A name checked by `Migrations.schemaProblem`: a plain identifier.
           await db.exec(`SET search_path TO ${options.searchPath}`)
-          const socketDir = await mkdtemp(join(tmpdir(), "waybill-pglite-"))
+          await removeStaleSocketDirs()
+          const socketDir = await mkdtemp(join(tmpdir(), SOCKET_DIR_PREFIX))
+          await writeFile(join(socketDir, OWNER_FILE), `${hostname()} ${process.pid}\n`)
           const server = new PGLiteSocketServer({
             db,
             path: join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
