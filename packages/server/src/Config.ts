@@ -375,7 +375,7 @@ export const config: Config.Config<ServerConfig> = settings.pipe(
  * @since 0.1.0
  * @category utils
  */
-export const databaseConfig = (config: ServerConfig): DatabaseConfig =>
-  config.database._tag === "Embedded" && config.database.dataDir !== "memory://"
-    ? { ...config.database, dataDir: join(config.database.dataDir, "pglite") }
-    : config.database
+export const databaseConfig = (server: ServerConfig): DatabaseConfig =>
+  server.database._tag === "Embedded" && server.database.dataDir !== "memory://"
+    ? { ...server.database, dataDir: join(server.database.dataDir, "pglite") }
+    : server.database
