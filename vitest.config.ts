@@ -1,5 +1,6 @@
 import { defaultClientConditions, defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
+import { LongestFirst } from "./test/sequencer.js"
 
 // Inside the workspace, `@waybill/*` imports resolve to the TypeScript sources (the
 // `@waybill/source` export condition), never to a build that may be stale.
@@ -24,6 +25,8 @@ export default defineConfig({
     // sockets, child processes, timers and the database rather than on the CPU, so three files
     // at once keep both cores busy without starving any one of them.
     maxWorkers: 3,
+    // Without Vitest's cache (a clean clone), the files that take minutes start first.
+    sequence: { sequencer: LongestFirst },
     minWorkers: 1,
     projects: [
       {
