@@ -24,56 +24,26 @@
  * machine is shared: compare only ratios taken in the same run.)
  */
 import * as http from "node:http"
-import type { AddressInfo } from "node:net"
-import * as Transactor from "@waybill/core/Transactor"
-import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
-import { EventOutbox } from "@waybill/events/EventOutbox"
-import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
-import * as WebhookSender from "@waybill/sender/WebhookSender"
-import * as DeliveryStore from "@waybill/webhooks/DeliveryStore"
-import * as Dispatcher from "@waybill/webhooks/Dispatcher"
-import * as FailureAlerts from "@waybill/webhooks/FailureAlerts"
-import * as HostResolver from "@waybill/webhooks/HostResolver"
-import type { HttpSender } from "@waybill/webhooks/HttpSender"
-import * as OutboxReader from "@waybill/webhooks/OutboxReader"
-import * as SecretBox from "@waybill/webhooks/SecretBox"
-import * as WebhookRepository from "@waybill/webhooks/WebhookRepository"
-import * as WebhookService from "@waybill/webhooks/WebhookService"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Schema from "effect/Schema"
 import { Agent, type Dispatcher as UndiciDispatcher } from "undici"
+import {
+  arrivals,
+  IN_FLIGHT,
+  port,
+  startDispatcher,
+  succeededSoFar,
+  tour,
+  untilSucceeded,
+  url,
+  workspace
+} from "./dispatcher-setup.js"
 import { type Measurement, report, target } from "./harness.js"
 
 const ROUND = 3_000
 const ROUNDS = 7
-const IN_FLIGHT = 16
 const PACED_RATE = 1_000
 const PACED_SECONDS = 3
 
-const workspace = Schema.decodeSync(WorkspaceId)("bench")
-
-// The receiver: answers 200 at once and notes when each event arrived.
-const arrivals = new Map<string, number>()
-const server = http.createServer((request, response) => {
-  request.resume()
-  request.on("end", () => {
-    const eventId = request.headers["x-event-id"]
-    if (typeof eventId === "string") arrivals.set(eventId, performance.now())
-    response.writeHead(200, { "Content-Length": "0" }).end()
-  })
-})
-server.keepAliveTimeout = 60_000
-await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-const port = (server.address() as AddressInfo).port
-const url = `http://127.0.0.1:${port}/hook`
-
-const tour = (i: number) => ({
-  tour: { id: `tour_${i}`, status: "planned", substatus: null, properties: { prop_region: "opt_north" } }
-})
 const sampleBody = JSON.stringify({
   id: "evt_01jbenchbenchbenchbenchbe",
   type: "tour-created",
@@ -161,52 +131,6 @@ const bareRound = async (count: number, post: () => Promise<void>): Promise<numb
   return (count / (performance.now() - start)) * 1000
 }
 
-// Counts successes as the store records them: fresh deliveries inserted with their result,
-// and completions applied.
-let succeeded = 0
-const CountingStore = Layer.effect(
-  DeliveryStore.DeliveryStore,
-  Effect.sync(() => {
-    const store = DeliveryStore.makeMemory()
-    return DeliveryStore.DeliveryStore.of({
-      ...store,
-      insert: (deliveries) =>
-        Effect.tap(store.insert(deliveries), () =>
-          Effect.sync(() => {
-            for (const delivery of deliveries) if (delivery.outcome?.status === "succeeded") succeeded++
-          })
-        ),
-      complete: (completions) =>
-        Effect.tap(store.complete(completions), (applied) =>
-          Effect.sync(() => {
-            succeeded += applied.length
-          })
-        )
-    })
-  })
-)
-
-const benchLayer = (sender: Layer.Layer<HttpSender>) =>
-  Layer.mergeAll(
-    WebhookService.layer({ allowPrivateTargets: true }),
-    Dispatcher.layer({ concurrency: 64, perWebhookConcurrency: IN_FLIGHT, pollIntervalMs: 50 })
-  ).pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(
-        WebhookRepository.layerMemory,
-        CountingStore,
-        FailureAlerts.layerMemory,
-        SecretBox.layerMemory,
-        HostResolver.layerNone,
-        PropertyDefinition.layerFixed([]),
-        Transactor.layerMemory,
-        OutboxReader.layerMemory,
-        sender
-      )
-    ),
-    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
-  )
-
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN
 const median = (values: ReadonlyArray<number>) =>
@@ -215,41 +139,14 @@ const median = (values: ReadonlyArray<number>) =>
     50
   )
 
-const waitFor = (count: number) =>
-  Effect.gen(function* () {
-    while (succeeded < count) yield* Effect.sleep("1 millis")
-  })
-
-const start = async (sender: Layer.Layer<HttpSender>) => {
-  const runtime = ManagedRuntime.make(benchLayer(sender))
-  const { outbox, dispatcher } = await runtime.runPromise(
-    Effect.gen(function* () {
-      const service = yield* WebhookService.WebhookService
-      yield* service
-        .register({ url, events: ["tour-created"], auth: { type: "hmac", secret: "bench-secret-0123456789" } })
-        .pipe(Effect.provideService(CurrentWorkspace, { id: workspace, apiKeyId: "bench" }))
-      return { outbox: yield* EventOutbox, dispatcher: yield* Dispatcher.Dispatcher }
-    })
-  )
-  runtime.runFork(Effect.withTracerEnabled(dispatcher.run, process.env.BENCH_TRACER === "on"))
-  return { runtime, outbox, dispatcher }
-}
-const { runtime, outbox, dispatcher } = await start(
-  WebhookSender.layer({ allowPrivateTargets: true, maxSocketsPerHost: IN_FLIGHT })
-)
+const { runtime, outbox, dispatcher, deliver, stop } = await startDispatcher()
 
 // Events recorded at once, then fanned out, delivered and recorded: deliveries per second.
 const dispatchRound = (count: number) =>
   runtime.runPromise(
     Effect.gen(function* () {
-      const target = succeeded + count
       const start = performance.now()
-      yield* outbox.publish(
-        workspace,
-        Array.from({ length: count }, (_, i) => ({ type: "tour-created" as const, payload: tour(i) }))
-      )
-      yield* dispatcher.wake
-      yield* waitFor(target)
+      yield* deliver(count)
       return (count / (performance.now() - start)) * 1000
     })
   )
@@ -283,7 +180,7 @@ const latencies = await runtime.runPromise(
   Effect.gen(function* () {
     const published = new Map<string, number>()
     const start = performance.now()
-    const before = succeeded
+    const before = succeededSoFar()
     let sent = 0
     while (performance.now() - start < PACED_SECONDS * 1000) {
       const due = Math.floor(((performance.now() - start) / 1000) * PACED_RATE)
@@ -299,15 +196,13 @@ const latencies = await runtime.runPromise(
       }
       yield* Effect.sleep("10 millis")
     }
-    yield* waitFor(before + sent)
+    yield* untilSucceeded(before + sent)
     return [...published].map(([id, at]) => (arrivals.get(id) ?? Number.NaN) - at).sort((a, b) => a - b)
   })
 )
-await runtime.dispose()
+await stop()
 bareAgent.destroy()
 await undiciAgent.destroy()
-server.close()
-server.closeAllConnections()
 
 const rows: Array<Measurement> = [
   { name: "bare HTTP loop", opsPerSecond: median(bareRates) },

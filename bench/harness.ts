@@ -73,3 +73,11 @@ export const target = (label: string, actual: number, atLeast: number): boolean 
   console.log(`  target ${label}: ${actual.toFixed(2)} (needs ≥ ${atLeast}) ${ok ? "PASS" : "FAIL"}`)
   return ok
 }
+
+/**
+ * Prints a figure with no bound of its own (`note` says how to read it, e.g. "lower is
+ * better"); `npm run bench:compare` compares it between revisions as it does targets.
+ */
+export const figure = (label: string, value: number, note: string): void => {
+  console.log(`  measure ${label}: ${value.toFixed(2)} (${note})`)
+}
