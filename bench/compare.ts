@@ -13,9 +13,10 @@
  * the same benchmark code against their own packages (a benchmark that needs an API the base
  * lacks fails there, and says so). Then `--pairs` times: the base and this checkout one after
  * the other, the order flipped every pair (ABBA), each a fresh process as `npm run bench` runs
- * it. Reported per `target` or `measure` line the benchmark prints: each side's runs and median, the ratio
- * of the medians (this checkout / base), and a 90 % bootstrap interval of that ratio. A bound
- * holds when the interval lies above it; an interval across it says the machine cannot tell.
+ * it. Reported per `target` or `figure` line the benchmark prints: each side's runs and median,
+ * the ratio of the medians (this checkout / base), and a 90 % bootstrap interval of that ratio.
+ * A bound holds when the interval lies above it; an interval across it says the machine cannot
+ * tell.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { cpSync, existsSync, readFileSync, rmSync } from "node:fs"
@@ -70,7 +71,7 @@ const prepare = (revision: string): string => {
   return tree
 }
 
-// One run of the benchmark in `tree`: its `target` and `measure` lines, label → value.
+// One run of the benchmark in `tree`: its `target` and `figure` lines, label → value.
 const runOnce = (tree: string, file: string): Map<string, number> => {
   const result = spawnSync(process.execPath, ["--conditions=@waybill/source", "--import", "tsx", join("bench", file)], {
     cwd: tree,
@@ -78,12 +79,12 @@ const runOnce = (tree: string, file: string): Map<string, number> => {
     maxBuffer: 64 * 1024 * 1024
   })
   const targets = new Map<string, number>()
-  for (const match of result.stdout.matchAll(/^ {2}(?:target|measure) (.+): (-?[0-9.]+) \(/gm)) {
+  for (const match of result.stdout.matchAll(/^ {2}(?:target|figure) (.+): (-?[0-9.]+) \(/gm)) {
     targets.set(match[1]!, Number(match[2]))
   }
   if (targets.size === 0) {
     throw new Error(
-      `${file} in ${tree} printed no target or measure (exit ${result.status}):\n${result.stdout}\n${result.stderr}`
+      `${file} in ${tree} printed no target or figure (exit ${result.status}):\n${result.stdout}\n${result.stderr}`
     )
   }
   return targets

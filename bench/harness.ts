@@ -79,5 +79,5 @@ export const target = (label: string, actual: number, atLeast: number): boolean 
  * better"); `npm run bench:compare` compares it between revisions as it does targets.
  */
 export const figure = (label: string, value: number, note: string): void => {
-  console.log(`  measure ${label}: ${value.toFixed(2)} (${note})`)
+  console.log(`  figure ${label}: ${value.toFixed(2)} (${note})`)
 }

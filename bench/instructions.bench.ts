@@ -12,7 +12,7 @@
  * dispatcher, as in the rate benchmark's CPU per delivery. `BENCH_RUNS` runs (default 2), each
  * of `BENCH_DELIVERIES` (default 2,000).
  *
- * Reported: instructions per delivery, lower is better, the median of the runs, as a `measure`
+ * Reported: instructions per delivery, lower is better, the median of the runs, as a `figure`
  * line that `npm run bench:compare -- --base <rev> instructions` compares between revisions.
  * Needs valgrind (Debian's `valgrind` package); without it the benchmark says so and is
  * skipped. About 4 minutes a run: callgrind runs node some 50 times slower.
