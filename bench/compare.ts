@@ -23,6 +23,7 @@ import { cpSync, existsSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { median } from "./harness.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -88,12 +89,6 @@ const runOnce = (tree: string, file: string): Map<string, number> => {
     )
   }
   return targets
-}
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 // A 90 % percentile-bootstrap interval of median(head) / median(base), each side resampled.

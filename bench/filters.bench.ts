@@ -17,7 +17,7 @@ import { Filter } from "@waybill/filters"
 import jsonLogic from "json-logic-js"
 import { Query } from "mingo"
 import siftModule from "sift"
-import { type Measurement, measure, report, target } from "./harness.js"
+import { type Measurement, measure, median, report, target } from "./harness.js"
 
 const PAYLOADS = 200_000
 const ROUNDS = 15
@@ -208,12 +208,6 @@ for (const [name, predicate] of Object.entries(predicates)) {
 console.log(
   `${PAYLOADS} tour payloads, ${matching} match (${((matching / PAYLOADS) * 100).toFixed(1)} %); all contenders agree on every payload`
 )
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
 
 // One driver per contender, each its own function (own type feedback), so every predicate is
 // called from a monomorphic site and may be inlined, as in a real caller with one filter.

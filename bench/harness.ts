@@ -67,6 +67,13 @@ export const report = (title: string, rows: ReadonlyArray<Measurement>, baseline
   }
 }
 
+/** The median of `values` (the mean of the two middle ones for an even count). */
+export const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
 /** Checks a target and prints PASS or FAIL; returns whether it held. */
 export const target = (label: string, actual: number, atLeast: number): boolean => {
   const ok = actual >= atLeast

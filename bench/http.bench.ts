@@ -19,6 +19,7 @@
  * `BENCH_ROUNDS` (default 2) and `BENCH_SECONDS` (default 5) set the run's length; `BENCH_ONLY`
  * (part of a route's name, `drafts` for example) keeps the matching routes.
  */
+import { median } from "./harness.js"
 import { master, tourCreated } from "./payloads.js"
 import {
   apiKey,
@@ -35,12 +36,6 @@ import {
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const requestLog = process.env.BENCH_REQUEST_LOG === "1"
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
 
 const database = await freshDatabase()
 console.log(

@@ -23,7 +23,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { figure } from "./harness.js"
+import { figure, median } from "./harness.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const deliveries = Number(process.env.BENCH_DELIVERIES ?? 2_000)
@@ -82,12 +82,7 @@ const instructions = async (): Promise<number> => {
 
 const counts: Array<number> = []
 for (let run = 0; run < runs; run++) counts.push((await instructions()) / deliveries)
-const sorted = [...counts].sort((a, b) => a - b)
-const median =
-  sorted.length % 2 === 1
-    ? sorted[sorted.length >> 1]!
-    : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
 console.log(
   `Dispatcher, in memory, to a loopback receiver: instructions per delivery over ${deliveries} deliveries after 1,000, runs: ${counts.map((count) => Math.round(count).toLocaleString("en")).join(", ")}`
 )
-figure("dispatcher instructions per delivery", median, "lower is better")
+figure("dispatcher instructions per delivery", median(counts), "lower is better")

@@ -16,19 +16,13 @@
  */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { target } from "./harness.js"
+import { median, target } from "./harness.js"
 import { apiKey, freshDatabase, type LoadResult, load, processCpuSeconds, startServer } from "./server.js"
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const metricsToken = "bench-metrics-token-0001"
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
 
 // One sink for spans and deliveries: counts deliveries per server (by path), drops the rest.
 const delivered = new Map<string, number>()

@@ -13,7 +13,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Hmac } from "@waybill/signing"
 import { Webhook } from "standardwebhooks"
-import { type Measurement, measure, report, target } from "./harness.js"
+import { type Measurement, measure, median, report, target } from "./harness.js"
 
 const ROUNDS = 25
 const SECONDS = 0.1
@@ -69,12 +69,6 @@ const contenders: Record<string, () => unknown> = {
     standard.verify(body, standardHeaders, { jsonParse: false })
     return true
   }
-}
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 const rates = new Map<string, Array<number>>(Object.keys(contenders).map((name) => [name, []]))
