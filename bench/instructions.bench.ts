@@ -26,8 +26,17 @@ import { fileURLToPath } from "node:url"
 import { figure, median } from "./harness.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
-const deliveries = Number(process.env.BENCH_DELIVERIES ?? 2_000)
-const runs = Number(process.env.BENCH_RUNS ?? 2)
+// A whole number of at least 1 from `name`, else `fallback`; anything else stops the benchmark.
+const count = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback)
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`${name} must be a whole number of at least 1, not ${JSON.stringify(process.env[name])}`)
+    process.exit(2)
+  }
+  return value
+}
+const deliveries = count("BENCH_DELIVERIES", 2_000)
+const runs = count("BENCH_RUNS", 2)
 
 if (spawnSync("valgrind", ["--version"]).status !== 0) {
   console.log("  skipped: valgrind is not installed (Debian's valgrind package)")
