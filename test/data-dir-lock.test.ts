@@ -14,9 +14,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Testing from "@waybill/store-pg/Testing"
+import { builtCommandEnv, builtServer } from "./server-process.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), "waybill-lock-"))
+// The run's migrated database (the first start runs no initdb): this test is about the lock.
+Testing.copyDataDir(join(dataDir, "pglite"))
 // Every launcher and the pid of its server: both are stopped at the end, by pid.
 const started: Array<{ readonly launcher: ChildProcess; readonly server: Promise<number> }> = []
 afterAll(async () => {
@@ -62,32 +66,19 @@ interface Started {
 /** A reference server on the shared data directory (node directly: signals reach it). */
 const start = async (): Promise<Started> => {
   const port = await freePort()
-  // The embedded database: whatever DATABASE_URL the tests run with is not this server's.
-  const { DATABASE_URL: _postgres, ...inherited } = process.env
-  const child = spawn(
-    "python3",
-    [
-      "-c",
-      launcher,
-      process.execPath,
-      "--conditions=@waybill/source",
-      "--import",
-      "tsx",
-      "packages/server/src/main.ts"
-    ],
-    {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...inherited,
-        WAYBILL_DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        WAYBILL_API_KEYS: "ws-lock:lock-test-key-0001",
-        WAYBILL_SECRET_KEY: "cd".repeat(32)
-      }
+  const child = spawn("python3", ["-c", launcher, process.execPath, builtServer], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      // The embedded database: whatever DATABASE_URL the tests run with is not this server's.
+      ...builtCommandEnv(process.env),
+      WAYBILL_DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      WAYBILL_API_KEYS: "ws-lock:lock-test-key-0001",
+      WAYBILL_SECRET_KEY: "cd".repeat(32)
     }
-  )
+  })
   // The launcher's first line is the server's pid; it then only sleeps, never reaping it.
   const serverPid = new Promise<number>((resolve) =>
     child.stdout!.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().split("\n")[0])))

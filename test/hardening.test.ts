@@ -13,7 +13,8 @@ import { Effect, Layer, Logger } from "effect"
 import { contractMaster } from "./fixtures.js"
 import { baseUrl, call, forEachServer, isErrorBody, keys, serverLayer } from "./harness.js"
 
-const pglite = Testing.backends({})[0]!
+// The embedded back end (the first), from the run's migrated snapshot.
+const pglite = Testing.backends()[0]!
 
 const RESERVED = "is a reserved key: __proto__, constructor and prototype are refused anywhere in a body"
 const NOT_FINITE = "is a number beyond the range of a double (±1.8e308), which would be changed to null"

@@ -5,12 +5,15 @@
  * `npm start` stops with its parent.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createServer, type Server, type Socket } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Exit, Scope } from "effect"
+import { builtServer } from "./server-process.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const postgresUrl = process.env.DATABASE_URL
@@ -29,12 +32,24 @@ const environment = (env: Record<string, string>) => ({
   ...env
 })
 
+const dataDirs: Array<string> = []
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
+})
+/** A data directory holding the run's migrated database, for runs that open it: no initdb. */
+const migratedDataDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "waybill-startup-"))
+  dataDirs.push(dir)
+  Testing.copyDataDir(join(dir, "pglite"))
+  return dir
+}
+
 // Runs that fail before listening never bind their port.
 const start = (env: Record<string, string>): Promise<Run> =>
   new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--conditions=@waybill/source", "--import", "tsx", "packages/server/src/main.ts"],
+      [builtServer],
       { cwd: root, env: environment(env), timeout: 60_000 },
       (error, stdout, stderr) =>
         resolve({
@@ -142,7 +157,7 @@ describe("database errors are one line naming DATABASE_URL", () => {
   it("an unreachable host and a port in use", async () => {
     const [unreachable, inUse] = await Promise.all([
       start({ DATABASE_URL: `postgres://postgres:hunter2@127.0.0.1:${takenPort}/shop`, WAYBILL_SECRET_KEY: secretKey }),
-      start({ PORT: String(takenPort) })
+      start({ PORT: String(takenPort), WAYBILL_DATA_DIR: migratedDataDir() })
     ])
     // The taken port answers TCP but not PostgreSQL's protocol: either way one line, no password.
     refused(unreachable, new RegExp(`DATABASE_URL: cannot use PostgreSQL at 127\\.0\\.0\\.1:${takenPort}/shop: `))
@@ -222,7 +237,7 @@ describe("npm start stops with its parent", () => {
     it(`kill -${signal.slice(3)} of npm start ends the server`, async () => {
       const npm: ChildProcess = spawn("npm", ["start"], {
         cwd: root,
-        env: environment({}),
+        env: environment({ WAYBILL_DATA_DIR: migratedDataDir() }),
         stdio: ["ignore", "pipe", "pipe"]
       })
       let output = ""

@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
 import { WorkspaceId } from "@waybill/core/Workspace"
@@ -475,9 +475,14 @@ forEachServer(
         const database: DatabaseConfig = pglite
           ? {
               _tag: "Embedded",
+              // A copy of the run's migrated database: opened without initdb.
               dataDir: yield* Effect.acquireRelease(
-                Effect.promise(() => mkdtemp(join(tmpdir(), "waybill-restart-"))),
-                (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+                Effect.promise(async () => {
+                  const dir = join(await mkdtemp(join(tmpdir(), "waybill-restart-")), "pglite")
+                  Testing.copyDataDir(dir)
+                  return dir
+                }),
+                (dir) => Effect.promise(() => rm(dirname(dir), { recursive: true, force: true }))
               )
             }
           : {

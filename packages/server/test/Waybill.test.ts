@@ -10,6 +10,7 @@ import * as ApiKeys from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as Database from "@waybill/store-pg/Database"
 import * as PgApiKeyStore from "@waybill/store-pg/PgApiKeyStore"
+import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import * as Waybill from "../src/Waybill.js"
 
@@ -17,6 +18,14 @@ const directories: Array<string> = []
 afterAll(async () => {
   for (const directory of directories) await rm(directory, { recursive: true, force: true })
 })
+
+/** A data directory of its own holding the run's migrated database: opened without initdb. */
+const migratedDataDir = async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), "waybill-embedded-keys-"))
+  directories.push(dataDir)
+  Testing.copyDataDir(join(dataDir, "pglite"))
+  return dataDir
+}
 
 const shapes = async (waybill: Waybill.Waybill, key: string) =>
   (await waybill.handler(new Request("http://host/transport-shapes", { headers: { authorization: `Bearer ${key}` } })))
@@ -26,7 +35,7 @@ describe("Waybill.make and API keys", () => {
   it("refuses to start without WAYBILL_API_KEYS on a database that holds no key, naming the variable; prints no key", async () => {
     const printed = vi.spyOn(console, "log")
     try {
-      const error = await Waybill.make({ env: {} }).then(
+      const error = await Waybill.make({ env: { WAYBILL_DATA_DIR: await migratedDataDir() } }).then(
         () => undefined,
         (error: unknown) => error
       )
@@ -42,7 +51,9 @@ describe("Waybill.make and API keys", () => {
   })
 
   it("serves the keys of WAYBILL_API_KEYS", async () => {
-    const waybill = await Waybill.make({ env: { WAYBILL_API_KEYS: "acme:embedded-key-0001" } })
+    const waybill = await Waybill.make({
+      env: { WAYBILL_API_KEYS: "acme:embedded-key-0001", WAYBILL_DATA_DIR: await migratedDataDir() }
+    })
     try {
       assert.strictEqual(await shapes(waybill, "embedded-key-0001"), 200)
       assert.strictEqual(await shapes(waybill, "another-key-0002"), 401)
@@ -52,8 +63,7 @@ describe("Waybill.make and API keys", () => {
   })
 
   it("without WAYBILL_API_KEYS, serves the keys stored in its database (waybill-keys); refuses one whose keys are all revoked", async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), "waybill-embedded-keys-"))
-    directories.push(dataDir)
+    const dataDir = await migratedDataDir()
     // What `waybill-keys create` does, on the database Waybill.make opens (`<dir>/pglite`).
     const keys = ApiKeys.layer([]).pipe(
       Layer.provide(PgApiKeyStore.layer),

@@ -1,7 +1,8 @@
 /**
- * `npm run keys` (src/keys.ts) run as a process against a temporary data directory (and a fresh
- * PostgreSQL database when DATABASE_URL is set), with the reference server started in between to
- * show that a created key authenticates and a revoked one does not.
+ * The keys command (`waybill-keys` as built; `npm run keys` runs its source) as a process against
+ * a temporary data directory (and a fresh PostgreSQL database when DATABASE_URL is set), with the
+ * reference server started in between to show that a created key authenticates and a revoked one
+ * does not.
  */
 import { execFile, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -16,7 +17,9 @@ import * as DataDirLock from "../src/DataDirLock.js"
 import * as ReferenceDataFile from "../src/ReferenceDataFile.js"
 import * as Server from "../src/Server.js"
 
-const keysScript = fileURLToPath(new URL("../src/keys.ts", import.meta.url))
+// The command as built (`waybill-keys`): the test run builds before any test
+// (vitest.global-setup.ts), and a command from the build starts in half the CPU of one under tsx.
+const keysScript = fileURLToPath(new URL("../dist/keys.js", import.meta.url))
 const slow = 180_000
 
 interface Run {
@@ -33,6 +36,8 @@ const baseEnv = (): NodeJS.ProcessEnv => {
   delete env.DATABASE_URL
   delete env.WAYBILL_DATA_DIR
   delete env.WAYBILL_API_KEYS
+  // Vitest's, with the `@waybill/source` condition: it would load the sources under the build.
+  delete env.NODE_OPTIONS
   return env
 }
 
@@ -40,7 +45,7 @@ const keys = (env: Env, ...args: Array<string>) =>
   new Promise<Run>((resolve) => {
     execFile(
       process.execPath,
-      ["--conditions=@waybill/source", "--import", "tsx", keysScript, ...args],
+      [keysScript, ...args],
       { env: { ...baseEnv(), ...env }, encoding: "utf8" },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
     )
@@ -176,6 +181,8 @@ describe("npm run keys: usage and the data-directory lock", () => {
     "refuses an embedded data directory held by a live process, and takes over a stale lock",
     async () => {
       const dataDir = tempDir()
+      // The run's migrated database (opened without initdb): this test is about the lock.
+      Testing.copyDataDir(join(dataDir, "pglite"))
       const env = { WAYBILL_DATA_DIR: dataDir }
       const scope = Effect.runSync(Scope.make())
       await Effect.runPromise(Scope.extend(DataDirLock.acquire({ _tag: "Embedded", dataDir }), scope))

@@ -4,10 +4,13 @@
  * @since 0.1.0
  */
 
-import { writeFile } from "node:fs/promises"
+import { cpSync, mkdirSync } from "node:fs"
+import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import { PGlite } from "@electric-sql/pglite"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -69,6 +72,46 @@ export const writeSnapshot = (file: string): Effect.Effect<void, unknown> =>
       yield* Effect.promise(async () => writeFile(file, Buffer.from(await dump.arrayBuffer())))
     })
   )
+
+/**
+ * The variable naming a directory that holds a migrated PGlite data directory (`writeDataDir`)
+ * where a process of its own needs one: `copyDataDir` copies it for a server or a command that
+ * opens its database from a path, instead of each of them running PGlite's initdb and the
+ * migrations (several seconds of CPU).
+ *
+ * @since 0.1.0
+ * @category testing
+ */
+export const dataDirVariable = "WAYBILL_TEST_PGLITE_DATA_DIR"
+
+/**
+ * Writes at `directory` (a path that does not exist yet) the PGlite data directory of the
+ * snapshot `file` (`writeSnapshot`).
+ *
+ * @since 0.1.0
+ * @category testing
+ */
+export const writeDataDir = (file: string, directory: string): Effect.Effect<void, unknown> =>
+  Effect.promise(async () => {
+    await mkdir(dirname(directory), { recursive: true })
+    const db = new PGlite(directory, { loadDataDir: new Blob([await readFile(file)]) })
+    await db.waitReady
+    await db.close()
+  })
+
+/**
+ * Makes `target` a copy of the directory `dataDirVariable` names (a migrated database to start
+ * on), or an empty directory when the variable is not set (the database is then made on first
+ * start, as for a user).
+ *
+ * @since 0.1.0
+ * @category testing
+ */
+export const copyDataDir = (target: string, env: Record<string, string | undefined> = process.env): void => {
+  const template = env[dataDirVariable]
+  if (template === undefined || template === "") mkdirSync(target, { recursive: true })
+  else cpSync(template, target, { recursive: true })
+}
 
 /**
  * The back ends a storage suite runs on: embedded PGlite in memory always (from the snapshot

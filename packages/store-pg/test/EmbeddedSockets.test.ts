@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Embedded from "../src/internal/embedded.js"
+import * as Testing from "../src/Testing.js"
 
 const folder = mkdtempSync(join(tmpdir(), "waybill-sockets-test-"))
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
@@ -49,7 +50,10 @@ describe("the embedded database's socket directories", () => {
 
   it.effect("each started database's socket directory names this host and process", () =>
     Effect.gen(function* () {
-      const { socketDir: directory } = yield* Embedded.acquire("memory://", { searchPath: "public" })
+      const { socketDir: directory } = yield* Embedded.acquire("memory://", {
+        searchPath: "public",
+        snapshot: process.env[Testing.snapshotVariable] || undefined
+      })
       assert.strictEqual(readFileSync(join(directory, Embedded.OWNER_FILE), "utf8"), `${hostname()} ${process.pid}\n`)
     }).pipe(Effect.scoped)
   )
