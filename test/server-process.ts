@@ -1,7 +1,7 @@
 /**
- * The reference server in a process of its own (the run's build: `node packages/server/dist/main.js`)
- * on a free loopback port: for tests that kill it, read its memory, or read its log. The process
- * is killed with SIGKILL when the scope closes.
+ * The reference server in a process of its own (the run's build, `node
+ * packages/server/dist/main.js`) on a free loopback port: for tests that kill it, read its memory,
+ * or read its log. The process is killed with SIGKILL when the scope closes.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -62,7 +62,7 @@ const attempts = 3
  * A data directory of its own holding the run's migrated database (removed when the scope
  * closes): the server starts on it without PGlite's initdb and the migrations.
  */
-export const migratedDataDir = Effect.acquireRelease(
+const migratedDataDir = Effect.acquireRelease(
   Effect.sync(() => {
     const directory = mkdtempSync(join(tmpdir(), "waybill-process-"))
     Testing.copyDataDir(join(directory, "pglite"))

@@ -74,10 +74,9 @@ export const writeSnapshot = (file: string): Effect.Effect<void, unknown> =>
   )
 
 /**
- * The variable naming a directory that holds a migrated PGlite data directory (`writeDataDir`)
- * where a process of its own needs one: `copyDataDir` copies it for a server or a command that
- * opens its database from a path, instead of each of them running PGlite's initdb and the
- * migrations (several seconds of CPU).
+ * The variable naming a migrated PGlite data directory (`writeDataDir`), which `copyDataDir`
+ * copies for a server or a command that opens its database from a path, instead of each of them
+ * running PGlite's initdb and the migrations (several seconds of CPU).
  *
  * @since 0.1.0
  * @category testing
