@@ -3,7 +3,8 @@
  * download: the system binary). Every page a test opens is watched: a console error, an uncaught
  * exception, a failed request or a request to another origin fails the test.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -44,7 +45,7 @@ export const describeInBrowser = (name: string, suite: () => void) => {
     afterAll(async () => {
       await browser?.close()
       browser = undefined
-      if (keptScreenshots === undefined) rmSync(screenshots, { recursive: true, force: true })
+      if (keptScreenshots === undefined) await rm(screenshots, { recursive: true, force: true })
     })
     suite()
   })

@@ -7,20 +7,16 @@
  * one starts.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { readFile } from "node:fs/promises"
+import { readFile, rm } from "node:fs/promises"
 import { createServer } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { builtCommandEnv, builtServer } from "./server-process.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const dataDir = mkdtempSync(join(tmpdir(), "waybill-lock-"))
 // The run's migrated database (the first start runs no initdb): this test is about the lock.
-Testing.copyDataDir(join(dataDir, "pglite"))
+const dataDir = await Testing.makeDataDir("waybill-lock-")
 // Every launcher and the pid of its server: both are stopped at the end, by pid.
 const started: Array<{ readonly launcher: ChildProcess; readonly server: Promise<number> }> = []
 afterAll(async () => {
@@ -32,7 +28,7 @@ afterAll(async () => {
     }
     launcher.kill("SIGKILL")
   }
-  rmSync(dataDir, { recursive: true, force: true })
+  await rm(dataDir, { recursive: true, force: true })
 })
 
 const freePort = () =>

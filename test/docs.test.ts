@@ -12,13 +12,15 @@
  *   and new ones not ignored) copied to a temporary folder with the installed `node_modules`,
  *   so nothing built here (`dist/`, `.waybill/`) can make a documented command pass.
  */
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, assert, describe, it } from "@effect/vitest"
+import { promisify } from "node:util"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Exit, Scope } from "effect"
 
@@ -146,27 +148,30 @@ const bash = (script: string, options: { cwd?: string; env?: Record<string, stri
  * in a temporary folder, with the installed `node_modules` linked in (hard links: what `npm
  * install` would put there). Nothing built or generated here comes along.
  */
-const clone = (() => {
-  let made: string | undefined
-  return () => {
-    if (made !== undefined) return made
-    const folder = mkdtempSync(join(tmpdir(), "waybill-clone-"))
-    const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], {
+let cloned: string | undefined
+const clone = () => {
+  if (cloned === undefined) throw new Error("the clone is made before the file's tests")
+  return cloned
+}
+// Made without blocking the worker (linking node_modules is tens of thousands of calls).
+beforeAll(async () => {
+  const folder = await mkdtemp(join(tmpdir(), "waybill-clone-"))
+  temps.push(folder)
+  const { stdout } = await promisify(execFile)(
+    "git",
+    ["ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+    {
       cwd: root,
       encoding: "utf8"
-    })
-      .split("\0")
-      .filter((file) => file !== "" && existsSync(join(root, file)))
-    for (const file of files) {
-      mkdirSync(dirname(join(folder, file)), { recursive: true })
-      cpSync(join(root, file), join(folder, file))
     }
-    execFileSync("cp", ["-al", join(root, "node_modules"), join(folder, "node_modules")])
-    temps.push(folder)
-    made = folder
-    return folder
+  )
+  for (const file of stdout.split("\0").filter((file) => file !== "" && existsSync(join(root, file)))) {
+    await mkdir(dirname(join(folder, file)), { recursive: true })
+    await copyFile(join(root, file), join(folder, file))
   }
-})()
+  await promisify(execFile)("cp", ["-al", join(root, "node_modules"), join(folder, "node_modules")])
+  cloned = folder
+}, 120_000)
 const ok = (run: Run, what: string) => assert.strictEqual(run.code, 0, `${what}\n${run.stdout}\n${run.stderr}`)
 
 /** A long-running shell command (its own process group), its output, and a way to stop it. */
@@ -303,9 +308,7 @@ const temp = () => {
   temps.push(dir)
   return dir
 }
-afterAll(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true }))))
 
 const DEV_KEY = /wbk_[0-9a-z]{26}_[A-Za-z0-9_-]{43}/
 

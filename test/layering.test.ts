@@ -5,7 +5,8 @@
  * clean module beside them is not.
  */
 import { execFile } from "node:child_process"
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -54,7 +55,7 @@ const cruise = (cwd: string) =>
 
 describe("layering check", () => {
   const dir = mkdtempSync(join(tmpdir(), "waybill-layering-"))
-  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  afterAll(() => rm(dir, { recursive: true, force: true }))
 
   it("fails on every kind of planted violation and passes the clean module", { timeout: 60_000 }, async () => {
     for (const [path, text] of Object.entries(planted)) {

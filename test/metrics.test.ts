@@ -6,11 +6,13 @@
  * the deliveries the receiver got. Route labels are templates: 1,000 distinct draft ids leave
  * the number of series as it was. The alert rules pass `promtool check rules`.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Redacted } from "effect"
@@ -49,7 +51,7 @@ const prometheus = (target: string) =>
     const port = yield* freePort
     const dir = yield* Effect.acquireRelease(
       Effect.sync(() => mkdtempSync(join(tmpdir(), "waybill-prometheus-"))),
-      (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+      (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
     )
     writeFileSync(
       join(dir, "prometheus.yml"),
@@ -127,9 +129,9 @@ const seriesCount = (text: string) => text.split("\n").filter((line) => line !==
 const log = testLog("the metrics suite")
 
 describe("the alert rules", () => {
-  it.skipIf(!existsSync(promtoolBin))("pass promtool check rules", () => {
-    const out = execFileSync(promtoolBin, ["check", "rules", rules], { encoding: "utf8" })
-    assert.match(out, /SUCCESS: 3 rules found/)
+  it.skipIf(!existsSync(promtoolBin))("pass promtool check rules", async () => {
+    const { stdout } = await promisify(execFile)(promtoolBin, ["check", "rules", rules], { encoding: "utf8" })
+    assert.match(stdout, /SUCCESS: 3 rules found/)
   })
 })
 

@@ -12,7 +12,8 @@
  * passes `npm publish --dry-run` without a warning of its own.
  */
 import { execFile } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -139,7 +140,8 @@ beforeAll(async () => {
   )
 }, 900_000)
 
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+// Two installed projects (tens of thousands of files): removed without blocking the worker.
+afterAll(() => rm(work, { recursive: true, force: true }))
 
 describe("the packages in a project outside the workspace, installed as docs/embedding.md says", () => {
   it("one command installs the named package from its tarball with its Waybill dependencies; Effect is a peer, one copy", async () => {

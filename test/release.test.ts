@@ -5,7 +5,8 @@
  * every package (and the exact versions they require of each other) together.
  */
 import { execFile } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -15,7 +16,7 @@ import { packageDirectories } from "../scripts/pack.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const work = mkdtempSync(join(tmpdir(), "waybill-release-"))
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(() => rm(work, { recursive: true, force: true }))
 
 interface Manifest {
   readonly name: string

@@ -4,9 +4,9 @@
  * or read its log. The process is killed with SIGKILL when the scope closes.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { readFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { createServer } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Testing from "@waybill/store-pg/Testing"
@@ -63,12 +63,8 @@ const attempts = 3
  * closes): the server starts on it without PGlite's initdb and the migrations.
  */
 const migratedDataDir = Effect.acquireRelease(
-  Effect.sync(() => {
-    const directory = mkdtempSync(join(tmpdir(), "waybill-process-"))
-    Testing.copyDataDir(join(directory, "pglite"))
-    return directory
-  }),
-  (directory) => Effect.sync(() => rmSync(directory, { recursive: true, force: true }))
+  Effect.promise(() => Testing.makeDataDir("waybill-process-")),
+  (directory) => Effect.promise(() => rm(directory, { recursive: true, force: true }))
 )
 
 const spawnServer = (port: number, databaseUrl: string | undefined, options: ServerOptions) =>

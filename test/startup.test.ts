@@ -5,10 +5,9 @@
  * `npm start` stops with its parent.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { createServer, type Server, type Socket } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
@@ -33,14 +32,11 @@ const environment = (env: Record<string, string>) => ({
 })
 
 const dataDirs: Array<string> = []
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => Promise.all(dataDirs.map((dir) => rm(dir, { recursive: true, force: true }))))
 /** A data directory holding the run's migrated database, for runs that open it: no initdb. */
-const migratedDataDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "waybill-startup-"))
+const migratedDataDir = async () => {
+  const dir = await Testing.makeDataDir("waybill-startup-")
   dataDirs.push(dir)
-  Testing.copyDataDir(join(dir, "pglite"))
   return dir
 }
 
@@ -157,7 +153,7 @@ describe("database errors are one line naming DATABASE_URL", () => {
   it("an unreachable host and a port in use", async () => {
     const [unreachable, inUse] = await Promise.all([
       start({ DATABASE_URL: `postgres://postgres:hunter2@127.0.0.1:${takenPort}/shop`, WAYBILL_SECRET_KEY: secretKey }),
-      start({ PORT: String(takenPort), WAYBILL_DATA_DIR: migratedDataDir() })
+      start({ PORT: String(takenPort), WAYBILL_DATA_DIR: await migratedDataDir() })
     ])
     // The taken port answers TCP but not PostgreSQL's protocol: either way one line, no password.
     refused(unreachable, new RegExp(`DATABASE_URL: cannot use PostgreSQL at 127\\.0\\.0\\.1:${takenPort}/shop: `))
@@ -237,7 +233,7 @@ describe("npm start stops with its parent", () => {
     it(`kill -${signal.slice(3)} of npm start ends the server`, async () => {
       const npm: ChildProcess = spawn("npm", ["start"], {
         cwd: root,
-        env: environment({ WAYBILL_DATA_DIR: migratedDataDir() }),
+        env: environment({ WAYBILL_DATA_DIR: await migratedDataDir() }),
         stdio: ["ignore", "pipe", "pipe"]
       })
       let output = ""

@@ -1,5 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { rm } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
@@ -477,11 +476,7 @@ forEachServer(
               _tag: "Embedded",
               // A copy of the run's migrated database: opened without initdb.
               dataDir: yield* Effect.acquireRelease(
-                Effect.promise(async () => {
-                  const dir = join(await mkdtemp(join(tmpdir(), "waybill-restart-")), "pglite")
-                  Testing.copyDataDir(dir)
-                  return dir
-                }),
+                Effect.promise(async () => join(await Testing.makeDataDir("waybill-restart-"), "pglite")),
                 (dir) => Effect.promise(() => rm(dirname(dir), { recursive: true, force: true }))
               )
             }

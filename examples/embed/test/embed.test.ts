@@ -11,9 +11,10 @@ import * as Express from "../src/express.js"
 import * as Hono from "../src/hono.js"
 import type { Running } from "../src/Main.js"
 import * as NodeHttp from "../src/node-http.js"
+import { startOnMigratedDatabase } from "./started.js"
 
 const key = "embed-test-key-0001"
-const env = { WAYBILL_API_KEYS: `acme:${key}`, WAYBILL_DATA_DIR: "memory://" }
+const env = { WAYBILL_API_KEYS: `acme:${key}` }
 
 const examples = [
   { name: "node:http", start: NodeHttp.start },
@@ -25,7 +26,7 @@ for (const example of examples) {
   describe(`examples/embed: ${example.name}`, () => {
     let running: Running
     beforeAll(async () => {
-      running = await example.start(0, env)
+      running = await startOnMigratedDatabase(example.start, env)
     }, 120_000)
     afterAll(() => running?.close())
 
@@ -108,7 +109,7 @@ describe("examples/embed: Express serves Waybill's metrics", () => {
   const token = "embed-metrics-token-0001"
   let running: Running
   beforeAll(async () => {
-    running = await Express.start(0, { ...env, WAYBILL_METRICS_TOKEN: token })
+    running = await startOnMigratedDatabase(Express.start, { ...env, WAYBILL_METRICS_TOKEN: token })
   }, 120_000)
   afterAll(() => running?.close())
 

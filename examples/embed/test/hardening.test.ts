@@ -9,9 +9,10 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Express from "../src/express.js"
 import * as Hono from "../src/hono.js"
 import type { Running } from "../src/Main.js"
+import { startOnMigratedDatabase } from "./started.js"
 
 const key = "embed-hardening-key-0001"
-const env = { WAYBILL_API_KEYS: `acme:${key}`, WAYBILL_DATA_DIR: "memory://", WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE: "2" }
+const env = { WAYBILL_API_KEYS: `acme:${key}`, WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE: "2" }
 
 const RESERVED = "is a reserved key: __proto__, constructor and prototype are refused anywhere in a body"
 const NOT_FINITE = "is a number beyond the range of a double (±1.8e308), which would be changed to null"
@@ -47,7 +48,7 @@ for (const example of [
   describe(`examples/embed hardening: ${example.name}`, () => {
     let running: Running
     beforeAll(async () => {
-      running = await example.start(0, env)
+      running = await startOnMigratedDatabase(example.start, env)
     }, 120_000)
     afterAll(() => running?.close())
 

@@ -2,8 +2,7 @@
  * `Waybill.make`'s keys rule: a host names its keys or has stored some; no development key is
  * ever issued (or printed into the host's log).
  */
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { rm } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, assert, describe, it, vi } from "@effect/vitest"
 import * as ApiKeys from "@waybill/core/ApiKeys"
@@ -21,9 +20,8 @@ afterAll(async () => {
 
 /** A data directory of its own holding the run's migrated database: opened without initdb. */
 const migratedDataDir = async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), "waybill-embedded-keys-"))
+  const dataDir = await Testing.makeDataDir("waybill-embedded-keys-")
   directories.push(dataDir)
-  Testing.copyDataDir(join(dataDir, "pglite"))
   return dataDir
 }
 

@@ -5,7 +5,8 @@
  * does not.
  */
 import { execFile, spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -100,9 +101,7 @@ const tempDir = () => {
   dirs.push(dir)
   return dir
 }
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))))
 
 const backends: Array<{ readonly name: string; readonly env: () => Promise<Env> }> = [
   { name: "embedded data directory", env: async () => ({ WAYBILL_DATA_DIR: tempDir() }) }
@@ -180,9 +179,9 @@ describe("npm run keys: usage and the data-directory lock", () => {
   it(
     "refuses an embedded data directory held by a live process, and takes over a stale lock",
     async () => {
-      const dataDir = tempDir()
       // The run's migrated database (opened without initdb): this test is about the lock.
-      Testing.copyDataDir(join(dataDir, "pglite"))
+      const dataDir = await Testing.makeDataDir("waybill-keys-")
+      dirs.push(dataDir)
       const env = { WAYBILL_DATA_DIR: dataDir }
       const scope = Effect.runSync(Scope.make())
       await Effect.runPromise(Scope.extend(DataDirLock.acquire({ _tag: "Embedded", dataDir }), scope))

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process"
 import { createHmac } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -48,7 +49,7 @@ const independent = (vector: HmacVector): string => {
 }
 
 const workDir = mkdtempSync(join(tmpdir(), "waybill-recipe-"))
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rm(workDir, { recursive: true, force: true }))
 
 describe("test vectors of docs/receiving-webhooks.md", () => {
   it("has vectors, including a non-ASCII body", () => {

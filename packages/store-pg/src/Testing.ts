@@ -4,9 +4,9 @@
  * @since 0.1.0
  */
 
-import { cpSync, mkdirSync } from "node:fs"
-import { mkdir, readFile, writeFile } from "node:fs/promises"
-import { dirname } from "node:path"
+import { cp, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -74,7 +74,7 @@ export const writeSnapshot = (file: string): Effect.Effect<void, unknown> =>
   )
 
 /**
- * The variable naming a migrated PGlite data directory (`writeDataDir`), which `copyDataDir`
+ * The variable naming a migrated PGlite data directory (`writeDataDir`), which `makeDataDir`
  * copies for a server or a command that opens its database from a path, instead of each of them
  * running PGlite's initdb and the migrations (several seconds of CPU).
  *
@@ -99,17 +99,21 @@ export const writeDataDir = (file: string, directory: string): Effect.Effect<voi
   })
 
 /**
- * Makes `target` a copy of the directory `dataDirVariable` names (a migrated database to start
- * on), or an empty directory when the variable is not set (the database is then made on first
- * start, as for a user).
+ * A new temporary directory, named with `prefix`, for `WAYBILL_DATA_DIR`: its `pglite` folder is
+ * a copy of the directory `dataDirVariable` names, so a server or command opened on it starts on
+ * the migrated database; empty when the variable is not set (the database is then made on first
+ * start, as for a user). The caller removes it.
  *
  * @since 0.1.0
  * @category testing
  */
-export const copyDataDir = (target: string, env: Record<string, string | undefined> = process.env): void => {
+export const makeDataDir = async (prefix: string, env: Record<string, string | undefined> = process.env) => {
+  const directory = await mkdtemp(join(tmpdir(), prefix))
   const template = env[dataDirVariable]
-  if (template === undefined || template === "") mkdirSync(target, { recursive: true })
-  else cpSync(template, target, { recursive: true })
+  const target = join(directory, "pglite")
+  if (template === undefined || template === "") await mkdir(target)
+  else await cp(template, target, { recursive: true })
+  return directory
 }
 
 /**

@@ -4,7 +4,8 @@
  * nothing else.
  */
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -13,7 +14,7 @@ import * as Embedded from "../src/internal/embedded.js"
 import * as Testing from "../src/Testing.js"
 
 const folder = mkdtempSync(join(tmpdir(), "waybill-sockets-test-"))
-afterAll(() => rmSync(folder, { recursive: true, force: true }))
+afterAll(() => rm(folder, { recursive: true, force: true }))
 
 /** The pid of a process that has ended (and been reaped). */
 const endedPid = () =>
