@@ -1,5 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { rm } from "node:fs/promises"
 import { join } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Migrator from "@effect/sql/Migrator"
@@ -91,11 +90,13 @@ it.live(
   "the embedded database keeps its data across restarts of the same data directory",
   () =>
     Effect.gen(function* () {
-      const dataDir = yield* Effect.acquireRelease(
-        Effect.promise(() => mkdtemp(join(tmpdir(), "waybill-data-"))),
+      // A copy of the run's migrated database (PGlite's initdb would hold the worker for seconds;
+      // the first start is the schema suite's and the process tests').
+      const directory = yield* Effect.acquireRelease(
+        Effect.promise(() => Testing.makeDataDir("waybill-data-")),
         (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
       )
-      const embedded = Database.layer({ _tag: "Embedded", dataDir })
+      const embedded = Database.layer({ _tag: "Embedded", dataDir: join(directory, "pglite") })
       const write = Effect.flatMap(
         SqlClient.SqlClient,
         (sql) => sql`INSERT INTO workspaces (id, created_at) VALUES ('kept', 42)`
