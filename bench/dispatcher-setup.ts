@@ -27,6 +27,9 @@ import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
 
+/** The dispatcher's options that follow the clock. */
+export type Timing = Pick<Dispatcher.Options, "pollIntervalMs" | "recordDelayMs">
+
 /** Requests in flight to the receiver, for the dispatcher and the bare loops alike. */
 export const IN_FLIGHT = 16
 
@@ -91,32 +94,35 @@ const CountingStore = Layer.effect(
   })
 )
 
-const layer = Layer.mergeAll(
-  WebhookService.layer({ allowPrivateTargets: true }),
-  Dispatcher.layer({ concurrency: 64, perWebhookConcurrency: IN_FLIGHT, pollIntervalMs: 50 })
-).pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(
-      WebhookRepository.layerMemory,
-      CountingStore,
-      FailureAlerts.layerMemory,
-      SecretBox.layerMemory,
-      HostResolver.layerNone,
-      PropertyDefinition.layerFixed([]),
-      Transactor.layerMemory,
-      OutboxReader.layerMemory,
-      WebhookSender.layer({ allowPrivateTargets: true, maxSocketsPerHost: IN_FLIGHT })
-    )
-  ),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
-)
+const layer = (timing: Timing) =>
+  Layer.mergeAll(
+    WebhookService.layer({ allowPrivateTargets: true }),
+    Dispatcher.layer({ concurrency: 64, perWebhookConcurrency: IN_FLIGHT, ...timing })
+  ).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        WebhookRepository.layerMemory,
+        CountingStore,
+        FailureAlerts.layerMemory,
+        SecretBox.layerMemory,
+        HostResolver.layerNone,
+        PropertyDefinition.layerFixed([]),
+        Transactor.layerMemory,
+        OutboxReader.layerMemory,
+        WebhookSender.layer({ allowPrivateTargets: true, maxSocketsPerHost: IN_FLIGHT })
+      )
+    ),
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  )
 
 /**
  * The dispatcher with its webhook registered, running (Effect's tracer off, as the reference
- * server runs it without an OTLP endpoint; `BENCH_TRACER=on` turns it on).
+ * server runs it without an OTLP endpoint; `BENCH_TRACER=on` turns it on). By default it polls
+ * its outbox every 50 ms besides being woken by each round, and records fresh deliveries as the
+ * server does (`Dispatcher.Options`).
  */
-export const startDispatcher = async () => {
-  const runtime = ManagedRuntime.make(layer)
+export const startDispatcher = async (timing: Timing = { pollIntervalMs: 50 }) => {
+  const runtime = ManagedRuntime.make(layer(timing))
   const { outbox, dispatcher } = await runtime.runPromise(
     Effect.gen(function* () {
       const service = yield* WebhookService.WebhookService

@@ -4,18 +4,23 @@
  * one code (docs/benchmarks.md), too much to show a bound of a few per cent (issue 35's 3 %).
  *
  * `dispatcher-workload.ts` (the dispatcher benchmark's in-memory ports, HMAC webhook and loopback
- * receiver) runs under callgrind: once it has started and made 1,000 deliveries, the counters
- * are zeroed (`callgrind_control -z`), the measured deliveries run, and the counters are dumped
- * (`callgrind_control -d`), so neither the start of node, tsx and the modules nor the first
- * compilation counts. V8 runs `--single-threaded` (no concurrent compiler or collector threads,
- * whose timing would change what runs); the receiver and the sender are counted with the
- * dispatcher, as in the rate benchmark's CPU per delivery. `BENCH_RUNS` runs (default 2), each
- * of `BENCH_DELIVERIES` (default 2,000).
+ * receiver) runs under callgrind: once it has started and made its warm-up deliveries, the
+ * counters are zeroed (`callgrind_control -z`), the measured deliveries run, and the counters are
+ * dumped (`callgrind_control -d`), so neither the start of node, tsx and the modules nor the
+ * first compilation counts. V8 runs in its predictable mode (one thread, no timed collections,
+ * a fixed hash seed); the receiver and the sender are counted with the dispatcher, as in the rate
+ * benchmark's CPU per delivery. Two workloads (`BENCH_WORKLOADS`, default both):
  *
- * Reported: instructions per delivery, lower is better, the median of the runs, as a `figure`
- * line that `npm run bench:compare -- --base <rev> instructions` compares between revisions.
- * Needs valgrind (Debian's `valgrind` package); without it the benchmark says so and is
- * skipped. About 4 minutes a run: callgrind runs node some 50 times slower.
+ * - `batched`: `BENCH_DELIVERIES` (default 2,000) after 1,000, in rounds of 1,000 events. What a
+ *   delivery costs follows how the work batches, which follows timing: about ±5 % run to run.
+ * - `one-at-a-time`: a quarter as many after 250, each recorded before the next is published,
+ *   no clock in the dispatcher's way: the same work each time, within about 1 % run to run.
+ *
+ * Reported per workload: instructions per delivery, lower is better, the median of `BENCH_RUNS`
+ * runs (default 2), as a `figure` line that `npm run bench:compare -- --base <rev> instructions`
+ * compares between revisions. Needs valgrind (Debian's `valgrind` package); without it the
+ * benchmark says so and is skipped. About 4 and 3 minutes a run: callgrind runs node some 50
+ * times slower.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
@@ -36,6 +41,19 @@ const count = (name: string, fallback: number): number => {
   return value
 }
 const deliveries = count("BENCH_DELIVERIES", 2_000)
+type Mode = "batched" | "one-at-a-time"
+// One at a time costs more per delivery and does not spread: a quarter of the deliveries.
+const workloads: Record<Mode, { readonly warmUp: number; readonly deliveries: number }> = {
+  batched: { warmUp: 1_000, deliveries },
+  "one-at-a-time": { warmUp: 250, deliveries: Math.max(1, Math.round(deliveries / 4)) }
+}
+const modes = (process.env.BENCH_WORKLOADS ?? "batched,one-at-a-time").split(",")
+for (const mode of modes) {
+  if (!(mode in workloads)) {
+    console.error(`BENCH_WORKLOADS lists batched and one-at-a-time, comma-separated, not ${JSON.stringify(mode)}`)
+    process.exit(2)
+  }
+}
 const runs = count("BENCH_RUNS", 2)
 
 if (spawnSync("valgrind", ["--version"]).status !== 0) {
@@ -44,7 +62,7 @@ if (spawnSync("valgrind", ["--version"]).status !== 0) {
 }
 
 // Instructions callgrind counts over the measured deliveries of one run of the workload.
-const instructions = async (): Promise<number> => {
+const instructions = async (mode: Mode): Promise<number> => {
   const folder = mkdtempSync(join(tmpdir(), "waybill-callgrind-"))
   const child = spawn(
     "valgrind",
@@ -52,12 +70,18 @@ const instructions = async (): Promise<number> => {
       "--tool=callgrind",
       `--callgrind-out-file=${join(folder, "callgrind.out")}`,
       process.execPath,
+      // V8 without its own clocks and chance: one thread, no memory reducer or idle-time
+      // collection (both timed), a fixed hash seed.
       "--single-threaded",
+      "--predictable",
+      "--hash-seed=1",
       "--conditions=@waybill/source",
       "--import",
       "tsx",
       join(here, "dispatcher-workload.ts"),
-      String(deliveries)
+      String(workloads[mode].warmUp),
+      String(workloads[mode].deliveries),
+      mode
     ],
     { cwd: join(here, ".."), stdio: ["pipe", "pipe", "pipe"] }
   )
@@ -89,9 +113,16 @@ const instructions = async (): Promise<number> => {
   }
 }
 
-const counts: Array<number> = []
-for (let run = 0; run < runs; run++) counts.push((await instructions()) / deliveries)
-console.log(
-  `Dispatcher, in memory, to a loopback receiver: instructions per delivery over ${deliveries} deliveries after 1,000, runs: ${counts.map((count) => Math.round(count).toLocaleString("en")).join(", ")}`
-)
-figure("dispatcher instructions per delivery", median(counts), "lower is better")
+for (const mode of modes as ReadonlyArray<Mode>) {
+  const { warmUp, deliveries } = workloads[mode]
+  const counts: Array<number> = []
+  for (let run = 0; run < runs; run++) counts.push((await instructions(mode)) / deliveries)
+  console.log(
+    `Dispatcher, in memory, to a loopback receiver, ${mode}: instructions per delivery over ${deliveries} deliveries after ${warmUp}, runs: ${counts.map((count) => Math.round(count).toLocaleString("en")).join(", ")}`
+  )
+  figure(
+    mode === "batched" ? "dispatcher instructions per delivery" : "dispatcher instructions per delivery, one at a time",
+    median(counts),
+    "lower is better"
+  )
+}
