@@ -14,9 +14,11 @@
  * lacks fails there, and says so). Then `--pairs` times: the base and this checkout one after
  * the other, the order flipped every pair (ABBA), each a fresh process as `npm run bench` runs
  * it. Reported per `target` or `figure` line the benchmark prints: each side's runs and median,
- * the ratio of the medians (this checkout / base), and a 90 % bootstrap interval of that ratio.
- * A bound holds when the interval lies above it; an interval across it says the machine cannot
- * tell.
+ * the ratio of the medians (this checkout / base) with a 90 % bootstrap interval that takes the
+ * runs as independent, and the mean of each pair's ratio with its interval (pairs resampled: the
+ * two runs of a pair ran one after the other, so the machine's drift over the session cancels
+ * within a pair). A bound holds when the interval lies on its side; an interval across it says
+ * the machine cannot tell.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { cpSync, existsSync, readFileSync, rmSync } from "node:fs"
@@ -91,13 +93,20 @@ const runOnce = (tree: string, file: string): Map<string, number> => {
   return targets
 }
 
-// A 90 % percentile-bootstrap interval of median(head) / median(base), each side resampled.
-const interval = (base: ReadonlyArray<number>, head: ReadonlyArray<number>): readonly [number, number] => {
-  const draw = (values: ReadonlyArray<number>) =>
-    median(Array.from({ length: values.length }, () => values[Math.floor(Math.random() * values.length)]!))
-  const ratios = Array.from({ length: 4000 }, () => draw(head) / draw(base)).sort((a, b) => a - b)
-  return [ratios[Math.floor(ratios.length * 0.05)]!, ratios[Math.floor(ratios.length * 0.95)]!]
+const resample = (values: ReadonlyArray<number>) =>
+  Array.from({ length: values.length }, () => values[Math.floor(Math.random() * values.length)]!)
+const mean = (values: ReadonlyArray<number>) => values.reduce((sum, value) => sum + value, 0) / values.length
+// The 5th and 95th percentiles of 4,000 bootstrap draws.
+const percentiles = (draw: () => number): readonly [number, number] => {
+  const draws = Array.from({ length: 4000 }, draw).sort((a, b) => a - b)
+  return [draws[Math.floor(draws.length * 0.05)]!, draws[Math.floor(draws.length * 0.95)]!]
 }
+// A 90 % interval of median(head) / median(base), each side resampled: runs taken as independent.
+const interval = (base: ReadonlyArray<number>, head: ReadonlyArray<number>) =>
+  percentiles(() => median(resample(head)) / median(resample(base)))
+// A 90 % interval of the mean of each pair's ratio, pairs resampled: the two runs of a pair ran
+// one after the other, so what drifts with the machine over the session cancels within a pair.
+const pairedInterval = (ratios: ReadonlyArray<number>) => percentiles(() => mean(resample(ratios)))
 
 const { base, head, pairs, name } = parseArgs(process.argv.slice(2))
 const file = `${name}.bench.ts`
@@ -140,4 +149,11 @@ for (const label of after.runs[0]!.keys()) {
   console.log(
     `    ${head === undefined ? "this checkout" : "head"} / base: ${(median(headValues) / median(baseValues)).toFixed(3)} (90 % interval ${low.toFixed(3)}–${high.toFixed(3)})`
   )
+  if (baseValues.length === headValues.length) {
+    const ratios = headValues.map((value, pair) => value / baseValues[pair]!)
+    const [pairedLow, pairedHigh] = pairedInterval(ratios)
+    console.log(
+      `    paired, the mean of each pair's ratio: ${mean(ratios).toFixed(3)} (90 % interval ${pairedLow.toFixed(3)}–${pairedHigh.toFixed(3)})`
+    )
+  }
 }
