@@ -14,7 +14,8 @@
  * - `batched`: `BENCH_DELIVERIES` (default 2,000) after 1,000, in rounds of 1,000 events. What a
  *   delivery costs follows how the work batches, which follows timing: about ±5 % run to run.
  * - `one-at-a-time`: a quarter as many after 250, each recorded before the next is published,
- *   no clock in the dispatcher's way: the same work each time, within about 1 % run to run.
+ *   no clock in the dispatcher's way: the same work each time; nine runs in twelve within 1.3 %
+ *   of their median, a few higher (docs/benchmarks.md), so `bench:compare`'s pairs matter.
  *
  * Reported per workload: instructions per delivery, lower is better, the median of `BENCH_RUNS`
  * runs (default 2), as a `figure` line that `npm run bench:compare -- --base <rev> instructions`
