@@ -5,7 +5,6 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -62,10 +61,7 @@ const attempts = 3
  * A data directory of its own holding the run's migrated database (removed when the scope
  * closes): the server starts on it without PGlite's initdb and the migrations.
  */
-const migratedDataDir = Effect.acquireRelease(
-  Effect.promise(() => Testing.makeDataDir("waybill-process-")),
-  (directory) => Effect.promise(() => rm(directory, { recursive: true, force: true }))
-)
+const migratedDataDir = Testing.scopedDataDir("waybill-process-")
 
 const spawnServer = (port: number, databaseUrl: string | undefined, options: ServerOptions) =>
   Effect.gen(function* () {

@@ -1,5 +1,4 @@
-import { rm } from "node:fs/promises"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
 import { WorkspaceId } from "@waybill/core/Workspace"
@@ -475,10 +474,7 @@ forEachServer(
           ? {
               _tag: "Embedded",
               // A copy of the run's migrated database: opened without initdb.
-              dataDir: yield* Effect.acquireRelease(
-                Effect.promise(async () => join(await Testing.makeDataDir("waybill-restart-"), "pglite")),
-                (dir) => Effect.promise(() => rm(dirname(dir), { recursive: true, force: true }))
-              )
+              dataDir: join(yield* Testing.scopedDataDir("waybill-restart-"), "pglite")
             }
           : {
               _tag: "Postgres",

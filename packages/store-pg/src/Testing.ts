@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 
-import { cp, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -14,6 +14,7 @@ import { PGlite } from "@electric-sql/pglite"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import * as Database from "./Database.js"
 import * as Embedded from "./internal/embedded.js"
 import * as Migrations from "./Migrations.js"
@@ -115,6 +116,18 @@ export const makeDataDir = async (prefix: string, env: Record<string, string | u
   else await cp(template, target, { recursive: true })
   return directory
 }
+
+/**
+ * `makeDataDir` for a scope: the directory is removed when the scope closes.
+ *
+ * @since 0.1.0
+ * @category testing
+ */
+export const scopedDataDir = (prefix: string): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.promise(() => makeDataDir(prefix)),
+    (directory) => Effect.promise(() => rm(directory, { recursive: true, force: true }))
+  )
 
 /**
  * The back ends a storage suite runs on: embedded PGlite in memory always (from the snapshot

@@ -1,4 +1,3 @@
-import { rm } from "node:fs/promises"
 import { join } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Migrator from "@effect/sql/Migrator"
@@ -92,10 +91,7 @@ it.live(
     Effect.gen(function* () {
       // A copy of the run's migrated database (PGlite's initdb would hold the worker for seconds;
       // the first start is the schema suite's and the process tests').
-      const directory = yield* Effect.acquireRelease(
-        Effect.promise(() => Testing.makeDataDir("waybill-data-")),
-        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-      )
+      const directory = yield* Testing.scopedDataDir("waybill-data-")
       const embedded = Database.layer({ _tag: "Embedded", dataDir: join(directory, "pglite") })
       const write = Effect.flatMap(
         SqlClient.SqlClient,
