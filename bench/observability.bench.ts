@@ -15,7 +15,7 @@
  * That is one pair of servers; `BENCH_PAIRS` (default 3) pairs are started one after the other,
  * each with `BENCH_ROUNDS` (default 3) rounds. One pair's ratio is one draw: two fresh processes
  * of the same code differ by up to a tenth for their whole life (their JIT's and collector's
- * choices, their databases), so single pairs of the default setting gave 0.75 to 0.93 in one
+ * choices, their databases), so single pairs of the default setting gave 0.76 to 0.93 in one
  * session (docs/benchmarks.md). Reported: per pair, on / off as the median of its rounds' ratios;
  * the targets (≥ 0.9 for both) take the median over pairs.
  *
