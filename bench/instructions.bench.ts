@@ -9,27 +9,32 @@
  * dumped (`callgrind_control -d`), so neither the start of node, tsx and the modules nor the
  * first compilation counts. V8 runs in its predictable mode (one thread, no timed collections,
  * a fixed hash seed); the receiver and the sender are counted with the dispatcher, as in the rate
- * benchmark's CPU per delivery. Two workloads (`BENCH_WORKLOADS`, default both):
+ * benchmark's CPU per delivery. Three workloads (`BENCH_WORKLOADS`, default all):
  *
  * - `batched`: `BENCH_DELIVERIES` (default 2,000) after 1,000, in rounds of 1,000 events. What a
  *   delivery costs follows how the work batches, which follows timing: about ±5 % run to run.
  * - `one-at-a-time`: a quarter as many after 250, each recorded before the next is published,
  *   no clock in the dispatcher's way: the same work each time; nine runs in twelve within 1.3 %
  *   of their median, a few higher (docs/benchmarks.md), so `bench:compare`'s pairs matter.
+ * - `tracing`: the reference server itself (`tracing-workload.ts`), half as many events after
+ *   1,000, once as it runs by default and once with metrics and tracing on: what issue 36's
+ *   observability adds to the server's own work, whatever the machine's load (a run's ratio
+ *   moves by about ±0.04 as the work batches). Reported as on / off; memory-bound work (the
+ *   collector copying spans that wait for export) costs more time than its instructions say.
  *
- * Reported per workload: instructions per delivery, lower is better, the median of `BENCH_RUNS`
- * runs (default 2), as a `figure` line that `npm run bench:compare -- --base <rev> instructions`
- * compares between revisions. Needs valgrind (Debian's `valgrind` package); without it the
- * benchmark says so and is skipped. About 4 and 3 minutes a run: callgrind runs node some 50
- * times slower.
+ * Reported per workload: instructions per delivery (per event, on / off, for `tracing`), lower is
+ * better, the median of `BENCH_RUNS` runs (default 2), as a `figure` line that
+ * `npm run bench:compare -- --base <rev> instructions` compares between revisions. Needs valgrind
+ * (Debian's `valgrind` package); without it the benchmark says so and is skipped. About 4, 3 and
+ * 6 minutes a run: callgrind runs node some 50 times slower.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
+import { callgrindRun, hasValgrind, predictableV8 } from "./callgrind.js"
 import { figure, median } from "./harness.js"
+import { tracingInstructions } from "./tracing-workload.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 // A whole number of at least 1 from `name`, else `fallback`; anything else stops the benchmark.
@@ -42,40 +47,39 @@ const count = (name: string, fallback: number): number => {
   return value
 }
 const deliveries = count("BENCH_DELIVERIES", 2_000)
-type Mode = "batched" | "one-at-a-time"
-// One at a time costs more per delivery and does not spread: a quarter of the deliveries.
+type Mode = "batched" | "one-at-a-time" | "tracing"
+// One at a time costs more per delivery and does not spread: a quarter of the deliveries. The
+// reference server's events (`tracing`) take half as many: each is a request and a delivery.
 const workloads: Record<Mode, { readonly warmUp: number; readonly deliveries: number }> = {
   batched: { warmUp: 1_000, deliveries },
-  "one-at-a-time": { warmUp: 250, deliveries: Math.max(1, Math.round(deliveries / 4)) }
+  "one-at-a-time": { warmUp: 250, deliveries: Math.max(1, Math.round(deliveries / 4)) },
+  tracing: { warmUp: 1_000, deliveries: Math.max(1, Math.round(deliveries / 2)) }
 }
-const modes = (process.env.BENCH_WORKLOADS ?? "batched,one-at-a-time").split(",")
+const modes = (process.env.BENCH_WORKLOADS ?? "batched,one-at-a-time,tracing").split(",")
 for (const mode of modes) {
   if (!(mode in workloads)) {
-    console.error(`BENCH_WORKLOADS lists batched and one-at-a-time, comma-separated, not ${JSON.stringify(mode)}`)
+    console.error(
+      `BENCH_WORKLOADS lists batched, one-at-a-time and tracing, comma-separated, not ${JSON.stringify(mode)}`
+    )
     process.exit(2)
   }
 }
 const runs = count("BENCH_RUNS", 2)
 
-if (spawnSync("valgrind", ["--version"]).status !== 0) {
+if (!hasValgrind()) {
   console.log("  skipped: valgrind is not installed (Debian's valgrind package)")
   process.exit(0)
 }
 
 // Instructions callgrind counts over the measured deliveries of one run of the workload.
-const instructions = async (mode: Mode): Promise<number> => {
-  const folder = mkdtempSync(join(tmpdir(), "waybill-callgrind-"))
+const instructions = async (mode: Exclude<Mode, "tracing">): Promise<number> => {
+  const run = callgrindRun()
   const child = spawn(
-    "valgrind",
+    run.under[0]!,
     [
-      "--tool=callgrind",
-      `--callgrind-out-file=${join(folder, "callgrind.out")}`,
+      ...run.under.slice(1),
       process.execPath,
-      // V8 without its own clocks and chance: one thread, no memory reducer or idle-time
-      // collection (both timed), a fixed hash seed.
-      "--single-threaded",
-      "--predictable",
-      "--hash-seed=1",
+      ...predictableV8,
       "--conditions=@waybill/source",
       "--import",
       "tsx",
@@ -89,33 +93,42 @@ const instructions = async (mode: Mode): Promise<number> => {
   let stderr = ""
   child.stderr.on("data", (chunk) => (stderr += chunk))
   const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
-  const control = (flag: string) => execFileSync("callgrind_control", [flag, String(child.pid)], { stdio: "ignore" })
   try {
     for await (const line of createInterface({ input: child.stdout })) {
       if (line === "ready") {
-        control("-z")
+        run.control("-z", child.pid!)
         child.stdin.write("go\n")
       } else if (line === "done") {
-        control("-d")
+        run.control("-d", child.pid!)
         child.stdin.write("exit\n")
       }
     }
     const status = await exited
-    // The dump of `-d` is the first numbered part; the last, at exit, holds the shutdown.
-    const dump = readdirSync(folder).find((file) => file.endsWith(".1"))
-    const totals =
-      dump === undefined ? null : /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(folder, dump), "utf8"))
-    if (status !== 0 || totals === null) {
+    const total = run.dumped()
+    if (status !== 0 || total === null) {
       throw new Error(`the workload failed (exit ${status}):\n${stderr.slice(-4000)}`)
     }
-    return Number(totals[1])
+    return total
   } finally {
-    rmSync(folder, { recursive: true, force: true })
+    run.remove()
   }
 }
 
 for (const mode of modes as ReadonlyArray<Mode>) {
   const { warmUp, deliveries } = workloads[mode]
+  if (mode === "tracing") {
+    const ratios: Array<number> = []
+    for (let run = 0; run < runs; run++) {
+      const off = await tracingInstructions("off", warmUp, deliveries)
+      const on = await tracingInstructions("on", warmUp, deliveries)
+      ratios.push(on / off)
+      console.log(
+        `Reference server on PostgreSQL, POST /events delivered to one webhook, ${deliveries} events after ${warmUp}: instructions per event off ${Math.round(off).toLocaleString("en")}, with metrics and tracing ${Math.round(on).toLocaleString("en")} (on / off ${(on / off).toFixed(3)})`
+      )
+    }
+    figure("reference server instructions per event, metrics and tracing on / off", median(ratios), "lower is better")
+    continue
+  }
   const counts: Array<number> = []
   for (let run = 0; run < runs; run++) counts.push((await instructions(mode)) / deliveries)
   console.log(

@@ -78,15 +78,26 @@ export const freshDatabase = async () => {
 
 export const apiKey = "bench-key-0000000001"
 
-// Waits up to 60 s for a started server's /health; a server that never answers is killed.
-// Polls `/health` until it answers 200 (with `anyAnswer`, any HTTP answer: a server without it).
-export const untilHealthy = async (child: ChildProcess, base: string, what: string, anyAnswer = false) => {
-  for (let i = 0; i < 600; i++) {
+// Polls `/health` until it answers 200 (with `anyAnswer`, any HTTP answer: a server without it),
+// for up to `seconds`; a server that never answers is killed.
+export const untilHealthy = async (
+  child: ChildProcess,
+  base: string,
+  what: string,
+  anyAnswer = false,
+  seconds = 60
+) => {
+  for (let i = 0; i < seconds * 10; i++) {
     const up = await fetch(`${base}/health`).then(
       (r) => anyAnswer || r.ok,
       () => false
     )
-    if (up) return { base, pid: child.pid!, stop: () => child.kill("SIGTERM") }
+    if (up) {
+      const exited = new Promise<void>((resolve) =>
+        child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())
+      )
+      return { base, pid: child.pid!, stop: () => child.kill("SIGTERM"), exited }
+    }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   child.kill("SIGKILL")
@@ -109,17 +120,23 @@ const build = () =>
  * Starts `packages/server`, built first, on the database; resolves when `/health` answers. With
  * `BENCH_CPU_PROF=<dir>` the server writes a V8 CPU profile there when it stops. With
  * `{ dataDir }` instead of a URL it runs on its embedded database (PGlite) in that directory.
+ * `under` runs node under another program (`["valgrind", "--tool=callgrind", …]`), which slows
+ * its start some 50 times (so it gets 10 minutes), and `flags` are node's own.
  */
 export const startServer = async (
   database: string | { readonly dataDir: string },
-  env: Record<string, string> = {}
+  env: Record<string, string> = {},
+  options: { readonly under?: ReadonlyArray<string>; readonly flags?: ReadonlyArray<string> } = {}
 ) => {
   await build()
   const port = await freePort()
   const { DATABASE_URL: _, ...withoutDatabaseUrl } = process.env
+  const [program, ...under] = [...(options.under ?? []), process.execPath]
   const child: ChildProcess = spawn(
-    process.execPath,
+    program!,
     [
+      ...under,
+      ...(options.flags ?? []),
       ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
       "packages/server/dist/main.js"
     ],
@@ -140,7 +157,7 @@ export const startServer = async (
       }
     }
   )
-  return untilHealthy(child, `http://127.0.0.1:${port}`, "the server")
+  return untilHealthy(child, `http://127.0.0.1:${port}`, "the server", false, options.under === undefined ? 60 : 600)
 }
 
 // User and system CPU seconds of a process so far, from /proc (Linux); NaN where unreadable.
