@@ -24,32 +24,25 @@
  * "OTEL_TRACES_SAMPLER_ARG":"0.1"}` for sampling, `{"OTEL_TRACES_SAMPLER":"always_off"}` for spans
  * made and never exported.
  */
-import { randomBytes } from "node:crypto"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import { median, target } from "./harness.js"
-import { apiKey, freshDatabase, type LoadResult, load, processCpuSeconds, startServer } from "./server.js"
+import { eventBody, scrape, startSink, traceparent } from "./observability-setup.js"
+import {
+  apiKey,
+  freshDatabase,
+  type LoadResult,
+  load,
+  processCpuSeconds,
+  registerWebhook,
+  startServer
+} from "./server.js"
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 3)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
-const metricsToken = "bench-metrics-token-0001"
 
 // One sink for spans and deliveries: counts deliveries per server (by path), drops the rest.
-const delivered = new Map<string, number>()
-let spansExported = 0
-const sink = http.createServer((request, response) => {
-  request.resume()
-  request.on("end", () => {
-    const path = request.url ?? "/"
-    if (path === "/v1/traces") spansExported++
-    else delivered.set(path, (delivered.get(path) ?? 0) + 1)
-    response.writeHead(200, { "content-type": "application/json" }).end("{}")
-  })
-})
-await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", () => resolve()))
-const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`
+const sink = await startSink()
 
 const variants = [
   { name: "off", env: { WAYBILL_LOG_LEVEL: "warn" } },
@@ -57,9 +50,7 @@ const variants = [
     name: "on",
     env: {
       WAYBILL_LOG_LEVEL: "warn",
-      WAYBILL_METRICS_TOKEN: metricsToken,
-      OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      ...sink.onEnv,
       ...(JSON.parse(process.env.BENCH_ON_ENV ?? "{}") as Record<string, string>)
     }
   }
@@ -73,55 +64,41 @@ const startPair = async () => {
   for (const variant of variants) {
     const database = await freshDatabase()
     const server = await startServer(database.url, variant.env)
-    const hook = await fetch(`${server.base}/webhooks`, {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({
-        url: `${sinkUrl}/${variant.name}`,
-        events: ["tour-created"],
-        auth: { type: "bearer", token: "bench-receiver" }
-      })
+    await registerWebhook(server.base, `${sink.url}/${variant.name}`, ["tour-created"], {
+      auth: { type: "bearer", token: "bench-receiver" }
     })
-    if (hook.status !== 201) throw new Error(`POST /webhooks: ${hook.status} ${await hook.text()}`)
     servers.push({ ...variant, server, database })
   }
   return servers
 }
 
-const body = JSON.stringify({
-  type: "tour-created",
-  payload: { tour: { id: "tour_bench", status: "planned", substatus: null, properties: {} } }
-})
-// A random trace id per request, as clients make them: a ratio sampler decides on the id's bits.
-const traceparent = () => ({ traceparent: `00-${randomBytes(16).toString("hex")}-00f067aa0ba902b7-01` })
-
 // Deliveries received per second from the start of the load until the outbox is drained (or
 // 30 s after the load ended).
 const deliveriesPerSecond = async (name: string, started: number, published: number, before: number) => {
   const deadline = Date.now() + 30_000
-  while ((delivered.get(`/${name}`) ?? 0) - before < published && Date.now() < deadline) {
+  while (sink.delivered(`/${name}`) - before < published && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-  return ((delivered.get(`/${name}`) ?? 0) - before) / ((Date.now() - started) / 1000)
+  return (sink.delivered(`/${name}`) - before) / ((Date.now() - started) / 1000)
 }
 
 // One load of `seconds` on a server and the delivery of what it published: POST /events per
 // second, deliveries per second, and the server's CPU microseconds per event delivered.
 const round = async (name: string, server: { readonly base: string; readonly pid: number }, seconds: number) => {
-  const before = delivered.get(`/${name}`) ?? 0
+  const before = sink.delivered(`/${name}`)
   const cpuBefore = processCpuSeconds(server.pid)
   const started = Date.now()
   const result: LoadResult = await load(`POST /events (${name})`, {
     url: `${server.base}/events`,
     method: "POST",
-    body,
+    body: eventBody,
     headers: json,
     perRequestHeaders: traceparent,
     seconds
   })
   const published = Math.round(result.requestsPerSecond * seconds)
   const perSecond = await deliveriesPerSecond(name, started, published, before)
-  const count = (delivered.get(`/${name}`) ?? 0) - before
+  const count = sink.delivered(`/${name}`) - before
   return {
     events: result.requestsPerSecond,
     deliveries: perSecond,
@@ -139,11 +116,7 @@ const measurePair = async (pair: number) => {
   const servers = await startPair()
   // The "on" server is scraped as Prometheus would, every second.
   const on = servers.find((entry) => entry.name === "on")!
-  const scraper = setInterval(() => {
-    fetch(`${on.server.base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
-      .then((r) => r.text())
-      .catch(() => {})
-  }, 1_000)
+  const scraper = setInterval(() => scrape(on.server.base).catch(() => {}), 1_000)
   for (const { name, server } of servers) await round(name, server, WARMUP_SECONDS)
   const events: Figures = { off: [], on: [] }
   const deliveries: Figures = { off: [], on: [] }
@@ -175,7 +148,7 @@ console.log(
 )
 const pairs = []
 for (let pair = 1; pair <= PAIRS; pair++) pairs.push(await measurePair(pair))
-console.log(`  ${spansExported} span exports received`)
+console.log(`  ${sink.spanExports()} span exports received`)
 const passed = [
   target("POST /events, on / off", median(pairs.map((pair) => pair.events)), 0.9),
   target("dispatcher deliveries/s, on / off", median(pairs.map((pair) => pair.deliveries)), 0.9)
