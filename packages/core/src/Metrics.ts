@@ -90,16 +90,24 @@ const attemptsKey = MetricKey.counter("waybill_delivery_attempts_total", {
 
 export const attempts = Metric.fromMetricKey(attemptsKey)
 
+const attemptDurationKey = MetricKey.histogram(
+  "waybill_delivery_attempt_duration_seconds",
+  seconds,
+  "Duration of one delivery attempt, from the request to the response or the failure."
+)
+
 /**
  * `waybill_delivery_attempt_duration_seconds`: one attempt, request to response (or failure).
  *
  * @since 0.1.0
  * @category series
  */
-export const attemptDuration = Metric.histogram(
-  "waybill_delivery_attempt_duration_seconds",
-  seconds,
-  "Duration of one delivery attempt, from the request to the response or the failure."
+export const attemptDuration = Metric.fromMetricKey(attemptDurationKey)
+
+const deliveryLatencyKey = MetricKey.histogram(
+  "waybill_delivery_latency_seconds",
+  latencySeconds,
+  "From the event being recorded to the response of the attempt that ended its delivery."
 )
 
 /**
@@ -108,11 +116,7 @@ export const attemptDuration = Metric.histogram(
  * @since 0.1.0
  * @category series
  */
-export const deliveryLatency = Metric.histogram(
-  "waybill_delivery_latency_seconds",
-  latencySeconds,
-  "From the event being recorded to the response of the attempt that ended its delivery."
-)
+export const deliveryLatency = Metric.fromMetricKey(deliveryLatencyKey)
 
 /**
  * `waybill_deliveries_pending`: pending and held deliveries in the whole database (set by the
@@ -229,11 +233,20 @@ const taggedBy = <Type extends MetricKeyType.MetricKeyType<number, unknown>>(
   }
 }
 
+// An untagged series' hook, kept like the tagged ones' (`unsafeUpdate` would look it up by its
+// key's hash and equality on every update).
+const untagged = <Type extends MetricKeyType.MetricKeyType<number, unknown>>(key: MetricKey.MetricKey<Type>) => {
+  const hook = Metric.globalMetricRegistry.get(key) as MetricHook.MetricHook<number, unknown>
+  return (value: number) => hook.update(value)
+}
+
 const byType = taggedBy(eventsKey, 256)
 const byStatus = taggedBy(deliveriesKey, 8)
 const byResult = taggedBy(attemptsKey, 16)
 const requestsBy = taggedBy(requestsKey, 2048)
 const durationBy = taggedBy(durationKey, 512)
+const attemptDurationOf = untagged(attemptDurationKey)
+const deliveryLatencyOf = untagged(deliveryLatencyKey)
 
 /**
  * Counts `count` recorded events of `type`.
@@ -251,7 +264,7 @@ export const recordPublished = (type: string, count = 1): void => byType(type, (
  */
 export const recordAttempt = (result: AttemptResult, durationMs: number): void => {
   byResult(result, () => [["result", result]])(1)
-  attemptDuration.unsafeUpdate(durationMs / 1000, [])
+  attemptDurationOf(durationMs / 1000)
 }
 
 /**
@@ -263,7 +276,7 @@ export const recordAttempt = (result: AttemptResult, durationMs: number): void =
  */
 export const recordDelivery = (status: "succeeded" | "failed", latencyMs: number | undefined): void => {
   byStatus(status, () => [["status", status]])(1)
-  if (latencyMs !== undefined) deliveryLatency.unsafeUpdate(Math.max(0, latencyMs) / 1000, [])
+  if (latencyMs !== undefined) deliveryLatencyOf(Math.max(0, latencyMs) / 1000)
 }
 
 /**

@@ -10,12 +10,15 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as GlobalValue from "effect/GlobalValue"
 import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
 import { WaybillApi } from "../Api.js"
 
 /** Whether `observe` makes the request's span itself (`Http.requestSpans`). */
@@ -52,7 +55,10 @@ interface Template {
  */
 export const makeRouteOf = (paths: ReadonlyArray<string>): ((url: string) => string) => {
   const bySize = new Map<number, Array<Template>>()
+  // Paths without parameters answer by one lookup (`/events`, `/health`: the busiest).
+  const exact = new Set<string>()
   for (const path of new Set(paths)) {
+    if (!path.includes("/:")) exact.add(path)
     const parts = path.split("/")
     const template = parts.map((part) => (part.startsWith(":") ? `{${part.slice(1)}}` : part)).join("/")
     const list = bySize.get(parts.length) ?? []
@@ -68,7 +74,9 @@ export const makeRouteOf = (paths: ReadonlyArray<string>): ((url: string) => str
   }
   return (url) => {
     const query = url.indexOf("?")
-    const parts = (query === -1 ? url : url.slice(0, query)).split("/")
+    const path = query === -1 ? url : url.slice(0, query)
+    if (exact.has(path)) return path
+    const parts = path.split("/")
     const candidates = bySize.get(parts.length)
     if (candidates !== undefined) {
       for (const candidate of candidates) {
@@ -109,32 +117,40 @@ const record = (request: HttpServerRequest.HttpServerRequest, route: string, sta
 
 // The request's server span, `http.server <method>`, in the trace of its `traceparent`, with the
 // method, the route template and the status: what the platform's span says that a trace needs,
-// without its URL parsing and its attribute per request and response header. Its end records
-// the request's metrics too, when they are on (one `onExit` for both).
+// without its URL parsing and its attribute per request and response header. Made with the
+// fiber's tracer itself, not `Effect.useSpan` (which copies the fiber's references to read span
+// annotations and links that no request has); its end records the request's metrics too, when
+// they are on (one `onExit` for both).
 const spanned = <E, R>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
   request: HttpServerRequest.HttpServerRequest,
   route: string,
   app: HttpApp.Default<E, R>,
   metrics: boolean
 ): HttpApp.Default<E, R> => {
-  const parent = TraceContext.parse(request.headers.traceparent)
+  const incoming = TraceContext.parse(request.headers.traceparent)
+  const parent = Option.isSome(incoming)
+    ? Option.some<Tracer.AnySpan>(TraceContext.externalSpan(incoming.value))
+    : Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+  const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
   const started = metrics ? performance.now() : 0
-  return Effect.useSpan(
+  const span = fiber.currentTracer.span(
     `http.server ${request.method}`,
-    {
-      kind: "server",
-      captureStackTrace: false,
-      ...(Option.isSome(parent) ? { parent: TraceContext.externalSpan(parent.value) } : {}),
-      attributes: { "http.request.method": request.method, "http.route": route }
-    },
-    (span) =>
-      Effect.onExit(Effect.withParentSpan(app, span), (exit) =>
-        Effect.sync(() => {
-          const status = statusOf(exit)
-          span.attribute("http.response.status_code", status)
-          if (metrics) record(request, route, started, status)
-        })
-      )
+    parent,
+    Context.empty(),
+    [],
+    clock.unsafeCurrentTimeNanos(),
+    "server"
+  )
+  span.attribute("http.request.method", request.method)
+  span.attribute("http.route", route)
+  return Effect.onExit(Effect.provideService(app, Tracer.ParentSpan, span), (exit) =>
+    Effect.sync(() => {
+      const status = statusOf(exit)
+      span.attribute("http.response.status_code", status)
+      span.end(clock.unsafeCurrentTimeNanos(), exit)
+      if (metrics) record(request, route, started, status)
+    })
   )
 }
 
@@ -153,7 +169,7 @@ export const observe = <E, R>(
     const metrics = !fiber.getFiberRef(requestMetricsDisabled)
     // The template is matched once, for the span and the metrics alike, and only if either wants it.
     const route = spans || metrics ? routeOf(request.url) : ""
-    if (spans) return spanned(request, route, app, metrics)
+    if (spans) return spanned(fiber, request, route, app, metrics)
     const traced = TraceContext.withIncoming(request.headers.traceparent)(app)
     if (!metrics) return traced
     const started = performance.now()

@@ -6,6 +6,7 @@
  */
 import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -36,6 +37,8 @@ const parentOf = (traceparent: string | null | undefined): Option.Option<Tracer.
  * Runs an attempt with the `traceparent` it sends: with the tracer on, a client span
  * `webhook.attempt` in the event's trace (`http.response.status_code`, `waybill.delivery.id`,
  * `waybill.event.type`), whose id the header carries; else a fresh span id in the event's trace.
+ * The span is made with the fiber's tracer itself, as the request's (`Effect.useSpan` copies the
+ * fiber's references to read annotations and links an attempt never has).
  */
 export const traced = <A extends Ended>(
   claimed: ClaimedDelivery,
@@ -43,31 +46,32 @@ export const traced = <A extends Ended>(
 ): Effect.Effect<A> =>
   Effect.withFiberRuntime((fiber) => {
     if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) return attempt(TraceContext.child(claimed.traceparent))
-    const parent = parentOf(claimed.traceparent)
-    return Effect.useSpan(
+    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+    const span = fiber.currentTracer.span(
       "webhook.attempt",
-      {
-        kind: "client",
-        captureStackTrace: false,
-        ...(Option.isSome(parent) ? { parent: parent.value } : { root: true }),
-        attributes: {
-          "waybill.delivery.id": claimed.id,
-          "waybill.event.type": claimed.eventType,
-          "waybill.delivery.attempt": claimed.attempts + 1
-        }
-      },
-      (span) =>
-        Effect.tap(
-          attempt(TraceContext.format({ traceId: span.traceId, spanId: span.spanId, sampled: span.sampled })),
-          ({ completion }) =>
-            Effect.sync(() => {
-              if (completion.attempt.statusCode !== null) {
-                span.attribute("http.response.status_code", completion.attempt.statusCode)
-              }
-              if (completion.attempt.error !== null) span.attribute("error.type", completion.attempt.error)
-              span.attribute("waybill.delivery.status", completion.status)
-            })
-        )
+      parentOf(claimed.traceparent),
+      Context.empty(),
+      [],
+      clock.unsafeCurrentTimeNanos(),
+      "client"
+    )
+    span.attribute("waybill.delivery.id", claimed.id)
+    span.attribute("waybill.event.type", claimed.eventType)
+    span.attribute("waybill.delivery.attempt", claimed.attempts + 1)
+    return Effect.onExit(
+      attempt(TraceContext.format({ traceId: span.traceId, spanId: span.spanId, sampled: span.sampled })),
+      (exit) =>
+        Effect.sync(() => {
+          if (Exit.isSuccess(exit)) {
+            const { completion } = exit.value
+            if (completion.attempt.statusCode !== null) {
+              span.attribute("http.response.status_code", completion.attempt.statusCode)
+            }
+            if (completion.attempt.error !== null) span.attribute("error.type", completion.attempt.error)
+            span.attribute("waybill.delivery.status", completion.status)
+          }
+          span.end(clock.unsafeCurrentTimeNanos(), exit)
+        })
     )
   })
 
