@@ -22,7 +22,8 @@
  * `BENCH_ON_ENV` (a JSON object of variables) is added to the "on" server's environment, to price
  * one setting against off in the same way: `{"OTEL_TRACES_SAMPLER":"traceidratio",
  * "OTEL_TRACES_SAMPLER_ARG":"0.1"}` for sampling, `{"OTEL_TRACES_SAMPLER":"always_off"}` for spans
- * made and never exported.
+ * made and never exported; a `null` removes a variable: `{"OTEL_EXPORTER_OTLP_ENDPOINT":null}`
+ * prices metrics alone, `{"WAYBILL_METRICS_TOKEN":null}` tracing alone.
  */
 import { median, target } from "./harness.js"
 import { eventBody, scrape, startSink, traceparent } from "./observability-setup.js"
@@ -44,16 +45,18 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 // One sink for spans and deliveries: counts deliveries per server (by path), drops the rest.
 const sink = await startSink()
 
+// `BENCH_ON_ENV`'s variables on top of the "on" ones; a `null` removes one (`{"OTEL_EXPORTER_OTLP_ENDPOINT":null}`: metrics alone).
+const onEnv = Object.fromEntries(
+  Object.entries({
+    WAYBILL_LOG_LEVEL: "warn",
+    ...sink.onEnv,
+    ...(JSON.parse(process.env.BENCH_ON_ENV ?? "{}") as Record<string, string | null>)
+  }).filter((entry): entry is [string, string] => entry[1] !== null)
+)
+
 const variants = [
   { name: "off", env: { WAYBILL_LOG_LEVEL: "warn" } },
-  {
-    name: "on",
-    env: {
-      WAYBILL_LOG_LEVEL: "warn",
-      ...sink.onEnv,
-      ...(JSON.parse(process.env.BENCH_ON_ENV ?? "{}") as Record<string, string>)
-    }
-  }
+  { name: "on", env: onEnv }
 ] as const
 
 const json = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }

@@ -101,6 +101,25 @@ export interface TracingConfig {
   readonly sampler?: TracingSampler | undefined
   /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the `traceidratio` samplers, 0 to 1 (default 1). */
   readonly samplerRatio?: number | undefined
+  /**
+   * How spans are batched for export, as the SDK's batch span processor reads its `OTEL_BSP_*`
+   * variables; unset, its defaults (5,000 ms, 2,048, 512).
+   */
+  readonly batch?: TracingBatch | undefined
+}
+
+/**
+ * `OTEL_BSP_SCHEDULE_DELAY` (ms between exports), `OTEL_BSP_MAX_QUEUE_SIZE` (spans waiting at the
+ * most; past it new ones are dropped) and `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (spans a request at
+ * the most, not above the queue's size).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TracingBatch {
+  readonly scheduledDelayMillis: number
+  readonly maxQueueSize: number
+  readonly maxExportBatchSize: number
 }
 
 const samplers = [
@@ -214,7 +233,19 @@ const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
     Config.option(Config.number("OTEL_TRACES_SAMPLER_ARG")),
     "must be a number from 0 to 1",
     Option.match({ onNone: () => true, onSome: (ratio) => ratio >= 0 && ratio <= 1 })
-  ).pipe(Config.map(Option.getOrUndefined))
+  ).pipe(Config.map(Option.getOrUndefined)),
+  batch: Config.all({
+    scheduledDelayMillis: positiveInt("OTEL_BSP_SCHEDULE_DELAY", 5_000),
+    maxQueueSize: positiveInt("OTEL_BSP_MAX_QUEUE_SIZE", 2_048),
+    maxExportBatchSize: positiveInt("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512)
+  }).pipe((batch) =>
+    checked(
+      "OTEL_BSP_MAX_EXPORT_BATCH_SIZE",
+      batch,
+      "must not be larger than OTEL_BSP_MAX_QUEUE_SIZE",
+      ({ maxExportBatchSize, maxQueueSize }) => maxExportBatchSize <= maxQueueSize
+    )
+  )
 }).pipe(
   Config.map(({ endpoint, ...rest }) =>
     Option.isNone(endpoint) ? undefined : { endpoint: endpoint.value.replace(/\/+$/, ""), ...rest }

@@ -124,18 +124,20 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
   )
 
 /**
- * The OpenTelemetry SDK's batch span processor and OTLP/HTTP exporter to `<endpoint>/v1/traces`
- * (protobuf or JSON; the processor's `OTEL_BSP_*` variables apply), resource from `OTEL_*` with
+ * Spans over OTLP/HTTP to `<endpoint>/v1/traces` (protobuf or JSON), resource from `OTEL_*` with
  * `service.name` from the configuration. Provide it and turn the tracer on; without it nothing
  * is exported. The SDK's modules are loaded only here, so a server without tracing never loads
  * them.
  *
- * Effect's spans go to the processor through a tracer of ours, not through the SDK's `Tracer`
- * (`internal/processorTracer.ts`): a span is its ids, times and attributes until it ends sampled,
- * and no OpenTelemetry context is made for it or for the fiber's steps (no context manager is
- * registered and no OpenTelemetry instrumentation runs in the server, so nothing would read one).
- * That took a traced event's extra CPU from about a quarter to about a twelfth of an untraced
- * one's (docs/decisions.md, "Spans straight to the span processor").
+ * Effect's spans go to OTLP through a tracer and batches of ours, not through the SDK's `Tracer`
+ * and batch span processor (`internal/processorTracer.ts`, `internal/spanBatches.ts`): a span is
+ * its ids, times and attributes, and a sampled one is written into its batch's OTLP bytes the
+ * moment it ends; the batches are sent by the SDK's OTLP/HTTP transport (its retries, timeout,
+ * headers and compression from the `OTEL_EXPORTER_OTLP_*` variables), one at a time, as the batch
+ * processor's `OTEL_BSP_*` settings say (`config.batch`). No OpenTelemetry context is made for a
+ * span or for the fiber's steps (no context manager is registered and no OpenTelemetry
+ * instrumentation runs in the server, so nothing would read one). Cost against the SDK's path:
+ * docs/decisions.md, "Spans straight to the span processor" and "Spans written as they end".
  *
  * Unless `OTEL_TRACES_SAMPLER` names another sampler (the SDK's, with `OTEL_TRACES_SAMPLER_ARG`),
  * spans follow their parent's decision and every trace is recorded. The SQL client's spans are
@@ -149,35 +151,60 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
 export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resource> =>
   Layer.unwrapEffect(
     Effect.promise(async () => {
-      const [OtelResource, base, exporter, ProcessorTracer] = await Promise.all([
+      const [OtelResource, base, exporterBase, nodeHttp, ProcessorTracer, SpanBatches] = await Promise.all([
         import("@effect/opentelemetry/Resource"),
         import("@opentelemetry/sdk-trace-base"),
-        config.protocol === "http/json"
-          ? import("@opentelemetry/exporter-trace-otlp-http")
-          : import("@opentelemetry/exporter-trace-otlp-proto"),
-        import("./internal/processorTracer.js")
+        import("@opentelemetry/otlp-exporter-base"),
+        import("@opentelemetry/otlp-exporter-base/node-http"),
+        import("./internal/processorTracer.js"),
+        import("./internal/spanBatches.js")
       ])
-      const url = `${config.endpoint}/v1/traces`
       const statements = config.statements === true
       const sampler = config.sampler === undefined ? undefined : samplerOf(base, config.sampler, config.samplerRatio)
-      const processor = Effect.acquireRelease(
-        Effect.sync(() => new base.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url }))),
-        // What is left is sent at shutdown, for at most 3 s; a collector that is down loses it.
-        (made) =>
-          Effect.tryPromise(() => made.forceFlush().then(() => made.shutdown())).pipe(
-            Effect.timeoutOption(3_000),
-            Effect.ignore,
-            Effect.interruptible
-          )
-      )
+      const contentType = config.protocol === "http/json" ? "application/json" : "application/x-protobuf"
+      const batches = (resource: { readonly attributes: Readonly<Record<string, unknown>> }) =>
+        Effect.acquireRelease(
+          Effect.sync(() => {
+            // The SDK's OTLP/HTTP transport for bodies encoded already: its serializer passes them on.
+            const transport = new exporterBase.OTLPExporterBase<{ readonly body: Uint8Array; readonly count: number }>(
+              nodeHttp.createOtlpHttpExportDelegate(
+                nodeHttp.convertLegacyHttpOptions({ url: `${config.endpoint}/v1/traces` }, "TRACES", "v1/traces", {
+                  "Content-Type": contentType
+                }),
+                { serializeRequest: (request) => request.body, deserializeResponse: () => ({}) },
+                "otlp_http_span_exporter",
+                { name: "span", countItems: (request) => request.count },
+                undefined
+              )
+            )
+            const sender = { resource: resource.attributes, scope: { name: config.serviceName } }
+            const send = (body: Uint8Array, count: number, done: (sent: boolean) => void) =>
+              transport.export({ body, count }, (result) => done(result.code === 0))
+            const settings = config.batch ?? {
+              scheduledDelayMillis: 5_000,
+              maxQueueSize: 2_048,
+              maxExportBatchSize: 512
+            }
+            const made =
+              config.protocol === "http/json"
+                ? SpanBatches.make(SpanBatches.json(sender), send, settings)
+                : SpanBatches.make(SpanBatches.protobuf(sender), send, settings)
+            return { made, transport }
+          }),
+          // What is left is sent at shutdown, for at most 3 s; a collector that is down loses it.
+          ({ made, transport }) =>
+            Effect.tryPromise(() => made.close().then(() => transport.shutdown())).pipe(
+              Effect.timeoutOption(3_000),
+              Effect.ignore,
+              Effect.interruptible
+            )
+        )
       const tracer = Layer.unwrapScoped(
         Effect.gen(function* () {
-          const resource = yield* OtelResource.Resource
+          const { made } = yield* batches(yield* OtelResource.Resource)
           return Layer.setTracer(
             ProcessorTracer.make({
-              processor: yield* processor,
-              resource,
-              scope: { name: config.serviceName },
+              sink: made,
               sampler,
               // The SQL client's spans only with `statements`, and then not the background ones.
               unrecorded: statements

@@ -1,44 +1,21 @@
 /**
- * The tracer that writes Effect's spans to an OpenTelemetry span processor: what reaches the
- * processor (ids, parents, times, attributes, status, the exception of a failure), what does not
- * (unsampled traces, background statements), the samplers `OTEL_TRACES_SAMPLER` names, and the
- * settings that choose them, refused by name when bad.
+ * The tracer that hands Effect's spans to the exporter as they end: what reaches it (ids,
+ * parents, times, attributes, status, the exception of a failure), what does not (unsampled
+ * traces, background statements), the samplers `OTEL_TRACES_SAMPLER` names, and the settings
+ * that choose them and the batches, refused by name when bad.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { resourceFromAttributes } from "@opentelemetry/resources"
-import {
-  AlwaysOffSampler,
-  ParentBasedSampler,
-  type ReadableSpan,
-  type SpanProcessor,
-  TraceIdRatioBasedSampler
-} from "@opentelemetry/sdk-trace-base"
+import { AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-base"
 import * as TraceContext from "@waybill/core/TraceContext"
 import { ConfigProvider, Duration, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import * as Config from "../src/Config.js"
+import type { EndedSpan } from "../src/internal/endedSpan.js"
 import * as ProcessorTracer from "../src/internal/processorTracer.js"
 import { UnrecordedSpan } from "../src/internal/unrecordedSpan.js"
 
-const collecting = () => {
-  const ended: Array<ReadableSpan> = []
-  const processor: SpanProcessor = {
-    onStart: () => {},
-    onEnd: (span) => {
-      ended.push(span)
-    },
-    forceFlush: async () => {},
-    shutdown: async () => {}
-  }
-  return { ended, processor }
-}
-
-const resource = resourceFromAttributes({ "service.name": "waybill-test" })
-
 const tracing = (options: Partial<ProcessorTracer.Pipeline> = {}) => {
-  const { ended, processor } = collecting()
-  const layer = Layer.setTracer(
-    ProcessorTracer.make({ processor, resource, scope: { name: "waybill-test" }, ...options })
-  )
+  const ended: Array<EndedSpan> = []
+  const layer = Layer.setTracer(ProcessorTracer.make({ sink: { onEnd: (span) => ended.push(span) }, ...options }))
   return { ended, layer }
 }
 
@@ -64,47 +41,42 @@ describe("spans to a span processor", () => {
         ended.map((span) => span.name),
         ["webhook.attempt", "http.server POST"]
       )
-      const [attempt, request] = ended as [ReadableSpan, ReadableSpan]
-      assert.strictEqual(request.spanContext().traceId, "4bf92f3577b34da6a3ce929d0e0e4736")
-      assert.deepStrictEqual(request.parentSpanContext, {
-        traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
-        spanId: "00f067aa0ba902b7",
-        traceFlags: 1,
-        isRemote: true
-      })
-      assert.strictEqual(attempt.spanContext().traceId, request.spanContext().traceId)
-      assert.strictEqual(attempt.parentSpanContext?.spanId, request.spanContext().spanId)
-      assert.strictEqual(attempt.parentSpanContext?.isRemote, false)
-      assert.match(attempt.spanContext().spanId, /^[0-9a-f]{16}$/)
-      assert.notStrictEqual(attempt.spanContext().spanId, request.spanContext().spanId)
-      assert.strictEqual(attempt.kind, 2) // CLIENT
-      assert.strictEqual(request.kind, 1) // SERVER
-      assert.deepStrictEqual(attempt.attributes, {
-        "waybill.delivery.id": "dlv_1",
-        "http.response.status_code": 200,
-        "waybill.big": "7"
-      })
-      assert.deepStrictEqual(attempt.status, { code: 1 }) // OK
+      const [attempt, request] = ended as [EndedSpan, EndedSpan]
+      assert.strictEqual(request.traceId, "4bf92f3577b34da6a3ce929d0e0e4736")
+      assert.strictEqual(request.parentSpanId, "00f067aa0ba902b7")
+      assert.isTrue(request.parentRemote)
+      assert.strictEqual(attempt.traceId, request.traceId)
+      assert.strictEqual(attempt.parentSpanId, request.spanId)
+      assert.isFalse(attempt.parentRemote)
+      assert.match(attempt.spanId, /^[0-9a-f]{16}$/)
+      assert.notStrictEqual(attempt.spanId, request.spanId)
+      assert.strictEqual(attempt.kind, "client")
+      assert.strictEqual(request.kind, "server")
+      assert.deepStrictEqual(
+        attempt.attributes,
+        new Map<string, unknown>([
+          ["waybill.delivery.id", "dlv_1"],
+          ["http.response.status_code", 200],
+          ["waybill.big", 7n]
+        ])
+      )
+      assert.strictEqual(attempt.statusCode, 1) // OK
+      assert.isUndefined(attempt.statusMessage)
       // The test clock stood at 0 and moved 5 ms for the attempt.
-      assert.deepStrictEqual(attempt.startTime, [0, 0])
-      assert.deepStrictEqual(attempt.endTime, [0, 5_000_000])
-      assert.deepStrictEqual(attempt.duration, [0, 5_000_000])
-      assert.strictEqual(attempt.resource, resource)
-      assert.deepStrictEqual(attempt.instrumentationScope, { name: "waybill-test" })
-      assert.isTrue(attempt.ended)
+      assert.strictEqual(attempt.startUnixNanos, 0n)
+      assert.strictEqual(attempt.endUnixNanos, 5_000_000n)
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("times carry into seconds: a span from 0.9 s lasting 1.2 s ends at 2.1 s", () => {
+  it.effect("times in nanoseconds: a span from 0.9 s lasting 1.2 s ends at 2.1 s", () => {
     const { ended, layer } = tracing()
     return Effect.gen(function* () {
       yield* TestClock.adjust(Duration.millis(900))
       const fiber = yield* Effect.fork(Effect.sleep(Duration.millis(1_200)).pipe(Effect.withSpan("long")))
       yield* TestClock.adjust(Duration.millis(1_200))
       yield* Fiber.join(fiber)
-      assert.deepStrictEqual(ended[0]!.startTime, [0, 900_000_000])
-      assert.deepStrictEqual(ended[0]!.endTime, [2, 100_000_000])
-      assert.deepStrictEqual(ended[0]!.duration, [1, 200_000_000])
+      assert.strictEqual(ended[0]!.startUnixNanos, 900_000_000n)
+      assert.strictEqual(ended[0]!.endUnixNanos, 2_100_000_000n)
     }).pipe(Effect.provide(layer))
   })
 
@@ -113,12 +85,14 @@ describe("spans to a span processor", () => {
     return Effect.gen(function* () {
       const failed = yield* Effect.fail(new Error("receiver refused")).pipe(Effect.withSpan("failing"), Effect.flip)
       assert.strictEqual(failed.message, "receiver refused")
-      const [span] = ended as [ReadableSpan]
-      assert.match(span.spanContext().traceId, /^[0-9a-f]{32}$/)
-      assert.isUndefined(span.parentSpanContext)
-      assert.deepStrictEqual(span.status, { code: 2, message: "receiver refused" }) // ERROR
+      const [span] = ended as [EndedSpan]
+      assert.match(span.traceId, /^[0-9a-f]{32}$/)
+      assert.isUndefined(span.parentSpanId)
+      assert.strictEqual(span.statusCode, 2) // ERROR
+      assert.strictEqual(span.statusMessage, "receiver refused")
       assert.strictEqual(span.events.length, 1)
       assert.strictEqual(span.events[0]!.name, "exception")
+      assert.strictEqual(span.events[0]!.unixNanos, span.endUnixNanos)
       assert.strictEqual(span.events[0]!.attributes?.["exception.message"], "receiver refused")
       assert.include(String(span.events[0]!.attributes?.["exception.stacktrace"]), "receiver refused")
     }).pipe(Effect.provide(layer))
@@ -130,9 +104,9 @@ describe("spans to a span processor", () => {
       const fiber = yield* Effect.fork(Effect.never.pipe(Effect.withSpan("waiting")))
       yield* TestClock.adjust(Duration.millis(1))
       yield* Fiber.interrupt(fiber)
-      const [span] = ended as [ReadableSpan]
-      assert.strictEqual(span.status.code, 1)
-      assert.strictEqual(span.attributes["status.interrupted"], true)
+      const [span] = ended as [EndedSpan]
+      assert.strictEqual(span.statusCode, 1)
+      assert.strictEqual(span.attributes.get("status.interrupted"), true)
     }).pipe(Effect.provide(layer))
   })
 
@@ -156,18 +130,11 @@ describe("spans to a span processor", () => {
         Effect.withSpan("outer", { links: [{ _tag: "SpanLink", span: incoming(true), attributes: { why: "batch" } }] })
       )
       const outer = ended.find((span) => span.name === "outer")!
-      assert.strictEqual(outer.attributes["waybill.deliveries"], 2)
-      assert.deepStrictEqual(outer.links, [
-        {
-          context: {
-            traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
-            spanId: "00f067aa0ba902b7",
-            traceFlags: 1,
-            isRemote: true
-          },
-          attributes: { why: "batch" }
-        }
-      ])
+      assert.strictEqual(outer.attributes.get("waybill.deliveries"), 2)
+      assert.deepStrictEqual(
+        outer.links.map((link) => [link.span.traceId, link.span.spanId, link.span._tag, link.attributes]),
+        [["4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", "ExternalSpan", { why: "batch" }]]
+      )
     }).pipe(Effect.provide(layer))
   })
 
@@ -182,7 +149,7 @@ describe("spans to a span processor", () => {
         ended.map((span) => span.name),
         ["sql.execute", "http.server POST"]
       )
-      assert.isDefined(ended[0]!.parentSpanContext)
+      assert.isDefined(ended[0]!.parentSpanId)
     }).pipe(Effect.provide(layer))
   })
 
@@ -193,11 +160,11 @@ describe("spans to a span processor", () => {
       yield* Effect.withSpan(Effect.void, "in a request's transaction", { parent: standing })
       const root = new UnrecordedSpan("sql.transaction", Option.none(), 0n, "client")
       yield* Effect.withSpan(Effect.void, "in a background transaction", { parent: root })
-      const [inRequest, inBackground] = ended as [ReadableSpan, ReadableSpan]
-      assert.strictEqual(inRequest.spanContext().traceId, "4bf92f3577b34da6a3ce929d0e0e4736")
-      assert.strictEqual(inRequest.parentSpanContext?.spanId, "00f067aa0ba902b7")
-      assert.match(inBackground.spanContext().traceId, /^[0-9a-f]{32}$/)
-      assert.isUndefined(inBackground.parentSpanContext)
+      const [inRequest, inBackground] = ended as [EndedSpan, EndedSpan]
+      assert.strictEqual(inRequest.traceId, "4bf92f3577b34da6a3ce929d0e0e4736")
+      assert.strictEqual(inRequest.parentSpanId, "00f067aa0ba902b7")
+      assert.match(inBackground.traceId, /^[0-9a-f]{32}$/)
+      assert.isUndefined(inBackground.parentSpanId)
     }).pipe(Effect.provide(layer))
   })
 })
@@ -259,6 +226,34 @@ describe("the sampler settings", () => {
         const lines = Config.describeError(settings.left)
         assert.strictEqual(lines.length, 1)
         assert.match(lines[0]!, new RegExp(`^${name}: `), lines[0])
+      }
+    })
+  )
+})
+
+describe("the batch settings", () => {
+  it.effect("OTEL_BSP_* are read with the SDK's defaults; a bad one is refused by name", () =>
+    Effect.gen(function* () {
+      const defaults = yield* read(endpoint)
+      assert.isTrue(Either.isRight(defaults))
+      if (Either.isRight(defaults)) {
+        assert.deepStrictEqual(defaults.right.tracing?.batch, {
+          scheduledDelayMillis: 5_000,
+          maxQueueSize: 2_048,
+          maxExportBatchSize: 512
+        })
+      }
+      const set = yield* read({ ...endpoint, OTEL_BSP_SCHEDULE_DELAY: "200", OTEL_BSP_MAX_QUEUE_SIZE: "64" })
+      assert.isTrue(Either.isLeft(set), "a batch larger than the queue")
+      if (Either.isLeft(set)) {
+        assert.deepStrictEqual(Config.describeError(set.left), [
+          "OTEL_BSP_MAX_EXPORT_BATCH_SIZE: must not be larger than OTEL_BSP_MAX_QUEUE_SIZE"
+        ])
+      }
+      for (const name of ["OTEL_BSP_SCHEDULE_DELAY", "OTEL_BSP_MAX_QUEUE_SIZE", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"]) {
+        const settings = yield* read({ ...endpoint, [name]: "0" })
+        assert.isTrue(Either.isLeft(settings), name)
+        if (Either.isLeft(settings)) assert.match(Config.describeError(settings.left)[0]!, new RegExp(`^${name}: `))
       }
     })
   )

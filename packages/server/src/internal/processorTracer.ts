@@ -1,28 +1,21 @@
 /**
- * Effect's tracer writing ended spans straight to an OpenTelemetry span processor (the SDK's
- * batch processor and OTLP exporter). `@effect/opentelemetry`'s tracer makes each span through
- * the SDK's `Tracer`: an OpenTelemetry context per span, the SDK's span object with its clock
- * and limits, then a copy of every attribute into both; here a span is its ids, times and
- * attributes until it ends, and only a sampled one becomes a `ReadableSpan` (the SDK's public
- * export interface) for the processor. Cost against the SDK's path: docs/decisions.md, "Spans
- * straight to the span processor".
+ * Effect's tracer writing each sampled span to a sink when it ends (the OTLP batches of
+ * `spanBatches.ts`). `@effect/opentelemetry`'s tracer makes each span through the SDK's
+ * `Tracer`: an OpenTelemetry context per span, the SDK's span object with its clock and limits,
+ * then a copy of every attribute into both; here a span is its ids, times and attributes, and
+ * the sink reads it as it ends (`EndedSpan`), writing it into its batch at once. Cost against
+ * the SDK's path: docs/decisions.md, "Spans straight to the span processor" and "Spans written
+ * as they end".
  */
 import * as OtelApi from "@opentelemetry/api"
-import type * as OtelResources from "@opentelemetry/resources"
-import {
-  type ReadableSpan,
-  type Sampler,
-  SamplingDecision,
-  type SpanProcessor,
-  type TimedEvent
-} from "@opentelemetry/sdk-trace-base"
+import { type Sampler, SamplingDecision } from "@opentelemetry/sdk-trace-base"
 import * as TraceContext from "@waybill/core/TraceContext"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
-import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
+import type { EndedSpan, SpanEvent, SpanSink, StatusCode } from "./endedSpan.js"
 import { UnrecordedSpan } from "./unrecordedSpan.js"
 
 /**
@@ -31,9 +24,7 @@ import { UnrecordedSpan } from "./unrecordedSpan.js"
  * here without asking a sampler object.
  */
 export interface Pipeline {
-  readonly processor: SpanProcessor
-  readonly resource: OtelResources.Resource
-  readonly scope: ReadableSpan["instrumentationScope"]
+  readonly sink: SpanSink
   readonly sampler?: Sampler | undefined
   /**
    * Whether a span is made unrecorded (`UnrecordedSpan`, standing for its parent): the SQL
@@ -50,46 +41,18 @@ const kinds: Record<Tracer.SpanKind, OtelApi.SpanKind> = {
   consumer: OtelApi.SpanKind.CONSUMER
 }
 
-const NANOS = 1_000_000_000n
-const hrTime = (nanos: bigint): OtelApi.HrTime => {
-  const seconds = nanos / NANOS
-  return [Number(seconds), Number(nanos - seconds * NANOS)]
-}
-
-// `time` plus `nanos` (a span's length: far below 2^53).
-const after = (time: OtelApi.HrTime, nanos: number): OtelApi.HrTime => {
-  const sum = time[1] + nanos
-  const carried = Math.floor(sum / 1e9)
-  return [time[0] + carried, sum - carried * 1e9]
-}
-
-// As `@effect/opentelemetry` writes an attribute: primitives as they are, anything else as text.
-const attributeValue = (value: unknown): OtelApi.AttributeValue =>
-  typeof value === "string" || typeof value === "number" || typeof value === "boolean"
-    ? value
-    : typeof value === "bigint"
-      ? value.toString()
-      : Inspectable.toStringUnknown(value)
-
-const attributesOf = (record: Readonly<Record<string, unknown>>): OtelApi.Attributes => {
-  const out: OtelApi.Attributes = {}
-  for (const key in record) out[key] = attributeValue(record[key])
-  return out
-}
-
-const spanContextOf = (span: Tracer.AnySpan, isRemote: boolean): OtelApi.SpanContext => ({
+const spanContextOf = (span: Tracer.AnySpan): OtelApi.SpanContext => ({
   traceId: span.traceId,
   spanId: span.spanId,
   traceFlags: span.sampled ? OtelApi.TraceFlags.SAMPLED : OtelApi.TraceFlags.NONE,
-  isRemote
+  isRemote: span._tag === "ExternalSpan"
 })
 
-type Mutable<A> = { -readonly [K in keyof A]: A[K] }
-
 const noLinks: ReadonlyArray<Tracer.SpanLink> = []
+const noEvents: ReadonlyArray<SpanEvent> = []
 
-/** A span of Effect's that becomes a `ReadableSpan` for the processor when it ends sampled. */
-class ProcessorSpan implements Tracer.Span {
+/** A span of Effect's that the sink reads when it ends sampled. */
+class ProcessorSpan implements Tracer.Span, EndedSpan {
   readonly _tag = "Span"
   readonly traceId: string
   readonly spanId: string
@@ -97,10 +60,13 @@ class ProcessorSpan implements Tracer.Span {
   readonly attributes = new Map<string, unknown>()
   links: ReadonlyArray<Tracer.SpanLink>
   status: Tracer.SpanStatus
-  private events: Array<TimedEvent> | undefined
-  // The parent in OpenTelemetry's terms: none when Effect's parent has no real ids (an unrecorded
-  // root that stands for nothing), as the SDK treats an invalid parent context.
-  private readonly above: Tracer.AnySpan | undefined
+  events: ReadonlyArray<SpanEvent> = noEvents
+  readonly parentSpanId: string | undefined
+  readonly parentRemote: boolean
+  readonly startUnixNanos: bigint
+  endUnixNanos = 0n
+  statusCode: StatusCode = 0
+  statusMessage: string | undefined = undefined
   constructor(
     private readonly pipeline: Pipeline,
     readonly name: string,
@@ -110,13 +76,18 @@ class ProcessorSpan implements Tracer.Span {
     startTime: bigint,
     readonly kind: Tracer.SpanKind
   ) {
+    // The parent in OpenTelemetry's terms: none when Effect's parent has no real ids (an
+    // unrecorded root that stands for nothing), as the SDK treats an invalid parent context.
     const above = Option.getOrUndefined(parent)
-    this.above = above !== undefined && TraceContext.hasIds(above) ? above : undefined
-    this.traceId = this.above?.traceId ?? TraceContext.traceId()
+    const real = above !== undefined && (above instanceof ProcessorSpan || TraceContext.hasIds(above))
+    this.traceId = real ? above.traceId : TraceContext.traceId()
     this.spanId = TraceContext.spanId()
+    this.parentSpanId = real ? above.spanId : undefined
+    this.parentRemote = real && above._tag === "ExternalSpan"
     this.links = links.length === 0 ? noLinks : links.slice()
     this.status = { _tag: "Started", startTime }
-    this.sampled = this.decide(this.above)
+    this.startUnixNanos = startTime
+    this.sampled = this.decide(real ? above : undefined)
   }
 
   private decide(above: Tracer.AnySpan | undefined): boolean {
@@ -125,7 +96,7 @@ class ProcessorSpan implements Tracer.Span {
     const context =
       above === undefined
         ? OtelApi.ROOT_CONTEXT
-        : OtelApi.trace.setSpanContext(OtelApi.ROOT_CONTEXT, spanContextOf(above, above._tag === "ExternalSpan"))
+        : OtelApi.trace.setSpanContext(OtelApi.ROOT_CONTEXT, spanContextOf(above))
     const result = sampler.shouldSample(context, this.traceId, this.name, kinds[this.kind], {}, [])
     if (result.attributes !== undefined)
       for (const key in result.attributes) this.attributes.set(key, result.attributes[key])
@@ -137,12 +108,7 @@ class ProcessorSpan implements Tracer.Span {
   }
 
   event(name: string, startTime: bigint, attributes?: Record<string, unknown>): void {
-    if (!this.sampled) return
-    this.record({
-      name,
-      time: hrTime(startTime),
-      ...(attributes === undefined ? {} : { attributes: attributesOf(attributes) })
-    })
+    if (this.sampled) this.record({ name, unixNanos: startTime, attributes })
   }
 
   addLinks(links: ReadonlyArray<Tracer.SpanLink>): void {
@@ -150,81 +116,42 @@ class ProcessorSpan implements Tracer.Span {
   }
 
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
-    const startTime = this.status.startTime
-    this.status = { _tag: "Ended", startTime, endTime, exit }
+    this.status = { _tag: "Ended", startTime: this.startUnixNanos, endTime, exit }
     if (!this.sampled) return
-    const attributes: OtelApi.Attributes = {}
-    this.attributes.forEach((value, key) => {
-      attributes[key] = attributeValue(value)
+    this.endUnixNanos = endTime
+    this.settle(exit)
+    this.pipeline.sink.onEnd(this)
+  }
+
+  private record(event: SpanEvent): void {
+    this.events = this.events === noEvents ? [event] : [...this.events, event]
+  }
+
+  // As `@effect/opentelemetry` ends a span: OK, OK and marked when interrupted, or ERROR with the
+  // first error recorded as an `exception` event.
+  private settle(exit: Exit.Exit<unknown, unknown>): void {
+    this.statusCode = 1
+    if (exit._tag === "Success") return
+    if (Cause.isInterruptedOnly(exit.cause)) {
+      this.attributes.set("span.label", "⚠︎ Interrupted")
+      this.attributes.set("status.interrupted", true)
+      this.statusMessage = Cause.pretty(exit.cause)
+      return
+    }
+    const first = Cause.prettyErrors(exit.cause)[0]
+    if (first === undefined) return
+    this.record({
+      name: "exception",
+      unixNanos: this.endUnixNanos,
+      attributes: {
+        "exception.type": first.name,
+        "exception.message": first.message,
+        "exception.stacktrace": Cause.pretty(exit.cause, { renderErrorCause: true })
+      }
     })
-    const spanContext = spanContextOf(this, false)
-    const parent = this.above
-    // One division for the start; the end and the duration from the span's length in nanoseconds.
-    const start = hrTime(startTime)
-    const length = Number(endTime - startTime)
-    const end = after(start, length)
-    const status = statusOf(exit, attributes, end, this)
-    const readable: Mutable<ReadableSpan> = {
-      name: this.name,
-      kind: kinds[this.kind],
-      spanContext: () => spanContext,
-      startTime: start,
-      endTime: end,
-      status,
-      attributes,
-      links:
-        this.links.length === 0
-          ? []
-          : this.links.map((link) => ({
-              context: spanContextOf(link.span, link.span._tag === "ExternalSpan"),
-              attributes: attributesOf(link.attributes)
-            })),
-      events: this.events ?? [],
-      duration: after([0, 0], length),
-      ended: true,
-      resource: this.pipeline.resource,
-      instrumentationScope: this.pipeline.scope,
-      droppedAttributesCount: 0,
-      droppedEventsCount: 0,
-      droppedLinksCount: 0
-    }
-    if (parent !== undefined) readable.parentSpanContext = spanContextOf(parent, parent._tag === "ExternalSpan")
-    this.pipeline.processor.onEnd(readable)
+    this.statusCode = 2
+    this.statusMessage = first.message
   }
-
-  /** Records an event of the span's own (the `exception` of a failure). */
-  record(event: TimedEvent): void {
-    if (this.events === undefined) this.events = [event]
-    else this.events.push(event)
-  }
-}
-
-// As `@effect/opentelemetry` ends a span: OK, OK and marked when interrupted, or ERROR with the
-// first error recorded as an `exception` event.
-const statusOf = (
-  exit: Exit.Exit<unknown, unknown>,
-  attributes: OtelApi.Attributes,
-  end: OtelApi.HrTime,
-  span: ProcessorSpan
-): OtelApi.SpanStatus => {
-  if (exit._tag === "Success") return { code: OtelApi.SpanStatusCode.OK }
-  if (Cause.isInterruptedOnly(exit.cause)) {
-    attributes["span.label"] = "⚠︎ Interrupted"
-    attributes["status.interrupted"] = true
-    return { code: OtelApi.SpanStatusCode.OK, message: Cause.pretty(exit.cause) }
-  }
-  const first = Cause.prettyErrors(exit.cause)[0]
-  if (first === undefined) return { code: OtelApi.SpanStatusCode.OK }
-  span.record({
-    name: "exception",
-    time: end,
-    attributes: {
-      "exception.type": first.name,
-      "exception.message": first.message,
-      "exception.stacktrace": Cause.pretty(exit.cause, { renderErrorCause: true })
-    }
-  })
-  return { code: OtelApi.SpanStatusCode.ERROR, message: first.message }
 }
 
 // The runtime calls a tracer's `context` around every step of every fiber. Nothing here needs a

@@ -1,0 +1,166 @@
+/**
+ * Ended spans written into OTLP batches as they end, and the batches sent one at a time through
+ * the OpenTelemetry SDK's OTLP/HTTP transport (`@opentelemetry/otlp-exporter-base`: its retries,
+ * timeout, headers and compression from the `OTEL_EXPORTER_OTLP_*` variables). The batching
+ * follows the SDK's batch span processor and its `OTEL_BSP_*` settings: a batch goes when it
+ * holds `maxExportBatchSize` spans or `scheduledDelayMillis` after the last went, and spans past
+ * `maxQueueSize` waiting are dropped. What differs is what waits: bytes (or text), not span
+ * objects, so a busy server's collector has no spans to copy (docs/decisions.md, "Spans written
+ * as they end").
+ */
+import type { TracingBatch } from "../Config.js"
+import type { EndedSpan, SpanSink } from "./endedSpan.js"
+import * as OtlpJson from "./otlpJson.js"
+import * as OtlpProtobuf from "./otlpProtobuf.js"
+
+/** The batch span processor's settings (`Config.TracingBatch`, from the `OTEL_BSP_*` variables). */
+export type BatchSettings = TracingBatch
+
+/** Sends one request body of `count` spans; `done(true)` once the receiver took it. */
+export type Send = (body: Uint8Array, count: number, done: (sent: boolean) => void) => void
+
+/** How spans become a request body: each written as it ends, the body taken when the batch closes. */
+export interface Format {
+  readonly write: (span: EndedSpan) => void
+  /** The body of the spans written since the last, and a fresh batch begun. */
+  readonly seal: () => Uint8Array
+}
+
+/** OTLP/protobuf: a batch is the bytes of its spans, in one buffer used again for every batch. */
+export const protobuf = (sender: OtlpProtobuf.Sender): Format => {
+  const writer = new OtlpProtobuf.ProtoWriter()
+  return {
+    write: (span) => {
+      // A span that fails half-written leaves nothing of it in the batch.
+      const start = writer.pos
+      try {
+        OtlpProtobuf.span(writer, span)
+      } catch (error) {
+        writer.pos = start
+        throw error
+      }
+    },
+    seal: () => OtlpProtobuf.request(sender, writer)
+  }
+}
+
+/** OTLP/JSON: a batch is the texts of its spans. */
+export const json = (sender: OtlpProtobuf.Sender): Format => {
+  let texts: Array<string> = []
+  return {
+    write: (span) => {
+      texts.push(OtlpJson.span(span))
+    },
+    seal: () => {
+      const body = OtlpJson.request(sender, texts)
+      texts = []
+      return body
+    }
+  }
+}
+
+interface Sealed {
+  readonly body: Uint8Array
+  readonly count: number
+}
+
+/** Counts of what became of the spans handed over. */
+export interface BatchCounts {
+  readonly sent: number
+  readonly dropped: number
+  readonly failed: number
+}
+
+/** The sink of ended spans; `flush` sends what waits, `close` stops the timer after a flush. */
+export interface SpanBatches extends SpanSink {
+  readonly flush: () => Promise<void>
+  readonly close: () => Promise<void>
+  readonly counts: () => BatchCounts
+}
+
+/** Batches of `format` sent by `send` as `settings` say. */
+export const make = (format: Format, send: Send, settings: BatchSettings): SpanBatches => {
+  let openCount = 0
+  const sealed: Array<Sealed> = []
+  // Spans written and not yet sent or failed: what `maxQueueSize` bounds.
+  let waiting = 0
+  let sending = false
+  let sent = 0
+  let dropped = 0
+  let failed = 0
+  let idle: Array<() => void> = []
+
+  // A batch becomes its request body when it closes: what waits for the export is bytes.
+  const seal = () => {
+    if (openCount === 0) return
+    const count = openCount
+    openCount = 0
+    try {
+      sealed.push({ body: format.seal(), count })
+    } catch {
+      // Nothing in a span should fail to encode; if one does, its batch is lost, not the process.
+      waiting -= count
+      failed += count
+    }
+  }
+
+  const pump = (): void => {
+    if (sending) return
+    const next = sealed.shift()
+    if (next === undefined) {
+      const waiters = idle
+      idle = []
+      for (const resolve of waiters) resolve()
+      return
+    }
+    sending = true
+    send(next.body, next.count, (ok) => {
+      waiting -= next.count
+      if (ok) sent += next.count
+      else failed += next.count
+      sending = false
+      pump()
+    })
+  }
+
+  const timer = setInterval(() => {
+    seal()
+    pump()
+  }, settings.scheduledDelayMillis)
+  timer.unref()
+
+  const flush = () =>
+    new Promise<void>((resolve) => {
+      seal()
+      idle.push(resolve)
+      pump()
+    })
+
+  return {
+    onEnd: (span) => {
+      if (waiting >= settings.maxQueueSize) {
+        dropped++
+        return
+      }
+      try {
+        format.write(span)
+      } catch {
+        // Nothing in a span should fail to encode; if one does, it is lost, not its batch.
+        failed++
+        return
+      }
+      openCount++
+      waiting++
+      if (openCount >= settings.maxExportBatchSize) {
+        seal()
+        pump()
+      }
+    },
+    flush,
+    close: async () => {
+      clearInterval(timer)
+      await flush()
+    },
+    counts: () => ({ sent, dropped, failed })
+  }
+}
