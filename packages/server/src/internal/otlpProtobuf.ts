@@ -85,16 +85,42 @@ export class ProtoWriter {
     this.varint((field << 3) | wireType)
   }
 
+  /** A varint field: its tag, then the value. */
+  varintField(field: number, value: number): void {
+    this.tag(field, 0)
+    this.varint(value)
+  }
+
+  /** A string field: its tag, then the text. */
+  stringField(field: number, text: string): void {
+    this.tag(field, 2)
+    this.string(text)
+  }
+
+  /** An id's field: its tag, then the bytes of its lowercase hex (checked where it was made). */
+  hexField(field: number, text: string): void {
+    this.tag(field, 2)
+    const length = text.length >>> 1
+    this.ensure(length + 1)
+    const { bytes } = this
+    bytes[this.pos++] = length
+    for (let i = 0; i < text.length; i += 2) {
+      bytes[this.pos++] = (nibble(text.charCodeAt(i)) << 4) | nibble(text.charCodeAt(i + 1))
+    }
+  }
+
+  /** A fixed64 field (a time in nanoseconds), little-endian. */
+  fixed64Field(field: number, value: bigint): void {
+    this.tag(field, 1)
+    this.ensure(8)
+    this.view.setBigUint64(this.pos, value, true)
+    this.pos += 8
+  }
+
   fixed32(value: number): void {
     this.ensure(4)
     this.view.setUint32(this.pos, value, true)
     this.pos += 4
-  }
-
-  fixed64(value: bigint): void {
-    this.ensure(8)
-    this.view.setBigUint64(this.pos, value, true)
-    this.pos += 8
   }
 
   double(value: number): void {
@@ -123,17 +149,6 @@ export class ProtoWriter {
     } else at = -1
     this.pos = at === -1 ? this.pos + bytes.write(text, this.pos, "utf8") : at
     this.finish(start)
-  }
-
-  /** Lowercase hex (an id, checked where it was made) as its bytes. */
-  hex(text: string): void {
-    const length = text.length >>> 1
-    this.ensure(length + 1)
-    const { bytes } = this
-    bytes[this.pos++] = length
-    for (let i = 0; i < text.length; i += 2) {
-      bytes[this.pos++] = (nibble(text.charCodeAt(i)) << 4) | nibble(text.charCodeAt(i + 1))
-    }
   }
 
   raw(bytes: Uint8Array): void {
@@ -204,8 +219,7 @@ const anyValue = (writer: ProtoWriter, value: unknown): void => {
 const keyValue = (writer: ProtoWriter, field: number, key: string, value: unknown): void => {
   writer.tag(field, 2)
   const pair = writer.begin()
-  writer.tag(1, 2)
-  writer.string(key)
+  writer.stringField(1, key)
   writer.tag(2, 2)
   const inner = writer.begin()
   anyValue(writer, value)
@@ -243,63 +257,41 @@ const kindCodes: Record<EndedSpan["kind"], SpanKindCode> = {
 export const span = (writer: ProtoWriter, ended: EndedSpan): void => {
   writer.tag(2, 2)
   const body = writer.begin()
-  writer.tag(1, 2)
-  writer.hex(ended.traceId)
-  writer.tag(2, 2)
-  writer.hex(ended.spanId)
-  if (ended.parentSpanId !== undefined) {
-    writer.tag(4, 2)
-    writer.hex(ended.parentSpanId)
-  }
-  writer.tag(5, 2)
-  writer.string(ended.name)
-  writer.tag(6, 0)
-  writer.varint(kindCodes[ended.kind])
-  writer.tag(7, 1)
-  writer.fixed64(ended.startUnixNanos)
-  writer.tag(8, 1)
-  writer.fixed64(ended.endUnixNanos)
+  writer.hexField(1, ended.traceId)
+  writer.hexField(2, ended.spanId)
+  if (ended.parentSpanId !== undefined) writer.hexField(4, ended.parentSpanId)
+  writer.stringField(5, ended.name)
+  writer.varintField(6, kindCodes[ended.kind])
+  writer.fixed64Field(7, ended.startUnixNanos)
+  writer.fixed64Field(8, ended.endUnixNanos)
   attributes(writer, 9, ended.attributes)
-  writer.tag(10, 0)
-  writer.varint(0)
+  writer.varintField(10, 0)
   for (const event of ended.events) {
     writer.tag(11, 2)
     const start = writer.begin()
-    writer.tag(1, 1)
-    writer.fixed64(event.unixNanos)
-    writer.tag(2, 2)
-    writer.string(event.name)
+    writer.fixed64Field(1, event.unixNanos)
+    writer.stringField(2, event.name)
     if (event.attributes !== undefined) attributes(writer, 3, event.attributes)
-    writer.tag(4, 0)
-    writer.varint(0)
+    writer.varintField(4, 0)
     writer.finish(start)
   }
-  writer.tag(12, 0)
-  writer.varint(0)
+  writer.varintField(12, 0)
   for (const link of ended.links) {
     writer.tag(13, 2)
     const start = writer.begin()
-    writer.tag(1, 2)
-    writer.hex(link.span.traceId)
-    writer.tag(2, 2)
-    writer.hex(link.span.spanId)
+    writer.hexField(1, link.span.traceId)
+    writer.hexField(2, link.span.spanId)
     attributes(writer, 4, link.attributes)
-    writer.tag(5, 0)
-    writer.varint(0)
+    writer.varintField(5, 0)
     writer.tag(6, 5)
     writer.fixed32(flagsOf(link.span._tag === "ExternalSpan"))
     writer.finish(start)
   }
-  writer.tag(14, 0)
-  writer.varint(0)
+  writer.varintField(14, 0)
   writer.tag(15, 2)
   const status = writer.begin()
-  if (ended.statusMessage !== undefined && ended.statusMessage !== "") {
-    writer.tag(2, 2)
-    writer.string(ended.statusMessage)
-  }
-  writer.tag(3, 0)
-  writer.varint(ended.statusCode)
+  if (ended.statusMessage !== undefined && ended.statusMessage !== "") writer.stringField(2, ended.statusMessage)
+  writer.varintField(3, ended.statusCode)
   writer.finish(status)
   writer.tag(16, 5)
   writer.fixed32(flagsOf(ended.parentRemote))
@@ -330,18 +322,13 @@ export const request = (sender: Sender, writer: ProtoWriter): Uint8Array => {
   head.tag(1, 2)
   const resource = head.begin()
   attributes(head, 1, sender.resource)
-  head.tag(2, 0)
-  head.varint(0)
+  head.varintField(2, 0)
   head.finish(resource)
   const resourceEnd = head.pos
   head.tag(1, 2)
   const scope = head.begin()
-  head.tag(1, 2)
-  head.string(sender.scope.name)
-  if (sender.scope.version !== undefined && sender.scope.version !== "") {
-    head.tag(2, 2)
-    head.string(sender.scope.version)
-  }
+  head.stringField(1, sender.scope.name)
+  if (sender.scope.version !== undefined && sender.scope.version !== "") head.stringField(2, sender.scope.version)
   head.finish(scope)
   const fields = head.take()
   const scopeSpansLength = fields.length - resourceEnd + writer.pos
