@@ -179,6 +179,7 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
             )
             const sender = { resource: resource.attributes, scope: { name: config.serviceName } }
             const send = (body: Uint8Array, count: number, done: (sent: boolean) => void) =>
+              // 0: `ExportResultCode.SUCCESS`, whatever the transport retried before it.
               transport.export({ body, count }, (result) => done(result.code === 0))
             const settings = config.batch ?? {
               scheduledDelayMillis: 5_000,
