@@ -122,6 +122,19 @@ export interface TracingBatch {
   readonly maxExportBatchSize: number
 }
 
+/**
+ * The batch span processor's defaults, used when the `OTEL_BSP_*` variables are unset: 5,000 ms,
+ * 2,048 spans waiting, 512 a request.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultTracingBatch: TracingBatch = {
+  scheduledDelayMillis: 5_000,
+  maxQueueSize: 2_048,
+  maxExportBatchSize: 512
+}
+
 const samplers = [
   "always_on",
   "always_off",
@@ -235,9 +248,9 @@ const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
     Option.match({ onNone: () => true, onSome: (ratio) => ratio >= 0 && ratio <= 1 })
   ).pipe(Config.map(Option.getOrUndefined)),
   batch: Config.all({
-    scheduledDelayMillis: positiveInt("OTEL_BSP_SCHEDULE_DELAY", 5_000),
-    maxQueueSize: positiveInt("OTEL_BSP_MAX_QUEUE_SIZE", 2_048),
-    maxExportBatchSize: positiveInt("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512)
+    scheduledDelayMillis: positiveInt("OTEL_BSP_SCHEDULE_DELAY", defaultTracingBatch.scheduledDelayMillis),
+    maxQueueSize: positiveInt("OTEL_BSP_MAX_QUEUE_SIZE", defaultTracingBatch.maxQueueSize),
+    maxExportBatchSize: positiveInt("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", defaultTracingBatch.maxExportBatchSize)
   }).pipe((batch) =>
     checked(
       "OTEL_BSP_MAX_EXPORT_BATCH_SIZE",

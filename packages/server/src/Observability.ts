@@ -22,7 +22,7 @@ import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type { TracingConfig, TracingSampler } from "./Config.js"
+import { defaultTracingBatch, type TracingConfig, type TracingSampler } from "./Config.js"
 
 const cpuSeconds = Metric.counter("process_cpu_seconds_total", {
   description: "User and system CPU time spent by the process, in seconds."
@@ -181,11 +181,7 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
             const send = (body: Uint8Array, count: number, done: (sent: boolean) => void) =>
               // 0: `ExportResultCode.SUCCESS`, whatever the transport retried before it.
               transport.export({ body, count }, (result) => done(result.code === 0))
-            const settings = config.batch ?? {
-              scheduledDelayMillis: 5_000,
-              maxQueueSize: 2_048,
-              maxExportBatchSize: 512
-            }
+            const settings = config.batch ?? defaultTracingBatch
             const made =
               config.protocol === "http/json"
                 ? SpanBatches.make(SpanBatches.json(sender), send, settings)

@@ -131,7 +131,7 @@ const spans = Effect.gen(function* () {
 const protobufOf = (ended: ReadonlyArray<EndedSpan>) => {
   const writer = new OtlpProtobuf.ProtoWriter(16)
   for (const span of ended) OtlpProtobuf.span(writer, span)
-  return OtlpProtobuf.request(sender, writer)
+  return OtlpProtobuf.requests(sender)(writer)
 }
 
 describe("OTLP bodies written as spans end", () => {
@@ -164,12 +164,7 @@ describe("OTLP bodies written as spans end", () => {
     Effect.gen(function* () {
       const ended = yield* spans
       const ours = JSON.parse(
-        new TextDecoder().decode(
-          OtlpJson.request(
-            sender,
-            ended.map((span) => OtlpJson.span(span))
-          )
-        )
+        new TextDecoder().decode(OtlpJson.requests(sender)(ended.map((span) => OtlpJson.span(span))))
       )
       const sdk = JSON.parse(
         new TextDecoder().decode(JsonTraceSerializer.serializeRequest(ended.map(readable)) as Uint8Array)

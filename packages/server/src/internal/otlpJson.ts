@@ -4,12 +4,8 @@
  * integers as decimal text). A span becomes its text the moment it ends; a batch is those texts.
  */
 import * as Inspectable from "effect/Inspectable"
-import type { EndedSpan } from "./endedSpan.js"
+import { type EndedSpan, flagsOf, forEachAttribute, isInt64, kindCodes } from "./endedSpan.js"
 import type { Sender } from "./otlpProtobuf.js"
-
-const INT64_LIMIT = 2 ** 63
-const HAS_IS_REMOTE = 0x100
-const IS_REMOTE = 0x200
 
 const anyValue = (value: unknown): Record<string, unknown> => {
   switch (typeof value) {
@@ -18,9 +14,7 @@ const anyValue = (value: unknown): Record<string, unknown> => {
     case "boolean":
       return { boolValue: value }
     case "number":
-      return Number.isInteger(value) && value >= -INT64_LIMIT && value < INT64_LIMIT
-        ? { intValue: BigInt(value).toString() }
-        : { doubleValue: value }
+      return isInt64(value) ? { intValue: BigInt(value).toString() } : { doubleValue: value }
     case "bigint":
       return { stringValue: value.toString() }
     default:
@@ -30,19 +24,11 @@ const anyValue = (value: unknown): Record<string, unknown> => {
 
 const attributes = (values: ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>) => {
   const out: Array<{ key: string; value: Record<string, unknown> }> = []
-  if (values instanceof Map) {
-    values.forEach((value, key) => {
-      out.push({ key, value: anyValue(value) })
-    })
-  } else {
-    const record = values as Readonly<Record<string, unknown>>
-    for (const key in record) out.push({ key, value: anyValue(record[key]) })
-  }
+  forEachAttribute(values, (key, value) => {
+    out.push({ key, value: anyValue(value) })
+  })
   return out
 }
-
-const kinds: Record<EndedSpan["kind"], number> = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 }
-const flagsOf = (remote: boolean) => 1 | HAS_IS_REMOTE | (remote ? IS_REMOTE : 0)
 
 /** One ended, sampled span as the text of a `Span`. */
 export const span = (ended: EndedSpan): string =>
@@ -51,7 +37,7 @@ export const span = (ended: EndedSpan): string =>
     spanId: ended.spanId,
     ...(ended.parentSpanId === undefined ? {} : { parentSpanId: ended.parentSpanId }),
     name: ended.name,
-    kind: kinds[ended.kind],
+    kind: kindCodes[ended.kind],
     startTimeUnixNano: ended.startUnixNanos.toString(),
     endTimeUnixNano: ended.endUnixNanos.toString(),
     attributes: attributes(ended.attributes),
@@ -80,14 +66,16 @@ export const span = (ended: EndedSpan): string =>
 
 const encoder = new TextEncoder()
 
-/** The `ExportTraceServiceRequest` around span texts (`span`), as UTF-8. */
-export const request = (sender: Sender, spans: ReadonlyArray<string>): Uint8Array => {
+/**
+ * The `ExportTraceServiceRequest` around span texts (`span`) for `sender`, as UTF-8; its resource
+ * and scope are written once, here, for every batch.
+ */
+export const requests = (sender: Sender): ((spans: ReadonlyArray<string>) => Uint8Array) => {
   const resource = JSON.stringify({ attributes: attributes(sender.resource), droppedAttributesCount: 0 })
   const scope = JSON.stringify({
     name: sender.scope.name,
     ...(sender.scope.version === undefined || sender.scope.version === "" ? {} : { version: sender.scope.version })
   })
-  return encoder.encode(
-    `{"resourceSpans":[{"resource":${resource},"scopeSpans":[{"scope":${scope},"spans":[${spans.join(",")}]}]}]}`
-  )
+  const head = `{"resourceSpans":[{"resource":${resource},"scopeSpans":[{"scope":${scope},"spans":[`
+  return (spans) => encoder.encode(`${head}${spans.join(",")}]}]}]}`)
 }

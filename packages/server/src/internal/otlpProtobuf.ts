@@ -5,15 +5,10 @@
  * its batch's buffer the moment it ends, so nothing of it waits on the heap for the export.
  */
 import * as Inspectable from "effect/Inspectable"
-import type { EndedSpan, SpanKindCode } from "./endedSpan.js"
+import { type EndedSpan, flagsOf, forEachAttribute, isInt64, kindCodes } from "./endedSpan.js"
 
 const INITIAL_BYTES = 64 * 1024
 const TWO_POW_32 = 0x1_0000_0000
-const INT64_LIMIT = 2 ** 63
-// `flags` of a span and a link: the W3C trace flags, and whether the parent's remoteness is known
-// (always, here) and true.
-const HAS_IS_REMOTE = 0x100
-const IS_REMOTE = 0x200
 
 // A lowercase hex digit's value.
 const nibble = (code: number) => (code <= 0x39 ? code - 0x30 : code - 0x57)
@@ -37,12 +32,9 @@ export class ProtoWriter {
     this.view = new DataView(grown.buffer, grown.byteOffset, grown.length)
   }
 
-  /** A copy of what is written, and the writer emptied for reuse. */
-  take(): Uint8Array {
-    const out = new Uint8Array(this.pos)
-    out.set(this.bytes.subarray(0, this.pos))
-    this.pos = 0
-    return out
+  /** What is written, without a copy: for a writer that is written no more. */
+  written(): Uint8Array {
+    return this.bytes.subarray(0, this.pos)
   }
 
   /** What is written, appended to `other`; this writer emptied for reuse. */
@@ -198,7 +190,7 @@ const anyValue = (writer: ProtoWriter, value: unknown): void => {
       writer.varint(value ? 1 : 0)
       return
     case "number":
-      if (Number.isInteger(value) && value >= -INT64_LIMIT && value < INT64_LIMIT) {
+      if (isInt64(value)) {
         writer.tag(3, 0)
         writer.varint(value)
       } else {
@@ -232,26 +224,7 @@ export const attributes = (
   writer: ProtoWriter,
   field: number,
   values: ReadonlyMap<string, unknown> | Readonly<Record<string, unknown>>
-): void => {
-  if (values instanceof Map) {
-    values.forEach((value, key) => {
-      keyValue(writer, field, key, value)
-    })
-    return
-  }
-  const record = values as Readonly<Record<string, unknown>>
-  for (const key in record) keyValue(writer, field, key, record[key])
-}
-
-const flagsOf = (remote: boolean) => 1 | HAS_IS_REMOTE | (remote ? IS_REMOTE : 0)
-
-const kindCodes: Record<EndedSpan["kind"], SpanKindCode> = {
-  internal: 1,
-  server: 2,
-  client: 3,
-  producer: 4,
-  consumer: 5
-}
+): void => forEachAttribute(values, (key, value) => keyValue(writer, field, key, value))
 
 /** One ended, sampled span as a `Span` in a `ScopeSpans` (field 2). */
 export const span = (writer: ProtoWriter, ended: EndedSpan): void => {
@@ -312,12 +285,12 @@ const varintSize = (value: number) => {
 }
 
 /**
- * The `ExportTraceServiceRequest` around the spans `writer` holds (`span`, one after another):
- * one `ResourceSpans` of `sender`'s resource with one `ScopeSpans` of its scope, in a buffer of
- * its own; the writer is emptied for the next batch.
+ * The `ExportTraceServiceRequest` around the spans a writer holds (`span`, one after another), for
+ * `sender`: one `ResourceSpans` of its resource with one `ScopeSpans` of its scope, in a buffer of
+ * its own, the writer emptied for the next batch. The resource and the scope are written once,
+ * here, for every batch.
  */
-export const request = (sender: Sender, writer: ProtoWriter): Uint8Array => {
-  // The resource and the scope as fields, then the two lengths around them and the spans.
+export const requests = (sender: Sender): ((writer: ProtoWriter) => Uint8Array) => {
   const head = new ProtoWriter(1024)
   head.tag(1, 2)
   const resource = head.begin()
@@ -330,16 +303,20 @@ export const request = (sender: Sender, writer: ProtoWriter): Uint8Array => {
   head.stringField(1, sender.scope.name)
   if (sender.scope.version !== undefined && sender.scope.version !== "") head.stringField(2, sender.scope.version)
   head.finish(scope)
-  const fields = head.take()
-  const scopeSpansLength = fields.length - resourceEnd + writer.pos
-  const resourceSpansLength = resourceEnd + 1 + varintSize(scopeSpansLength) + scopeSpansLength
-  const out = new ProtoWriter(resourceSpansLength + 16)
-  out.tag(1, 2)
-  out.varint(resourceSpansLength)
-  out.raw(fields.subarray(0, resourceEnd))
-  out.tag(2, 2)
-  out.varint(scopeSpansLength)
-  out.raw(fields.subarray(resourceEnd))
-  writer.drainInto(out)
-  return out.take()
+  const fields = head.written()
+  const resourceField = fields.subarray(0, resourceEnd)
+  const scopeField = fields.subarray(resourceEnd)
+  return (writer) => {
+    const scopeSpansLength = scopeField.length + writer.pos
+    const resourceSpansLength = resourceField.length + 1 + varintSize(scopeSpansLength) + scopeSpansLength
+    const out = new ProtoWriter(resourceSpansLength + 16)
+    out.tag(1, 2)
+    out.varint(resourceSpansLength)
+    out.raw(resourceField)
+    out.tag(2, 2)
+    out.varint(scopeSpansLength)
+    out.raw(scopeField)
+    writer.drainInto(out)
+    return out.written()
+  }
 }

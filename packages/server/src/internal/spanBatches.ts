@@ -13,9 +13,6 @@ import type { EndedSpan, SpanSink } from "./endedSpan.js"
 import * as OtlpJson from "./otlpJson.js"
 import * as OtlpProtobuf from "./otlpProtobuf.js"
 
-/** The batch span processor's settings (`Config.TracingBatch`, from the `OTEL_BSP_*` variables). */
-export type BatchSettings = TracingBatch
-
 /** Sends one request body of `count` spans; `done(true)` once the receiver took it. */
 export type Send = (body: Uint8Array, count: number, done: (sent: boolean) => void) => void
 
@@ -29,6 +26,7 @@ export interface Format {
 /** OTLP/protobuf: a batch is the bytes of its spans, in one buffer used again for every batch. */
 export const protobuf = (sender: OtlpProtobuf.Sender): Format => {
   const writer = new OtlpProtobuf.ProtoWriter()
+  const request = OtlpProtobuf.requests(sender)
   return {
     write: (span) => {
       // A span that fails half-written leaves nothing of it in the batch.
@@ -40,19 +38,20 @@ export const protobuf = (sender: OtlpProtobuf.Sender): Format => {
         throw error
       }
     },
-    seal: () => OtlpProtobuf.request(sender, writer)
+    seal: () => request(writer)
   }
 }
 
 /** OTLP/JSON: a batch is the texts of its spans. */
 export const json = (sender: OtlpProtobuf.Sender): Format => {
+  const request = OtlpJson.requests(sender)
   let texts: Array<string> = []
   return {
     write: (span) => {
       texts.push(OtlpJson.span(span))
     },
     seal: () => {
-      const body = OtlpJson.request(sender, texts)
+      const body = request(texts)
       texts = []
       return body
     }
@@ -79,7 +78,7 @@ export interface SpanBatches extends SpanSink {
 }
 
 /** Batches of `format` sent by `send` as `settings` say. */
-export const make = (format: Format, send: Send, settings: BatchSettings): SpanBatches => {
+export const make = (format: Format, send: Send, settings: TracingBatch): SpanBatches => {
   let openCount = 0
   const sealed: Array<Sealed> = []
   // Spans written and not yet sent or failed: what `maxQueueSize` bounds.
