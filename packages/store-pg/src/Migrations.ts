@@ -29,6 +29,7 @@ import idempotencyKeys from "./migrations/0010_idempotency_keys.js"
 import flowControl from "./migrations/0011_flow_control.js"
 import traceContext from "./migrations/0012_trace_context.js"
 import deliveryStatsIndex from "./migrations/0013_delivery_stats_index.js"
+import heldDeliveriesIndex from "./migrations/0014_held_deliveries_index.js"
 
 /**
  * Every migration, keyed `NNNN_name` as the migrator expects.
@@ -49,7 +50,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0010_idempotency_keys": idempotencyKeys,
   "0011_flow_control": flowControl,
   "0012_trace_context": traceContext,
-  "0013_delivery_stats_index": deliveryStatsIndex
+  "0013_delivery_stats_index": deliveryStatsIndex,
+  "0014_held_deliveries_index": heldDeliveriesIndex
 }
 
 /**

@@ -13,6 +13,7 @@ import * as Metrics from "@waybill/core/Metrics"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as StorageGauges from "./internal/storageGauges.js"
 
 /**
  * Reads the gauges and sets them (`Metrics.recordStorage`); never fails.
@@ -23,16 +24,9 @@ import * as Option from "effect/Option"
 export const refresh = (timeoutMs = 2_000): Effect.Effect<void, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    // The first event behind the fan-out position, in fan-out order (`events_fan_out_idx`).
-    const [row] = yield* sql<{ pending: number; oldest_id: string | null; oldest_at: number | null }>`
-      SELECT (SELECT count(*) FROM deliveries WHERE status IN ('pending', 'held'))::int AS pending,
-             oldest.id AS oldest_id, oldest.created_at AS oldest_at
-      FROM (SELECT 1) AS one
-      LEFT JOIN LATERAL (
-        SELECT e.id, e.created_at FROM events e, fan_out f
-        WHERE (e.xid, e.seq) > (f.xid, f.seq)
-        ORDER BY e.xid, e.seq LIMIT 1
-      ) AS oldest ON true`.pipe(Effect.timeoutFail({ duration: timeoutMs, onTimeout: () => "timeout" }))
+    const [row] = yield* StorageGauges.read(sql).pipe(
+      Effect.timeoutFail({ duration: timeoutMs, onTimeout: () => "timeout" })
+    )
     const now = yield* Clock.currentTimeMillis
     const recordedAt =
       row?.oldest_id === null || row === undefined
