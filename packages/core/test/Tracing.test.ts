@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Deferred, Effect, Exit, Fiber, Option, RuntimeFlags, RuntimeFlagsPatch, Supervisor } from "effect"
 import * as Tracing from "../src/Tracing.js"
 
 const spanName = Effect.map(
@@ -25,6 +25,75 @@ describe("Tracing.withSpan", () => {
     Effect.gen(function* () {
       assert.strictEqual(yield* Effect.succeed(1).pipe(Tracing.withSpan("a")), 1)
       assert.strictEqual(yield* Effect.flip(Effect.fail("no").pipe(Tracing.withSpan("a"))), "no")
+    })
+  )
+})
+
+// Steps a fiber takes running `effect`, counted by a supervisor of each step.
+class Steps extends Supervisor.AbstractSupervisor<number> {
+  count = 0
+  get value() {
+    return Effect.sync(() => this.count)
+  }
+  override onEffect(): void {
+    this.count++
+  }
+}
+const stepsOf = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.gen(function* () {
+    const steps = new Steps()
+    yield* Effect.exit(
+      effect.pipe(
+        Effect.supervised(steps),
+        Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.enable(RuntimeFlags.OpSupervision))
+      )
+    )
+    return steps.count
+  })
+
+// `self` under `onExitSync`, the exit `finish` saw kept in `seen`.
+const ended = <A, E>(self: Effect.Effect<A, E>, seen: Array<Exit.Exit<A, E>>) =>
+  Effect.withFiberRuntime<A, E>((_, running) => Tracing.onExitSync(self, running, (exit) => seen.push(exit)))
+
+describe("Tracing.onExitSync", () => {
+  const regions: ReadonlyArray<readonly [string, <A, E>(self: Effect.Effect<A, E>) => Effect.Effect<A, E>]> = [
+    ["an interruptible fiber", (self) => self],
+    ["an uninterruptible region", (self) => Effect.uninterruptible(self)]
+  ]
+  for (const [where, around] of regions) {
+    it.effect(`in ${where}, finishes with the success or the failure, and keeps it`, () =>
+      Effect.gen(function* () {
+        const seen: Array<Exit.Exit<number, string>> = []
+        assert.strictEqual(yield* around(ended(Effect.succeed(1), seen)), 1)
+        assert.strictEqual(yield* Effect.flip(around(ended(Effect.fail("no"), seen))), "no")
+        const died = yield* Effect.exit(around(ended(Effect.die("boom"), seen)))
+        assert.deepStrictEqual(seen, [Exit.succeed(1), Exit.fail("no"), Exit.die("boom")])
+        assert.deepStrictEqual(died, Exit.die("boom"))
+      })
+    )
+
+    it.effect(`in ${where}, finishes an interrupted effect as interrupted`, () =>
+      Effect.gen(function* () {
+        const seen: Array<Exit.Exit<never, never>> = []
+        const started = yield* Deferred.make<void>()
+        // As a router runs its handler inside a platform's uninterruptible middleware.
+        const fiber = yield* Effect.fork(
+          around(ended(Effect.interruptible(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)), seen))
+        )
+        yield* Deferred.await(started)
+        yield* Fiber.interrupt(fiber)
+        assert.strictEqual(seen.length, 1)
+        assert.isTrue(Exit.isInterrupted(seen[0]!))
+      })
+    )
+  }
+
+  it.effect("takes fewer steps than Effect.onExit where the fiber is uninterruptible, as many where it is not", () =>
+    Effect.gen(function* () {
+      const viaOnExit = Effect.onExit(Effect.succeed(1), () => Effect.void)
+      const viaSync = ended(Effect.succeed(1), [])
+      assert.isBelow(yield* stepsOf(Effect.uninterruptible(viaSync)), yield* stepsOf(Effect.uninterruptible(viaOnExit)))
+      assert.isAtLeast(yield* stepsOf(viaSync), yield* stepsOf(viaOnExit))
     })
   )
 })

@@ -10,12 +10,14 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
+import * as Tracing from "@waybill/core/Tracing"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
+import type * as FiberStatus from "effect/FiberStatus"
 import * as GlobalValue from "effect/GlobalValue"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
@@ -120,9 +122,10 @@ const record = (request: HttpServerRequest.HttpServerRequest, route: string, sta
 // without its URL parsing and its attribute per request and response header. Made with the
 // fiber's tracer itself, not `Effect.useSpan` (which copies the fiber's references to read span
 // annotations and links that no request has); its end records the request's metrics too, when
-// they are on (one `onExit` for both).
+// they are on (one `Tracing.onExitSync` for both).
 const spanned = <E, R>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  running: FiberStatus.Running,
   request: HttpServerRequest.HttpServerRequest,
   route: string,
   app: HttpApp.Default<E, R>,
@@ -144,14 +147,12 @@ const spanned = <E, R>(
   )
   span.attribute("http.request.method", request.method)
   span.attribute("http.route", route)
-  return Effect.onExit(Effect.provideService(app, Tracer.ParentSpan, span), (exit) =>
-    Effect.sync(() => {
-      const status = statusOf(exit)
-      span.attribute("http.response.status_code", status)
-      span.end(clock.unsafeCurrentTimeNanos(), exit)
-      if (metrics) record(request, route, started, status)
-    })
-  )
+  return Tracing.onExitSync(Effect.provideService(app, Tracer.ParentSpan, span), running, (exit) => {
+    const status = statusOf(exit)
+    span.attribute("http.response.status_code", status)
+    span.end(clock.unsafeCurrentTimeNanos(), exit)
+    if (metrics) record(request, route, started, status)
+  })
 }
 
 /**
@@ -163,15 +164,15 @@ const spanned = <E, R>(
 export const observe = <E, R>(
   app: HttpApp.Default<E, R>
 ): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.withFiberRuntime((fiber) => {
+  Effect.withFiberRuntime((fiber, running) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const spans = fiber.getFiberRef(requestSpans) && fiber.getFiberRef(FiberRef.currentTracerEnabled)
     const metrics = !fiber.getFiberRef(requestMetricsDisabled)
     // The template is matched once, for the span and the metrics alike, and only if either wants it.
     const route = spans || metrics ? routeOf(request.url) : ""
-    if (spans) return spanned(fiber, request, route, app, metrics)
+    if (spans) return spanned(fiber, running, request, route, app, metrics)
     const traced = TraceContext.withIncoming(request.headers.traceparent)(app)
     if (!metrics) return traced
     const started = performance.now()
-    return Effect.onExit(traced, (exit) => Effect.sync(() => record(request, route, started, statusOf(exit))))
+    return Tracing.onExitSync(traced, running, (exit) => record(request, route, started, statusOf(exit)))
   })

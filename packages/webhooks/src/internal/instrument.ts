@@ -6,6 +6,7 @@
  */
 import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
+import * as Tracing from "@waybill/core/Tracing"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -44,7 +45,7 @@ export const traced = <A extends Ended>(
   claimed: ClaimedDelivery,
   attempt: (traceparent: string) => Effect.Effect<A>
 ): Effect.Effect<A> =>
-  Effect.withFiberRuntime((fiber) => {
+  Effect.withFiberRuntime((fiber, running) => {
     if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) return attempt(TraceContext.child(claimed.traceparent))
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
     const span = fiber.currentTracer.span(
@@ -58,20 +59,20 @@ export const traced = <A extends Ended>(
     span.attribute("waybill.delivery.id", claimed.id)
     span.attribute("waybill.event.type", claimed.eventType)
     span.attribute("waybill.delivery.attempt", claimed.attempts + 1)
-    return Effect.onExit(
+    return Tracing.onExitSync(
       attempt(TraceContext.format({ traceId: span.traceId, spanId: span.spanId, sampled: span.sampled })),
-      (exit) =>
-        Effect.sync(() => {
-          if (Exit.isSuccess(exit)) {
-            const { completion } = exit.value
-            if (completion.attempt.statusCode !== null) {
-              span.attribute("http.response.status_code", completion.attempt.statusCode)
-            }
-            if (completion.attempt.error !== null) span.attribute("error.type", completion.attempt.error)
-            span.attribute("waybill.delivery.status", completion.status)
+      running,
+      (exit) => {
+        if (Exit.isSuccess(exit)) {
+          const { completion } = exit.value
+          if (completion.attempt.statusCode !== null) {
+            span.attribute("http.response.status_code", completion.attempt.statusCode)
           }
-          span.end(clock.unsafeCurrentTimeNanos(), exit)
-        })
+          if (completion.attempt.error !== null) span.attribute("error.type", completion.attempt.error)
+          span.attribute("waybill.delivery.status", completion.status)
+        }
+        span.end(clock.unsafeCurrentTimeNanos(), exit)
+      }
     )
   })
 
