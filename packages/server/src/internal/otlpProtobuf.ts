@@ -10,8 +10,9 @@ import { type EndedSpan, flagsOf, forEachAttribute, isInt64, kindCodes } from ".
 const INITIAL_BYTES = 64 * 1024
 const TWO_POW_32 = 0x1_0000_0000
 
-// A lowercase hex digit's value.
-const nibble = (code: number) => (code <= 0x39 ? code - 0x30 : code - 0x57)
+// Each lowercase hex digit's value by its character code: one load per digit, no branch.
+const NIBBLES = new Uint8Array(128)
+for (let digit = 0; digit < 16; digit++) NIBBLES[digit.toString(16).charCodeAt(0)] = digit
 
 /** A growable buffer of protobuf fields. */
 export class ProtoWriter {
@@ -97,7 +98,7 @@ export class ProtoWriter {
     const { bytes } = this
     bytes[this.pos++] = length
     for (let i = 0; i < text.length; i += 2) {
-      bytes[this.pos++] = (nibble(text.charCodeAt(i)) << 4) | nibble(text.charCodeAt(i + 1))
+      bytes[this.pos++] = (NIBBLES[text.charCodeAt(i)]! << 4) | NIBBLES[text.charCodeAt(i + 1)]!
     }
   }
 
