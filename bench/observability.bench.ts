@@ -137,12 +137,16 @@ const measurePair = async (pair: number) => {
   clearInterval(scraper)
   for (const { server, database } of servers) {
     server.stop()
+    // Its exit first: the database is dropped only without connections, and a profile is written on exit.
+    await server.exited
     await database.drop()
   }
   const figures = { events: ratio(events), deliveries: ratio(deliveries), cpu: median(cpu.off) / median(cpu.on) }
   console.log(
     `  pair ${pair}: POST /events off ${median(events.off).toFixed(0)}, on ${median(events.on).toFixed(0)} req/s; deliveries off ${median(deliveries.off).toFixed(0)}, on ${median(deliveries.on).toFixed(0)} /s; CPU per event off ${median(cpu.off).toFixed(0)}, on ${median(cpu.on).toFixed(0)} µs; on / off ${figures.events.toFixed(2)}, ${figures.deliveries.toFixed(2)}, CPU ${figures.cpu.toFixed(2)}`
   )
+  // Every event of the pair's life, warm-up included: the divisor for a profile (`BENCH_CPU_PROF`).
+  console.log(`  pair ${pair}: events delivered off ${sink.delivered("/off")}, on ${sink.delivered("/on")} so far`)
   return figures
 }
 

@@ -138,6 +138,7 @@ export const startServer = async (
       ...under,
       ...(options.flags ?? []),
       ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ...(process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? []),
       "packages/server/dist/main.js"
     ],
     {
