@@ -125,6 +125,21 @@ const post = (base: string, path: string, body: unknown, headers: Record<string,
     }).then(async (response) => ({ status: response.status, text: await response.text() }))
   )
 
+const metricsToken = "tracing-metrics-token-01"
+
+// `waybill_trace_spans_total` by result, from the server's `GET /metrics`.
+const spansCounted = (server: ServerProcess) =>
+  Effect.promise(async () => {
+    const text = await fetch(`${server.base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } }).then(
+      (response) => response.text()
+    )
+    const of = (result: string) =>
+      Number(
+        new RegExp(`^waybill_trace_spans_total\\{result="${result}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN
+      )
+    return { exported: of("exported"), failed: of("failed"), dropped: of("dropped") }
+  })
+
 const subscribe = (server: ServerProcess, to: Receiver) =>
   Effect.gen(function* () {
     const reply = yield* post(server.base, "/webhooks", {
@@ -219,11 +234,26 @@ describe("traces over OTLP/HTTP", () => {
     () =>
       Effect.gen(function* () {
         const otlp = yield* otlpReceiver
-        // With the statements' spans, which are off by default.
+        // With the statements' spans, which are off by default, and metrics.
         const server = yield* serverProcess(undefined, {
-          env: { ...otelEnv(otlp.endpoint, "waybill-one"), WAYBILL_TRACE_SQL: "true" }
+          env: {
+            ...otelEnv(otlp.endpoint, "waybill-one"),
+            WAYBILL_TRACE_SQL: "true",
+            WAYBILL_METRICS_TOKEN: metricsToken
+          }
         })
         yield* tracedToTwo(server, otlp.spans, "tour_traced", { request: "waybill-one", delivery: "waybill-one" })
+        // The exporter counts what it sent: every span the receiver got, none failed or dropped.
+        yield* eventually(
+          Effect.map(spansCounted(server), (counted) => counted.exported === otlp.spans.length),
+          "waybill_trace_spans_total equal to the spans received",
+          30_000
+        )
+        assert.deepStrictEqual(yield* spansCounted(server), {
+          exported: otlp.spans.length,
+          failed: 0,
+          dropped: 0
+        })
         // The background loops' polls are not traces of their own.
         assert.deepStrictEqual(
           otlp.spans.filter((span) => span.name === "sql.execute" && span.parentSpanId === ""),

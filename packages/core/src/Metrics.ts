@@ -42,6 +42,24 @@ export const attemptResults: ReadonlyArray<AttemptResult> = [
   "ssrf"
 ]
 
+/**
+ * What became of a span handed to the trace exporter, as `waybill_trace_spans_total` labels it:
+ * sent to the collector, lost with a request that failed (after the transport's retries) or
+ * that could not be encoded, or dropped because the export queue was full.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SpanResult = "exported" | "failed" | "dropped"
+
+/**
+ * Every `result` label value of `waybill_trace_spans_total`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const spanResults: ReadonlyArray<SpanResult> = ["exported", "failed", "dropped"]
+
 const eventsHelp = "Events recorded (published or raised by the service), by event type."
 const requestsHelp = "HTTP requests answered, by method, route template and status."
 const durationHelp = "Time to answer an HTTP request, by method and route template."
@@ -184,6 +202,19 @@ const durationKey = MetricKey.histogram("waybill_http_request_duration_seconds",
 export const httpRequestDuration = Metric.fromMetricKey(durationKey)
 
 /**
+ * `waybill_trace_spans_total{result}`: spans handed to the trace exporter, by what became of them.
+ *
+ * @since 0.1.0
+ * @category series
+ */
+const traceSpansKey = MetricKey.counter("waybill_trace_spans_total", {
+  description: "Spans handed to the trace exporter: exported, failed (their request failed) or dropped (queue full).",
+  incremental: true
+})
+
+export const traceSpans = Metric.fromMetricKey(traceSpansKey)
+
+/**
  * Every family declared here, for exporters that describe a family before it has a series
  * (`waybill_events_published_total` has none until an event is recorded).
  *
@@ -243,6 +274,7 @@ const untagged = <Type extends MetricKeyType.MetricKeyType<number, unknown>>(key
 const byType = taggedBy(eventsKey, 256)
 const byStatus = taggedBy(deliveriesKey, 8)
 const byResult = taggedBy(attemptsKey, 16)
+const bySpanResult = taggedBy(traceSpansKey, 4)
 const requestsBy = taggedBy(requestsKey, 2048)
 const durationBy = taggedBy(durationKey, 512)
 const attemptDurationOf = untagged(attemptDurationKey)
@@ -278,6 +310,15 @@ export const recordDelivery = (status: "succeeded" | "failed", latencyMs: number
   byStatus(status, () => [["status", status]])(1)
   if (latencyMs !== undefined) deliveryLatencyOf(Math.max(0, latencyMs) / 1000)
 }
+
+/**
+ * Counts `count` spans the trace exporter is done with, by `result` (0 makes the series exist).
+ *
+ * @since 0.1.0
+ * @category recording
+ */
+export const recordSpans = (result: SpanResult, count: number): void =>
+  bySpanResult(result, () => [["result", result]])(count)
 
 /**
  * Counts `count` generated tours.

@@ -182,10 +182,14 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
               // 0: `ExportResultCode.SUCCESS`, whatever the transport retried before it.
               transport.export({ body, count }, (result) => done(result.code === 0))
             const settings = config.batch ?? defaultTracingBatch
-            const made =
-              config.protocol === "http/json"
-                ? SpanBatches.make(SpanBatches.json(sender), send, settings)
-                : SpanBatches.make(SpanBatches.protobuf(sender), send, settings)
+            // `waybill_trace_spans_total`, each result's series there from the start.
+            for (const result of Metrics.spanResults) Metrics.recordSpans(result, 0)
+            const made = SpanBatches.make(
+              config.protocol === "http/json" ? SpanBatches.json(sender) : SpanBatches.protobuf(sender),
+              send,
+              settings,
+              Metrics.recordSpans
+            )
             return { made, transport }
           }),
           // What is left is sent at shutdown, for at most 3 s; a collector that is down loses it.

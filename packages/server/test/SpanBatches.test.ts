@@ -33,10 +33,20 @@ const recording = () => {
 
 const settings = { scheduledDelayMillis: 60_000, maxQueueSize: 5, maxExportBatchSize: 2 }
 
+// What the batches told of their spans, summed by result.
+const tally = () => {
+  const counts = { exported: 0, failed: 0, dropped: 0 }
+  const record: SpanBatches.Record = (result, count) => {
+    counts[result] += count
+  }
+  return { counts, record }
+}
+
 describe("span batches", () => {
   it("a full batch goes at once; the next waits for the request before it; a flush sends the rest", async () => {
     const { requests, send } = recording()
-    const batches = SpanBatches.make(names(), send, settings)
+    const told = tally()
+    const batches = SpanBatches.make(names(), send, settings, told.record)
     for (const name of ["a", "b", "c", "d", "e"]) batches.onEnd(named(name))
     assert.deepStrictEqual(
       requests.map((request) => request.body),
@@ -60,18 +70,19 @@ describe("span batches", () => {
     )
     requests[2]!.done(false)
     await flush
-    assert.deepStrictEqual(batches.counts(), { sent: 4, dropped: 0, failed: 1 })
+    assert.deepStrictEqual(told.counts, { exported: 4, failed: 1, dropped: 0 })
     await batches.close()
   })
 
   it("past the queue's bound spans are dropped until a request ends", async () => {
     const { requests, send } = recording()
-    const batches = SpanBatches.make(names(), send, settings)
+    const told = tally()
+    const batches = SpanBatches.make(names(), send, settings, told.record)
     for (const name of ["a", "b", "c", "d", "e", "f", "g"]) batches.onEnd(named(name))
-    assert.strictEqual(batches.counts().dropped, 2)
+    assert.strictEqual(told.counts.dropped, 2)
     requests[0]!.done(false)
     batches.onEnd(named("h"))
-    assert.strictEqual(batches.counts().dropped, 2)
+    assert.strictEqual(told.counts.dropped, 2)
     const flush = batches.flush()
     requests[1]!.done(true)
     requests[2]!.done(true)
@@ -80,13 +91,13 @@ describe("span batches", () => {
       requests.map((request) => request.body),
       ["a,b", "c,d", "e,h"]
     )
-    assert.deepStrictEqual(batches.counts(), { sent: 4, dropped: 2, failed: 2 })
+    assert.deepStrictEqual(told.counts, { exported: 4, failed: 2, dropped: 2 })
     await batches.close()
   })
 
   it("a batch that is not full goes after the schedule's delay", async () => {
     const { requests, send } = recording()
-    const batches = SpanBatches.make(names(), send, { ...settings, scheduledDelayMillis: 10 })
+    const batches = SpanBatches.make(names(), send, { ...settings, scheduledDelayMillis: 10 }, tally().record)
     batches.onEnd(named("a"))
     for (let waited = 0; requests.length === 0 && waited < 5_000; waited += 10) {
       await new Promise((resolve) => setTimeout(resolve, 10))
@@ -101,21 +112,23 @@ describe("span batches", () => {
 
   it("a span that cannot be written is counted failed; its batch goes without it", async () => {
     const { requests, send } = recording()
-    const batches = SpanBatches.make(names(), send, settings)
+    const told = tally()
+    const batches = SpanBatches.make(names(), send, settings, told.record)
     for (const name of ["a", "unwritable", "b"]) batches.onEnd(named(name))
     requests[0]!.done(true)
     assert.deepStrictEqual(
       requests.map((request) => request.body),
       ["a,b"]
     )
-    assert.deepStrictEqual(batches.counts(), { sent: 2, dropped: 0, failed: 1 })
+    assert.deepStrictEqual(told.counts, { exported: 2, failed: 1, dropped: 0 })
     await batches.close()
   })
 
   it("a flush with nothing waiting ends at once", async () => {
-    const batches = SpanBatches.make(names(), recording().send, settings)
+    const told = tally()
+    const batches = SpanBatches.make(names(), recording().send, settings, told.record)
     await batches.flush()
     await batches.close()
-    assert.deepStrictEqual(batches.counts(), { sent: 0, dropped: 0, failed: 0 })
+    assert.deepStrictEqual(told.counts, { exported: 0, failed: 0, dropped: 0 })
   })
 })

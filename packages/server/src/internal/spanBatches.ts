@@ -8,6 +8,7 @@
  * objects, so a busy server's collector has no spans to copy (docs/decisions.md, "Spans written
  * as they end").
  */
+import type { SpanResult } from "@waybill/core/Metrics"
 import type { TracingBatch } from "../Config.js"
 import type { EndedSpan, SpanSink } from "./endedSpan.js"
 import * as OtlpJson from "./otlpJson.js"
@@ -63,30 +64,25 @@ interface Sealed {
   readonly count: number
 }
 
-/** Counts of what became of the spans handed over. */
-export interface BatchCounts {
-  readonly sent: number
-  readonly dropped: number
-  readonly failed: number
-}
+/** Where what became of the spans is told: `count` of them ended as `result`. */
+export type Record = (result: SpanResult, count: number) => void
 
 /** The sink of ended spans; `flush` sends what waits, `close` stops the timer after a flush. */
 export interface SpanBatches extends SpanSink {
   readonly flush: () => Promise<void>
   readonly close: () => Promise<void>
-  readonly counts: () => BatchCounts
 }
 
-/** Batches of `format` sent by `send` as `settings` say. */
-export const make = (format: Format, send: Send, settings: TracingBatch): SpanBatches => {
+/**
+ * Batches of `format` sent by `send` as `settings` say; what became of each span is told to
+ * `record` (`waybill_trace_spans_total` in the server).
+ */
+export const make = (format: Format, send: Send, settings: TracingBatch, record: Record): SpanBatches => {
   let openCount = 0
   const sealed: Array<Sealed> = []
   // Spans written and not yet sent or failed: what `maxQueueSize` bounds.
   let waiting = 0
   let sending = false
-  let sent = 0
-  let dropped = 0
-  let failed = 0
   let idle: Array<() => void> = []
 
   // A batch becomes its request body when it closes: what waits for the export is bytes.
@@ -99,7 +95,7 @@ export const make = (format: Format, send: Send, settings: TracingBatch): SpanBa
     } catch {
       // Nothing in a span should fail to encode; if one does, its batch is lost, not the process.
       waiting -= count
-      failed += count
+      record("failed", count)
     }
   }
 
@@ -115,8 +111,7 @@ export const make = (format: Format, send: Send, settings: TracingBatch): SpanBa
     sending = true
     send(next.body, next.count, (ok) => {
       waiting -= next.count
-      if (ok) sent += next.count
-      else failed += next.count
+      record(ok ? "exported" : "failed", next.count)
       sending = false
       pump()
     })
@@ -138,14 +133,14 @@ export const make = (format: Format, send: Send, settings: TracingBatch): SpanBa
   return {
     onEnd: (span) => {
       if (waiting >= settings.maxQueueSize) {
-        dropped++
+        record("dropped", 1)
         return
       }
       try {
         format.write(span)
       } catch {
         // Nothing in a span should fail to encode; if one does, it is lost, not its batch.
-        failed++
+        record("failed", 1)
         return
       }
       openCount++
@@ -159,7 +154,6 @@ export const make = (format: Format, send: Send, settings: TracingBatch): SpanBa
     close: async () => {
       clearInterval(timer)
       await flush()
-    },
-    counts: () => ({ sent, dropped, failed })
+    }
   }
 }
