@@ -36,7 +36,7 @@ const settings = { scheduledDelayMillis: 60_000, maxQueueSize: 5, maxExportBatch
 // What the batches told of their spans, summed by result.
 const tally = () => {
   const counts = { exported: 0, failed: 0, dropped: 0 }
-  const record: SpanBatches.Record = (result, count) => {
+  const record: SpanBatches.Recorder = (result, count) => {
     counts[result] += count
   }
   return { counts, record }

@@ -65,7 +65,7 @@ interface Sealed {
 }
 
 /** Where what became of the spans is told: `count` of them ended as `result`. */
-export type Record = (result: SpanResult, count: number) => void
+export type Recorder = (result: SpanResult, count: number) => void
 
 /** The sink of ended spans; `flush` sends what waits, `close` stops the timer after a flush. */
 export interface SpanBatches extends SpanSink {
@@ -77,7 +77,7 @@ export interface SpanBatches extends SpanSink {
  * Batches of `format` sent by `send` as `settings` say; what became of each span is told to
  * `record` (`waybill_trace_spans_total` in the server).
  */
-export const make = (format: Format, send: Send, settings: TracingBatch, record: Record): SpanBatches => {
+export const make = (format: Format, send: Send, settings: TracingBatch, record: Recorder): SpanBatches => {
   let openCount = 0
   const sealed: Array<Sealed> = []
   // Spans written and not yet sent or failed: what `maxQueueSize` bounds.
