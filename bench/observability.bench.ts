@@ -135,6 +135,13 @@ const measurePair = async (pair: number) => {
     }
   }
   clearInterval(scraper)
+  // Attempts that failed slow a round's deliveries down by their retry delay: the "on" server
+  // counts them (`waybill_delivery_attempts_total`), so a pair's deliveries figure can be read.
+  const failedAttempts = [
+    ...(await scrape(on.server.base)).matchAll(/^waybill_delivery_attempts_total\{result="(\w+)"\} (\d+)/gm)
+  ]
+    .filter(([, result, count]) => result !== "success" && Number(count) > 0)
+    .map(([, result, count]) => `${result} ${count}`)
   for (const { server, database } of servers) {
     server.stop()
     // Its exit first: the database is dropped only without connections, and a profile is written on exit.
@@ -146,7 +153,9 @@ const measurePair = async (pair: number) => {
     `  pair ${pair}: POST /events off ${median(events.off).toFixed(0)}, on ${median(events.on).toFixed(0)} req/s; deliveries off ${median(deliveries.off).toFixed(0)}, on ${median(deliveries.on).toFixed(0)} /s; CPU per event off ${median(cpu.off).toFixed(0)}, on ${median(cpu.on).toFixed(0)} µs; on / off ${figures.events.toFixed(2)}, ${figures.deliveries.toFixed(2)}, CPU ${figures.cpu.toFixed(2)}`
   )
   // Every event of the pair's life, warm-up included: the divisor for a profile (`BENCH_CPU_PROF`).
-  console.log(`  pair ${pair}: events delivered off ${sink.delivered("/off")}, on ${sink.delivered("/on")} so far`)
+  console.log(
+    `  pair ${pair}: events delivered off ${sink.delivered("/off")}, on ${sink.delivered("/on")} so far; the "on" server's failed attempts: ${failedAttempts.join(", ") || "none"}`
+  )
   return figures
 }
 

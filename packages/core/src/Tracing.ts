@@ -33,7 +33,8 @@ export const withSpan =
  * runs uninterruptibly (`status`, from `Effect.withFiberRuntime`: a platform HTTP handler runs
  * its middleware so), one match does it: nothing can stop the fiber between `self`'s end and
  * `finish`, and an interruption inside `self` unwinds to it. `onExit`'s mask, its restore and its
- * `zipRight` are a tenth of a traced request's steps (docs/benchmarks.md). `finish` must not throw.
+ * `zipRight` are about ten steps, half of what a traced event adds (docs/benchmarks.md). `finish`
+ * must not throw.
  *
  * @since 0.1.0
  * @category tracing
