@@ -14,6 +14,13 @@ const TWO_POW_32 = 0x1_0000_0000
 const NIBBLES = new Uint8Array(128)
 for (let digit = 0; digit < 16; digit++) NIBBLES[digit.toString(16).charCodeAt(0)] = digit
 
+// A varint's length in bytes.
+const varintSize = (value: number) => {
+  let size = 1
+  for (let rest = value >>> 7; rest > 0; rest >>>= 7) size++
+  return size
+}
+
 /** A growable buffer of protobuf fields. */
 export class ProtoWriter {
   private bytes: Buffer
@@ -163,8 +170,7 @@ export class ProtoWriter {
       this.bytes[start] = length
       return
     }
-    let size = 1
-    for (let rest = length >>> 7; rest > 0; rest >>>= 7) size++
+    const size = varintSize(length)
     this.ensure(size - 1)
     this.bytes.copyWithin(start + size, start + 1, this.pos)
     this.pos += size - 1
@@ -276,13 +282,6 @@ export const span = (writer: ProtoWriter, ended: EndedSpan): void => {
 export interface Sender {
   readonly resource: Readonly<Record<string, unknown>>
   readonly scope: { readonly name: string; readonly version?: string | undefined }
-}
-
-// A varint's length in bytes.
-const varintSize = (value: number) => {
-  let size = 1
-  for (let rest = value >>> 7; rest > 0; rest >>>= 7) size++
-  return size
 }
 
 /**
