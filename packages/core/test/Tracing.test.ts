@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Option, RuntimeFlags, RuntimeFlagsPatch, Supervisor } from "effect"
+import { Deferred, Effect, Exit, Fiber, Option, RuntimeFlags, RuntimeFlagsPatch, Supervisor, Tracer } from "effect"
 import * as Tracing from "../src/Tracing.js"
 
 const spanName = Effect.map(
@@ -94,6 +94,65 @@ describe("Tracing.onExitSync", () => {
       const viaSync = ended(Effect.succeed(1), [])
       assert.isBelow(yield* stepsOf(Effect.uninterruptible(viaSync)), yield* stepsOf(Effect.uninterruptible(viaOnExit)))
       assert.isAtLeast(yield* stepsOf(viaSync), yield* stepsOf(viaOnExit))
+    })
+  )
+})
+
+describe("Tracing.fiberSpan", () => {
+  // `self` in a `fiberSpan` named `name` under `parent`; the span, and what `finish` saw of it.
+  const inSpan = <A, E>(self: Effect.Effect<A, E>, parent: Option.Option<Tracer.AnySpan>) => {
+    const seen: { span?: Tracer.Span; exit?: Exit.Exit<A, E>; statusAtFinish?: string } = {}
+    const run = Effect.withFiberRuntime<A, E>((fiber, running) =>
+      Tracing.fiberSpan(
+        fiber,
+        running,
+        { name: "Hot.span", parent, kind: "client" },
+        (span) => {
+          seen.span = span
+          span.attribute("first", 1)
+          return self
+        },
+        (span, exit) => {
+          seen.exit = exit
+          seen.statusAtFinish = span.status._tag
+        }
+      )
+    )
+    return { run, seen }
+  }
+
+  it.effect("makes the span with the fiber's tracer under the parent, and ends it after finish saw the exit", () =>
+    Effect.gen(function* () {
+      const parent = Tracer.externalSpan({ traceId: "a".repeat(32), spanId: "b".repeat(16), sampled: true })
+      const { run, seen } = inSpan(Effect.succeed(1), Option.some(parent))
+      assert.strictEqual(yield* run, 1)
+      const span = seen.span!
+      assert.strictEqual(span.name, "Hot.span")
+      assert.strictEqual(span.kind, "client")
+      assert.strictEqual(span.traceId, parent.traceId)
+      assert.deepStrictEqual(span.parent, Option.some(parent))
+      assert.strictEqual(span.attributes.get("first"), 1)
+      assert.strictEqual(seen.statusAtFinish, "Started")
+      assert.deepStrictEqual(seen.exit, Exit.succeed(1))
+      assert.strictEqual(span.status._tag, "Ended")
+      if (span.status._tag === "Ended") assert.deepStrictEqual(span.status.exit, Exit.succeed(1))
+    })
+  )
+
+  it.effect("ends the span of a failure and of an interruption with their exits", () =>
+    Effect.gen(function* () {
+      const failed = inSpan(Effect.fail("no"), Option.none())
+      assert.strictEqual(yield* Effect.flip(failed.run), "no")
+      assert.deepStrictEqual(failed.seen.exit, Exit.fail("no"))
+      assert.strictEqual(failed.seen.span!.status._tag, "Ended")
+
+      const started = yield* Deferred.make<void>()
+      const interrupted = inSpan(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never), Option.none())
+      const fiber = yield* Effect.fork(interrupted.run)
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(fiber)
+      assert.isTrue(Exit.isInterrupted(interrupted.seen.exit!))
+      assert.strictEqual(interrupted.seen.span!.status._tag, "Ended")
     })
   )
 })

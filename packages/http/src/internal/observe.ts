@@ -11,7 +11,6 @@ import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
 import * as Tracing from "@waybill/core/Tracing"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -120,9 +119,8 @@ const record = (request: HttpServerRequest.HttpServerRequest, route: string, sta
 // The request's server span, `http.server <method>`, in the trace of its `traceparent`, with the
 // method, the route template and the status: what the platform's span says that a trace needs,
 // without its URL parsing and its attribute per request and response header. Made with the
-// fiber's tracer itself, not `Effect.useSpan` (which copies the fiber's references to read span
-// annotations and links that no request has); its end records the request's metrics too, when
-// they are on (one `Tracing.onExitSync` for both).
+// fiber's tracer itself (`Tracing.fiberSpan`, not `Effect.useSpan`); its end records the
+// request's metrics too, when they are on (one `Tracing.onExitSync` for both).
 const spanned = <E, R>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
   running: FiberStatus.Running,
@@ -135,24 +133,22 @@ const spanned = <E, R>(
   const parent = Option.isSome(incoming)
     ? Option.some<Tracer.AnySpan>(TraceContext.externalSpan(incoming.value))
     : Context.getOption(fiber.currentContext, Tracer.ParentSpan)
-  const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
   const started = metrics ? performance.now() : 0
-  const span = fiber.currentTracer.span(
-    `http.server ${request.method}`,
-    parent,
-    Context.empty(),
-    [],
-    clock.unsafeCurrentTimeNanos(),
-    "server"
+  return Tracing.fiberSpan(
+    fiber,
+    running,
+    { name: `http.server ${request.method}`, parent, kind: "server" },
+    (span) => {
+      span.attribute("http.request.method", request.method)
+      span.attribute("http.route", route)
+      return Effect.provideService(app, Tracer.ParentSpan, span)
+    },
+    (span, exit) => {
+      const status = statusOf(exit)
+      span.attribute("http.response.status_code", status)
+      if (metrics) record(request, route, started, status)
+    }
   )
-  span.attribute("http.request.method", request.method)
-  span.attribute("http.route", route)
-  return Tracing.onExitSync(Effect.provideService(app, Tracer.ParentSpan, span), running, (exit) => {
-    const status = statusOf(exit)
-    span.attribute("http.response.status_code", status)
-    span.end(clock.unsafeCurrentTimeNanos(), exit)
-    if (metrics) record(request, route, started, status)
-  })
 }
 
 /**

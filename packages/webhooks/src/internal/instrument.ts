@@ -7,7 +7,6 @@
 import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
 import * as Tracing from "@waybill/core/Tracing"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -38,8 +37,7 @@ const parentOf = (traceparent: string | null | undefined): Option.Option<Tracer.
  * Runs an attempt with the `traceparent` it sends: with the tracer on, a client span
  * `webhook.attempt` in the event's trace (`http.response.status_code`, `waybill.delivery.id`,
  * `waybill.event.type`), whose id the header carries; else a fresh span id in the event's trace.
- * The span is made with the fiber's tracer itself, as the request's (`Effect.useSpan` copies the
- * fiber's references to read annotations and links an attempt never has).
+ * The span is made with the fiber's tracer itself, as the request's (`Tracing.fiberSpan`).
  */
 export const traced = <A extends Ended>(
   claimed: ClaimedDelivery,
@@ -47,22 +45,17 @@ export const traced = <A extends Ended>(
 ): Effect.Effect<A> =>
   Effect.withFiberRuntime((fiber, running) => {
     if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) return attempt(TraceContext.child(claimed.traceparent))
-    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-    const span = fiber.currentTracer.span(
-      "webhook.attempt",
-      parentOf(claimed.traceparent),
-      Context.empty(),
-      [],
-      clock.unsafeCurrentTimeNanos(),
-      "client"
-    )
-    span.attribute("waybill.delivery.id", claimed.id)
-    span.attribute("waybill.event.type", claimed.eventType)
-    span.attribute("waybill.delivery.attempt", claimed.attempts + 1)
-    return Tracing.onExitSync(
-      attempt(TraceContext.format({ traceId: span.traceId, spanId: span.spanId, sampled: span.sampled })),
+    return Tracing.fiberSpan(
+      fiber,
       running,
-      (exit) => {
+      { name: "webhook.attempt", parent: parentOf(claimed.traceparent), kind: "client" },
+      (span) => {
+        span.attribute("waybill.delivery.id", claimed.id)
+        span.attribute("waybill.event.type", claimed.eventType)
+        span.attribute("waybill.delivery.attempt", claimed.attempts + 1)
+        return attempt(TraceContext.format({ traceId: span.traceId, spanId: span.spanId, sampled: span.sampled }))
+      },
+      (span, exit) => {
         if (Exit.isSuccess(exit)) {
           const { completion } = exit.value
           if (completion.attempt.statusCode !== null) {
@@ -71,7 +64,6 @@ export const traced = <A extends Ended>(
           if (completion.attempt.error !== null) span.attribute("error.type", completion.attempt.error)
           span.attribute("waybill.delivery.status", completion.status)
         }
-        span.end(clock.unsafeCurrentTimeNanos(), exit)
       }
     )
   })
