@@ -13,7 +13,9 @@
  * while those events are delivered; and each server's CPU time per event delivered.
  *
  * That is one pair of servers; `BENCH_PAIRS` (default 3) pairs are started one after the other,
- * each with `BENCH_ROUNDS` (default 3) rounds. One pair's ratio is one draw: two fresh processes
+ * each with `BENCH_ROUNDS` (default 4, an even number) rounds, the order alternating: each server
+ * runs first as often as second, and as often right after its own previous round (which was
+ * worth a few per cent to it, docs/benchmarks.md). One pair's ratio is one draw: two fresh processes
  * of the same code differ by up to a tenth for their whole life (their JIT's and collector's
  * choices, their databases), so single pairs of the default setting gave 0.76 to 0.93 in one
  * session (docs/benchmarks.md). Reported: per pair, on / off as the median of its rounds' ratios;
@@ -38,7 +40,12 @@ import {
 } from "./server.js"
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 3)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4)
+if (!Number.isInteger(ROUNDS) || ROUNDS < 2 || ROUNDS % 2 !== 0) {
+  throw new Error(
+    `BENCH_ROUNDS must be an even number of at least 2 (each server first as often as second), not ${ROUNDS}`
+  )
+}
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 
@@ -124,6 +131,7 @@ const measurePair = async (pair: number) => {
   const events: Figures = { off: [], on: [] }
   const deliveries: Figures = { off: [], on: [] }
   const cpu: Figures = { off: [], on: [] }
+  const rounds: Array<string> = []
   for (let index = 0; index < ROUNDS; index++) {
     // The order alternates, so neither always runs on a cooler machine.
     const order = index % 2 === 0 ? servers : [...servers].reverse()
@@ -133,6 +141,7 @@ const measurePair = async (pair: number) => {
       deliveries[name].push(measured.deliveries)
       cpu[name].push(measured.cpuPerEvent)
     }
+    rounds.push(order.map(({ name }) => `${name} ${events[name].at(-1)!.toFixed(0)}`).join(" then "))
   }
   clearInterval(scraper)
   // Attempts that failed slow a round's deliveries down by their retry delay: the "on" server
@@ -152,6 +161,7 @@ const measurePair = async (pair: number) => {
   console.log(
     `  pair ${pair}: POST /events off ${median(events.off).toFixed(0)}, on ${median(events.on).toFixed(0)} req/s; deliveries off ${median(deliveries.off).toFixed(0)}, on ${median(deliveries.on).toFixed(0)} /s; CPU per event off ${median(cpu.off).toFixed(0)}, on ${median(cpu.on).toFixed(0)} µs; on / off ${figures.events.toFixed(2)}, ${figures.deliveries.toFixed(2)}, CPU ${figures.cpu.toFixed(2)}`
   )
+  console.log(`  pair ${pair}: rounds (POST /events per second, in the order run): ${rounds.join("; ")}`)
   // Every event of the pair's life, warm-up included: the divisor for a profile (`BENCH_CPU_PROF`).
   console.log(
     `  pair ${pair}: events delivered off ${sink.delivered("/off")}, on ${sink.delivered("/on")} so far; the "on" server's failed attempts: ${failedAttempts.join(", ") || "none"}`
