@@ -108,13 +108,10 @@ export const matchesDay = (compiled: Compiled, year: number, month: number, day:
 export const canMatch = (compiled: Compiled): boolean => {
   // Every (month, day-of-month, weekday) combination recurs within 28 years; 2000 starts a leap
   // cycle, so 2000–2027 covers them all (including February 29 on every weekday).
-  const start = 10_957 // 2000-01-01
-  const civil: [number, number, number] = [0, 0, 0]
-  for (let days = start; days < start + 10_228; days++) {
-    civilInto(days, civil)
-    if (matchesDay(compiled, civil[0], civil[1], civil[2], weekdayOf(days))) return true
-  }
-  return false
+  const start = 10_957 * SECONDS_PER_DAY // 2000-01-01
+  const first: Array<number> = []
+  enumerate(compiled, start, start + 10_228 * SECONDS_PER_DAY, first, 1)
+  return first.length > 0
 }
 
 /**
