@@ -14,7 +14,7 @@ import type * as Redacted from "effect/Redacted"
 import { keyOf } from "./internal/crypto.js"
 import type * as Internal from "./internal/headers.js"
 import { single } from "./internal/headers.js"
-import * as ReplayWindow from "./internal/window.js"
+import * as ReplayWindow from "./ReplayWindow.js"
 import { MalformedHeader, type SignatureError, SignatureMismatch, UnsupportedAlgorithm } from "./VerificationError.js"
 
 /**
@@ -37,15 +37,6 @@ export const headerNames = {
   timestamp: "X-Signature-Timestamp",
   signature: "X-Signature"
 } as const
-
-/**
- * The replay window a receiver applies unless told otherwise: 5 minutes, in both directions
- * (spec "Limits"); the same as `StandardWebhooks.defaultToleranceSeconds`.
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaultToleranceSeconds = ReplayWindow.defaultToleranceSeconds
 
 /**
  * A shared secret: text (taken as UTF-8), raw key bytes, or a `Redacted` string so it never
@@ -258,7 +249,7 @@ export const verify = (options: VerifyOptions): Either.Either<Verified, Signatur
   const secrets = secretList(options.secret)
   if (secrets.length === 0) throw new RangeError("At least one HMAC secret is needed to verify")
   const keys = secrets.map(keyOf)
-  const tolerance = options.toleranceSeconds ?? defaultToleranceSeconds
+  const tolerance = options.toleranceSeconds ?? ReplayWindow.defaultToleranceSeconds
   if (!Number.isFinite(options.now)) throw new RangeError(`now must be finite epoch seconds, got ${options.now}`)
   if (!(tolerance >= 0)) throw new RangeError(`toleranceSeconds must be non-negative, got ${tolerance}`)
 

@@ -13,7 +13,7 @@ import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
 import type * as Internal from "./internal/headers.js"
 import { single } from "./internal/headers.js"
-import * as ReplayWindow from "./internal/window.js"
+import * as ReplayWindow from "./ReplayWindow.js"
 import { MalformedHeader, type SignatureError, SignatureMismatch } from "./VerificationError.js"
 
 /**
@@ -43,15 +43,6 @@ export const headerNames = {
   timestamp: "webhook-timestamp",
   signature: "webhook-signature"
 } as const
-
-/**
- * The replay window of `verify` when none is given: 300 seconds, as the official libraries (and
- * the same as `Hmac.defaultToleranceSeconds`).
- *
- * @since 0.1.0
- * @category constants
- */
-export const defaultToleranceSeconds = ReplayWindow.defaultToleranceSeconds
 
 /**
  * A secret: `whsec_<base64>` as text or `Redacted`.
@@ -219,7 +210,7 @@ export const verify = (options: VerifyOptions): Either.Either<Verified, Signatur
   const secrets = secretList(options.secret)
   if (secrets.length === 0) throw new RangeError("At least one Standard Webhooks secret is needed to verify")
   const keys = secrets.map(requireKey)
-  const tolerance = options.toleranceSeconds ?? defaultToleranceSeconds
+  const tolerance = options.toleranceSeconds ?? ReplayWindow.defaultToleranceSeconds
   const id = single(options.headers, headerNames.id, headerNames.id)
   if (typeof id !== "string") return Either.left(id)
   const timestampText = single(options.headers, headerNames.timestamp, headerNames.timestamp)

@@ -24,6 +24,13 @@ export * as Hmac from "./Hmac.js"
 export * as Receiver from "./Receiver.js"
 
 /**
+ * The replay window of both signature schemes: its default and its check.
+ *
+ * @since 0.2.0
+ */
+export * as ReplayWindow from "./ReplayWindow.js"
+
+/**
  * The Standard Webhooks signature scheme: `whsec_` secrets, `webhook-*` headers, sign and verify.
  *
  * @since 0.1.0
