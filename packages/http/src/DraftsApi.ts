@@ -99,9 +99,9 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
     })
   )
   .add(
-    HttpApiEndpoint.get("list", "/drafts")
-      .pipe(pagedList(ListParams, DraftPage))
-      .annotate(OpenApi.Summary, "List drafts, newest first")
+    HttpApiEndpoint.get("list", "/drafts").pipe(
+      pagedList(ListParams, DraftPage, { summary: "List drafts, newest first" })
+    )
   )
   .add(HttpApiEndpoint.get("get")`/drafts/${draftId}`.addSuccess(Draft).addError(NotFound))
   .add(

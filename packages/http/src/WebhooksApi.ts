@@ -80,9 +80,12 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("deliveries")`/webhooks/${webhookId}/deliveries`
-      .pipe(pagedList(ListParams, Page.schema(DeliveryLog)))
+      .pipe(
+        pagedList(ListParams, Page.schema(DeliveryLog), {
+          description: "The delivery log, newest first, with every attempt"
+        })
+      )
       .addError(NotFound)
-      .annotate(OpenApi.Description, "The delivery log, newest first, with every attempt")
   )
   .add(
     HttpApiEndpoint.post("resend")`/webhooks/${webhookId}/deliveries/${deliveryId}/resend`
@@ -115,9 +118,9 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       )
   )
   .add(
-    HttpApiEndpoint.get("alerts", "/alerts")
-      .pipe(pagedList(AlertListParams, Page.schema(FailureAlert)))
-      .annotate(OpenApi.Description, "Deliveries that failed after their retry")
+    HttpApiEndpoint.get("alerts", "/alerts").pipe(
+      pagedList(AlertListParams, Page.schema(FailureAlert), { description: "Deliveries that failed after their retry" })
+    )
   )
   .add(
     idempotentPost("publish", "/events", {

@@ -1,24 +1,46 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as OpenApi from "@effect/platform/OpenApi"
+import type * as Context from "effect/Context"
 import type * as Schema from "effect/Schema"
 import { allErrors } from "./allErrors.js"
 import { idempotent } from "./openApi.js"
 
 type Query = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
+/** An endpoint's OpenAPI summary and description, each when given. */
+export interface Docs {
+  readonly summary?: string
+  readonly description?: string
+}
+
+// Any endpoint: `annotate` answers the same endpoint type.
+const documented = <E extends { readonly annotate: <I, S>(tag: Context.Tag<I, S>, value: S) => E }>(
+  endpoint: E,
+  docs: Docs
+): E => {
+  let annotated = endpoint
+  if (docs.summary !== undefined) annotated = annotated.annotate(OpenApi.Summary, docs.summary)
+  if (docs.description !== undefined) annotated = annotated.annotate(OpenApi.Description, docs.description)
+  return annotated
+}
+
 /**
- * A paged list (`GET`, answering `page`, a `{ data, nextCursor }`): its query `params` report
- * every problem in one 400, not the first (contract §1), like every other request schema.
+ * A paged list (`GET`, answering `page`, a `{ data, nextCursor }`), with its OpenAPI `docs`: its
+ * query `params` report every problem in one 400, not the first (contract §1), like every other
+ * request schema.
  */
 export const pagedList =
-  <A, I extends Query, P extends Schema.Schema.Any>(params: Schema.Schema<A, I>, page: P) =>
+  <A, I extends Query, P extends Schema.Schema.Any>(params: Schema.Schema<A, I>, page: P, docs: Docs = {}) =>
   <Name extends string, Path, UrlParams, Payload, Headers, Success, Error, R, RE>(
     endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, "GET", Path, UrlParams, Payload, Headers, Success, Error, R, RE>
   ) =>
-    endpoint
-      // `Query` is `ValidateUrlParams`' own check, which TypeScript cannot apply to a type parameter.
-      .setUrlParams<Schema.Schema<A, I>>(params.annotations(allErrors) as never)
-      .addSuccess(page)
+    documented(
+      endpoint
+        // `Query` is `ValidateUrlParams`' own check, which TypeScript cannot apply to a type parameter.
+        .setUrlParams<Schema.Schema<A, I>>(params.annotations(allErrors) as never)
+        .addSuccess(page),
+      docs
+    )
 
 /**
  * An idempotent intake (contract §8): a `POST` of `payload` (documented with `documentedUnknown`)
@@ -28,18 +50,17 @@ export const pagedList =
 export const idempotentPost = <const Name extends string, P extends Schema.Schema.Any, S extends Schema.Schema.Any>(
   name: Name,
   path: HttpApiEndpoint.PathSegment,
-  options: {
+  options: Docs & {
     readonly payload: P
     readonly success: S
     readonly status: number
-    readonly summary?: string
-    readonly description?: string
   }
-) => {
-  let endpoint = HttpApiEndpoint.post(name, path)
-    .setPayload(options.payload)
-    .addSuccess(options.success, { status: options.status })
-  if (options.summary !== undefined) endpoint = endpoint.annotate(OpenApi.Summary, options.summary)
-  if (options.description !== undefined) endpoint = endpoint.annotate(OpenApi.Description, options.description)
-  return idempotent(endpoint)
-}
+) =>
+  idempotent(
+    documented(
+      HttpApiEndpoint.post(name, path)
+        .setPayload(options.payload)
+        .addSuccess(options.success, { status: options.status }),
+      options
+    )
+  )
