@@ -25,6 +25,20 @@ import { TourRepository } from "./TourRepository.js"
 import type { VehicleClassPolicy } from "./VehicleClass.js"
 
 /**
+ * Totals of one run over every master.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunSummary {
+  readonly masters: number
+  readonly toursCreated: number
+  readonly skipped: number
+  readonly ended: number
+  readonly failed: number
+}
+
+/**
  * What happened to one master in a run.
  *
  * - `skipped`: locked by another process, or no longer active or paused;
@@ -40,20 +54,6 @@ export interface MasterOutcome {
   readonly ref: MasterRef
   readonly status: "skipped" | "idle" | "generated" | "ended" | "failed"
   readonly created: ReadonlyArray<Tour.Tour>
-}
-
-/**
- * Totals of one run over every master.
- *
- * @since 0.1.0
- * @category models
- */
-export interface RunSummary {
-  readonly masters: number
-  readonly toursCreated: number
-  readonly skipped: number
-  readonly ended: number
-  readonly failed: number
 }
 
 /**
@@ -149,7 +149,7 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
               const tours = yield* Effect.forEach(due, (occurrence) =>
                 Effect.map(Id.make("tour"), (id) => Tour.make(master, occurrence, { id, createdAt: now }))
               )
-              created = yield* repository.insertIfAbsent(master.workspaceId, tours)
+              created = yield* repository.insertIfAbsent(ref, tours)
               if (created.length > 0) {
                 yield* outbox.publish(master.workspaceId, created.map(Tour.created))
                 yield* Effect.sync(() => Metrics.recordTours(created.length))
