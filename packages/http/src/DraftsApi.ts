@@ -105,11 +105,15 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
   )
   .add(HttpApiEndpoint.get("get")`/drafts/${draftId}`.addSuccess(Draft).addError(NotFound))
   .add(
-    HttpApiEndpoint.del("delete")`/drafts/${draftId}`
-      .addSuccess(HttpApiSchema.NoContent)
+    HttpApiEndpoint.get("occurrences")`/drafts/${draftId}/occurrences`
+      .setUrlParams(OccurrencesParams.annotations(allErrors))
+      .addSuccess(OccurrencesPage)
       .addError(NotFound)
-      .addError(Conflict)
-      .annotate(OpenApi.Description, "A running (active or paused) master must be ended first: 409 conflict.")
+      .annotate(OpenApi.Summary, "Dry run: the tours a recurring master would generate in the next N days")
+      .annotate(
+        OpenApi.Description,
+        "Triggers in [now, now + days calendar days) in the schedule's zone, inside the validity window, whatever the master's status and lead time; nothing is stored. At most 10,000 occurrences, the earliest, with `truncated: true` when more exist. 400 for a draft that is not a recurring master."
+      )
   )
   .add(
     HttpApiEndpoint.post("act")`/drafts/${draftId}/actions`
@@ -120,15 +124,11 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
       .annotate(OpenApi.Summary, "Activate, pause, resume or end a recurring master")
   )
   .add(
-    HttpApiEndpoint.get("occurrences")`/drafts/${draftId}/occurrences`
-      .setUrlParams(OccurrencesParams.annotations(allErrors))
-      .addSuccess(OccurrencesPage)
+    HttpApiEndpoint.del("delete")`/drafts/${draftId}`
+      .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
-      .annotate(OpenApi.Summary, "Dry run: the tours a recurring master would generate in the next N days")
-      .annotate(
-        OpenApi.Description,
-        "Triggers in [now, now + days calendar days) in the schedule's zone, inside the validity window, whatever the master's status and lead time; nothing is stored. At most 10,000 occurrences, the earliest, with `truncated: true` when more exist. 400 for a draft that is not a recurring master."
-      )
+      .addError(Conflict)
+      .annotate(OpenApi.Description, "A running (active or paused) master must be ended first: 409 conflict.")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Transport drafts and recurring masters") {}
@@ -142,12 +142,13 @@ export class ProductsApi extends HttpApiGroup.make("products")
     HttpApiEndpoint.post("execute")`/products/${productId}/execute`
       .setPayload(ExecuteRequest.annotations(allErrors))
       .addSuccess(ExecuteResult)
-      .addError(NotFound)
       .addError(PreconditionFailed)
       .annotate(
         OpenApi.Description,
         "Evaluates a product against a draft. 412 when the draft's transport does not parse against TransportForProducts."
       )
   )
+  // Every route names a product: an unknown one (or draft) is a 404.
+  .addError(NotFound)
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Product evaluation") {}
