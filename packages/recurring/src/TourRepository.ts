@@ -11,6 +11,7 @@ import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { MasterRef } from "./RecurringMasterRepository.js"
 import type { Tour } from "./Tour.js"
 
 /**
@@ -21,13 +22,11 @@ export class TourRepository extends Context.Tag("@waybill/recurring/TourReposito
   TourRepository,
   {
     /**
-     * Stores each tour whose `(draftId, triggerAt)` is not stored yet and returns exactly those
-     * (in input order); the others are left untouched. Runs inside the caller's transaction.
+     * Stores each of `master`'s tours whose `(draftId, triggerAt)` is not stored yet and returns
+     * exactly those (in input order); the others are left untouched. Runs inside the caller's
+     * transaction, like `RecurringMasterRepository`'s calls for the same master.
      */
-    readonly insertIfAbsent: (
-      workspaceId: WorkspaceId,
-      tours: ReadonlyArray<Tour>
-    ) => Effect.Effect<ReadonlyArray<Tour>>
+    readonly insertIfAbsent: (master: MasterRef, tours: ReadonlyArray<Tour>) => Effect.Effect<ReadonlyArray<Tour>>
   }
 >() {}
 
@@ -64,7 +63,7 @@ export const layerMemory: Layer.Layer<TourRepository | MemoryTours> = Layer.sync
   const keys = new Set<string>()
   const stored: Array<StoredTour> = []
   const repository = TourRepository.of({
-    insertIfAbsent: (workspaceId, tours) =>
+    insertIfAbsent: ({ workspaceId }, tours) =>
       Effect.sync(() => {
         const inserted: Array<Tour> = []
         for (const tour of tours) {

@@ -60,7 +60,7 @@ export const layer: Layer.Layer<TourRepository | TourQuery, never, SqlClient.Sql
       )
 
     const repository = TourRepository.of({
-      insertIfAbsent: (workspaceId, tours) =>
+      insertIfAbsent: ({ workspaceId }, tours) =>
         tours.length === 0
           ? Effect.succeed([])
           : Effect.forEach(Arr.chunksOf(tours, ROWS_PER_STATEMENT), (chunk) => insertChunk(workspaceId, chunk)).pipe(

@@ -242,6 +242,7 @@ forEachBackend(
       Effect.gen(function* () {
         yield* setNow("2027-03-01T00:00:00Z")
         const id = yield* activeMaster(wsA)
+        const master = { workspaceId: wsA, id }
         const repository = yield* TourRepository
         const existing = (yield* (yield* TourQuery).list(wsA, { draftId: id, limit: 100 })).data
         assert.strictEqual(existing.length, 0)
@@ -260,17 +261,21 @@ forEachBackend(
           properties: {},
           createdAt: at("2027-03-01T00:00:00Z")
         })
-        const first = yield* repository.insertIfAbsent(wsA, [make("tour_a", 0), make("tour_b", 1)])
+        const first = yield* repository.insertIfAbsent(master, [make("tour_a", 0), make("tour_b", 1)])
         assert.deepStrictEqual(
           first.map((tour) => tour.id),
           ["tour_a", "tour_b"]
         )
-        const second = yield* repository.insertIfAbsent(wsA, [make("tour_c", 2), make("tour_b2", 1), make("tour_d", 3)])
+        const second = yield* repository.insertIfAbsent(master, [
+          make("tour_c", 2),
+          make("tour_b2", 1),
+          make("tour_d", 3)
+        ])
         assert.deepStrictEqual(
           second.map((tour) => tour.id),
           ["tour_c", "tour_d"]
         )
-        assert.deepStrictEqual(yield* repository.insertIfAbsent(wsA, []), [])
+        assert.deepStrictEqual(yield* repository.insertIfAbsent(master, []), [])
         assert.deepStrictEqual(
           (yield* storedTours(id)).map((row) => row.id),
           ["tour_a", "tour_b", "tour_c", "tour_d"]
@@ -340,8 +345,8 @@ forEachBackend(
           const repository = yield* TourRepository
           let crashes = 1
           const crashing = TourRepository.of({
-            insertIfAbsent: (workspaceId, tours) =>
-              Effect.tap(repository.insertIfAbsent(workspaceId, tours), () =>
+            insertIfAbsent: (master, tours) =>
+              Effect.tap(repository.insertIfAbsent(master, tours), () =>
                 crashes-- > 0 ? Effect.die(new Error("process killed after insert")) : Effect.void
               )
           })
