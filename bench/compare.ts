@@ -13,12 +13,13 @@
  * the same benchmark code against their own packages (a benchmark that needs an API the base
  * lacks fails there, and says so). Then `--pairs` times: the base and this checkout one after
  * the other, the order flipped every pair (ABBA), each a fresh process as `npm run bench` runs
- * it. Reported per `target` or `figure` line the benchmark prints: each side's runs and median,
- * the ratio of the medians (this checkout / base) with a 90 % bootstrap interval that takes the
- * runs as independent, and the mean of each pair's ratio with its interval (pairs resampled: the
- * two runs of a pair ran one after the other, so the machine's drift over the session cancels
- * within a pair). A bound holds when the interval lies on its side; an interval across it says
- * the machine cannot tell.
+ * it. Reported per `target` or `figure` line the benchmark prints (or, for one that prints a
+ * table of routes, per route: its requests per second over the first row's, the floor or ceiling
+ * of the same run): each side's runs and median, the ratio of the medians (this checkout / base)
+ * with a 90 % bootstrap interval that takes the runs as independent, and the mean of each pair's
+ * ratio with its interval (pairs resampled: the two runs of a pair ran one after the other, so
+ * the machine's drift over the session cancels within a pair). A bound holds when the interval
+ * lies on its side; an interval across it says the machine cannot tell.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { cpSync, existsSync, readFileSync, rmSync } from "node:fs"
@@ -84,6 +85,15 @@ const runOnce = (tree: string, file: string): Map<string, number> => {
   const targets = new Map<string, number>()
   for (const match of result.stdout.matchAll(/^ {2}(?:target|figure) (.+): (-?[0-9.]+) \(/gm)) {
     targets.set(match[1]!, Number(match[2]))
+  }
+  if (targets.size === 0) {
+    // A table of routes (`reportLoad`, the http and drafts benchmarks): each row's throughput as a
+    // share of the first row's, the floor or ceiling measured in the same run.
+    const rows = [...result.stdout.matchAll(/^ {2}(\S.*?) +([0-9]+) req\/s /gm)]
+    const reference = rows[0]
+    for (const row of rows.slice(1)) {
+      targets.set(`${row[1]} / ${reference![1]}`, Number(row[2]) / Number(reference![2]))
+    }
   }
   if (targets.size === 0) {
     throw new Error(
