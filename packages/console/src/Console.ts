@@ -3,7 +3,6 @@
  * filters, delivery logs and alerts, bundled with the server and mounted beside the API
  * (`Console.layer()` or `Console.toWebHandler`). Details: docs/console.md and docs/internals.md
  * (Console).
- *
  * @since 0.1.0
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -16,9 +15,7 @@ import * as Bundle from "./internal/bundle.js"
 
 /**
  * Where the console lives, relative to the API's root (default `/console`).
- *
  * @since 0.1.0
- * @category models
  */
 export interface Options {
   readonly path?: string | undefined
@@ -26,9 +23,7 @@ export interface Options {
 
 /**
  * One answer of the console: status, headers and body.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Asset {
   readonly status: number
@@ -89,9 +84,7 @@ const normalise = (path: string | undefined) => `/${(path ?? "/console").replace
 /**
  * The console's answer for a request path (relative to the API's root), or none when the path
  * is not the console's. Fails only if the page script cannot be built.
- *
  * @since 0.1.0
- * @category handlers
  */
 export const answer = (pathname: string, options: Options = {}): Effect.Effect<Option.Option<Asset>, Error> => {
   const base = normalise(options.path)
@@ -135,9 +128,7 @@ const toResponse = (asset: Asset) =>
 
 /**
  * The console's routes on `HttpApiBuilder.Router`: give it to `Http.layerServerWith`.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<never> => {
   const base = normalise(options.path)
@@ -161,9 +152,7 @@ export const layer = (options: Options = {}): Layer.Layer<never> => {
  * The console as a Fetch-style handler, in front of the API's web handler `next` (mount both at
  * the API's root): GET and HEAD of the console's page and assets are answered here, everything
  * else (the console's own API route included) goes to `next`, or 404 without one.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const toWebHandler =
   (options: Options & { readonly next?: ((request: Request) => Promise<Response>) | undefined } = {}) =>

@@ -1,7 +1,6 @@
 /**
  * API keys (contract §1): each belongs to one workspace, is stored only as its SHA-256 hash and
  * compared in constant time. Issued and configured keys: docs/internals.md (ApiKeys).
- *
  * @since 0.1.0
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
@@ -18,9 +17,7 @@ import type { WorkspaceId } from "./Workspace.js"
 
 /**
  * A stored key, without its secret.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ApiKeyRecord {
   readonly id: string
@@ -31,9 +28,7 @@ export interface ApiKeyRecord {
 
 /**
  * Who presented a valid key.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Principal {
   readonly workspaceId: WorkspaceId
@@ -42,9 +37,7 @@ export interface Principal {
 
 /**
  * Storage of issued keys. Implemented in memory here and on PostgreSQL by `@waybill/store-pg`.
- *
  * @since 0.1.0
- * @category tags
  */
 export class ApiKeyStore extends Context.Tag("@waybill/core/ApiKeyStore")<
   ApiKeyStore,
@@ -58,9 +51,7 @@ export class ApiKeyStore extends Context.Tag("@waybill/core/ApiKeyStore")<
 
 /**
  * Keys given in configuration, as `workspaceId` and key pairs.
- *
  * @since 0.1.0
- * @category models
  */
 export interface StaticKey {
   readonly workspaceId: WorkspaceId
@@ -69,9 +60,7 @@ export interface StaticKey {
 
 /**
  * The key service: issue, authenticate, list, revoke.
- *
  * @since 0.1.0
- * @category tags
  */
 export class ApiKeys extends Context.Tag("@waybill/core/ApiKeys")<
   ApiKeys,
@@ -88,9 +77,7 @@ export class ApiKeys extends Context.Tag("@waybill/core/ApiKeys")<
 
 /**
  * SHA-256 of a key, lowercase hex.
- *
  * @since 0.1.0
- * @category hashing
  */
 export const hash = (key: string): string => digest(key).toString("hex")
 
@@ -107,9 +94,7 @@ const ISSUED = /^wbk_([0-9a-hjkmnp-tv-z]{26})_[A-Za-z0-9_-]{43}$/
 
 /**
  * The key id of an issued key, if the string has that form.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const issuedKeyId = (key: string): Option.Option<string> => {
   const match = ISSUED.exec(key)
@@ -118,9 +103,7 @@ export const issuedKeyId = (key: string): Option.Option<string> => {
 
 /**
  * Builds the key service over an `ApiKeyStore` and the statically configured keys.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (staticKeys: ReadonlyArray<StaticKey>) =>
   Effect.gen(function* () {
@@ -179,18 +162,14 @@ export const make = (staticKeys: ReadonlyArray<StaticKey>) =>
 
 /**
  * The key service over the `ApiKeyStore` in context.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer = (staticKeys: ReadonlyArray<StaticKey>): Layer.Layer<ApiKeys, never, ApiKeyStore> =>
   Layer.effect(ApiKeys, make(staticKeys))
 
 /**
  * An in-memory `ApiKeyStore`.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerStoreMemory: Layer.Layer<ApiKeyStore> = Layer.effect(
   ApiKeyStore,

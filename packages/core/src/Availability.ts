@@ -4,7 +4,6 @@
  * it: the storage adapter knows what an outage looks like (`@waybill/store-pg` provides it with
  * its database), the HTTP adapter answers with it. Without a layer, storage counts as always
  * available (in-memory ports cannot be unreachable).
- *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
@@ -18,7 +17,6 @@ import type * as Scope from "effect/Scope"
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class Availability extends Context.Tag("@waybill/core/Availability")<
   Availability,
@@ -36,9 +34,7 @@ export class Availability extends Context.Tag("@waybill/core/Availability")<
 
 /**
  * Storage that is always available: in-memory ports.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerAlways: Layer.Layer<Availability> = Layer.succeed(Availability, {
   check: Effect.succeed(true),
@@ -51,9 +47,7 @@ export const layerAlways: Layer.Layer<Availability> = Layer.succeed(Availability
  * stack) and once when the loop runs again, however many turns fail meanwhile; any other failure
  * every time, as an error with its cause. Without an `Availability` layer every failure is of
  * the second kind.
- *
  * @since 0.1.0
- * @category reporting
  */
 export interface LoopReporter {
   /** Reports a failed turn of the loop. */
@@ -65,9 +59,7 @@ export interface LoopReporter {
 /**
  * A reporter for the loop named `loop` (e.g. "the dispatcher's delivery loop"); `failure` is
  * the message of a failure that is not an outage.
- *
  * @since 0.1.0
- * @category reporting
  */
 export const loopReporter = (loop: string, failure: string): Effect.Effect<LoopReporter> =>
   Effect.map(Effect.serviceOption(Availability), (availability) => {
@@ -99,9 +91,7 @@ export const loopReporter = (loop: string, failure: string): Effect.Effect<LoopR
  * A background loop: `turn` at once, then again every `interval` for as long as the scope
  * lasts, forked; a turn that fails is said through `loopReporter(loop, failure)` and the loop
  * goes on.
- *
  * @since 0.1.0
- * @category reporting
  */
 export const forkRepeated = <A, E, R>(
   turn: Effect.Effect<A, E, R>,

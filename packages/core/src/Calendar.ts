@@ -2,23 +2,18 @@
  * The proleptic Gregorian calendar as integer day numbers (days since 1970-01-01) and the UTC
  * offsets of IANA time zones, independent of the process time zone: the one calendar module of
  * the filters' Berlin days and the recurring schedules' wall clocks.
- *
  * @since 0.1.0
  */
 
 /**
  * Seconds in a calendar day of the wall-clock ("floating") time line.
- *
  * @since 0.1.0
- * @category constants
  */
 export const SECONDS_PER_DAY = 86_400
 
 /**
  * Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
- *
  * @since 0.1.0
- * @category conversions
  */
 export const fromCivil = (year: number, month: number, day: number): number => {
   const y = month <= 2 ? year - 1 : year
@@ -32,9 +27,7 @@ export const fromCivil = (year: number, month: number, day: number): number => {
 /**
  * The year, month (1–12) and day of a day number (`civil_from_days`), written into `out` so that
  * hot loops allocate nothing.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const civilInto = (days: number, out: [number, number, number]): [number, number, number] => {
   const z = days + 719_468
@@ -54,9 +47,7 @@ export const civilInto = (days: number, out: [number, number, number]): [number,
 
 /**
  * The date of a day number.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const toCivil = (days: number): { readonly year: number; readonly month: number; readonly day: number } => {
   const [year, month, day] = civilInto(days, [0, 0, 0])
@@ -65,17 +56,13 @@ export const toCivil = (days: number): { readonly year: number; readonly month: 
 
 /**
  * Day of the week of a day number: 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday).
- *
  * @since 0.1.0
- * @category conversions
  */
 export const weekdayOf = (days: number): number => (((days + 4) % 7) + 7) % 7
 
 /**
  * Whether a year is a leap year.
- *
  * @since 0.1.0
- * @category predicates
  */
 export const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
 
@@ -83,18 +70,14 @@ const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
 /**
  * Days in a month (1–12) of a year.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const daysInMonth = (year: number, month: number): number =>
   month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1]!
 
 /**
  * Reads `count` ASCII digits of `text` at `at` as a number; -1 when any is not a digit.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const readDigits = (text: string, at: number, count: number): number => {
   let value = 0
@@ -109,9 +92,7 @@ export const readDigits = (text: string, at: number, count: number): number => {
 /**
  * The day number of a `YYYY-MM-DD` date at the start of `text` (which may go on, as an ISO-8601
  * date-time does); NaN when it is malformed or not a real day of a real month. No allocation.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const readDate = (text: string): number => {
   if (text.length < 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return Number.NaN
@@ -125,9 +106,7 @@ export const readDate = (text: string): number => {
 /**
  * The day number of a calendar date `YYYY-MM-DD` (years 0000–9999, a real day of a real month),
  * or `undefined`.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const parseDate = (text: string): number | undefined => {
   if (text.length !== 10) return undefined
@@ -137,9 +116,7 @@ export const parseDate = (text: string): number | undefined => {
 
 /**
  * Minutes after midnight of a 24-hour `HH:MM` time, or `undefined`.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const parseTime = (text: string): number | undefined => {
   if (text.length !== 5 || text.charCodeAt(2) !== 58) return undefined
@@ -152,9 +129,7 @@ const pad = (value: number, width: number): string => String(value).padStart(wid
 
 /**
  * `YYYY-MM-DD` of a day number.
- *
  * @since 0.1.0
- * @category formatting
  */
 export const formatDate = (days: number): string => {
   const [year, month, day] = civilInto(days, [0, 0, 0])
@@ -186,9 +161,7 @@ const formatter = (zone: string): Intl.DateTimeFormat => {
 /**
  * Whether `zone` is an IANA time-zone name this runtime knows (`Europe/Berlin`, `UTC`); bare
  * offsets such as `+01:00` are refused. Never throws.
- *
  * @since 0.1.0
- * @category predicates
  */
 export const isTimeZone = (zone: string): boolean => {
   if (zone.length === 0 || zone.length > 64 || !ZONE_NAME.test(zone)) return false
@@ -232,9 +205,7 @@ const offsetAtHour = (zone: string, cache: Map<number, number>, hour: number): n
 
 /**
  * The zone's UTC offset in seconds at an instant (epoch seconds).
- *
  * @since 0.1.0
- * @category time zones
  */
 export const offsetAt = (zone: string, instant: number): number => {
   let cache = hourStarts.get(zone)
@@ -252,9 +223,7 @@ export const offsetAt = (zone: string, instant: number): number => {
  * The floating (wall-clock) time of an instant in a zone: its local date and time written as if
  * it were UTC, in seconds since 1970-01-01T00:00. Calendar arithmetic on floating times is
  * integer arithmetic; only `resolve` turns one back into an instant.
- *
  * @since 0.1.0
- * @category time zones
  */
 export const toFloating = (zone: string, instant: number): number => instant + offsetAt(zone, instant)
 
@@ -263,9 +232,7 @@ export const toFloating = (zone: string, instant: number): number => instant + o
  * time that exists once is that instant; a repeated time (overlap) takes the earlier instant; a
  * missing time (gap, whatever its length) is read with the offset before the gap, which moves it
  * forward by the gap's length.
- *
  * @since 0.1.0
- * @category time zones
  */
 export const resolve = (zone: string, floating: number): number => {
   const before = offsetAt(zone, floating - SECONDS_PER_DAY)
@@ -288,9 +255,7 @@ export const resolve = (zone: string, floating: number): number => {
 
 /**
  * Drops every cached offset (for benchmarks that measure a cold start).
- *
  * @since 0.1.0
- * @category time zones
  */
 export const clearCache = (): void => {
   hourStarts.clear()

@@ -1,7 +1,6 @@
 /**
  * Opaque list cursors: base64url text that a list hands out as `nextCursor` and takes back as
  * `cursor`. A cursor that is not one of ours decodes to none (the caller answers 400).
- *
  * @since 0.1.0
  */
 import * as Option from "effect/Option"
@@ -9,17 +8,13 @@ import * as Id from "./Id.js"
 
 /**
  * Encodes a position as an opaque cursor.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const encode = (text: string): string => btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
 
 /**
  * The text of a cursor, or none when it is not base64url of at most 200 characters.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const decode = (cursor: string): Option.Option<string> => {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return Option.none()
@@ -32,17 +27,13 @@ export const decode = (cursor: string): Option.Option<string> => {
 
 /**
  * The cursor that points after the item with this id (lists ordered by id).
- *
  * @since 0.1.0
- * @category constructors
  */
 export const afterId = (prefix: Id.Prefix, id: string): string => encode(`${prefix}:${id}`)
 
 /**
  * The id a cursor of `afterId` points after, or none when it is not a cursor of this kind.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const idAfter = (prefix: Id.Prefix, cursor: string): Option.Option<string> =>
   Option.filter(

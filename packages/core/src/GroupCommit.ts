@@ -4,7 +4,6 @@
  * an item that arrives when nothing is being written is written at once. Each caller gets its own
  * result or failure: a group's failed write is tried again item by item, unless the storage is
  * out. Why and what it saves: docs/benchmarks.md (Throughput).
- *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
@@ -20,9 +19,7 @@ import * as Availability from "./Availability.js"
 
 /**
  * How to group and write items.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Options<K, A, B, E> {
   /** Items with equal keys (compared with `===`) may share a write. */
@@ -36,9 +33,7 @@ export interface Options<K, A, B, E> {
 /**
  * Writes one item, sharing the write with whatever else is waiting. A caller interrupted before
  * its write starts leaves nothing written; once started, the write commits or not as a whole.
- *
  * @since 0.1.0
- * @category models
  */
 export type Submit<A, B, E> = (item: A) => Effect.Effect<B, E>
 
@@ -51,9 +46,7 @@ interface Waiting<A, B, E> {
 /**
  * Starts the writer in the scope and returns `submit`. When the scope closes, callers still
  * waiting, or whose write is cut short, are interrupted rather than left waiting.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = <K, A, B, E>(options: Options<K, A, B, E>): Effect.Effect<Submit<A, B, E>, never, Scope.Scope> =>
   Effect.gen(function* () {

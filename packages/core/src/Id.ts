@@ -2,7 +2,6 @@
  * Opaque, time-sortable identifiers with a type prefix (`drf_…`, `evt_…`), contract §1. The tail
  * is 10 Crockford base-32 characters of epoch milliseconds followed by 16 random ones (80 bits),
  * so ids sort by creation time and never collide in practice.
- *
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
@@ -15,17 +14,13 @@ const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
 /**
  * The prefixes the contract names.
- *
  * @since 0.1.0
- * @category models
  */
 export type Prefix = "drf" | "act" | "tour" | "whk" | "evt" | "dlv" | "alr" | "key" | "wsp"
 
 /**
  * Builds an id from a time and 10 random bytes; pure, for tests and replays.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const format = (prefix: Prefix, epochMillis: number, random: Uint8Array): string => {
   let time = ""
@@ -47,18 +42,14 @@ export const format = (prefix: Prefix, epochMillis: number, random: Uint8Array):
 
 /**
  * A fresh id for a time already read (one `Clock` reading for a batch of ids).
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makeAt = (prefix: Prefix, epochMillis: number): string =>
   format(prefix, epochMillis, RandomBytes.bytes(10))
 
 /**
  * A fresh id for the current `Clock` time.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (prefix: Prefix): Effect.Effect<string> =>
   Effect.map(Clock.currentTimeMillis, (now) => makeAt(prefix, now))
@@ -66,9 +57,7 @@ export const make = (prefix: Prefix): Effect.Effect<string> =>
 /**
  * The key `derive` mixes into an id: 80 bits of SHA-256 over `text`. Compute it once per
  * source of keys (a webhook), not per id.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const deriveKey = (text: string): Uint8Array =>
   new Uint8Array(createHash("sha256").update(text, "utf8").digest().subarray(0, 10))
@@ -81,9 +70,7 @@ const VALUE = new Map([...ALPHABET].map((char, index) => [char, index]))
  * delivery fanned out anew) keeps its id; for one key, different sources never give the same
  * id, and for one source, different keys never do. A `from` that is not an id gives epoch 0
  * and a tail hashed from it.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const derive = (prefix: Prefix, from: string, key: Uint8Array): string => {
   const separator = from.indexOf("_")
@@ -113,9 +100,7 @@ export const derive = (prefix: Prefix, from: string, key: Uint8Array): string =>
 /**
  * When an id was made (epoch milliseconds), read from its time part; a derived id has the time
  * of the id it was derived from. None for a string that is not an id.
- *
  * @since 0.1.0
- * @category getters
  */
 export const timeOf = (id: string): Option.Option<number> => {
   const separator = id.indexOf("_")
@@ -128,9 +113,7 @@ export const timeOf = (id: string): Option.Option<number> => {
 
 /**
  * Whether a string looks like an id of the given prefix.
- *
  * @since 0.1.0
- * @category guards
  */
 export const isId = (prefix: Prefix, value: string): boolean =>
   value.length === prefix.length + 27 &&

@@ -11,7 +11,6 @@
  * (or statement) as what it created, the key being unique per workspace, so of two processes
  * that race with one key one creates and the other finds the key taken, waits for the winner to
  * commit, and replays its answer.
- *
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
@@ -32,41 +31,31 @@ import { CurrentWorkspace, type WorkspaceId } from "./Workspace.js"
 
 /**
  * The request header, and the path its issues are reported at.
- *
  * @since 0.1.0
- * @category constants
  */
 export const header = "Idempotency-Key"
 
 /**
  * The answer header of a replay: `Idempotent-Replayed: true`.
- *
  * @since 0.1.0
- * @category constants
  */
 export const replayedHeader = "Idempotent-Replayed"
 
 /**
  * A key's length, in characters (each a visible ASCII character, `!` to `~`).
- *
  * @since 0.1.0
- * @category constants
  */
 export const keyLength = { min: 1, max: 255 } as const
 
 /**
  * How long a kept answer is kept at least: 24 hours, in seconds. The sweep deletes it after.
- *
  * @since 0.1.0
- * @category constants
  */
 export const retentionSeconds = 86_400
 
 /**
  * The issues of a key (at path `Idempotency-Key`): none for 1 to 255 visible ASCII characters.
- *
  * @since 0.1.0
- * @category validation
  */
 export const keyIssues = (key: unknown): ReadonlyArray<Issue.Issue> => {
   if (typeof key !== "string") return [Issue.make(header, "must be a string")]
@@ -103,9 +92,7 @@ const canonical = (value: unknown): string => {
  * The fingerprint of a request body: SHA-256 (hex) of its canonical JSON, so two bodies have the
  * same fingerprint exactly when they are the same JSON value. A body nested deeper than the
  * outbox's payload limit (which no operation accepts) has a fingerprint no accepted body has.
- *
  * @since 0.1.0
- * @category fingerprints
  */
 export const fingerprint = (body: unknown): string =>
   JsonDepth.isWithinDepth(body, 2 * JsonDepth.maxDepth)
@@ -115,9 +102,7 @@ export const fingerprint = (body: unknown): string =>
 /**
  * A kept answer: what `operation` (e.g. `POST /drafts`) answered to the body with `fingerprint`
  * for `key` in a workspace. Times are epoch seconds.
- *
  * @since 0.1.0
- * @category models
  */
 export interface IdempotencyRecord {
   readonly workspaceId: WorkspaceId
@@ -132,9 +117,7 @@ export interface IdempotencyRecord {
 
 /**
  * The key was used before with another body or operation (422 `idempotency_key_reused`).
- *
  * @since 0.1.0
- * @category errors
  */
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>(
   "@waybill/core/IdempotencyKeyReused"
@@ -152,9 +135,7 @@ export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReuse
 /**
  * A request with this key is still being processed (409 `conflict`): try again once it has
  * been answered.
- *
  * @since 0.1.0
- * @category errors
  */
 export class IdempotencyKeyInFlight extends Schema.TaggedError<IdempotencyKeyInFlight>(
   "@waybill/core/IdempotencyKeyInFlight"
@@ -169,9 +150,7 @@ export class IdempotencyKeyInFlight extends Schema.TaggedError<IdempotencyKeyInF
 
 /**
  * The storage port of kept answers. Storage failures are defects.
- *
  * @since 0.1.0
- * @category tags
  */
 export class IdempotencyStore extends Context.Tag("@waybill/core/IdempotencyStore")<
   IdempotencyStore,
@@ -191,9 +170,7 @@ export class IdempotencyStore extends Context.Tag("@waybill/core/IdempotencyStor
 
 /**
  * An in-memory store, for tests and embedders without storage.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makeMemory = (): IdempotencyStore["Type"] => {
   const records = new Map<string, IdempotencyRecord>()
@@ -225,9 +202,7 @@ export const makeMemory = (): IdempotencyStore["Type"] => {
 /**
  * What an idempotent operation answers: the value, whether it is a replay, and the status and
  * body (JSON text) to send, the same for the first answer and every replay.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Outcome<A> {
   readonly value: A
@@ -238,9 +213,7 @@ export interface Outcome<A> {
 
 /**
  * A creation and its answer, written together with its record.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Created<A> {
   readonly _tag: "Created"
@@ -251,9 +224,7 @@ export interface Created<A> {
 
 /**
  * Nothing written: the key was kept already when the creation came to be written.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Taken {
   readonly _tag: "Taken"
@@ -261,7 +232,6 @@ export interface Taken {
 
 /**
  * @since 0.1.0
- * @category constructors
  */
 export const created = <A>(value: A, status: number, body: string): Created<A> => ({
   _tag: "Created",
@@ -272,15 +242,12 @@ export const created = <A>(value: A, status: number, body: string): Created<A> =
 
 /**
  * @since 0.1.0
- * @category constructors
  */
 export const taken: Taken = { _tag: "Taken" }
 
 /**
  * The record a creation writes, waiting for its answer: `complete(status, body)` gives it.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Pending {
   readonly workspaceId: WorkspaceId
@@ -295,9 +262,7 @@ export interface Pending {
 /**
  * One idempotent request: who asks, with which key, for which operation with which body, how
  * to create (writing the pending record with the creation) and how to read a kept answer back.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Request<A, E, R> {
   readonly workspaceId: WorkspaceId
@@ -313,7 +278,6 @@ export interface Request<A, E, R> {
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class Idempotency extends Context.Tag("@waybill/core/Idempotency")<
   Idempotency,
@@ -339,9 +303,7 @@ export class Idempotency extends Context.Tag("@waybill/core/Idempotency")<
 /**
  * An idempotent request of the caller's workspace (see `runInCurrentWorkspace`): a `Request`
  * without its workspace, whose `create` also gets the store to write its record with.
- *
  * @since 0.1.0
- * @category models
  */
 export interface CurrentWorkspaceRequest<A, E, R> extends Omit<Request<A, E, R>, "workspaceId" | "create"> {
   readonly create: (pending: Pending, store: IdempotencyStore["Type"]) => Effect.Effect<Created<A> | Taken, E, R>
@@ -350,9 +312,7 @@ export interface CurrentWorkspaceRequest<A, E, R> extends Omit<Request<A, E, R>,
 /**
  * Runs an idempotent request (see `Idempotency.run`) in the workspace of the current request,
  * with the `Idempotency` service in context.
- *
  * @since 0.1.0
- * @category running
  */
 export const runInCurrentWorkspace = <A, E, R>(
   request: CurrentWorkspaceRequest<A, E, R>
@@ -375,9 +335,7 @@ export const runInCurrentWorkspace = <A, E, R>(
  * An idempotent operation of the caller's workspace, declared once: `create` makes the creation
  * for a request body, with the pending record and the store to write it with; `replay` reads a
  * kept answer back.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Operation<A, E, R> extends Pick<Request<A, E, R>, "operation" | "replay"> {
   readonly create: (
@@ -390,9 +348,7 @@ export interface Operation<A, E, R> extends Pick<Request<A, E, R>, "operation" |
 /**
  * What runs `definition` for a request body and its `Idempotency-Key`, in the caller's workspace
  * (`runInCurrentWorkspace`).
- *
  * @since 0.1.0
- * @category running
  */
 export const operation =
   <A, E, R>(definition: Operation<A, E, R>) =>
@@ -414,9 +370,7 @@ export const operation =
 
 /**
  * The service over a store; keys in flight are tracked in this process.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (store: IdempotencyStore["Type"]): Idempotency["Type"] => {
   const inFlight = new Set<string>()
@@ -492,9 +446,7 @@ export const make = (store: IdempotencyStore["Type"]): Idempotency["Type"] => {
 
 /**
  * The service over the `IdempotencyStore` in context.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<Idempotency, never, IdempotencyStore> = Layer.effect(
   Idempotency,
@@ -503,9 +455,7 @@ export const layer: Layer.Layer<Idempotency, never, IdempotencyStore> = Layer.ef
 
 /**
  * The service over an in-memory store (also provided), for tests and embedders without storage.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<Idempotency | IdempotencyStore> = Layer.effectContext(
   Effect.sync(() => {
@@ -516,9 +466,7 @@ export const layerMemory: Layer.Layer<Idempotency | IdempotencyStore> = Layer.ef
 
 /**
  * Kept answers one sweep step deletes at most (one statement each step).
- *
  * @since 0.1.0
- * @category constants
  */
 export const sweepBatchSize = 1_000
 
@@ -526,9 +474,7 @@ export const sweepBatchSize = 1_000
  * Deletes every kept answer whose time is up by the `Clock`'s now, in bounded steps
  * (`sweepBatchSize` per statement); answers how many. Answers are kept `retentionSeconds` at
  * least, and until the next sweep at most.
- *
  * @since 0.1.0
- * @category maintenance
  */
 export const sweepExpired: Effect.Effect<number, never, IdempotencyStore> = Effect.flatMap(IdempotencyStore, (store) =>
   Sweep.inSteps(sweepBatchSize, store.sweep)
@@ -544,9 +490,7 @@ class KeyTaken extends Data.TaggedError("@waybill/core/Idempotency/KeyTaken") {}
  * runs and the record is inserted after it. Answers true when both were committed, false when the
  * key was kept already (found, or found by the insert because another process committed it
  * meanwhile: the transaction rolls back): what `complete` takes.
- *
  * @since 0.1.0
- * @category writing
  */
 export const writeInTransaction = <E, R>(
   transactor: Transactor["Type"],
@@ -575,9 +519,7 @@ export const writeInTransaction = <E, R>(
 
 /**
  * The answer of a creation: its value, and the status and body (JSON text) sent for it.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Answer<A> {
   readonly value: A
@@ -590,9 +532,7 @@ export interface Answer<A> {
  * written with the creation by `write` (true when it wrote both, false when the key was kept
  * already, as `writeInTransaction` answers), and its outcome: `Created` with the
  * answer as kept, or `Taken`.
- *
  * @since 0.1.0
- * @category writing
  */
 export const complete = <A, E, R>(
   pending: Pending,

@@ -1,7 +1,6 @@
 /**
  * A validation issue: what is wrong and where, as a dotted path into the input. Every validator in
  * Waybill returns all issues it finds, never only the first.
- *
  * @since 0.1.0
  */
 import * as Arr from "effect/Array"
@@ -10,9 +9,7 @@ import * as Schema from "effect/Schema"
 
 /**
  * One problem found in an input.
- *
  * @since 0.1.0
- * @category models
  */
 export const Issue = Schema.Struct({
   path: Schema.String,
@@ -21,41 +18,32 @@ export const Issue = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Issue = typeof Issue.Type
 
 /**
  * Builds an issue.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (path: string, message: string): Issue => ({ path, message })
 
 /**
  * Joins path segments into a dotted path, skipping empty segments.
- *
  * @since 0.1.0
- * @category paths
  */
 export const joinPath = (...segments: ReadonlyArray<string | number>): string =>
   segments.filter((segment) => segment !== "").join(".")
 
 /**
  * Places issues found in a nested value under the path of that value.
- *
  * @since 0.1.0
- * @category paths
  */
 export const prefix = (issues: ReadonlyArray<Issue>, path: string | number): Array<Issue> =>
   issues.map((issue) => make(joinPath(path, issue.path), issue.message))
 
 /**
  * Turns a schema `ParseError` into issues with dotted paths, one per problem.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const fromParseError = (error: ParseResult.ParseError, path: string | number = ""): Array<Issue> =>
   tidy(
@@ -68,9 +56,7 @@ export const fromParseError = (error: ParseResult.ParseError, path: string | num
  * Issues as a schema's formatter lists them, made readable: each once, and without the "Expected
  * undefined" that an optional field's union adds beside the field's own message (a refused value
  * fails that member too, which says nothing more).
- *
  * @since 0.1.0
- * @category conversions
  */
 export const tidy = (issues: ReadonlyArray<Issue>): Array<Issue> => {
   const unique = Arr.dedupeWith(issues, (a, b) => a.path === b.path && a.message === b.message)

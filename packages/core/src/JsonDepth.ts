@@ -4,7 +4,6 @@
  * and the library's own validators for callers that skip HTTP) checks it before anything
  * recursive (a schema decoder, `JSON.stringify`, a filter walk) sees the value, so no input,
  * however deep, can exhaust the stack.
- *
  * @since 0.1.0
  */
 import * as Option from "effect/Option"
@@ -13,9 +12,7 @@ import { type Frame, frameOf, nextKey, pathOf, tooDeepMessage } from "./internal
 
 /**
  * The deepest nesting accepted, in levels of objects and arrays.
- *
  * @since 0.1.0
- * @category constants
  */
 export const maxDepth = 64
 
@@ -24,9 +21,7 @@ export const maxDepth = 64
  * path (under `path`), or none. Iterative, so it is safe on any depth, and it stops at the limit,
  * so a cyclic value (which no JSON text can produce) is reported as too deep rather than walked
  * forever. Own enumerable properties only.
- *
  * @since 0.1.0
- * @category validation
  */
 export const depthIssue = (value: unknown, limit: number = maxDepth, path = ""): Option.Option<Issue.Issue> => {
   if (typeof value !== "object" || value === null) return Option.none()
@@ -45,9 +40,7 @@ export const depthIssue = (value: unknown, limit: number = maxDepth, path = ""):
 
 /**
  * Whether a value nests at most `limit` levels of objects and arrays.
- *
  * @since 0.1.0
- * @category validation
  */
 export const isWithinDepth = (value: unknown, limit: number = maxDepth): boolean =>
   Option.isNone(depthIssue(value, limit))

@@ -6,7 +6,6 @@
  * skip HTTP. What it refuses would otherwise be changed silently (`1e400` parses to `Infinity`,
  * which `JSON.stringify` writes as `null`), reach a prototype-sensitive consumer of the stored
  * document, or fail the write.
- *
  * @since 0.1.0
  */
 import * as Issue from "./Issue.js"
@@ -17,17 +16,13 @@ import { maxIssues } from "./JsonText.js"
 /**
  * The keys refused anywhere in JSON input: the names through which JavaScript objects reach
  * their prototypes.
- *
  * @since 0.1.0
- * @category constants
  */
 export const forbiddenKeys: ReadonlyArray<string> = ["__proto__", "constructor", "prototype"]
 
 /**
  * Whether a key is one of `forbiddenKeys`.
- *
  * @since 0.1.0
- * @category validation
  */
 export const isForbiddenKey = (key: string): boolean =>
   key === "__proto__" || key === "constructor" || key === "prototype"
@@ -36,9 +31,7 @@ export const isForbiddenKey = (key: string): boolean =>
  * What one walk found: the first object or array nested deeper than the limit (then nothing
  * else is reported, as with `JsonDepth`), or every other issue in document order, at most
  * `JsonText.maxIssues`.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Inspection {
   readonly tooDeep: Issue.Issue | undefined
@@ -47,7 +40,6 @@ export interface Inspection {
 
 /**
  * @since 0.1.0
- * @category models
  */
 export interface Options {
   /** Where the value sits, prefixed to every path. */
@@ -76,9 +68,7 @@ const scalarIssue = (value: unknown, text: boolean): string | undefined => {
  * path, `transport.address.__proto__`), a number that is not finite, a string or key that cannot
  * be stored (a key's text issue at its object's path, as `JsonText` reports it). Own enumerable
  * properties only, as `JSON.parse` makes them.
- *
  * @since 0.1.0
- * @category validation
  */
 export const inspect = (value: unknown, options: Options = {}): Inspection => {
   const path = options.path ?? ""
@@ -116,9 +106,7 @@ export const inspect = (value: unknown, options: Options = {}): Inspection => {
 
 /**
  * Every issue `inspect` finds, as one list: the nesting issue alone when there is one.
- *
  * @since 0.1.0
- * @category validation
  */
 export const issues = (value: unknown, options: Options = {}): ReadonlyArray<Issue.Issue> => {
   const found = inspect(value, options)

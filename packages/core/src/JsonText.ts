@@ -5,7 +5,6 @@
  * JSON from outside (the HTTP body reader, and the validators of what is stored as JSON, for
  * callers that skip HTTP) refuses them with an issue at their path, so they never reach storage
  * as a failure of the server's own.
- *
  * @since 0.1.0
  */
 import * as Issue from "./Issue.js"
@@ -14,17 +13,13 @@ import { maxDepth } from "./JsonDepth.js"
 
 /**
  * The most issues one check reports: a body full of NULs gets a bounded answer.
- *
  * @since 0.1.0
- * @category constants
  */
 export const maxIssues = 20
 
 /**
  * What is wrong with a string as stored text, or `undefined` when nothing is.
- *
  * @since 0.1.0
- * @category validation
  */
 export const problemOf: (text: string) => string | undefined = textProblemOf
 
@@ -35,9 +30,7 @@ const SUSPICIOUS_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/
 /**
  * Whether a JSON text may hold strings `textIssues` would refuse. A text without a `\u0000` or
  * surrogate escape never does, and that one scan spares the walk over a parsed body.
- *
  * @since 0.1.0
- * @category validation
  */
 export const mayHoldTextIssues = (json: string): boolean => SUSPICIOUS_ESCAPE.test(json)
 
@@ -46,9 +39,7 @@ export const mayHoldTextIssues = (json: string): boolean => SUSPICIOUS_ESCAPE.te
  * issues at their dotted paths under `path`, in document order, at most `maxIssues` of them. A
  * key's issue is at the path of its object. Iterative, and it stops at `JsonDepth.maxDepth`
  * levels, so it is safe on any value.
- *
  * @since 0.1.0
- * @category validation
  */
 export const textIssues = (value: unknown, path = ""): ReadonlyArray<Issue.Issue> => {
   if (typeof value === "string") {

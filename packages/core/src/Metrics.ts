@@ -8,7 +8,6 @@
  *
  * The recorders are synchronous (`Effect.sync` around them in effects): each tagged series is
  * made once and kept, so a record is a map lookup and an add.
- *
  * @since 0.1.0
  */
 import * as Metric from "effect/Metric"
@@ -20,17 +19,13 @@ import * as MetricLabel from "effect/MetricLabel"
 
 /**
  * How an attempt ended, as `waybill_delivery_attempts_total` labels it.
- *
  * @since 0.1.0
- * @category models
  */
 export type AttemptResult = "success" | "http" | "timeout" | "connect" | "dns" | "tls" | "ssrf"
 
 /**
  * Every `result` label value of `waybill_delivery_attempts_total`.
- *
  * @since 0.1.0
- * @category constants
  */
 export const attemptResults: ReadonlyArray<AttemptResult> = [
   "success",
@@ -46,17 +41,13 @@ export const attemptResults: ReadonlyArray<AttemptResult> = [
  * What became of a span handed to the trace exporter, as `waybill_trace_spans_total` labels it:
  * sent to the collector, lost with a request that failed (after the transport's retries) or
  * that could not be encoded, or dropped because the export queue was full.
- *
  * @since 0.1.0
- * @category models
  */
 export type SpanResult = "exported" | "failed" | "dropped"
 
 /**
  * Every `result` label value of `waybill_trace_spans_total`.
- *
  * @since 0.1.0
- * @category constants
  */
 export const spanResults: ReadonlyArray<SpanResult> = ["exported", "failed", "dropped"]
 
@@ -71,9 +62,7 @@ const latencySeconds = MetricBoundaries.fromIterable([
 
 /**
  * `waybill_events_published_total{type}`: events recorded by this process.
- *
  * @since 0.1.0
- * @category series
  */
 const eventsKey = MetricKey.counter("waybill_events_published_total", {
   description: eventsHelp,
@@ -84,9 +73,7 @@ export const eventsPublished = Metric.fromMetricKey(eventsKey)
 
 /**
  * `waybill_deliveries_total{status}`: deliveries that ended, `succeeded` or `failed`.
- *
  * @since 0.1.0
- * @category series
  */
 const deliveriesKey = MetricKey.counter("waybill_deliveries_total", {
   description: "Deliveries ended by this process: succeeded, or failed after their retry.",
@@ -97,9 +84,7 @@ export const deliveries = Metric.fromMetricKey(deliveriesKey)
 
 /**
  * `waybill_delivery_attempts_total{result}`.
- *
  * @since 0.1.0
- * @category series
  */
 const attemptsKey = MetricKey.counter("waybill_delivery_attempts_total", {
   description: "Delivery attempts made, by result: success, or how the attempt failed.",
@@ -116,9 +101,7 @@ const attemptDurationKey = MetricKey.histogram(
 
 /**
  * `waybill_delivery_attempt_duration_seconds`: one attempt, request to response (or failure).
- *
  * @since 0.1.0
- * @category series
  */
 export const attemptDuration = Metric.fromMetricKey(attemptDurationKey)
 
@@ -130,18 +113,14 @@ const deliveryLatencyKey = MetricKey.histogram(
 
 /**
  * `waybill_delivery_latency_seconds`: event recorded → the response that ended the delivery.
- *
  * @since 0.1.0
- * @category series
  */
 export const deliveryLatency = Metric.fromMetricKey(deliveryLatencyKey)
 
 /**
  * `waybill_deliveries_pending`: pending and held deliveries in the whole database (set by the
  * storage adapter when metrics are read).
- *
  * @since 0.1.0
- * @category series
  */
 export const deliveriesPending = Metric.gauge("waybill_deliveries_pending", {
   description: "Deliveries pending or held, in the whole database."
@@ -149,9 +128,7 @@ export const deliveriesPending = Metric.gauge("waybill_deliveries_pending", {
 
 /**
  * `waybill_outbox_lag_seconds`: age of the oldest event not yet fanned out, 0 when none.
- *
  * @since 0.1.0
- * @category series
  */
 export const outboxLag = Metric.gauge("waybill_outbox_lag_seconds", {
   description: "Age of the oldest event not yet fanned out into deliveries; 0 when none waits."
@@ -159,9 +136,7 @@ export const outboxLag = Metric.gauge("waybill_outbox_lag_seconds", {
 
 /**
  * `waybill_database_up`: 1 when the database answered the last check, else 0.
- *
  * @since 0.1.0
- * @category series
  */
 export const databaseUp = Metric.gauge("waybill_database_up", {
   description: "1 when the database answered the last check, 0 when it did not."
@@ -169,9 +144,7 @@ export const databaseUp = Metric.gauge("waybill_database_up", {
 
 /**
  * `waybill_tours_generated_total`: tours the generator stored.
- *
  * @since 0.1.0
- * @category series
  */
 export const toursGenerated = Metric.counter("waybill_tours_generated_total", {
   description: "Tours generated from recurring masters and stored.",
@@ -180,9 +153,7 @@ export const toursGenerated = Metric.counter("waybill_tours_generated_total", {
 
 /**
  * `waybill_http_requests_total{method,route,status}`.
- *
  * @since 0.1.0
- * @category series
  */
 const requestsKey = MetricKey.counter("waybill_http_requests_total", {
   description: requestsHelp,
@@ -193,9 +164,7 @@ export const httpRequests = Metric.fromMetricKey(requestsKey)
 
 /**
  * `waybill_http_request_duration_seconds{method,route}`.
- *
  * @since 0.1.0
- * @category series
  */
 const durationKey = MetricKey.histogram("waybill_http_request_duration_seconds", seconds, durationHelp)
 
@@ -203,9 +172,7 @@ export const httpRequestDuration = Metric.fromMetricKey(durationKey)
 
 /**
  * `waybill_trace_spans_total{result}`: spans handed to the trace exporter, by what became of them.
- *
  * @since 0.1.0
- * @category series
  */
 const traceSpansKey = MetricKey.counter("waybill_trace_spans_total", {
   description: "Spans handed to the trace exporter: exported, failed (their request failed) or dropped (queue full).",
@@ -217,9 +184,7 @@ export const traceSpans = Metric.fromMetricKey(traceSpansKey)
 /**
  * Every family declared here, for exporters that describe a family before it has a series
  * (`waybill_events_published_total` has none until an event is recorded).
- *
  * @since 0.1.0
- * @category series
  */
 export const families: ReadonlyArray<{
   readonly name: string
@@ -282,17 +247,13 @@ const deliveryLatencyOf = untagged(deliveryLatencyKey)
 
 /**
  * Counts `count` recorded events of `type`.
- *
  * @since 0.1.0
- * @category recording
  */
 export const recordPublished = (type: string, count = 1): void => byType(type, () => [["type", type]])(count)
 
 /**
  * Counts one attempt: its result and duration in milliseconds.
- *
  * @since 0.1.0
- * @category recording
  */
 export const recordAttempt = (result: AttemptResult, durationMs: number): void => {
   byResult(result, () => [["result", result]])(1)
@@ -302,9 +263,7 @@ export const recordAttempt = (result: AttemptResult, durationMs: number): void =
 /**
  * Counts one delivery that ended, and its latency from the event being recorded (milliseconds;
  * `undefined` when unknown).
- *
  * @since 0.1.0
- * @category recording
  */
 export const recordDelivery = (status: "succeeded" | "failed", latencyMs: number | undefined): void => {
   byStatus(status, () => [["status", status]])(1)
@@ -313,18 +272,14 @@ export const recordDelivery = (status: "succeeded" | "failed", latencyMs: number
 
 /**
  * Counts `count` spans the trace exporter is done with, by `result` (0 makes the series exist).
- *
  * @since 0.1.0
- * @category recording
  */
 export const recordSpans = (result: SpanResult, count: number): void =>
   bySpanResult(result, () => [["result", result]])(count)
 
 /**
  * Counts `count` generated tours.
- *
  * @since 0.1.0
- * @category recording
  */
 export const recordTours = (count: number): void => {
   if (count > 0) toursGenerated.unsafeUpdate(count, [])
@@ -333,9 +288,7 @@ export const recordTours = (count: number): void => {
 /**
  * Counts one answered request: its method, route template (never a raw path), status and
  * duration in milliseconds.
- *
  * @since 0.1.0
- * @category recording
  */
 export const recordRequest = (method: string, route: string, status: number, durationMs: number): void => {
   const key = `${method} ${route}`
@@ -353,9 +306,7 @@ export const recordRequest = (method: string, route: string, status: number, dur
 /**
  * Sets the storage gauges (`waybill_database_up`, and with it up the pending deliveries and the
  * outbox lag in seconds).
- *
  * @since 0.1.0
- * @category recording
  */
 export const recordStorage = (
   state: { readonly up: false } | { readonly up: true; readonly pending: number; readonly lagSeconds: number }
@@ -370,9 +321,7 @@ export const recordStorage = (
 /**
  * Makes the series with fixed labels exist at zero, so that a scraper sees them from the start
  * (an `increase` over a series that appears only at its first event misses that event).
- *
  * @since 0.1.0
- * @category recording
  */
 export const registerFixed = (): void => {
   for (const status of ["succeeded", "failed"] as const) byStatus(status, () => [["status", status]])(0)

@@ -3,7 +3,6 @@
  * gauge and histogram recorded through `effect/Metric` (Waybill's series, `Metrics`, and any of
  * the host's), each family with `# HELP` and `# TYPE`. Chosen over the OpenTelemetry Prometheus
  * exporter and prom-client by a cost figure (docs/decisions.md, issue 36).
- *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
@@ -16,9 +15,7 @@ import * as Metrics from "./Metrics.js"
 
 /**
  * The `Content-Type` of the text format.
- *
  * @since 0.1.0
- * @category constants
  */
 export const contentType = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -50,9 +47,7 @@ interface Family {
  * The text of a registry snapshot (`Metric.snapshot`), families sorted by name; `described`
  * families without a series yet are written with their `# HELP` and `# TYPE` alone. Frequencies
  * and summaries, which the format has no faithful type for, are left out.
- *
  * @since 0.1.0
- * @category formatting
  */
 export const format = (
   snapshot: ReadonlyArray<MetricPair.MetricPair.Untyped>,
@@ -101,8 +96,6 @@ export const format = (
 
 /**
  * The text of Effect's metric registry now, Waybill's families described from the start.
- *
  * @since 0.1.0
- * @category formatting
  */
 export const text: Effect.Effect<string> = Effect.map(Metric.snapshot, (snapshot) => format(snapshot, Metrics.families))

@@ -1,7 +1,6 @@
 /**
  * Cryptographically strong random bytes from a pool refilled 4 KiB at a time: one system call per
  * ~400 ids instead of one per id (publishing makes an id per event, fan-out one per delivery).
- *
  * @since 0.1.0
  */
 import { randomFillSync } from "node:crypto"
@@ -13,9 +12,7 @@ let offset = pool.length
 
 /**
  * `size` random bytes (at most 4096), valid until the next call: copy them to keep them.
- *
  * @since 0.1.0
- * @category random
  */
 export const bytes = (size: number): Uint8Array => {
   const start = take(size)
@@ -38,9 +35,7 @@ const HEX_DIGITS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).pa
 /**
  * `size` random bytes (at most 4096) as `2 × size` lowercase hexadecimal digits, read straight
  * from the pool (no copy, no `Buffer`: an attempt's span id is one of these).
- *
  * @since 0.1.0
- * @category random
  */
 export const hex = (size: number): string => {
   const start = take(size)
@@ -51,8 +46,6 @@ export const hex = (size: number): string => {
 
 /**
  * 128 random bits as 32 hexadecimal characters.
- *
  * @since 0.1.0
- * @category random
  */
 export const token = (): string => hex(16)

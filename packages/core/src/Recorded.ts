@@ -2,16 +2,13 @@
  * What an in-memory adapter has recorded, read back in order: the shape of the reader services
  * that come with the in-memory layers (`EventOutbox.MemoryEventLog`, `TourRepository.MemoryTours`,
  * `HttpSender.SentRequests`), for tests and embedders without storage.
- *
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
 
 /**
  * Everything recorded so far, oldest first, as it stands when `all` runs.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Recorded<A> {
   readonly all: Effect.Effect<ReadonlyArray<A>>

@@ -1,7 +1,6 @@
 /**
  * Maintenance sweeps: what storage keeps only for a while, deleted once its time is up, in
  * bounded steps (one statement each) so that no sweep locks many rows at once.
- *
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
@@ -10,9 +9,7 @@ import * as Effect from "effect/Effect"
 /**
  * Runs `step(now, batchSize)` (now in epoch seconds, by the `Clock`) until a step deletes fewer
  * than `batchSize`, yielding between steps; answers how many were deleted in all.
- *
  * @since 0.1.0
- * @category maintenance
  */
 export const inSteps = <E, R>(
   batchSize: number,

@@ -3,7 +3,6 @@
  * stored with each event, and the one every delivery attempt sends, with the event's trace id and
  * a span id of its own. Pure functions over the header's text, and the fiber's current trace as a
  * header, so that the trace survives the outbox whether or not a tracer is on.
- *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -14,9 +13,7 @@ import * as RandomBytes from "./RandomBytes.js"
 
 /**
  * A parsed `traceparent`: 32 and 16 lowercase hex digits, neither all zeros, and the sampled flag.
- *
  * @since 0.1.0
- * @category models
  */
 export interface TraceParent {
   readonly traceId: string
@@ -39,9 +36,7 @@ const isSpanId = (id: string) => id.length === 16 && id !== ZERO_SPAN && /^[0-9a
  * Parses a `traceparent` header as the W3C recommendation reads it: version `00` exactly as
  * long as it is; a later version may carry more after a dash; version `ff`, all-zero ids or
  * anything else is invalid (`None`: a new trace is started).
- *
  * @since 0.1.0
- * @category parsing
  */
 export const parse = (header: string | null | undefined): Option.Option<TraceParent> => {
   if (header === null || header === undefined || header.length > 512) return Option.none()
@@ -63,43 +58,33 @@ export const parse = (header: string | null | undefined): Option.Option<TracePar
 
 /**
  * The header for a trace context: `00-<trace id>-<span id>-<flags>`.
- *
  * @since 0.1.0
- * @category formatting
  */
 export const format = (context: TraceParent): string =>
   `00-${context.traceId}-${context.spanId}-${context.sampled ? "01" : "00"}`
 
 /**
  * A fresh span id: 16 random hex digits.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const spanId = (): string => RandomBytes.hex(8)
 
 /**
  * A fresh trace id: 32 random hex digits.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const traceId = (): string => RandomBytes.hex(16)
 
 /**
  * A new trace: random ids, sampled as `sampled` says.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const root = (sampled: boolean): TraceParent => ({ traceId: traceId(), spanId: spanId(), sampled })
 
 /**
  * The header for a new span in the trace of `stored` (an event's `traceparent`): the same trace
  * id and flags, a span id of its own; a new trace when `stored` is absent or invalid.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const child = (stored: string | null | undefined): string => {
   // The header this library stores (version 00, flags 00 or 01): its span id replaced in place.
@@ -116,9 +101,7 @@ export const child = (stored: string | null | undefined): string => {
 
 /**
  * A span as the parent of spans made here: the trace context of a stored header.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const externalSpan = (context: TraceParent): Tracer.ExternalSpan =>
   Tracer.externalSpan({ traceId: context.traceId, spanId: context.spanId, sampled: context.sampled })
@@ -126,9 +109,7 @@ export const externalSpan = (context: TraceParent): Tracer.ExternalSpan =>
 /**
  * Whether a span has ids a trace can carry (32 and 16 lowercase hex digits, neither all zeros):
  * not a no-op span made while the tracer is off, nor an unrecorded one standing for nothing.
- *
  * @since 0.1.0
- * @category guards
  */
 export const hasIds = (span: Tracer.AnySpan): boolean => isTraceId(span.traceId) && isSpanId(span.spanId)
 
@@ -149,9 +130,7 @@ const currentOf = (context: Context.Context<never>): Option.Option<TraceParent> 
 /**
  * The fiber's trace context as a header: its current span (a traced request's, or the
  * `traceparent` it brought, `withIncoming`), else a new trace, not sampled. What an event stores.
- *
  * @since 0.1.0
- * @category accessors
  */
 export const current: Effect.Effect<string> = Effect.withFiberRuntime((fiber) =>
   Effect.succeed(format(Option.getOrElse(currentOf(fiber.currentContext), () => root(false))))
@@ -161,9 +140,7 @@ export const current: Effect.Effect<string> = Effect.withFiberRuntime((fiber) =>
  * Runs `self` in the trace of an incoming `traceparent` header while it has no span of its own
  * (the tracer is off, so nothing made one): `current` then answers that trace. An absent or
  * invalid header changes nothing.
- *
  * @since 0.1.0
- * @category combinators
  */
 export const withIncoming =
   (header: string | null | undefined) =>

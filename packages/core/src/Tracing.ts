@@ -4,7 +4,6 @@
  * cost a tenth of a `POST /events` in the reference server (docs/benchmarks.md, Throughput). With
  * the tracer off (`Effect.withTracerEnabled(false)`), `withSpan` here runs the effect as it is;
  * with it on, exactly as `Effect.withSpan`.
- *
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
@@ -20,9 +19,7 @@ import type * as Tracer from "effect/Tracer"
 
 /**
  * `Effect.withSpan(name, options)` while the fiber's tracer is on; nothing otherwise.
- *
  * @since 0.1.0
- * @category tracing
  */
 export const withSpan =
   (name: string, options?: Tracer.SpanOptions) =>
@@ -39,9 +36,7 @@ export const withSpan =
  * `finish`, and an interruption inside `self` unwinds to it. `onExit`'s mask, its restore and its
  * `zipRight` are about ten steps, half of what a traced event adds (docs/benchmarks.md). `finish`
  * must not throw.
- *
  * @since 0.1.0
- * @category tracing
  */
 export const onExitSync = <A, E, R>(
   self: Effect.Effect<A, E, R>,
@@ -72,9 +67,7 @@ export const onExitSync = <A, E, R>(
  * and links, which copies the fiber's whole map of references for every span: for spans that
  * have none, on hot paths (a request's, an attempt's). `use` runs at once, so it can set the
  * span's first attributes and read its ids.
- *
  * @since 0.1.0
- * @category tracing
  */
 export const fiberSpan = <A, E, R>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,

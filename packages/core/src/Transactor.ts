@@ -1,7 +1,6 @@
 /**
  * The unit-of-work port: runs an effect so that all writes made through ports inside it commit
  * together or not at all (a state change and the events it raises, contract §5 outbox).
- *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -11,7 +10,6 @@ import * as Layer from "effect/Layer"
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class Transactor extends Context.Tag("@waybill/core/Transactor")<
   Transactor,
@@ -22,9 +20,7 @@ export class Transactor extends Context.Tag("@waybill/core/Transactor")<
 
 /**
  * Runs an effect inside the current `Transactor`'s transaction.
- *
  * @since 0.1.0
- * @category combinators
  */
 export const withTransaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Transactor> =>
   Effect.flatMap(Transactor, (transactor) => transactor.withTransaction(self))
@@ -37,9 +33,7 @@ const inMemoryTransaction = FiberRef.unsafeMake(false)
  * transaction never interleave (the in-memory stand-in for row locks). A transaction opened
  * inside another (by the same fiber or one it forked) joins it, as a nested SQL transaction
  * does through a savepoint; it does not wait for the lock its caller holds.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<Transactor> = Layer.sync(Transactor, () => {
   const lock = Effect.unsafeMakeSemaphore(1)

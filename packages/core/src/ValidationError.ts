@@ -1,6 +1,5 @@
 /**
  * The error every validator fails with: a sentence and every issue found.
- *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -8,9 +7,7 @@ import { Issue } from "./Issue.js"
 
 /**
  * Input broke one or more rules. `issues` lists every violation, each with its path.
- *
  * @since 0.1.0
- * @category errors
  */
 export class ValidationError extends Schema.TaggedError<ValidationError>("@waybill/core/ValidationError")(
   "ValidationError",
@@ -22,9 +19,7 @@ export class ValidationError extends Schema.TaggedError<ValidationError>("@waybi
 
 /**
  * Builds a `ValidationError` whose message summarises the issues.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const fromIssues = (issues: ReadonlyArray<Issue>, what = "request"): ValidationError =>
   new ValidationError({

@@ -1,6 +1,5 @@
 /**
  * Workspaces (tenants): every resource belongs to exactly one, contract §1.
- *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -8,7 +7,6 @@ import * as Schema from "effect/Schema"
 
 /**
  * @since 0.1.0
- * @category models
  */
 export const WorkspaceId = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/),
@@ -17,15 +15,12 @@ export const WorkspaceId = Schema.String.pipe(
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type WorkspaceId = typeof WorkspaceId.Type
 
 /**
  * The workspace of the current request, provided by the API authentication.
- *
  * @since 0.1.0
- * @category tags
  */
 export class CurrentWorkspace extends Context.Tag("@waybill/core/CurrentWorkspace")<
   CurrentWorkspace,

@@ -1,6 +1,5 @@
 /**
  * The body of `POST /drafts` and the pure creation rules (contract §2, spec "Transport draft").
- *
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -29,9 +28,7 @@ const optionalNullable = <A, I>(schema: Schema.Schema<A, I>, message: string) =>
  * so that its problems are reported with the other rules; `null` means "no schedule". For the
  * fields a template provides (`name`, `transport`, `transportShapeId`, `recurringSchedule`) an
  * explicit `null` replaces the template's value; elsewhere `null` counts as omitted.
- *
  * @since 0.1.0
- * @category models
  */
 export const CreateDraft = Schema.Struct({
   origin: Origin.annotations({
@@ -58,7 +55,6 @@ export const CreateDraft = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type CreateDraft = typeof CreateDraft.Type
 
@@ -66,9 +62,7 @@ export type CreateDraft = typeof CreateDraft.Type
  * What creation needs besides the request, resolved by the caller: the new draft's id, the
  * time, the transport shapes, and the template draft when `templateDraftId` is set
  * (`Option.none()` when no draft of the caller's workspace has that id).
- *
  * @since 0.1.0
- * @category models
  */
 export interface CreateContext {
   readonly id: string
@@ -129,9 +123,7 @@ const decodeFields = (input: Record<string, unknown>): Decoded => {
 /**
  * The template draft id a create request names, if it names one as a string: what the caller
  * looks up to build `CreateContext.template`.
- *
  * @since 0.1.0
- * @category validation
  */
 export const requestedTemplateId = (input: unknown): Option.Option<string> => {
   const value = isObject(input) ? own(input, "templateDraftId") : undefined
@@ -162,9 +154,7 @@ const inherit = <K extends Copied>(
  * `__proto__`, `constructor` or `prototype` key, a number that is not finite, or text that cannot
  * be stored is refused at its path, anywhere (`JsonInput`). The transport is otherwise stored as
  * given.
- *
  * @since 0.1.0
- * @category validation
  */
 export const validateCreate = (
   input: unknown,

@@ -1,7 +1,6 @@
 /**
  * The transport draft as stored and answered (contract §2), its statuses, actions and action
  * records.
- *
  * @since 0.1.0
  */
 import { RecurringSchedule } from "@waybill/recurring/Schedule"
@@ -9,9 +8,7 @@ import * as Schema from "effect/Schema"
 
 /**
  * Any JSON object (not an array, not null); how `transport` and `payload` are stored.
- *
  * @since 0.1.0
- * @category models
  */
 export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   identifier: "JsonObject",
@@ -20,22 +17,18 @@ export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unkn
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type JsonObject = typeof JsonObject.Type
 
 /**
  * Where a draft came from: extracted from an inbox (`decode`), the hub composer (`hub`), or the
  * composer / API (`manual`).
- *
  * @since 0.1.0
- * @category models
  */
 export const Origin = Schema.Literal("decode", "hub", "manual").annotations({ identifier: "DraftOrigin" })
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Origin = typeof Origin.Type
 
@@ -44,9 +37,7 @@ const RecurringStatus = Schema.Literal("active-recurring", "paused-recurring", "
 
 /**
  * The six draft statuses.
- *
  * @since 0.1.0
- * @category models
  */
 export const DraftStatus = Schema.Literal(
   "draft",
@@ -59,23 +50,18 @@ export const DraftStatus = Schema.Literal(
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type DraftStatus = typeof DraftStatus.Type
 
 /**
  * Every status, in the order of the contract.
- *
  * @since 0.1.0
- * @category constants
  */
 export const statuses: ReadonlyArray<DraftStatus> = DraftStatus.literals
 
 /**
  * The statuses only the status machine reaches; none of them can be set at creation.
- *
  * @since 0.1.0
- * @category constants
  */
 export const recurringStatuses: ReadonlyArray<DraftStatus> = RecurringStatus.literals
 
@@ -83,9 +69,7 @@ export const recurringStatuses: ReadonlyArray<DraftStatus> = RecurringStatus.lit
  * A transport draft, the response shape of contract §2. Absent optional values are `null`;
  * timestamps are epoch seconds. A recurring master's schedule is stored as validated by
  * `@waybill/recurring` (`vehicleClassAdjustmentStrategy` filled in).
- *
  * @since 0.1.0
- * @category models
  */
 export const Draft = Schema.Struct({
   id: Schema.String,
@@ -105,7 +89,6 @@ export const Draft = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Draft = typeof Draft.Type
 
@@ -114,9 +97,7 @@ export type Draft = typeof Draft.Type
  * no field is transformed (the compiler checks that a `Draft` is an encoded one), so
  * `JSON.stringify` of it gives what `Schema.encode(Draft)` would, without walking the document.
  * Hot paths (storing a new draft, answering `POST /drafts`) use it, through `toJson`.
- *
  * @since 0.1.0
- * @category encoding
  */
 export const asEncoded = (draft: Draft): typeof Draft.Encoded => draft
 
@@ -126,9 +107,7 @@ const jsonTexts = new WeakMap<Draft, string>()
  * The draft as JSON text, `JSON.stringify(asEncoded(draft))`, written once per draft value: a
  * new draft is stored, answered and carried by its event as the same text. Drafts are immutable
  * values (every change makes a new one), so the text never goes stale.
- *
  * @since 0.1.0
- * @category encoding
  */
 export const toJson = (draft: Draft): string => {
   let text = jsonTexts.get(draft)
@@ -141,17 +120,13 @@ export const toJson = (draft: Draft): string => {
 
 /**
  * Whether a draft is a recurring master (it was created with a `recurringSchedule`).
- *
  * @since 0.1.0
- * @category guards
  */
 export const isRecurringMaster = (draft: Draft): boolean => draft.recurringSchedule !== null
 
 /**
  * The action verbs of `POST /drafts/{id}/actions`.
- *
  * @since 0.1.0
- * @category models
  */
 export const ActionType = Schema.Literal(
   "activate-recurring",
@@ -162,23 +137,18 @@ export const ActionType = Schema.Literal(
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ActionType = typeof ActionType.Type
 
 /**
  * Every action verb.
- *
  * @since 0.1.0
- * @category constants
  */
 export const actionTypes: ReadonlyArray<ActionType> = ActionType.literals
 
 /**
  * The body of `POST /drafts/{id}/actions`. A `null` reason counts as none.
- *
  * @since 0.1.0
- * @category models
  */
 export const ActionRequest = Schema.Struct({
   type: ActionType.annotations({
@@ -192,7 +162,6 @@ export const ActionRequest = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ActionRequest = typeof ActionRequest.Type
 
@@ -200,9 +169,7 @@ export type ActionRequest = typeof ActionRequest.Type
  * Who performed an action. The service's own actions use `api-key` (the caller's key id) or
  * `system` (the recurring generator); an embedding host records its own users' actions with
  * types of its own (`operator-user`), so any non-empty type is accepted (contract §5).
- *
  * @since 0.1.0
- * @category models
  */
 export const Actor = Schema.Struct({
   type: Schema.String.pipe(
@@ -214,32 +181,25 @@ export const Actor = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Actor = typeof Actor.Type
 
 /**
  * The actor of the transitions the service makes by itself (the end of a validity window).
- *
  * @since 0.1.0
- * @category constants
  */
 export const systemActor: Actor = { type: "system", id: "system" }
 
 /**
  * The actor of an action taken with an API key: the HTTP layer's actor for every request.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const apiKeyActor = (apiKeyId: string): Actor => ({ type: "api-key", id: apiKeyId })
 
 /**
  * The action record (`TransportDraftAction`): what was done, by whom and when. `createdAt` is in
  * seconds, `createdAtMilliseconds` in milliseconds.
- *
  * @since 0.1.0
- * @category models
  */
 export const TransportDraftAction = Schema.Struct({
   id: Schema.String,
@@ -255,15 +215,12 @@ export const TransportDraftAction = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type TransportDraftAction = typeof TransportDraftAction.Type
 
 /**
  * The answer of `POST /drafts/{id}/actions`: the draft after the action and the action record.
- *
  * @since 0.1.0
- * @category models
  */
 export const ActionResult = Schema.Struct({
   transportDraft: Draft,
@@ -272,6 +229,5 @@ export const ActionResult = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ActionResult = typeof ActionResult.Type

@@ -3,7 +3,6 @@
  * `DraftNotFound`/`ProductNotFound` 404 `not_found`, `InvalidTransition` 409
  * `invalid_transition`, `DraftConflict` 409 `conflict`, `PreconditionFailed` 412
  * `precondition_failed`; validation fails with `@waybill/core`'s `ValidationError` (400).
- *
  * @since 0.1.0
  */
 import { Issue } from "@waybill/core/Issue"
@@ -13,9 +12,7 @@ import { ActionType, DraftStatus } from "./Draft.js"
 /**
  * No draft with this id in the caller's workspace (404; another workspace's draft looks the
  * same, so its existence does not leak).
- *
  * @since 0.1.0
- * @category errors
  */
 export class DraftNotFound extends Schema.TaggedError<DraftNotFound>("@waybill/drafts/DraftNotFound")("DraftNotFound", {
   draftId: Schema.String,
@@ -31,9 +28,7 @@ export class DraftNotFound extends Schema.TaggedError<DraftNotFound>("@waybill/d
 
 /**
  * No product with this id (404).
- *
  * @since 0.1.0
- * @category errors
  */
 export class ProductNotFound extends Schema.TaggedError<ProductNotFound>("@waybill/drafts/ProductNotFound")(
   "ProductNotFound",
@@ -50,9 +45,7 @@ export class ProductNotFound extends Schema.TaggedError<ProductNotFound>("@waybi
 /**
  * The action is not allowed in the draft's current status, or the draft is not a recurring
  * master (409 `invalid_transition`).
- *
  * @since 0.1.0
- * @category errors
  */
 export class InvalidTransition extends Schema.TaggedError<InvalidTransition>("@waybill/drafts/InvalidTransition")(
   "InvalidTransition",
@@ -61,9 +54,7 @@ export class InvalidTransition extends Schema.TaggedError<InvalidTransition>("@w
 
 /**
  * The request conflicts with the draft's state, e.g. deleting a running master (409 `conflict`).
- *
  * @since 0.1.0
- * @category errors
  */
 export class DraftConflict extends Schema.TaggedError<DraftConflict>("@waybill/drafts/DraftConflict")("DraftConflict", {
   draftId: Schema.String,
@@ -74,9 +65,7 @@ export class DraftConflict extends Schema.TaggedError<DraftConflict>("@waybill/d
  * The draft's transport does not parse against TransportForProducts (412). `message` is the
  * contract's literal text; `issues` lists the same problems with dotted paths from the request
  * root (`transport.shipperId`).
- *
  * @since 0.1.0
- * @category errors
  */
 export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>("@waybill/drafts/PreconditionFailed")(
   "PreconditionFailed",

@@ -1,6 +1,5 @@
 /**
  * The events drafts raise (contract §2) and their payloads, ready for `EventOutbox.publish`.
- *
  * @since 0.1.0
  */
 import type { NewEvent } from "@waybill/events/EventOutbox"
@@ -8,9 +7,7 @@ import { type ActionType, type Draft, type TransportDraftAction, toJson } from "
 
 /**
  * The event types a draft change can raise.
- *
  * @since 0.1.0
- * @category constants
  */
 export const EventType = {
   created: "transport-drafts-created",
@@ -25,15 +22,12 @@ export const EventType = {
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type EventType = (typeof EventType)[keyof typeof EventType]
 
 /**
  * The lifecycle event each action raises beside `transport-draft-action-created`.
- *
  * @since 0.1.0
- * @category constants
  */
 export const lifecycleEventOf: Readonly<Record<ActionType, EventType>> = {
   "activate-recurring": EventType.recurringActivated,
@@ -45,9 +39,7 @@ export const lifecycleEventOf: Readonly<Record<ActionType, EventType>> = {
 /**
  * What `POST /drafts` raises: `transport-drafts-created`, plus `decode-job-result` for a decode
  * draft.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const created = (draft: Draft): ReadonlyArray<NewEvent> => {
   // The document's text is written once (`toJson`); the events' bodies are built around it.
@@ -70,9 +62,7 @@ export const created = (draft: Draft): ReadonlyArray<NewEvent> => {
 
 /**
  * What `DELETE /drafts/{id}` raises.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const deleted = (draftId: string): ReadonlyArray<NewEvent> => [
   { type: EventType.deleted, payload: { transportDraftIds: [draftId] } }
@@ -81,9 +71,7 @@ export const deleted = (draftId: string): ReadonlyArray<NewEvent> => [
 /**
  * What an action raises: its lifecycle event (`transport-draft-recurring-*`) and
  * `transport-draft-action-created`, in that order.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const acted = (draft: Draft, action: TransportDraftAction): ReadonlyArray<NewEvent> => [
   { type: lifecycleEventOf[action.payload.type], payload: { transportDraft: draft } },

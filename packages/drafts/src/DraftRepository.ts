@@ -2,7 +2,6 @@
  * The storage port for drafts. Every method is scoped to a workspace: a draft of another
  * workspace is never found, listed, changed or deleted. Storage failures are defects (the
  * HTTP layer answers 500 without details).
- *
  * @since 0.1.0
  */
 import * as Cursor from "@waybill/core/Cursor"
@@ -18,9 +17,7 @@ import type { Draft, DraftStatus } from "./Draft.js"
 /**
  * One page of `list`. Drafts are ordered newest first (by id, which sorts by creation time);
  * `after` is the id of the last draft of the previous page (decoded from its cursor).
- *
  * @since 0.1.0
- * @category models
  */
 export interface ListQuery {
   readonly status?: DraftStatus | undefined
@@ -30,9 +27,7 @@ export interface ListQuery {
 
 /**
  * A page of drafts and the cursor of the next page (`null` on the last page).
- *
  * @since 0.1.0
- * @category models
  */
 export interface DraftPage {
   readonly data: ReadonlyArray<Draft>
@@ -41,7 +36,6 @@ export interface DraftPage {
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class DraftRepository extends Context.Tag("@waybill/drafts/DraftRepository")<
   DraftRepository,
@@ -87,26 +81,20 @@ export class DraftRepository extends Context.Tag("@waybill/drafts/DraftRepositor
 
 /**
  * The opaque cursor that points after a draft. Adapters build `nextCursor` with it.
- *
  * @since 0.1.0
- * @category cursors
  */
 export const encodeCursor = (draftId: string): string => Cursor.afterId("drf", draftId)
 
 /**
  * The draft id a cursor points after, or none when the cursor is not one of ours.
- *
  * @since 0.1.0
- * @category cursors
  */
 export const decodeCursor = (cursor: string): Option.Option<string> => Cursor.idAfter("drf", cursor)
 
 /**
  * Builds a page from up to `limit + 1` rows in list order: the extra row only tells that a
  * next page exists.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makePage = (rows: ReadonlyArray<Draft>, limit: number): DraftPage => {
   const data = rows.slice(0, limit)
@@ -119,9 +107,7 @@ export const makePage = (rows: ReadonlyArray<Draft>, limit: number): DraftPage =
 /**
  * An in-memory repository. `getForUpdate` takes no lock of its own: the in-memory `Transactor`
  * of `@waybill/core` runs one transaction at a time, which serialises actions.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makeMemory = (): DraftRepository["Type"] => {
   const workspaces = new Map<string, Map<string, Draft>>()
@@ -153,8 +139,6 @@ export const makeMemory = (): DraftRepository["Type"] => {
 
 /**
  * An in-memory layer, for tests and embedders without storage.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<DraftRepository> = Layer.sync(DraftRepository, makeMemory)

@@ -3,7 +3,6 @@
  * ports `DraftRepository`, `ReferenceData`, `ProductEvaluator`, `EventOutbox`, `Transactor` and
  * `Clock`. Every state change and the events it raises commit in one transaction; actions on
  * one draft are serialised by `DraftRepository.getForUpdate`.
- *
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
@@ -42,17 +41,13 @@ import * as TransportForProducts from "./TransportForProducts.js"
 
 /**
  * Default and largest page size of `list`.
- *
  * @since 0.1.0
- * @category constants
  */
 export const pageSize = { default: 20, max: 100 } as const
 
 /**
  * The query of `GET /drafts` as URL parameters (`?status=&limit=&cursor=`).
- *
  * @since 0.1.0
- * @category models
  */
 export const ListParams = Schema.Struct({
   status: Schema.optional(
@@ -68,7 +63,6 @@ export const ListParams = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ListParams = typeof ListParams.Type
 
@@ -76,9 +70,7 @@ export type ListParams = typeof ListParams.Type
  * The service. Methods other than `endBySystem` act for the caller in `CurrentWorkspace`; an
  * action is recorded with the actor its caller names (the HTTP layer: the request's API key,
  * `apiKeyActor(apiKeyId)`; an embedding host: its own user, `{ type: "operator-user", id }`).
- *
  * @since 0.1.0
- * @category tags
  */
 export class DraftService extends Context.Tag("@waybill/drafts/DraftService")<
   DraftService,
@@ -171,9 +163,7 @@ const orFail = <A, E>(lookup: Effect.Effect<Option.Option<A>>, notFound: () => E
 
 /**
  * Builds the service from its ports.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = Effect.gen(function* () {
   const repository = yield* DraftRepository
@@ -358,9 +348,7 @@ export const make = Effect.gen(function* () {
 /**
  * The service over its ports (provide `DraftRepository`, `ReferenceData`, `ProductEvaluator`,
  * `EventOutbox` and `Transactor`).
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<
   DraftService,
@@ -372,9 +360,7 @@ export const layer: Layer.Layer<
  * The service with the in-memory drafts ports and the reference product evaluator, for tests
  * and embedders without storage; the outbox and the transactor come from outside, so they can
  * be shared with the rest of the application.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory = (
   data: ReferenceDataSet

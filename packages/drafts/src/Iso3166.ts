@@ -1,15 +1,12 @@
 /**
  * ISO 3166-1 country codes: the 249 officially assigned alpha-3 codes with their alpha-2 codes and
  * English short names; the source and what is refused: docs/internals.md (Iso3166).
- *
  * @since 0.1.0
  */
 
 /**
  * One entry of the table.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Country {
   readonly alpha3: string
@@ -271,9 +268,7 @@ const TABLE: ReadonlyArray<readonly [alpha3: string, alpha2: string, name: strin
 
 /**
  * Every officially assigned country, ordered by alpha-3 code.
- *
  * @since 0.1.0
- * @category constants
  */
 export const countries: ReadonlyArray<Country> = TABLE.map(([alpha3, alpha2, name]) => ({ alpha3, alpha2, name }))
 
@@ -282,24 +277,18 @@ const byAlpha2 = new Map(countries.map((country) => [country.alpha2, country] as
 
 /**
  * Whether a value is an officially assigned ISO 3166-1 alpha-3 code (upper case, as ISO writes it).
- *
  * @since 0.1.0
- * @category guards
  */
 export const isAlpha3 = (value: unknown): value is string => typeof value === "string" && byAlpha3.has(value)
 
 /**
  * The country of an alpha-3 code.
- *
  * @since 0.1.0
- * @category lookups
  */
 export const fromAlpha3 = (code: string): Country | undefined => byAlpha3.get(code)
 
 /**
  * The country of an alpha-2 code (used to suggest the alpha-3 code in error messages).
- *
  * @since 0.1.0
- * @category lookups
  */
 export const fromAlpha2 = (code: string): Country | undefined => byAlpha2.get(code)

@@ -1,7 +1,6 @@
 /**
  * The product-evaluation port behind `POST /products/{productId}/execute` (contract §4), and the
  * reference evaluator documented in `docs/products.md`.
- *
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -18,9 +17,7 @@ import { ProductsMode, type TransportForProducts } from "./TransportForProducts.
 /**
  * What an evaluator gets: the product, the draft, and its transport already parsed (so an
  * evaluator never sees a transport that does not parse).
- *
  * @since 0.1.0
- * @category models
  */
 export interface Evaluation {
   readonly workspaceId: WorkspaceId
@@ -31,9 +28,7 @@ export interface Evaluation {
 
 /**
  * The body of `POST /products/{productId}/execute`.
- *
  * @since 0.1.0
- * @category models
  */
 export const ExecuteRequest = Schema.Struct({ draftId: Schema.String }).annotations({
   identifier: "ExecuteProductRequest"
@@ -41,15 +36,12 @@ export const ExecuteRequest = Schema.Struct({ draftId: Schema.String }).annotati
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ExecuteRequest = typeof ExecuteRequest.Type
 
 /**
  * The 200 answer of `POST /products/{productId}/execute`.
- *
  * @since 0.1.0
- * @category models
  */
 export const ExecuteResult = Schema.Struct({
   productId: Schema.String,
@@ -60,15 +52,12 @@ export const ExecuteResult = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ExecuteResult = typeof ExecuteResult.Type
 
 /**
  * The port: turns a parsed draft and a product into the `result` object of the answer.
- *
  * @since 0.1.0
- * @category tags
  */
 export class ProductEvaluator extends Context.Tag("@waybill/drafts/ProductEvaluator")<
   ProductEvaluator,
@@ -83,9 +72,7 @@ const weightOf = (load: unknown): number => {
 /**
  * The reference evaluator: no pricing, a deterministic summary of what a real evaluator would
  * work from (documented field by field in `docs/products.md`).
- *
  * @since 0.1.0
- * @category evaluators
  */
 export const reference = (evaluation: Evaluation): JsonObject => {
   const { product, transport } = evaluation
@@ -122,9 +109,7 @@ export const reference = (evaluation: Evaluation): JsonObject => {
 
 /**
  * The reference evaluator as a layer.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerReference: Layer.Layer<ProductEvaluator> = Layer.succeed(
   ProductEvaluator,

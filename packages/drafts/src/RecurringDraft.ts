@@ -1,7 +1,6 @@
 /**
  * Drafts seen by the recurring generator: `@waybill/recurring`'s `RecurringMaster` and
  * `ClaimedMaster` built from a stored draft, for the adapters of its `RecurringMasterRepository` port.
- *
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -41,9 +40,7 @@ const toStop = (stop: unknown): Option.Option<Stop> => {
  * (`dayOffset` 0 when omitted). None when the draft is not a recurring master or its stored
  * transport lacks what generation needs (a master passed these checks at create and at
  * activation, so that only happens to data written around the service).
- *
  * @since 0.1.0
- * @category conversions
  */
 export const toRecurringMaster = (workspaceId: WorkspaceId, draft: Draft): Option.Option<RecurringMaster> => {
   if (draft.recurringSchedule === null) return Option.none()
@@ -61,18 +58,14 @@ export const toRecurringMaster = (workspaceId: WorkspaceId, draft: Draft): Optio
  * `activate-recurring` or `resume-recurring`. That is the draft's `updatedAt`, because those
  * are the only ways into `active-recurring` and nothing else changes a stored draft while it is
  * active (drafts have no update endpoint; pause and end leave the status).
- *
  * @since 0.1.0
- * @category conversions
  */
 export const activeSince = (draft: Draft): number => draft.updatedAt
 
 /**
  * The `ClaimedMaster` a `RecurringMasterRepository.claim` adapter returns for a locked draft row and the
  * generator's stored cursor. None when the draft is not an active or paused master.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const toClaimedMaster = (
   workspaceId: WorkspaceId,

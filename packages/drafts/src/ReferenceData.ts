@@ -1,7 +1,6 @@
 /**
  * Reference data behind a port (contract §2 "Transport shapes, vehicle classes, products"):
  * read-only to Waybill, seeded by the embedder (the reference server reads a JSON file).
- *
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -15,9 +14,7 @@ import * as Schema from "effect/Schema"
 /**
  * A transport shape: which outputs a draft produces, whether it may be a recurring master, and
  * the dotted paths activation requires.
- *
  * @since 0.1.0
- * @category models
  */
 export const TransportShape = Schema.Struct({
   id: Schema.String,
@@ -29,24 +26,19 @@ export const TransportShape = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type TransportShape = typeof TransportShape.Type
 
 /**
  * A vehicle class; `recalculate` picks the lowest `rank` whose `maxWeightKg` fits. Defined once,
  * by `@waybill/recurring`, whose vehicle-class policy uses it.
- *
  * @since 0.1.0
- * @category models
  */
 export { VehicleClass } from "@waybill/recurring/VehicleClass"
 
 /**
  * A product a draft can be evaluated against.
- *
  * @since 0.1.0
- * @category models
  */
 export const Product = Schema.Struct({
   id: Schema.String,
@@ -55,16 +47,13 @@ export const Product = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Product = typeof Product.Type
 
 /**
  * The reference-data file (`WAYBILL_REFERENCE_DATA`); keys this package does not own, such as
  * `propertyDefinitions`, are ignored here.
- *
  * @since 0.1.0
- * @category models
  */
 export const ReferenceDataSet = Schema.Struct({
   transportShapes: Schema.Array(TransportShape),
@@ -74,16 +63,13 @@ export const ReferenceDataSet = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ReferenceDataSet = typeof ReferenceDataSet.Type
 
 /**
  * The port. Every read is per workspace, so an embedder may give each tenant its own data; the
  * reference server serves the same data to every workspace.
- *
  * @since 0.1.0
- * @category tags
  */
 export class ReferenceData extends Context.Tag("@waybill/drafts/ReferenceData")<
   ReferenceData,
@@ -97,9 +83,7 @@ export class ReferenceData extends Context.Tag("@waybill/drafts/ReferenceData")<
 
 /**
  * A lookup by id over a list, as the pure rules take them.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const lookup = <A extends { readonly id: string }>(
   items: ReadonlyArray<A>
@@ -110,9 +94,7 @@ export const lookup = <A extends { readonly id: string }>(
 
 /**
  * Serves one fixed data set to every workspace.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (data: ReferenceDataSet): ReferenceData["Type"] => {
   const product = lookup(data.products)
@@ -126,17 +108,13 @@ export const make = (data: ReferenceDataSet): ReferenceData["Type"] => {
 
 /**
  * An in-memory layer over one fixed data set.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory = (data: ReferenceDataSet): Layer.Layer<ReferenceData> =>
   Layer.succeed(ReferenceData, make(data))
 
 /**
  * Decodes a reference-data file's JSON, failing with every problem found.
- *
  * @since 0.1.0
- * @category decoding
  */
 export const decode = Schema.decodeUnknown(ReferenceDataSet, { errors: "all" })

@@ -1,7 +1,6 @@
 /**
  * The draft status machine of contract §2 as a total, pure function, with the cross-entity
  * validation that activation runs.
- *
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -19,9 +18,7 @@ import type { TransportShape, VehicleClass } from "./ReferenceData.js"
 
 /**
  * One row of the table: the statuses an action leaves from and the status it leads to.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Move {
   readonly from: ReadonlyArray<DraftStatus>
@@ -31,9 +28,7 @@ export interface Move {
 /**
  * The transitions of contract §2, for recurring masters only. Every other combination is an
  * invalid transition; `ended-recurring` is terminal.
- *
  * @since 0.1.0
- * @category constants
  */
 export const moves: Readonly<Record<ActionType, Move>> = {
   "activate-recurring": { from: ["draft"], to: "active-recurring" },
@@ -45,9 +40,7 @@ export const moves: Readonly<Record<ActionType, Move>> = {
 /**
  * What a transition needs besides the draft: the id and actor of the action record, and the
  * reference data activation checks against.
- *
  * @since 0.1.0
- * @category models
  */
 export interface TransitionContext {
   readonly actionId: string
@@ -59,9 +52,7 @@ export interface TransitionContext {
 /**
  * A transition that happened: the draft after it, the action record, and the events to publish
  * (`transport-draft-recurring-*` and `transport-draft-action-created`).
- *
  * @since 0.1.0
- * @category models
  */
 export interface Transitioned {
   readonly draft: Draft
@@ -75,9 +66,7 @@ export interface Transitioned {
  * vehicle class exists, the shape's `requiredFields` are present, `endsAt` (if set) is in the
  * future and the schedule has a trigger in its validity window from now on. `now` is epoch
  * milliseconds.
- *
  * @since 0.1.0
- * @category validation
  */
 export const activationIssues = (
   draft: Draft,
@@ -122,9 +111,7 @@ const refuse = (draft: Draft, type: ActionType, message: string): InvalidTransit
  * the action is not allowed in the current status) or `ValidationError` (activation's
  * cross-entity validation). A `system` actor may only end a master whose `endsAt` has passed.
  * Total and pure; `now` is epoch milliseconds.
- *
  * @since 0.1.0
- * @category transitions
  */
 export const transition = (
   draft: Draft,

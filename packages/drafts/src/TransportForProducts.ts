@@ -2,7 +2,6 @@
  * TransportForProducts: the shape a draft's `transport` must have before a product can be
  * evaluated against it (spec "transport for product evaluation", contract §4), and its strict
  * parse, which lists every problem and produces the 412 message of contract §4.
- *
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -16,15 +15,12 @@ import { isObject } from "./internal/json.js"
 
 /**
  * How products are applied; `booking` when omitted.
- *
  * @since 0.1.0
- * @category models
  */
 export const ProductsMode = Schema.Literal("booking", "rfq").annotations({ identifier: "ProductsMode" })
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ProductsMode = typeof ProductsMode.Type
 
@@ -33,9 +29,7 @@ const ObjectOrArray = Schema.Union(JsonObject, Schema.Array(Schema.Unknown))
 
 /**
  * The parsed transport. Keys beyond the table are kept as they are.
- *
  * @since 0.1.0
- * @category models
  */
 export const TransportForProducts = Schema.Struct(
   {
@@ -65,16 +59,13 @@ export const TransportForProducts = Schema.Struct(
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type TransportForProducts = typeof TransportForProducts.Type
 
 /**
  * One problem, as serialised into the 412 message: `path` is relative to the transport, array
  * indices are numbers.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ParseIssue {
   readonly path: ReadonlyArray<string | number>
@@ -155,9 +146,7 @@ const countryMessage = (value: unknown): string | undefined => {
  * Every `country` / `countryCode` property anywhere in a value that is not an ISO 3166-1 alpha-3
  * code from the official list (`null` counts as no code), in document order. Iterative and
  * linear, so deeply nested input can neither overflow the stack nor go quadratic.
- *
  * @since 0.1.0
- * @category validation
  */
 export const countryIssues = (root: unknown): Array<ParseIssue> => {
   const issues: Array<ParseIssue> = []
@@ -176,9 +165,7 @@ export const countryIssues = (root: unknown): Array<ParseIssue> => {
  * given (`null` counts as omitted), `productsMode` defaulting to `booking`, and every country
  * code an ISO 3166-1 alpha-3 code. Returns the transport or every problem found. A missing
  * transport (`null`) is parsed as `{}`, so each required key is reported missing.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const parse = (transport: unknown): Either.Either<TransportForProducts, ReadonlyArray<ParseIssue>> => {
   const input = transport === null || transport === undefined ? {} : transport
@@ -208,9 +195,7 @@ export const parse = (transport: unknown): Either.Either<TransportForProducts, R
 
 /**
  * The 412 message of contract §4: the literal prefix followed by the serialised issues.
- *
  * @since 0.1.0
- * @category errors
  */
 export const failureMessage = (issues: ReadonlyArray<ParseIssue>): string =>
   `TransportForProductsSchema parse failed: ${JSON.stringify(issues.map(({ path, message }) => ({ path, message })))}`
@@ -218,9 +203,7 @@ export const failureMessage = (issues: ReadonlyArray<ParseIssue>): string =>
 /**
  * The 412 error for parse problems: the contract message, and the same problems as issues with
  * dotted paths from the request root (`transport.shipments.0`).
- *
  * @since 0.1.0
- * @category errors
  */
 export const preconditionFailed = (issues: ReadonlyArray<ParseIssue>): PreconditionFailed =>
   new PreconditionFailed({

@@ -2,15 +2,12 @@
  * Helpers for webhook receivers: deduplicate by `X-Delivery-Id`, normalise a callout action's
  * `createdAt`, and tell a terminal loss from a return on leg loads (spec "Events"). They are plain
  * synchronous functions so a receiver can use them in any HTTP framework.
- *
  * @since 0.1.0
  */
 
 /**
  * A bounded memory of delivery ids already handled.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Deduplicator {
   /**
@@ -32,9 +29,7 @@ export interface Deduplicator {
  * A deduplicator that remembers the `capacity` most recently seen delivery ids (least recently
  * seen evicted first). The service retries a failed delivery once, shortly after, with the same
  * `X-Delivery-Id` (contract §5), so a modest capacity covers the retry window.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makeDeduplicator = (options: { readonly capacity: number }): Deduplicator => {
   if (!Number.isInteger(options.capacity) || options.capacity < 1) {
@@ -67,17 +62,13 @@ export const makeDeduplicator = (options: { readonly capacity: number }): Dedupl
 /**
  * Epoch milliseconds of a callout action's `createdAt`. Deliveries sent before the change carried
  * seconds; a value below 10^12 is seconds and is multiplied by 1000.
- *
  * @since 0.1.0
- * @category timestamps
  */
 export const calloutCreatedAtMillis = (createdAt: number): number => (createdAt < 1e12 ? createdAt * 1000 : createdAt)
 
 /**
  * A `callout-action-created` payload with `action.createdAt` normalised to epoch milliseconds.
- *
  * @since 0.1.0
- * @category timestamps
  */
 export const normalizeCalloutAction = <P extends { readonly action: { readonly createdAt: number } }>(
   payload: P
@@ -89,17 +80,13 @@ export const normalizeCalloutAction = <P extends { readonly action: { readonly c
 /**
  * Whether a leg load is a terminal loss (`Perished`): the goods are written off, the shipment
  * fails and no follow-up shipment will come, so do not wait for one.
- *
  * @since 0.1.0
- * @category leg loads
  */
 export const isTerminalLoss = (load: { readonly status?: string | undefined }): boolean => load.status === "Perished"
 
 /**
  * Whether a leg load was returned (`Returned`): the obligation moved to a return shipment, the
  * goods are intact and the shipment is not failed.
- *
  * @since 0.1.0
- * @category leg loads
  */
 export const isReturned = (load: { readonly status?: string | undefined }): boolean => load.status === "Returned"

@@ -2,7 +2,6 @@
  * Renders `docs/events.md` from the catalogue: events, payloads, entities and filter fields are
  * read from the schemas, so the document cannot disagree with the code. A test fails when the
  * committed file is stale; `packages/events/scripts/generate-docs.ts` rewrites it.
- *
  * @since 0.1.0
  */
 import * as FilterField from "@waybill/filters/FilterField"
@@ -188,9 +187,7 @@ const operatorTable = (): Array<string> => [
 
 /**
  * The full text of `docs/events.md`.
- *
  * @since 0.1.0
- * @category rendering
  */
 export const render = (): string => {
   const lines: Array<string> = [

@@ -4,7 +4,6 @@
  * drafts and tours) are typed here. Every entity is open: fields the spec does not show pass
  * through unchanged. Every entity has a string `id`. The building blocks (`OpenFields`,
  * `Timestamp`, ...) are here too; tasks are in `Task`, action records in `EntityAction`.
- *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -13,17 +12,13 @@ import { oneOf, optional, together } from "./internal/schemas.js"
 
 /**
  * The index signature that keeps fields the spec does not show.
- *
  * @since 0.1.0
- * @category building blocks
  */
 export const OpenFields = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /**
  * Any JSON object, kept as it is.
- *
  * @since 0.1.0
- * @category building blocks
  */
 export const OpenObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   description: "any JSON object"
@@ -34,9 +29,7 @@ export const OpenObject = Schema.Record({ key: Schema.String, value: Schema.Unkn
  * accepts any JSON value there). Filters still offer it, as they would `filterAs` (text, a
  * number, a date, a select with its options): they compare strictly, so a value of another type
  * simply does not match.
- *
  * @since 0.1.0
- * @category building blocks
  */
 export const AnyJson = (filterAs: Schema.Schema.Any) =>
   Schema.Unknown.annotations({
@@ -46,18 +39,14 @@ export const AnyJson = (filterAs: Schema.Schema.Any) =>
 
 /**
  * Like `AnyJson`, for a field that must be present (any value, but not absent).
- *
  * @since 0.1.0
- * @category building blocks
  */
 export const AnyJsonPresent = (filterAs: Schema.Schema.Any) =>
   AnyJson(filterAs).pipe(Schema.filter((value) => value !== undefined || "is required"))
 
 /**
  * Integer epoch seconds (contract §1).
- *
  * @since 0.1.0
- * @category building blocks
  */
 export const Timestamp = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
   title: "epoch seconds",
@@ -67,9 +56,7 @@ export const Timestamp = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).
 
 /**
  * Integer epoch milliseconds (`*Milliseconds` fields, and the callout action's `createdAt`).
- *
  * @since 0.1.0
- * @category building blocks
  */
 export const TimestampMillis = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
   title: "epoch milliseconds",
@@ -79,9 +66,7 @@ export const TimestampMillis = Schema.Number.pipe(Schema.int(), Schema.nonNegati
 
 /**
  * A calendar day `YYYY-MM-DD`.
- *
  * @since 0.1.0
- * @category building blocks
  */
 export const CalendarDay = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/)).annotations({
   title: "calendar day",
@@ -91,9 +76,7 @@ export const CalendarDay = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}
 
 /**
  * Custom properties keyed by property id; values of any type pass through.
- *
  * @since 0.1.0
- * @category building blocks
  */
 export const Properties = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   description: "custom properties keyed by property id"
@@ -102,9 +85,7 @@ export const Properties = Schema.Record({ key: Schema.String, value: Schema.Unkn
 /**
  * The names of the entities that are delivered whole and may carry custom `properties`; a
  * `PropertyDefinition` names one of them.
- *
  * @since 0.1.0
- * @category models
  */
 export const entityNames = [
   "tour",
@@ -131,7 +112,6 @@ export const entityNames = [
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type EntityName = (typeof entityNames)[number]
 
@@ -150,9 +130,7 @@ const entity = <Fields extends Schema.Struct.Fields>(
 /**
  * A tour. `id`, `status`, `substatus` and `properties` are the spec's; the other typed fields
  * are those of a generated tour (contract §3). Tour status values are not listed by the spec.
- *
  * @since 0.1.0
- * @category entities
  */
 export const Tour = entity("tour", "Tour", "A tour.", {
   status: Schema.String,
@@ -170,16 +148,13 @@ export const Tour = entity("tour", "Tour", "A tour.", {
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type Tour = typeof Tour.Type
 
 /**
  * The tour of a `callout-action-created` payload: only `id` and `properties` are delivered.
  * Open, so that a whole tour decodes before the producer or `redact` reduces it.
- *
  * @since 0.1.0
- * @category entities
  */
 export const CalloutTour = Schema.Struct(
   { id: Schema.String, properties: optional(Properties) },
@@ -192,13 +167,11 @@ export const CalloutTour = Schema.Struct(
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type CalloutTour = typeof CalloutTour.Type
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const Shipment = entity("shipment", "Shipment", "A shipment.", {
   status: optional(AnyJson(Schema.String))
@@ -206,28 +179,23 @@ export const Shipment = entity("shipment", "Shipment", "A shipment.", {
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type Shipment = typeof Shipment.Type
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const Order = entity("order", "Order", "An order.", {})
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type Order = typeof Order.Type
 
 /**
  * A link between a document and an entity. A task's PDF receipt arrives as a link whose
  * `targetEntityType` is `task`.
- *
  * @since 0.1.0
- * @category entities
  */
 export const DocumentLink = entity("documentLink", "DocumentLink", "A link between a document and an entity.", {
   targetEntityType: optional(Schema.String),
@@ -236,13 +204,11 @@ export const DocumentLink = entity("documentLink", "DocumentLink", "A link betwe
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type DocumentLink = typeof DocumentLink.Type
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const OperatorUserInvite = entity(
   "operatorUserInvite",
@@ -253,51 +219,42 @@ export const OperatorUserInvite = entity(
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const OperatorUser = entity("operatorUser", "OperatorUser", "An operator user.", {})
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const Shipper = entity("shipper", "Shipper", "A shipper.", {})
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const ShipperTeam = entity("shipperTeam", "ShipperTeam", "A team of a shipper.", {})
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const ShipperUser = entity("shipperUser", "ShipperUser", "A user of a shipper.", {})
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const ShipperAddress = entity("shipperAddress", "ShipperAddress", "An address of a shipper.", {})
 
 /**
  * Mailbox status values (spec "States and transitions").
- *
  * @since 0.1.0
- * @category entities
  */
 export const MailboxStatus = oneOf("active", "inactive").annotations({ identifier: "MailboxStatus" })
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type MailboxStatus = typeof MailboxStatus.Type
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const Mailbox = entity("mailbox", "Mailbox", "A mailbox drafts are decoded from.", {
   status: optional(MailboxStatus)
@@ -306,9 +263,7 @@ export const Mailbox = entity("mailbox", "Mailbox", "A mailbox drafts are decode
 /**
  * The recurring schedule of a draft as delivered in events (contract §2); typed leniently
  * because the draft is delivered as stored.
- *
  * @since 0.1.0
- * @category entities
  */
 export const RecurringSchedule = Schema.Struct(
   {
@@ -325,9 +280,7 @@ export const RecurringSchedule = Schema.Struct(
 
 /**
  * A transport draft, as the drafts API answers it (contract §2).
- *
  * @since 0.1.0
- * @category entities
  */
 export const TransportDraft = entity("transportDraft", "TransportDraft", "A transport draft (contract §2).", {
   origin: oneOf("decode", "hub", "manual"),
@@ -346,16 +299,13 @@ export const TransportDraft = entity("transportDraft", "TransportDraft", "A tran
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type TransportDraft = typeof TransportDraft.Type
 
 /**
  * A callout (an offer of a tour to a carrier) enriched with bidding stats. For secret auctions
  * only `suggestedBid` is delivered.
- *
  * @since 0.1.0
- * @category entities
  */
 export const CalloutWithStats = Schema.Struct(
   {
@@ -373,25 +323,21 @@ export const CalloutWithStats = Schema.Struct(
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type CalloutWithStats = typeof CalloutWithStats.Type
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const Carrier = entity("carrier", "Carrier", "A carrier.", {})
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const CarrierTeam = entity("carrierTeam", "CarrierTeam", "A team of a carrier.", {})
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const CarrierUser = entity("carrierUser", "CarrierUser", "A user of a carrier.", {})
 
@@ -406,9 +352,7 @@ const NeverOnLost = Schema.Never.annotations({ message: () => "is never present 
 
 /**
  * The write-off of a load whose goods were lost. It never carries `disposedAt`/`disposedBy`.
- *
  * @since 0.1.0
- * @category entities
  */
 export const LostWriteOff = Schema.Struct(
   {
@@ -423,9 +367,7 @@ export const LostWriteOff = Schema.Struct(
 /**
  * The write-off of a load whose goods were damaged; once disposed it also carries `disposedAt`
  * and `disposedBy` (both or neither).
- *
  * @since 0.1.0
- * @category entities
  */
 export const DamagedWriteOff = Schema.Struct(
   {
@@ -450,33 +392,26 @@ export const DamagedWriteOff = Schema.Struct(
 
 /**
  * Why a Perished load was written off.
- *
  * @since 0.1.0
- * @category entities
  */
 export const WriteOff = Schema.Union(LostWriteOff, DamagedWriteOff).annotations({ identifier: "WriteOff" })
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type WriteOff = typeof WriteOff.Type
 
 /**
  * The statuses in which a load ends: `Returned` (obligation moved to a return shipment, goods
  * intact) or `Perished` (goods written off, terminal loss).
- *
  * @since 0.1.0
- * @category entities
  */
 export const terminalLoadStatuses = ["Returned", "Perished"] as const
 
 /**
  * A load of a leg. Other load statuses are not listed by the spec and pass as strings; a
  * `Perished` load carries its `writeOff`, any other load never does.
- *
  * @since 0.1.0
- * @category entities
  */
 export const LegLoad = Schema.Struct(
   {
@@ -512,15 +447,12 @@ export const LegLoad = Schema.Struct(
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type LegLoad = typeof LegLoad.Type
 
 /**
  * A leg; leg events carry the whole leg after the transition.
- *
  * @since 0.1.0
- * @category entities
  */
 export const Leg = entity("leg", "Leg", "A leg of a shipment; delivered whole after each transition.", {
   status: optional(AnyJson(Schema.String)),
@@ -529,24 +461,20 @@ export const Leg = entity("leg", "Leg", "A leg of a shipment; delivered whole af
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type Leg = typeof Leg.Type
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const Comment = entity("comment", "Comment", "A comment.", {})
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const CommentReaction = entity("commentReaction", "CommentReaction", "A reaction to a comment.", {})
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export const SequenceInvocation = entity("sequenceInvocation", "SequenceInvocation", "An invocation of a sequence.", {})

@@ -3,7 +3,6 @@
  * `sequenceInvocationAction`): every action has an `id`, its `createdAt` timestamps, and a
  * `payload` whose `type` is the verb. Every action is open: fields the spec does not show pass
  * through unchanged.
- *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -12,9 +11,7 @@ import { oneOf, optional } from "./internal/schemas.js"
 
 /**
  * The `payload` of an action record: `type` is the verb; the rest mirrors the request.
- *
  * @since 0.1.0
- * @category actions
  */
 export const ActionPayload = Schema.Struct({ type: Schema.String }, OpenFields).annotations({
   identifier: "ActionPayload",
@@ -35,40 +32,33 @@ const action = <Fields extends Schema.Struct.Fields>(identifier: string, descrip
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export const TourAction = action("TourAction", "An action on a tour; carrier-integration internals redacted.", {})
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export type TourAction = typeof TourAction.Type
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export const ShipperAction = action("ShipperAction", "An action on a shipper.", {})
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export const ShipperTeamAction = action("ShipperTeamAction", "An action on a shipper team.", {})
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export const ShipperUserAction = action("ShipperUserAction", "An action on a shipper user.", {})
 
 /**
  * A callout action. Unlike every other timestamp, `createdAt` is epoch milliseconds, equal to
  * `createdAtMilliseconds` (deliveries sent before this change carried seconds).
- *
  * @since 0.1.0
- * @category actions
  */
 export const CalloutAction = action(
   "CalloutAction",
@@ -83,21 +73,17 @@ export const CalloutAction = action(
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export type CalloutAction = typeof CalloutAction.Type
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export const SequenceInvocationAction = action("SequenceInvocationAction", "An action on a sequence invocation.", {})
 
 /**
  * An action on a transport draft (contract §2).
- *
  * @since 0.1.0
- * @category actions
  */
 export const TransportDraftAction = action("TransportDraftAction", "An action on a transport draft (contract §2).", {
   draftId: optional(Schema.String),
@@ -128,45 +114,37 @@ export const TransportDraftAction = action("TransportDraftAction", "An action on
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export type TransportDraftAction = typeof TransportDraftAction.Type
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export const CarrierAction = action("CarrierAction", "An action on a carrier.", {})
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export const CarrierTeamAction = action("CarrierTeamAction", "An action on a carrier team.", {})
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export const CarrierUserAction = action("CarrierUserAction", "An action on a carrier user.", {})
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export const DocumentLinkAction = action("DocumentLinkAction", "An action on a document link.", {})
 
 /**
  * A leg action: every leg lifecycle transition (pickup and dropoff progress, delivery,
  * failure, cancellation, tour assignment); the verb is in `payload.type`.
- *
  * @since 0.1.0
- * @category actions
  */
 export const LegAction = action("LegAction", "A leg lifecycle transition; the verb is in payload.type.", {})
 
 /**
  * @since 0.1.0
- * @category actions
  */
 export type LegAction = typeof LegAction.Type

@@ -1,7 +1,6 @@
 /**
  * The delivery envelope (contract §5): every delivery body is exactly
  * `{ id, type, createdAt, payload }`.
- *
  * @since 0.1.0
  */
 import type { Issue } from "@waybill/core/Issue"
@@ -19,9 +18,7 @@ import { decodePayload, type PayloadOf, parseOptions, schemas } from "./Payload.
 
 /**
  * An event id (`evt_…`).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const EventId = Schema.String.pipe(
   Schema.pattern(/^evt_\S+$/, { message: () => "must be an event id (evt_…)" })
@@ -29,9 +26,7 @@ export const EventId = Schema.String.pipe(
 
 /**
  * The envelope of any event, its payload not yet checked.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Envelope = Schema.Struct({
   id: EventId,
@@ -42,9 +37,7 @@ export const Envelope = Schema.Struct({
 
 /**
  * The envelope of one event type.
- *
  * @since 0.1.0
- * @category models
  */
 export interface EnvelopeOf<T extends EventType> {
   readonly id: string
@@ -55,9 +48,7 @@ export interface EnvelopeOf<T extends EventType> {
 
 /**
  * The envelope of any event, discriminated by `type` so a `switch` narrows the payload.
- *
  * @since 0.1.0
- * @category models
  */
 export type AnyEnvelope = { readonly [K in EventType]: EnvelopeOf<K> }[EventType]
 
@@ -78,9 +69,7 @@ const envelopes = new Map<EventType, Schema.Schema.AnyNoContext>(
 
 /**
  * The envelope schema of one event type, its payload typed.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const envelopeSchema = <T extends EventType>(type: T): Schema.Schema<EnvelopeOf<T>, EnvelopeOf<T>> =>
   envelopes.get(type) as Schema.Schema<EnvelopeOf<T>, EnvelopeOf<T>>
@@ -94,9 +83,7 @@ const decodeShell = Schema.decodeUnknownEither(Envelope)
  * A body nested deeper than a payload may be (`EventOutbox.maxPayloadDepth`, plus the envelope's
  * own level) gets one issue at the path where that limit is crossed and is not decoded, so a
  * hostile body cannot exhaust a receiver's stack in the decoder's messages.
- *
  * @since 0.1.0
- * @category decoding
  */
 export const decode = (input: unknown): Either.Either<AnyEnvelope, ReadonlyArray<Issue>> => {
   const tooDeep = JsonDepth.depthIssue(input, maxPayloadDepth + 1)
@@ -120,9 +107,7 @@ export const decode = (input: unknown): Either.Either<AnyEnvelope, ReadonlyArray
 
 /**
  * Decodes a raw delivery body (the exact bytes received, as text).
- *
  * @since 0.1.0
- * @category decoding
  */
 export const decodeJson = (body: string): Either.Either<AnyEnvelope, ReadonlyArray<Issue>> => {
   let parsed: unknown

@@ -2,7 +2,6 @@
  * The outbox port: producers record events in the transaction of the state change that raised
  * them, fixing the delivery body bytes once (contract §5); the dispatcher drains it. Payload
  * depth: docs/internals.md (EventOutbox).
- *
  * @since 0.1.0
  */
 
@@ -26,17 +25,13 @@ import type { EventType } from "./EventType.js"
  * The deepest payload, in levels of objects and arrays: twice the contract's input limit
  * (`JsonDepth.maxDepth`), because events embed request bodies a few levels down, yet far from
  * any stack limit of the recursive code that reads them (schema decoders, `JSON.stringify`).
- *
  * @since 0.1.0
- * @category constants
  */
 export const maxPayloadDepth = 2 * JsonDepth.maxDepth
 
 /**
  * An event a producer wants to publish.
- *
  * @since 0.1.0
- * @category models
  */
 export interface NewEvent {
   readonly type: EventType
@@ -63,9 +58,7 @@ export interface NewEvent {
 
 /**
  * An event as recorded: id, time, and the exact body every delivery of it sends.
- *
  * @since 0.1.0
- * @category models
  */
 export interface RecordedEvent {
   readonly id: string
@@ -81,7 +74,6 @@ export interface RecordedEvent {
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class EventOutbox extends Context.Tag("@waybill/events/EventOutbox")<
   EventOutbox,
@@ -117,9 +109,7 @@ export class EventOutbox extends Context.Tag("@waybill/events/EventOutbox")<
  * A payload nested deeper than `maxPayloadDepth` is a defect of its producer (every input it
  * can come from is bounded at 64 levels first): the batch dies with a `ValidationError` naming
  * the path, before `JSON.stringify` could exhaust the stack, and nothing is recorded.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const recordAll = (
   workspaceId: WorkspaceId,
@@ -149,9 +139,7 @@ export const recordAll = (
 /**
  * Counts recorded events in `waybill_events_published_total` (`Metrics`); adapters call it once
  * the events are written.
- *
  * @since 0.1.0
- * @category metrics
  */
 export const countPublished = (recorded: ReadonlyArray<RecordedEvent | undefined>): Effect.Effect<void> =>
   Effect.sync(() => {
@@ -160,9 +148,7 @@ export const countPublished = (recorded: ReadonlyArray<RecordedEvent | undefined
 
 /**
  * Reads what an in-memory outbox recorded, for tests and embedders without storage.
- *
  * @since 0.1.0
- * @category tags
  */
 export class MemoryEventLog extends Context.Tag("@waybill/events/MemoryEventLog")<
   MemoryEventLog,
@@ -171,9 +157,7 @@ export class MemoryEventLog extends Context.Tag("@waybill/events/MemoryEventLog"
 
 /**
  * An in-memory outbox that keeps every recorded event in order.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<EventOutbox | MemoryEventLog> = Layer.effectContext(
   Effect.gen(function* () {

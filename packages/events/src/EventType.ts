@@ -1,15 +1,12 @@
 /**
  * The 60 event types of the catalogue, spelled and ordered exactly as the spec's table.
- *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 
 /**
  * Every event type, in the spec's order.
- *
  * @since 0.1.0
- * @category models
  */
 export const all = [
   "tour-created",
@@ -76,9 +73,7 @@ export const all = [
 
 /**
  * An event type name.
- *
  * @since 0.1.0
- * @category models
  */
 export const EventType = Schema.Literal(...all).annotations({
   identifier: "EventType",
@@ -88,7 +83,6 @@ export const EventType = Schema.Literal(...all).annotations({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type EventType = typeof EventType.Type
 
@@ -96,9 +90,7 @@ const known: ReadonlySet<string> = new Set(all)
 
 /**
  * Whether a string names a catalogue event type.
- *
  * @since 0.1.0
- * @category guards
  */
 export const isEventType = (value: unknown): value is EventType => typeof value === "string" && known.has(value)
 
@@ -129,9 +121,7 @@ const distance = (a: string, b: string, limit: number): number => {
  * off (`transport-draft-created` → `transport-drafts-created`), after ignoring case and reading
  * `_` and spaces as `-`; else the names it begins (`comment-reaction` →
  * `comment-reaction-added`, `comment-reaction-removed`). Empty when nothing is close.
- *
  * @since 0.1.0
- * @category validation
  */
 export const closestTypes = (value: string): ReadonlyArray<EventType> => {
   const wanted = value
@@ -155,9 +145,7 @@ export const closestTypes = (value: string): ReadonlyArray<EventType> => {
  * The issue message for a value that is not a catalogue event type, naming the closest
  * catalogue names when there are any: `is not a catalogue event type; did you mean
  * transport-drafts-created?`. The value itself is not quoted back.
- *
  * @since 0.1.0
- * @category validation
  */
 export const notInCatalogue = (value: unknown): string => {
   const closest = typeof value === "string" ? closestTypes(value) : []

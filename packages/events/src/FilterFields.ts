@@ -2,7 +2,6 @@
  * The filter-field catalogue of each event type (contract §6), derived from its payload schema:
  * every scalar reachable through objects (never through arrays or maps) is a field with a dotted
  * path, and every whole entity adds its custom properties as `<path>.properties.<id>`.
- *
  * @since 0.1.0
  */
 import * as FilterField from "@waybill/filters/FilterField"
@@ -151,9 +150,7 @@ const propertyField = (path: string, definition: PropertyDefinition, presence: b
  * fields of their entity, in definition order. Id-only events offer only their id, list events
  * nothing; `order-created`'s optional tour has no presence operators; `callout-action-created`
  * offers nothing under `callouts`.
- *
  * @since 0.1.0
- * @category filter fields
  */
 export const filterFields = (
   eventType: EventType,
@@ -171,9 +168,7 @@ export const filterFields = (
  * The payload roots whose absence makes every condition under them false, negated ones
  * included (`callout-action-created` without a tour, contract §6). Hand these to the filter
  * compiler.
- *
  * @since 0.1.0
- * @category filter fields
  */
 export const guardedRoots = (eventType: EventType): ReadonlyArray<string> => {
   const visit = (ast: AST.AST): ReadonlyArray<string> =>

@@ -2,7 +2,6 @@
  * The OpenAPI 3.1 `webhooks` section of the reference server's `/openapi.json`, derived from the
  * catalogue: one POST per event type whose request body is that event's envelope, with the
  * delivery headers of contract §5.
- *
  * @since 0.1.0
  */
 import * as JSONSchema from "effect/JSONSchema"
@@ -14,9 +13,7 @@ import { schemas } from "./Payload.js"
 
 /**
  * A JSON object as it appears in an OpenAPI document.
- *
  * @since 0.1.0
- * @category models
  */
 export interface JsonObject {
   readonly [key: string]: unknown
@@ -24,9 +21,7 @@ export interface JsonObject {
 
 /**
  * What the HTTP layer merges into its OpenAPI document: `webhooks` and the components they use.
- *
  * @since 0.1.0
- * @category models
  */
 export interface OpenApiWebhooks {
   readonly webhooks: { readonly [K in EventType]: JsonObject }
@@ -70,9 +65,7 @@ const parameter = (name: string, required: boolean, description: string, schema:
  * Builds the `webhooks` section and its components. Component names carry `componentPrefix`
  * (default `Webhook`, e.g. `WebhookTour`, `WebhookTourCreatedEvent`) so they never collide with
  * the HTTP API's own schemas.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const openApiWebhooks = (options: { readonly componentPrefix?: string } = {}): OpenApiWebhooks => {
   const prefix = options.componentPrefix ?? "Webhook"
@@ -182,9 +175,7 @@ export const openApiWebhooks = (options: { readonly componentPrefix?: string } =
 /**
  * Adds the webhooks section and its components to an OpenAPI document (e.g. the one
  * `OpenApi.fromApi` builds). Fails loudly when a component name is taken by a different value.
- *
  * @since 0.1.0
- * @category combinators
  */
 export const addTo = <D extends JsonObject>(document: D, section: OpenApiWebhooks = openApiWebhooks()): D => {
   const components = (document.components ?? {}) as Record<string, JsonObject | undefined>

@@ -1,7 +1,6 @@
 /**
  * The payload schema of every event type (spec "Event types and payloads"): exactly the spec's
  * keys and their optionality; the entities inside are open (see `Entity`).
- *
  * @since 0.1.0
  */
 import type { Issue } from "@waybill/core/Issue"
@@ -62,9 +61,7 @@ const statusSnapshotKey = Schema.optionalWith(Schema.String, { exact: true })
 
 /**
  * Payload schemas by event type.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const schemas = identified({
   "tour-created": about("tour", "A tour was created (each tour a recurring master generates, too)."),
@@ -217,17 +214,13 @@ export const schemas = identified({
 
 /**
  * The payload of an event type.
- *
  * @since 0.1.0
- * @category models
  */
 export type PayloadOf<T extends EventType> = Schema.Schema.Type<(typeof schemas)[T]>
 
 /**
  * The payload schema of an event type.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const payloadSchema = <T extends EventType>(type: T): Schema.Schema<PayloadOf<T>, PayloadOf<T>> =>
   schemas[type] as unknown as Schema.Schema<PayloadOf<T>, PayloadOf<T>>
@@ -235,9 +228,7 @@ export const payloadSchema = <T extends EventType>(type: T): Schema.Schema<Paylo
 /**
  * Parse options of every payload decode: report every issue; unknown top-level payload keys are
  * errors (entities stay open through their index signatures).
- *
  * @since 0.1.0
- * @category decoding
  */
 export const parseOptions: AST.ParseOptions = { errors: "all", onExcessProperty: "error" }
 
@@ -264,9 +255,7 @@ const decoderFor = (type: EventType) => {
  * A payload nested deeper than `EventOutbox.maxPayloadDepth` levels gets one issue at the path
  * where that limit is crossed and is not decoded: the decoder's messages quote the values they
  * refuse, and quoting recurses.
- *
  * @since 0.1.0
- * @category decoding
  */
 export const decodePayload = <T extends EventType>(
   type: T,

@@ -2,7 +2,6 @@
  * Producer rules: plain functions that build payloads the way the spec demands, and `redact`,
  * the redaction `POST /events` applies (contract §5). Nothing here invents data: fields are
  * kept, reduced or removed.
- *
  * @since 0.1.0
  */
 import * as JsonDepth from "@waybill/core/JsonDepth"
@@ -19,9 +18,7 @@ import type * as Task from "./Task.js"
 
 /**
  * An event with a payload typed by its event type; assignable to `EventOutbox.NewEvent`.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Event<T extends EventType> {
   readonly type: T
@@ -30,9 +27,7 @@ export interface Event<T extends EventType> {
 
 /**
  * Builds a typed event.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const event = <T extends EventType>(type: T, payload: PayloadOf<T>): Event<T> => ({ type, payload })
 
@@ -54,9 +49,7 @@ const omit = <A extends JsonRecord>(record: A, keys: ReadonlyArray<string>): A =
 
 /**
  * The fields a carrier-booking record is reduced to.
- *
  * @since 0.1.0
- * @category redaction
  */
 export const carrierBookingFields = ["provider", "carrierId", "carrierBookingId", "trackingRef"] as const
 
@@ -95,9 +88,7 @@ const stripCarrierInternals = (value: unknown): unknown => {
 /**
  * Whether an action verb is an assign action (`assign`, `assign-carrier`, `assign_driver`, …;
  * never `unassign…` or `reassign…`).
- *
  * @since 0.1.0
- * @category redaction
  */
 export const isAssignAction = (type: string): boolean => /^assign(?:$|[-_A-Z])/.test(type)
 
@@ -109,9 +100,7 @@ export const isAssignAction = (type: string): boolean => /^assign(?:$|[-_A-Z])/.
  * Throws a `ValidationError` naming the path for an action nested deeper than
  * `EventOutbox.maxPayloadDepth` levels, rather than exhausting the stack: no event could carry
  * it, and `POST /events` (`decodePayload`) never lets one through.
- *
  * @since 0.1.0
- * @category redaction
  */
 export const redactTourAction = (action: EntityAction.TourAction): EntityAction.TourAction => {
   const tooDeep = JsonDepth.depthIssue(action, maxPayloadDepth)
@@ -125,9 +114,7 @@ export const redactTourAction = (action: EntityAction.TourAction): EntityAction.
 /**
  * Removes the internal dispatch context (`payload.dispatchContext`, e.g. system cancel reasons)
  * from a callout action.
- *
  * @since 0.1.0
- * @category redaction
  */
 export const redactCalloutAction = <A extends { readonly payload: JsonRecord }>(action: A): A => ({
   ...action,
@@ -136,9 +123,7 @@ export const redactCalloutAction = <A extends { readonly payload: JsonRecord }>(
 
 /**
  * Reduces a tour to what `callout-action-created` delivers: `id` and `properties`.
- *
  * @since 0.1.0
- * @category redaction
  */
 export const reduceCalloutTour = (tour: Entity.CalloutTour): Entity.CalloutTour =>
   pick(tour, ["id", "properties"]) as Entity.CalloutTour
@@ -148,9 +133,7 @@ export const reduceCalloutTour = (tour: Entity.CalloutTour): Entity.CalloutTour 
  * `tour-action-created` (and `tour-rebuilt`, which carries the same tour action record) gets
  * `redactTourAction`; `callout-action-created` gets `redactCalloutAction` and its tour reduced
  * to `id` and `properties`. Other payloads are returned unchanged. Never mutates its input.
- *
  * @since 0.1.0
- * @category redaction
  */
 export const redact = <T extends EventType>(type: T, payload: PayloadOf<T>): PayloadOf<T> => {
   switch (type) {
@@ -178,9 +161,7 @@ export const redact = <T extends EventType>(type: T, payload: PayloadOf<T>): Pay
 
 /**
  * The status snapshot a commit relays with its first action.
- *
  * @since 0.1.0
- * @category tour
  */
 export interface StatusSnapshot {
   readonly oldStatus: string
@@ -190,9 +171,7 @@ export interface StatusSnapshot {
 /**
  * A `tour-action-created` event: the action redacted; `oldStatus`/`newStatus` only when a
  * snapshot is given.
- *
  * @since 0.1.0
- * @category tour
  */
 export const tourActionCreated = (input: {
   readonly tour: Entity.Tour
@@ -210,9 +189,7 @@ export const tourActionCreated = (input: {
 /**
  * The `tour-action-created` events of one commit, in order. The commit's status snapshot (when
  * it relayed one) goes with its first action only.
- *
  * @since 0.1.0
- * @category tour
  */
 export const tourCommitEvents = (input: {
   readonly tour: Entity.Tour
@@ -225,18 +202,14 @@ export const tourCommitEvents = (input: {
 
 /**
  * `tour-deleted` carries only the id.
- *
  * @since 0.1.0
- * @category tour
  */
 export const tourDeleted = (tour: { readonly id: string }): Event<"tour-deleted"> =>
   event("tour-deleted", { tourId: tour.id })
 
 /**
  * `shipment-deleted` carries only the id.
- *
  * @since 0.1.0
- * @category shipment
  */
 export const shipmentDeleted = (shipment: { readonly id: string }): Event<"shipment-deleted"> =>
   event("shipment-deleted", { shipmentId: shipment.id })
@@ -247,9 +220,7 @@ export const shipmentDeleted = (shipment: { readonly id: string }): Event<"shipm
 
 /**
  * Bidding stats of a callout, as the bidding engine computes them.
- *
  * @since 0.1.0
- * @category callout
  */
 export interface BiddingStats {
   readonly currentBid: number | null
@@ -260,17 +231,13 @@ export interface BiddingStats {
 
 /**
  * The stat fields a callout is enriched with.
- *
  * @since 0.1.0
- * @category callout
  */
 export const biddingStatFields = ["currentBid", "bidCount", "isWinning", "suggestedBid"] as const
 
 /**
  * A callout as stored, before enrichment.
- *
  * @since 0.1.0
- * @category callout
  */
 export interface Callout {
   readonly id: string
@@ -280,9 +247,7 @@ export interface Callout {
 /**
  * Enriches a callout with its bidding stats; a secret auction reveals only `suggestedBid` (any
  * other stat the stored callout carried is removed).
- *
  * @since 0.1.0
- * @category callout
  */
 export const enrichCallout = (
   callout: Callout,
@@ -303,9 +268,7 @@ export const enrichCallout = (
 
 /**
  * A callout action as the dispatcher records it; `createdAtMilliseconds` is the truth.
- *
  * @since 0.1.0
- * @category callout
  */
 export interface CalloutActionInput {
   readonly id: string
@@ -319,9 +282,7 @@ export interface CalloutActionInput {
  * each enriched; the action without internal dispatch context and with `createdAt` equal to
  * `createdAtMilliseconds` (epoch milliseconds); the tour reduced to `id` and `properties`, and
  * absent when the action was not raised against a tour (system cancellations).
- *
  * @since 0.1.0
- * @category callout
  */
 export const calloutActionCreated = (input: {
   readonly callouts: ReadonlyArray<{ readonly callout: Callout; readonly stats: BiddingStats }>
@@ -347,17 +308,13 @@ export const calloutActionCreated = (input: {
 
 /**
  * The event types of tasks.
- *
  * @since 0.1.0
- * @category task
  */
 export type TaskEventType = "task-created" | "task-completed" | "task-skipped" | "task-cancelled"
 
 /**
  * The closing event of each closed task status.
- *
  * @since 0.1.0
- * @category task
  */
 export const closingEventTypes = {
   completed: "task-completed",
@@ -370,9 +327,7 @@ const closingStatus = (task: Task.Task | undefined) =>
 
 /**
  * A reference to an entity: exactly `orn`, `type` and `id`, never the entity itself.
- *
  * @since 0.1.0
- * @category task
  */
 export const toReference = (entity: {
   readonly orn: string
@@ -383,9 +338,7 @@ export const toReference = (entity: {
 /**
  * Marks a task as created from a template: `templateId` always, `templateKey` only when the
  * template has one (a key carried over from elsewhere is removed).
- *
  * @since 0.1.0
- * @category task
  */
 export const applyTemplate = (
   task: Task.Task,
@@ -398,9 +351,7 @@ export const applyTemplate = (
 
 /**
  * A task change the rules refuse: a closed task (completed, skipped, cancelled) stays closed.
- *
  * @since 0.1.0
- * @category task
  */
 export class TaskTransitionError extends Schema.TaggedError<TaskTransitionError>("@waybill/events/TaskTransitionError")(
   "TaskTransitionError",
@@ -413,9 +364,7 @@ export class TaskTransitionError extends Schema.TaggedError<TaskTransitionError>
  * Reassignments and edits raise nothing; a closed task may still be edited but never change its
  * status again (refused), so no second closing event can ever be raised. A completed task
  * without a form carries an empty `outcome.formOutput`.
- *
  * @since 0.1.0
- * @category task
  */
 export const taskEvents = (input: {
   readonly previous: Task.Task | undefined
@@ -457,9 +406,7 @@ export const taskEvents = (input: {
 
 /**
  * A load transition the rules refuse (e.g. disposing a Lost load).
- *
  * @since 0.1.0
- * @category leg
  */
 export class LoadTransitionError extends Schema.TaggedError<LoadTransitionError>("@waybill/events/LoadTransitionError")(
   "LoadTransitionError",
@@ -474,26 +421,20 @@ const ended = (load: Entity.LegLoad) =>
 /**
  * Every leg lifecycle transition is one `leg-action-created` carrying the full leg after the
  * transition; the verb is `action.payload.type`. There are no per-status leg events.
- *
  * @since 0.1.0
- * @category leg
  */
 export const legActionCreated = (leg: Entity.Leg, action: EntityAction.LegAction): Event<"leg-action-created"> =>
   event("leg-action-created", { leg, action })
 
 /**
  * `leg-deleted` carries the full removed leg (unlike tour and shipment deletions).
- *
  * @since 0.1.0
- * @category leg
  */
 export const legDeleted = (leg: Entity.Leg): Event<"leg-deleted"> => event("leg-deleted", { leg })
 
 /**
  * Ends a load as Returned: the obligation moved to a return shipment, the goods are intact.
- *
  * @since 0.1.0
- * @category leg
  */
 export const returnLoad = (
   load: Entity.LegLoad,
@@ -510,9 +451,7 @@ export const returnLoad = (
 /**
  * Ends a load as Perished: the goods are written off (Lost or Damaged) with an optional note and
  * who wrote them off. A terminal loss: no follow-up shipment.
- *
  * @since 0.1.0
- * @category leg
  */
 export const writeOffLoad = (
   load: Entity.LegLoad,
@@ -539,9 +478,7 @@ export const writeOffLoad = (
 /**
  * Records the disposal of a Damaged load (`disposedAt`, `disposedBy`). A Lost load is never
  * disposed, nor a load that is not written off, nor one disposed already.
- *
  * @since 0.1.0
- * @category leg
  */
 export const disposeLoad = (
   load: Entity.LegLoad,

@@ -1,7 +1,6 @@
 /**
  * Custom property definitions: which custom properties an entity of a workspace carries, so
  * that `<entity>.properties.<id>` filter fields can be typed (spec "Filtering deliveries" 5).
- *
  * @since 0.1.0
  */
 import type { Issue } from "@waybill/core/Issue"
@@ -22,15 +21,12 @@ import { oneOf } from "./internal/schemas.js"
 /**
  * Property types. Text, number, checkbox, select and date are filterable; multiselect, tags
  * and document are listed but not selectable.
- *
  * @since 0.1.0
- * @category models
  */
 export const PropertyType = oneOf("text", "number", "checkbox", "select", "date", "multiselect", "tags", "document")
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type PropertyType = typeof PropertyType.Type
 
@@ -46,9 +42,7 @@ const hasOptions = (type: PropertyType) => type === "select" || type === "multis
 /**
  * One custom property of an entity. `select` and `multiselect` properties list their options;
  * select conditions compare against the option id.
- *
  * @since 0.1.0
- * @category models
  */
 export const PropertyDefinition = Schema.Struct({
   entity: oneOf(...entityNames),
@@ -78,7 +72,6 @@ export const PropertyDefinition = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type PropertyDefinition = typeof PropertyDefinition.Type
 
@@ -87,9 +80,7 @@ export type PropertyDefinition = typeof PropertyDefinition.Type
  * every issue, with paths relative to the list; an `(entity, id)` pair may appear only once.
  * A list nested deeper than `JsonDepth.maxDepth` levels gets one issue where the limit is
  * crossed and is not decoded (the decoder's messages quote the values they refuse, recursively).
- *
  * @since 0.1.0
- * @category decoding
  */
 export const decodeAll = (input: unknown): Either.Either<ReadonlyArray<PropertyDefinition>, ReadonlyArray<Issue>> => {
   const tooDeep = JsonDepth.depthIssue(input)
@@ -119,9 +110,7 @@ export const decodeAll = (input: unknown): Either.Either<ReadonlyArray<PropertyD
 /**
  * The port that knows each workspace's property definitions. The reference server provides it
  * from its reference-data file; an embedder provides it per workspace.
- *
  * @since 0.1.0
- * @category tags
  */
 export class PropertyDefinitions extends Context.Tag("@waybill/events/PropertyDefinitions")<
   PropertyDefinitions,
@@ -132,9 +121,7 @@ export class PropertyDefinitions extends Context.Tag("@waybill/events/PropertyDe
 
 /**
  * The same definitions for every workspace.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerFixed = (definitions: ReadonlyArray<PropertyDefinition>): Layer.Layer<PropertyDefinitions> =>
   Layer.succeed(PropertyDefinitions, PropertyDefinitions.of({ forWorkspace: () => Effect.succeed(definitions) }))

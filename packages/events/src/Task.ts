@@ -2,7 +2,6 @@
  * Schemas of the tasks event payloads carry (`task-created`, `task-completed`, `task-skipped`,
  * `task-cancelled`): the task, its status and outcome, and the reference to the entity it is
  * about. Like every entity, a task is open: fields the spec does not show pass through unchanged.
- *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -14,9 +13,7 @@ import { oneOf, optional } from "./internal/schemas.js"
  * The task statuses the producer's rules recognise (`Producer.taskEvents`: a task is open until
  * exactly one of completed, skipped or cancelled closes it). The spec names no task statuses, so
  * the catalogue accepts any value in `task.status`; these are the ones that raise events.
- *
  * @since 0.1.0
- * @category entities
  */
 export const TaskStatus = oneOf("open", "completed", "skipped", "cancelled").annotations({
   identifier: "TaskStatus"
@@ -24,16 +21,13 @@ export const TaskStatus = oneOf("open", "completed", "skipped", "cancelled").ann
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type TaskStatus = typeof TaskStatus.Type
 
 /**
  * What closing a task produced: `formOutput` is the validated form output keyed by form
  * element id.
- *
  * @since 0.1.0
- * @category entities
  */
 export const TaskOutcome = Schema.Struct({ formOutput: optional(OpenObject) }, OpenFields).annotations({
   identifier: "TaskOutcome"
@@ -73,9 +67,7 @@ const taskEntity = <Fields extends Schema.Struct.Fields>(identifier: string, des
 /**
  * A task. A task created from a template carries `templateId`, and `templateKey` only when the
  * template has one.
- *
  * @since 0.1.0
- * @category entities
  */
 export const Task = taskEntity("Task", "A task, as it is after the transition.", {
   outcome: optional(Schema.NullOr(TaskOutcome))
@@ -83,15 +75,12 @@ export const Task = taskEntity("Task", "A task, as it is after the transition.",
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type Task = typeof Task.Type
 
 /**
  * The task of `task-completed`: it carries the complete validated form output.
- *
  * @since 0.1.0
- * @category entities
  */
 export const CompletedTask = taskEntity(
   "CompletedTask",
@@ -101,15 +90,12 @@ export const CompletedTask = taskEntity(
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type CompletedTask = typeof CompletedTask.Type
 
 /**
  * A reference to the entity a task is about; it never embeds the entity.
- *
  * @since 0.1.0
- * @category entities
  */
 export const ReferencedEntity = Schema.Struct({
   orn: Schema.String,
@@ -119,6 +105,5 @@ export const ReferencedEntity = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category entities
  */
 export type ReferencedEntity = typeof ReferencedEntity.Type

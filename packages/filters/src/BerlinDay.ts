@@ -3,7 +3,6 @@
  * day's bounds taken once from the time-zone database, then date-field values (epoch seconds or
  * milliseconds, ISO-8601 strings) compared with them by arithmetic alone. Details:
  * docs/internals.md (BerlinDay).
- *
  * @since 0.1.0
  */
 import * as Calendar from "@waybill/core/Calendar"
@@ -18,17 +17,13 @@ const MAX_TIME = 8.64e15
 /**
  * Epoch numbers at or above this are milliseconds, below it seconds (contract §6; the consumer
  * rule of callout-action-created's `action.createdAt`).
- *
  * @since 0.1.0
- * @category constants
  */
 export const MILLISECONDS_THRESHOLD = 1e12
 
 /**
  * The instants of one Berlin calendar day, `[start, end)` in epoch milliseconds.
- *
  * @since 0.1.0
- * @category models
  */
 export interface DayBounds {
   /** Days since 1970-01-01. */
@@ -41,17 +36,13 @@ export interface DayBounds {
 
 /**
  * Days since 1970-01-01 of a proleptic Gregorian date.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const fromCivil: (year: number, month: number, day: number) => number = Calendar.fromCivil
 
 /**
  * The date of a day number.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const toCivil: (day: number) => { readonly year: number; readonly month: number; readonly day: number } =
   Calendar.toCivil
@@ -59,17 +50,13 @@ export const toCivil: (day: number) => { readonly year: number; readonly month: 
 /**
  * Parses a calendar date `YYYY-MM-DD` (years 0000–9999, a real day of a real month) into a day
  * number; the operand format of date conditions.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const parseDate = (text: string): Option.Option<number> => Option.fromNullable(Calendar.parseDate(text))
 
 /**
  * Formats a day number as `YYYY-MM-DD`.
- *
  * @since 0.1.0
- * @category formatting
  */
 export const formatDate: (day: number) => string = Calendar.formatDate
 
@@ -77,9 +64,7 @@ const BERLIN = "Europe/Berlin"
 
 /**
  * The Berlin calendar day of an instant (uses `Intl`: for setup code, not per evaluation).
- *
  * @since 0.1.0
- * @category conversions
  */
 export const dayOfInstant = (epochMillis: number): number =>
   Math.floor((epochMillis + Calendar.offsetAt(BERLIN, Math.floor(epochMillis / 1000)) * 1000) / MS_PER_DAY)
@@ -87,17 +72,13 @@ export const dayOfInstant = (epochMillis: number): number =>
 /**
  * The first instant (epoch ms) of a Berlin calendar day: its midnight, or the first instant
  * after it should midnight not exist.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const startOfDay = (day: number): number => Calendar.resolve(BERLIN, day * Calendar.SECONDS_PER_DAY) * 1000
 
 /**
  * The instants of a Berlin calendar day. Resolve these once (they use `Intl`), then `compare`.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const bounds = (day: number): DayBounds => ({ day, start: startOfDay(day), end: startOfDay(day + 1) })
 
@@ -192,9 +173,7 @@ const epochMillis = (value: number): number => (value >= MILLISECONDS_THRESHOLD 
  * NaN when the value is not a date (another type, a malformed string, a non-finite number, an
  * instant outside the ECMAScript time range). NaN makes every ordered comparison false, which
  * is exactly "a value of the wrong type does not match". No allocation, no `Intl`.
- *
  * @since 0.1.0
- * @category comparisons
  */
 export const compare = (value: unknown, dayBounds: DayBounds): number => {
   if (typeof value === "number") return compareInstant(epochMillis(value), dayBounds)
@@ -207,9 +186,7 @@ export const compare = (value: unknown, dayBounds: DayBounds): number => {
 /**
  * The Berlin calendar day of a date-field value (epoch seconds, epoch ms, ISO-8601 string), or
  * none when it is not a date. Uses `Intl` for instants: for setup code, not hot paths.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const dayOf = (value: unknown): Option.Option<number> => {
   let instant: number

@@ -1,7 +1,6 @@
 /**
  * Delivery filters (spec "Filtering deliveries", contract §6): the filter schema, validation
  * against an event's filter-field catalogue, and compilation to a predicate over payloads.
- *
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -18,31 +17,24 @@ import * as validate_ from "./internal/validate.js"
 
 /**
  * Groups nest at most this many levels; the top group is level 1.
- *
  * @since 0.1.0
- * @category constants
  */
 export const MAX_DEPTH: number = plan_.MAX_DEPTH
 
 /**
  * A filter holds at most this many conditions (leaves), all groups together.
- *
  * @since 0.1.0
- * @category constants
  */
 export const MAX_CONDITIONS: number = plan_.MAX_CONDITIONS
 
 /**
  * How a group combines its conditions: `all` (AND, the default) or `any` (OR).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Match = Schema.Literal("all", "any")
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Match = typeof Match.Type
 
@@ -52,9 +44,7 @@ const Field = Schema.String.annotations({
 
 /**
  * A calendar date `YYYY-MM-DD` (a real day), the operand of date conditions.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const CalendarDate = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/),
@@ -65,9 +55,7 @@ export const CalendarDate = Schema.String.pipe(
 
 /**
  * A condition on a text field; literal and case-sensitive.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const TextCondition = Schema.Struct({
   field: Field,
@@ -77,9 +65,7 @@ export const TextCondition = Schema.Struct({
 
 /**
  * A condition on a number field.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const NumberCondition = Schema.Struct({
   field: Field,
@@ -89,9 +75,7 @@ export const NumberCondition = Schema.Struct({
 
 /**
  * A condition on a checkbox field; no operand.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const CheckboxCondition = Schema.Struct({
   field: Field,
@@ -100,9 +84,7 @@ export const CheckboxCondition = Schema.Struct({
 
 /**
  * A condition on a select field; the operand is an option id.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const SelectCondition = Schema.Struct({
   field: Field,
@@ -112,9 +94,7 @@ export const SelectCondition = Schema.Struct({
 
 /**
  * A condition on a date field, comparing Europe/Berlin calendar days.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const DateCondition = Schema.Struct({
   field: Field,
@@ -124,9 +104,7 @@ export const DateCondition = Schema.Struct({
 
 /**
  * `is_set` / `is_not_set`: presence only, whatever the field type; no operand.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const PresenceCondition = Schema.Struct({
   field: Field,
@@ -135,9 +113,7 @@ export const PresenceCondition = Schema.Struct({
 
 /**
  * One condition: a field, an operator and (for most operators) an operand.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Condition = Schema.Union(
   TextCondition,
@@ -150,15 +126,12 @@ export const Condition = Schema.Union(
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Condition = typeof Condition.Type
 
 /**
  * A group of conditions and nested groups; `match` is filled in (`all`) when omitted.
- *
  * @since 0.1.0
- * @category models
  */
 export interface FilterGroup {
   readonly match: Match
@@ -167,9 +140,7 @@ export interface FilterGroup {
 
 /**
  * A group as sent: `match` may be omitted.
- *
  * @since 0.1.0
- * @category models
  */
 export interface FilterGroupEncoded {
   readonly match?: Match
@@ -203,9 +174,7 @@ const leavesOf = (group: FilterGroup): number =>
  * The schema is recursive and checks the depth only once it has decoded every level: decode
  * untrusted input with `validateFilter`, whose validator stops descending past `MAX_DEPTH`, so
  * no input, however deep, reaches this schema.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const FilterGroup: Schema.Schema<FilterGroup, FilterGroupEncoded> = Group.pipe(
   Schema.filter((group) =>
@@ -226,9 +195,7 @@ export const FilterGroup: Schema.Schema<FilterGroup, FilterGroupEncoded> = Group
  * dates, empty groups or text operands, unknown keys and the limits. Every problem is one issue,
  * its path relative to the filter (`conditions.1.conditions.0.value`; the caller prefixes
  * `filters.<eventType>`). On success, the normalised filter (`match` filled in).
- *
  * @since 0.1.0
- * @category validation
  */
 export const validateFilter = (
   input: unknown,
@@ -244,15 +211,12 @@ export const validateFilter = (
 
 /**
  * A compiled filter: whether a payload passes. Never throws.
- *
  * @since 0.1.0
- * @category models
  */
 export type Predicate = (payload: unknown) => boolean
 
 /**
  * @since 0.1.0
- * @category models
  */
 export interface CompileOptions {
   /**
@@ -272,9 +236,7 @@ export interface CompileOptions {
  * Compiles a stored filter, or says why it cannot be evaluated (for the log). Paths are split,
  * operators and operands bound and Berlin day bounds resolved here, once; evaluating the
  * predicate allocates nothing and calls no `Intl`.
- *
  * @since 0.1.0
- * @category compiling
  */
 export const compileFilterEither = (
   filter: FilterGroup,
@@ -296,9 +258,7 @@ const failClosed: Predicate = () => false
 /**
  * Compiles a stored filter to a predicate over event payloads. A filter that cannot be
  * evaluated fails closed: the predicate is always false (use `compileFilterEither` to log why).
- *
  * @since 0.1.0
- * @category compiling
  */
 export const compileFilter = (filter: FilterGroup, options?: CompileOptions): Predicate =>
   Either.getOrElse(compileFilterEither(filter, options), () => failClosed)

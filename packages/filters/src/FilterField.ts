@@ -1,16 +1,13 @@
 /**
  * The filter-field catalogue entry: which dotted payload path a filter may test, its type and
  * the operators allowed on it (contract §6). `@waybill/events` derives these per event type.
- *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 
 /**
  * Field types. `multiselect`, `tags` and `document` are listed but not selectable.
- *
  * @since 0.1.0
- * @category models
  */
 export const FieldType = Schema.Literal(
   "text",
@@ -25,15 +22,12 @@ export const FieldType = Schema.Literal(
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type FieldType = typeof FieldType.Type
 
 /**
  * Operators per field type, without the presence operators.
- *
  * @since 0.1.0
- * @category operators
  */
 export const valueOperators = {
   text: [
@@ -57,17 +51,13 @@ export const valueOperators = {
 
 /**
  * The presence operators: they look at presence only, whatever the type, and take no operand.
- *
  * @since 0.1.0
- * @category operators
  */
 export const presenceOperators = ["is_set", "is_not_set"] as const
 
 /**
  * Every operator a filter condition may name.
- *
  * @since 0.1.0
- * @category models
  */
 export const Operator = Schema.Literal(
   ...valueOperators.text,
@@ -80,24 +70,19 @@ export const Operator = Schema.Literal(
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Operator = typeof Operator.Type
 
 /**
  * Whether a field type can be used in a filter at all.
- *
  * @since 0.1.0
- * @category operators
  */
 export const isSelectable = (type: FieldType): boolean => valueOperators[type].length > 0
 
 /**
  * The operators a field of this type offers; `presence: false` drops `is_set`/`is_not_set`
  * (the fields of `order-created`'s optional tour, spec rule 6).
- *
  * @since 0.1.0
- * @category operators
  */
 export const operatorsFor = (type: FieldType, options: { readonly presence: boolean } = { presence: true }) =>
   isSelectable(type)
@@ -106,9 +91,7 @@ export const operatorsFor = (type: FieldType, options: { readonly presence: bool
 
 /**
  * A select option: conditions compare against its `id`.
- *
  * @since 0.1.0
- * @category models
  */
 export const SelectOption = Schema.Struct({ id: Schema.String, label: Schema.String }).annotations({
   identifier: "SelectOption"
@@ -116,15 +99,12 @@ export const SelectOption = Schema.Struct({ id: Schema.String, label: Schema.Str
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type SelectOption = typeof SelectOption.Type
 
 /**
  * One entry of the filter-field catalogue, as served by `GET /webhooks/filter-fields`.
- *
  * @since 0.1.0
- * @category models
  */
 export const FilterField = Schema.Struct({
   path: Schema.String,
@@ -136,6 +116,5 @@ export const FilterField = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type FilterField = typeof FilterField.Type

@@ -1,6 +1,5 @@
 /**
  * The Waybill HTTP API: the contract as code. OpenAPI and the typed client derive from it.
- *
  * @since 0.1.0
  */
 import * as HttpApi from "@effect/platform/HttpApi"
@@ -17,7 +16,6 @@ import { WebhooksApi } from "./WebhooksApi.js"
 
 /**
  * @since 0.1.0
- * @category api
  */
 export class WaybillApi extends HttpApi.make("waybill")
   .add(SystemApi)

@@ -1,7 +1,6 @@
 /**
  * The contract's error body (§1): `{ code, message, issues }` for every non-2xx response, one
  * class per status so that the HttpApi definition, OpenAPI and clients agree.
- *
  * @since 0.1.0
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
@@ -39,33 +38,25 @@ const errorClass =
 /**
  * 400: malformed JSON, a body nested deeper than 64 levels, schema violation or rule violation;
  * `issues` lists every violation.
- *
  * @since 0.1.0
- * @category errors
  */
 export class BadRequest extends errorClass<BadRequest>()("BadRequest", 400) {}
 
 /**
  * 401: missing, malformed or unknown API key.
- *
  * @since 0.1.0
- * @category errors
  */
 export class Unauthorized extends errorClass<Unauthorized>()("Unauthorized", 401) {}
 
 /**
  * 404: no such resource in the caller's workspace.
- *
  * @since 0.1.0
- * @category errors
  */
 export class NotFound extends errorClass<NotFound>()("NotFound", 404) {}
 
 /**
  * 409: an action not allowed in the current status, or a conflicting request.
- *
  * @since 0.1.0
- * @category errors
  */
 export class Conflict extends Schema.Class<Conflict>("Conflict")(
   { code: Schema.Literal("invalid_transition", "conflict"), message: Schema.String, issues },
@@ -74,43 +65,33 @@ export class Conflict extends Schema.Class<Conflict>("Conflict")(
 
 /**
  * 412: the draft's transport does not parse for product evaluation.
- *
  * @since 0.1.0
- * @category errors
  */
 export class PreconditionFailed extends errorClass<PreconditionFailed>()("PreconditionFailed", 412) {}
 
 /**
  * 422: an `Idempotency-Key` sent again with another body or route (contract §8).
- *
  * @since 0.1.0
- * @category errors
  */
 export class IdempotencyKeyReused extends errorClass<IdempotencyKeyReused>()("IdempotencyKeyReused", 422) {}
 
 /**
  * 503: the database cannot be reached; nothing was written (sent with `Retry-After`).
- *
  * @since 0.1.0
- * @category errors
  */
 export class Unavailable extends errorClass<Unavailable>()("Unavailable", 503) {}
 
 /**
  * The codes of the contract, by status, for responses produced outside the API definition
  * (unknown routes, body limits, unexpected failures).
- *
  * @since 0.1.0
- * @category errors
  */
 export const codeForStatus = (status: number): string =>
   Object.hasOwn(codes, status) ? codes[status as Status] : status >= 500 ? "internal" : "bad_request"
 
 /**
  * The error body as plain JSON.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ErrorBody {
   readonly code: string
@@ -120,18 +101,14 @@ export interface ErrorBody {
 
 /**
  * Builds a `BadRequest` from a domain `ValidationError`.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const badRequest = (error: ValidationError): BadRequest =>
   new BadRequest({ message: error.message, issues: error.issues })
 
 /**
  * Builds a `NotFound` from a domain not-found error (its message names what was not found).
- *
  * @since 0.1.0
- * @category constructors
  */
 export const notFound = (error: { readonly message: string }): NotFound =>
   new NotFound({ message: error.message, issues: [] })

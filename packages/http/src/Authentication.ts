@@ -1,7 +1,6 @@
 /**
  * API authentication (contract §1): `Authorization: Bearer <apiKey>` on every endpoint but
  * health and docs; the key's workspace becomes the `CurrentWorkspace` of the request.
- *
  * @since 0.1.0
  */
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
@@ -19,7 +18,6 @@ import { RequestChecks } from "./internal/checkedRequest.js"
 
 /**
  * @since 0.1.0
- * @category middleware
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@waybill/http/Authentication", {
   failure: Unauthorized,
@@ -41,9 +39,7 @@ const refused = Effect.fail(
 /**
  * The workspace of an `Authorization` header's key, or the one `Unauthorized` whatever the reason:
  * what the middleware runs, and what routes served outside the API definition run the same way.
- *
  * @since 0.1.0
- * @category authentication
  */
 export const authenticate = (
   keys: ApiKeys["Type"],
@@ -73,9 +69,7 @@ const rawHeadersOf = (source: unknown): ReadonlyArray<string> | undefined => {
  * `Authorization` headers in `headers`, so a Node request's raw headers are counted; a Fetch
  * request (the web handler, Express through an adapter) joins them with ", ", which `authenticate`
  * refuses.
- *
  * @since 0.1.0
- * @category authentication
  */
 export const authorizationOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
   const header = request.headers.authorization
@@ -95,9 +89,7 @@ export const authorizationOf = (request: HttpServerRequest.HttpServerRequest): s
 
 /**
  * `authenticate` with a request's one `Authorization` header (`authorizationOf`).
- *
  * @since 0.1.0
- * @category authentication
  */
 export const authenticateRequest = (
   keys: ApiKeys["Type"],
@@ -108,9 +100,7 @@ export const authenticateRequest = (
  * The middleware over the `ApiKeys` service. A request with a body method was authenticated before
  * its body was read (the API's request checks), and keeps that workspace; any other request is
  * authenticated here.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<Authentication, never, ApiKeys> = Layer.effect(
   Authentication,

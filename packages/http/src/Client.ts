@@ -3,7 +3,6 @@
  * serves: one method per endpoint (`client.<group>.<endpoint>(request)`), request payloads
  * encoded and responses decoded with the contract's schemas, and the contract's error bodies
  * returned as typed failures (`BadRequest`, `Unauthorized`, `NotFound`, ...).
- *
  * @since 0.1.0
  */
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
@@ -17,7 +16,6 @@ import { WaybillApi } from "./Api.js"
 
 /**
  * @since 0.1.0
- * @category models
  */
 export interface Options {
   /**
@@ -58,9 +56,7 @@ export interface Options {
  *   Effect.provide(FetchHttpClient.layer)
  * )
  * ```
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (options: Options) =>
   HttpApiClient.make(WaybillApi, {
@@ -97,9 +93,7 @@ const currentIdempotencyKey = FiberRef.unsafeMake<string | undefined>(undefined)
  *   .publish({ payload: { type: "tour-deleted", payload: { tourId: "tour_1" } } })
  *   .pipe(Client.withIdempotencyKey(key), Effect.retry({ times: 3 }))
  * ```
- *
  * @since 0.1.0
- * @category combinators
  */
 export const withIdempotencyKey =
   (key: string) =>
@@ -108,9 +102,7 @@ export const withIdempotencyKey =
 
 /**
  * The client's type: `client.<group>.<endpoint>(request)` for every endpoint of `WaybillApi`.
- *
  * @since 0.1.0
- * @category models
  */
 export type Client = Effect.Effect.Success<ReturnType<typeof make>>
 
@@ -137,9 +129,7 @@ const firstLine = (text: string) => text.split("\n", 1)[0] ?? ""
  * ```ts
  * Effect.runPromise(program.pipe(Effect.tapError((error) => Effect.logError(Client.describeError(error)))))
  * ```
- *
  * @since 0.1.0
- * @category errors
  */
 export const describeError = (error: unknown): string => {
   if (typeof error !== "object" || error === null) return String(error)

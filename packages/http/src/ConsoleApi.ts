@@ -3,7 +3,6 @@
  * keeping secrets that are not retyped. It belongs to the console, not to the public API: it is
  * excluded from `/openapi.json` (the public API still has no update) and documented in
  * `docs/console.md`. The typed client has it as `client.console.updateWebhook`.
- *
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -20,7 +19,6 @@ const webhookId = HttpApiSchema.param("id", Schema.String)
 
 /**
  * @since 0.1.0
- * @category groups
  */
 export class ConsoleApi extends HttpApiGroup.make("console")
   .add(

@@ -1,6 +1,5 @@
 /**
  * Transport drafts and their actions (contract §2), and product evaluation (§4).
- *
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -24,9 +23,7 @@ const productId = HttpApiSchema.param("productId", Schema.String)
 
 /**
  * A page of drafts.
- *
  * @since 0.1.0
- * @category models
  */
 export const DraftPage = Schema.Struct({
   data: Schema.Array(Draft),
@@ -35,17 +32,13 @@ export const DraftPage = Schema.Struct({
 
 /**
  * The window of the occurrences dry run, in calendar days (contract §2).
- *
  * @since 0.1.0
- * @category constants
  */
 export const occurrenceDays = { default: 14, min: 1, max: 366 } as const
 
 /**
  * The query of `GET /drafts/{id}/occurrences`: `days`, an integer from 1 to 366 (default 14).
- *
  * @since 0.1.0
- * @category models
  */
 export const OccurrencesParams = Schema.Struct({
   days: Schema.optionalWith(
@@ -71,9 +64,7 @@ export const OccurrencesParams = Schema.Struct({
 /**
  * The dry run's answer: the tours a master would generate, nothing stored; at most 10,000, the
  * earliest, with `truncated: true` when more exist (contract §2).
- *
  * @since 0.1.0
- * @category models
  */
 export const OccurrencesPage = Schema.Struct({
   data: Schema.Array(Preview),
@@ -87,7 +78,6 @@ export const OccurrencesPage = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category groups
  */
 export class DraftsApi extends HttpApiGroup.make("drafts")
   .add(
@@ -135,7 +125,6 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
 
 /**
  * @since 0.1.0
- * @category groups
  */
 export class ProductsApi extends HttpApiGroup.make("products")
   .add(

@@ -1,7 +1,6 @@
 /**
  * The API's handlers and the layers that serve it: as a Node/HTTP server layer, or as a
  * Fetch-style web handler to mount inside another server.
- *
  * @since 0.1.0
  */
 
@@ -37,9 +36,7 @@ import {
  * What the API needs from the embedder: the ports behind the endpoints (`ApiKeys`,
  * `ReferenceData`, `DraftService`, `TourQuery`, `VehicleClassPolicy`, `WebhookService`,
  * `Dispatcher`, `EventOutbox`, `Transactor`).
- *
  * @since 0.1.0
- * @category models
  */
 export type Requirements = ApiRequirements
 
@@ -51,9 +48,7 @@ export type Requirements = ApiRequirements
  * endpoints a host calls for every draft and event, are answered ahead of the HttpApi router, by
  * the same handlers with the same authentication and error bodies (docs/decisions.md,
  * Throughput). The checks are part of the API, so every way of serving it has them.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = layerApiWith({ directRoutes: true })
 
@@ -65,9 +60,7 @@ const LOGGABLE_NAME = /^[A-Za-z0-9_.~-]{1,40}$/
  * without their values (`/drafts?api_key=…&limit=5` → `/drafts?api_key&limit`). A parameter
  * without `=` (which may be a bare value) and a name of other characters or longer than 40 are
  * written `…`.
- *
  * @since 0.1.0
- * @category middleware
  */
 export const loggedUrl = (url: string): string => {
   const query = url.indexOf("?")
@@ -86,9 +79,7 @@ export const loggedUrl = (url: string): string => {
  * One INFO line per request, `GET /drafts?limit 200 3ms`, after the response is built: the query
  * string's parameter names only, never their values (`loggedUrl`). Turned off by the platform's
  * own switch (`HttpMiddleware.withLoggerDisabled`) or a log level above INFO.
- *
  * @since 0.1.0
- * @category middleware
  */
 export const requestLog = <E, R>(
   app: HttpApp.Default<E, R>
@@ -124,18 +115,14 @@ export const requestLog = <E, R>(
  * and the trace of an incoming `traceparent` for the events the request records while no tracer
  * makes a request span. (The contract's request checks and error bodies are part of the API
  * itself, `layerApi`.)
- *
  * @since 0.1.0
- * @category middleware
  */
 export const middleware = <E, R>(app: HttpApp.Default<E, R>) => requestLog(observe(app))
 
 /**
  * Switches request metrics off for the requests served by fibers that set it (the reference
  * server does, unless `WAYBILL_METRICS_TOKEN` is set): `Effect.locally(requestMetricsDisabled, true)`.
- *
  * @since 0.1.0
- * @category middleware
  */
 export const requestMetricsDisabled: FiberRef.FiberRef<boolean> = observeMetricsDisabled
 
@@ -146,18 +133,14 @@ export const requestMetricsDisabled: FiberRef.FiberRef<boolean> = observeMetrics
  * `http.response.status_code`: set it together with
  * `HttpMiddleware.withTracerDisabledWhen(() => true)`, which turns off the platform's span and
  * its URL parsing and attribute per header (the reference server does, docs/decisions.md).
- *
  * @since 0.1.0
- * @category middleware
  */
 export const requestSpans: FiberRef.FiberRef<boolean> = observeRequestSpans
 
 /**
  * The route template `middleware` labels a request path with, one of the API's endpoint paths
  * (`/drafts/{id}`) or `unmatched`.
- *
  * @since 0.1.0
- * @category middleware
  */
 export const routeTemplate: (url: string) => string = routeOf
 
@@ -189,9 +172,7 @@ const serve = Layer.scopedDiscard(
  * `HttpServer` in context. Routes must be added here, not beside: the server reads the router
  * once, when it is built. They pass the API's request checks too: a `POST`, `PUT` or `PATCH`
  * needs a valid API key before its body is read.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerServerWith = <E, R>(
   routes: Layer.Layer<never, E, R>
@@ -206,9 +187,7 @@ export const layerServerWith = <E, R>(
 
 /**
  * Serves the API, `GET /openapi.json` and `GET /docs` on the `HttpServer` in context.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerServer: Layer.Layer<
   never,
@@ -220,9 +199,7 @@ export const layerServer: Layer.Layer<
  * Where a web handler is mounted: `basePath` is the path prefix under which the host serves it
  * (`"/waybill"` for `app.use("/waybill", …)`), so that `/openapi.json` and `/docs` name it as
  * their `servers` entry and "try it" requests reach the API.
- *
  * @since 0.1.0
- * @category models
  */
 export interface WebHandlerOptions {
   readonly basePath?: string | undefined
@@ -231,9 +208,7 @@ export interface WebHandlerOptions {
 /**
  * The API whose OpenAPI document names `basePath` (normalised to `/prefix`, or `/`) as its
  * server.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerApiAt = (basePath: string): Layer.Layer<HttpApi.Api, never, Requirements> => {
   const url = `/${basePath.replace(/^\/+|\/+$/g, "")}`
@@ -248,9 +223,7 @@ export const layerApiAt = (basePath: string): Layer.Layer<HttpApi.Api, never, Re
  * request checks and error bodies, for mounting inside another server (Express through an
  * adapter such as `@hono/node-server`'s, which must pass repeated headers on; Hono directly).
  * Call `dispose` on shutdown.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const toWebHandler = <E>(dependencies: Layer.Layer<Requirements, E>, options: WebHandlerOptions = {}) =>
   HttpApiBuilder.toWebHandler(

@@ -1,6 +1,5 @@
 /**
  * Read-only reference data: transport shapes, vehicle classes, products (contract §2).
- *
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -14,7 +13,6 @@ const list = <A, I>(item: Schema.Schema<A, I>) => Schema.Struct({ data: Schema.A
 
 /**
  * @since 0.1.0
- * @category groups
  */
 export class ReferenceDataApi extends HttpApiGroup.make("referenceData")
   .add(HttpApiEndpoint.get("transportShapes", "/transport-shapes").addSuccess(list(TransportShape)))

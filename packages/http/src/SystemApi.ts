@@ -1,6 +1,5 @@
 /**
  * Unauthenticated system endpoints: health.
- *
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -11,7 +10,6 @@ import { Unavailable } from "./ApiError.js"
 
 /**
  * @since 0.1.0
- * @category groups
  */
 export class SystemApi extends HttpApiGroup.make("system")
   .add(

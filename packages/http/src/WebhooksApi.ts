@@ -1,7 +1,6 @@
 /**
  * Webhooks (contract §5): registration with per-event filters, the filter-field catalogue,
  * the delivery log with resend and replay, delivery statistics, failure alerts, and `POST /events`, the embedding seam for publishing.
- *
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -29,7 +28,6 @@ const deliveryId = HttpApiSchema.param("deliveryId", Schema.String)
 
 /**
  * @since 0.1.0
- * @category groups
  */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(

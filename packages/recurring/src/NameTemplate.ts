@@ -2,7 +2,6 @@
  * Tour names from a master's name template: `{{ weekday }}` (English weekday name) and
  * `{{ date }}` (`YYYY-MM-DD`), both taken from the trigger's local date (contract §3). Spaces
  * inside the braces are optional.
- *
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -12,18 +11,14 @@ const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g
 
 /**
  * The placeholders a name may use.
- *
  * @since 0.1.0
- * @category constants
  */
 export const placeholders: ReadonlyArray<string> = ["weekday", "date"]
 
 /**
  * Every `{{ … }}` placeholder other than `weekday` and `date`, one issue each (path `""`,
  * relative to the name; callers prefix it with `name`).
- *
  * @since 0.1.0
- * @category validation
  */
 export const validate = (template: string): Array<Issue.Issue> =>
   Array.from(template.matchAll(PLACEHOLDER))
@@ -35,9 +30,7 @@ export const validate = (template: string): Array<Issue.Issue> =>
 /**
  * Renders a template for a trigger's local date; `null` stays `null`. Unknown placeholders
  * (refused at create) are left as written.
- *
  * @since 0.1.0
- * @category rendering
  */
 export const render = (template: string | null, date: WallClock.LocalDate): string | null => {
   if (template === null) return null

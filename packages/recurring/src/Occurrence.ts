@@ -1,7 +1,6 @@
 /**
  * Expansion of a recurring master into occurrences: the tours it would generate, with trigger
  * instant, trigger local date, rendered name, vehicle class and absolute stop windows.
- *
  * @since 0.1.0
  */
 
@@ -18,9 +17,7 @@ import * as WallClock from "./WallClock.js"
 
 /**
  * An absolute time window, epoch seconds.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Window = Schema.Struct({ startsAt: Schema.Int, endsAt: Schema.Int }).annotations({
   identifier: "StopWindow"
@@ -28,9 +25,7 @@ export const Window = Schema.Struct({ startsAt: Schema.Int, endsAt: Schema.Int }
 
 /**
  * A stop of an occurrence: the master's address, its day offset and its absolute window.
- *
  * @since 0.1.0
- * @category models
  */
 export interface OccurrenceStop {
   readonly address: { readonly [key: string]: unknown }
@@ -40,9 +35,7 @@ export interface OccurrenceStop {
 
 /**
  * One tour a master generates (not yet stored: no id, no creation time).
- *
  * @since 0.1.0
- * @category models
  */
 export interface Occurrence {
   /** Trigger instant, epoch seconds. */
@@ -58,9 +51,7 @@ export interface Occurrence {
 
 /**
  * An entry of `GET /drafts/{id}/occurrences` (contract §2).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Preview = Schema.Struct({
   triggerAt: Schema.Int,
@@ -72,7 +63,6 @@ export const Preview = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Preview = typeof Preview.Type
 
@@ -81,9 +71,7 @@ const BY_JS_DAY: ReadonlyArray<WallClock.Weekday> = ["sun", "mon", "tue", "wed",
 /**
  * The generation horizon: `now`'s wall-clock time plus `leadTimeDays` calendar days in the
  * zone (so a DST change in between does not shift it by an hour).
- *
  * @since 0.1.0
- * @category horizon
  */
 export const horizon = (now: number, leadTimeDays: number, timeZone: string): number =>
   WallClock.addCalendarDays(now, leadTimeDays, timeZone)
@@ -97,9 +85,7 @@ const minutesOf = (time: string, master: RecurringMaster): number => {
 
 /**
  * Trigger instants of a master in `[from, to)` inside its validity window, at most `limit`.
- *
  * @since 0.1.0
- * @category expansion
  */
 export const triggerInstants = (
   master: RecurringMaster,
@@ -121,9 +107,7 @@ export const triggerInstants = (
  * Stop windows are the stop's wall-clock `timeWindow` on the trigger's local date plus
  * `dayOffset` calendar days plus the weekday offset of the trigger's weekday, each resolved by
  * the one rule; an end that a DST gap would put before its start is clamped to the start.
- *
  * @since 0.1.0
- * @category expansion
  */
 export const occurrencesAt = (
   master: RecurringMaster,
@@ -164,9 +148,7 @@ export const occurrencesAt = (
 /**
  * The vehicle class of a master's tours: `preserve` keeps the master's class, `recalculate`
  * asks the `VehicleClassPolicy` with the total load weight.
- *
  * @since 0.1.0
- * @category vehicle class
  */
 export const decideVehicleClass = (
   master: RecurringMaster
@@ -180,9 +162,7 @@ export const decideVehicleClass = (
 /**
  * How many occurrences an expansion (`expand`, `dryRun`, `occurrences`) builds at most: the
  * earliest `limit` ones (`expand` builds all when it is omitted, a dry run `MAX_PREVIEW`).
- *
  * @since 0.1.0
- * @category models
  */
 export interface ExpansionOptions {
   readonly limit?: number
@@ -192,9 +172,7 @@ export interface ExpansionOptions {
  * Expands a master into its occurrences with triggers in `[from, to)` (epoch seconds): the
  * union of all its expressions deduplicated by instant, inside `[startsAt, endsAt)`, ascending;
  * at most `limit` (the first ones). The policy is asked only when there is something to build.
- *
  * @since 0.1.0
- * @category expansion
  */
 export const expand = (
   master: RecurringMaster,
@@ -212,17 +190,13 @@ export const expand = (
 /**
  * The most occurrences a dry run answers, the earliest ones (contract §2): a minutely schedule
  * over 366 days would be half a million entries, 125 MB of JSON.
- *
  * @since 0.1.0
- * @category constants
  */
 export const MAX_PREVIEW = 10_000
 
 /**
  * A dry run's answer: the earliest occurrences, at most the limit, and whether more exist.
- *
  * @since 0.1.0
- * @category models
  */
 export interface DryRun {
   readonly data: ReadonlyArray<Preview>
@@ -239,9 +213,7 @@ const DRY_RUN_CHUNK = 500
  * status and lead time; nothing is stored. The earliest `limit` (default `MAX_PREVIEW`), with
  * `truncated` when more exist: the expansion stops one trigger past the limit, and builds the
  * occurrences in chunks, yielding to other fibers between them.
- *
  * @since 0.1.0
- * @category expansion
  */
 export const dryRun = (
   master: RecurringMaster,
@@ -274,9 +246,7 @@ export const dryRun = (
 /**
  * The occurrences of a dry run (`dryRun`, with the same arguments) without the word on whether
  * more exist.
- *
  * @since 0.1.0
- * @category expansion
  */
 export const occurrences = (
   ...args: Parameters<typeof dryRun>
@@ -285,9 +255,7 @@ export const occurrences = (
 
 /**
  * An occurrence as the dry run shows it.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const toPreview = (occurrence: Occurrence): Preview => ({
   triggerAt: occurrence.triggerAt,

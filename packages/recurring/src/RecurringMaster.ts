@@ -2,7 +2,6 @@
  * What the engine expands: a recurring master reduced to the fields generation needs. The
  * drafts side maps a draft onto it (`transport.multiStopData.stops`, `transport.tour.vehicleClass`,
  * `recurringSchedule`); this package never reads drafts itself.
- *
  * @since 0.1.0
  */
 import { WorkspaceId } from "@waybill/core/Workspace"
@@ -11,9 +10,7 @@ import { RecurringSchedule } from "./Schedule.js"
 
 /**
  * A 24-hour wall-clock time `HH:MM`.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const TimeOfDay = Schema.String.pipe(Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/)).annotations({
   identifier: "TimeOfDay",
@@ -22,9 +19,7 @@ export const TimeOfDay = Schema.String.pipe(Schema.pattern(/^([01]\d|2[0-3]):[0-
 
 /**
  * A load of a stop; only its weight (the load's total weight) matters to generation.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Load = Schema.Struct({
   weightKg: Schema.optionalWith(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), { exact: true })
@@ -33,9 +28,7 @@ export const Load = Schema.Struct({
 /**
  * A stop of the master: its address (copied onto every tour), its daily time window, the day
  * relative to the trigger day, and its loads.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Stop = Schema.Struct({
   address: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
@@ -46,16 +39,13 @@ export const Stop = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Stop = typeof Stop.Type
 
 /**
  * The input of expansion and generation. `id` is the draft id (tours carry it as `draftId`),
  * `name` the name template, `vehicleClass` the master's vehicle class id.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const RecurringMaster = Schema.Struct({
   id: Schema.String,
@@ -68,16 +58,13 @@ export const RecurringMaster = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type RecurringMaster = typeof RecurringMaster.Type
 
 /**
  * The sum of `weightKg` over every load of every stop (a load without a weight counts 0),
  * what the reference vehicle-class policy compares against `maxWeightKg`.
- *
  * @since 0.1.0
- * @category accessors
  */
 export const totalWeightKg = (master: RecurringMaster): number => {
   let total = 0

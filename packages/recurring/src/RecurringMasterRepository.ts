@@ -4,7 +4,6 @@
  * server processes may run generators against one database. The PostgreSQL adapter makes that safe
  * by claiming each master with `SELECT … FOR UPDATE SKIP LOCKED` inside the generator's per-master
  * transaction: a master locked by another process is skipped this run.
- *
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -16,9 +15,7 @@ import type { RecurringMaster } from "./RecurringMaster.js"
 
 /**
  * Identifies a master (a draft id in its workspace).
- *
  * @since 0.1.0
- * @category models
  */
 export interface MasterRef {
   readonly workspaceId: WorkspaceId
@@ -27,17 +24,13 @@ export interface MasterRef {
 
 /**
  * The generation status of a master: `active-recurring` or `paused-recurring`.
- *
  * @since 0.1.0
- * @category models
  */
 export type Status = "active" | "paused"
 
 /**
  * A master with its generation state, as listed (possibly stale) or claimed (fresh, locked).
- *
  * @since 0.1.0
- * @category models
  */
 export interface MasterState {
   readonly master: RecurringMaster
@@ -56,33 +49,26 @@ export interface MasterState {
 
 /**
  * The same as `MasterState` (the name under which claims were first published).
- *
  * @since 0.1.0
- * @category models
  */
 export type ClaimedMaster = MasterState
 
 /**
  * An entry of `list`: just the ref (the generator claims it), or the master's state (the
  * generator first checks whether anything is due and skips it without a transaction if not).
- *
  * @since 0.1.0
- * @category models
  */
 export type Listed = MasterRef | MasterState
 
 /**
  * The ref of a listed entry.
- *
  * @since 0.1.0
- * @category accessors
  */
 export const refOf = (listed: Listed): MasterRef =>
   "master" in listed ? { workspaceId: listed.master.workspaceId, id: listed.master.id } : listed
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class RecurringMasterRepository extends Context.Tag("@waybill/recurring/RecurringMasterRepository")<
   RecurringMasterRepository,
@@ -114,9 +100,7 @@ export class RecurringMasterRepository extends Context.Tag("@waybill/recurring/R
 
 /**
  * What the in-memory store keeps per master.
- *
  * @since 0.1.0
- * @category models
  */
 export interface MemoryMaster {
   readonly master: RecurringMaster
@@ -128,9 +112,7 @@ export interface MemoryMaster {
 
 /**
  * Drives the in-memory store the way the drafts side drives a real one (tests, embedders).
- *
  * @since 0.1.0
- * @category tags
  */
 export class MemoryMasters extends Context.Tag("@waybill/recurring/MemoryMasters")<
   MemoryMasters,
@@ -156,9 +138,7 @@ const toState = (entry: MemoryMaster): MasterState => ({
 /**
  * An in-memory store of masters. It does not lock: with `Transactor.layerMemory` runs are
  * serialised anyway, and without it the tour key still prevents duplicates.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<RecurringMasterRepository | MemoryMasters> = Layer.syncContext(() => {
   const masters = new Map<string, MemoryMaster>()

@@ -1,7 +1,6 @@
 /**
  * The `recurringSchedule` of a recurring master (contract §2): its schema, its validation
  * (every issue, with paths relative to the schedule) and its trigger instants.
- *
  * @since 0.1.0
  */
 
@@ -18,17 +17,13 @@ import * as WallClock from "./WallClock.js"
 
 /**
  * Latest epoch second the engine accepts (9999-12-31T23:59:59Z).
- *
  * @since 0.1.0
- * @category constants
  */
 export const MAX_EPOCH_SECONDS = 253_402_300_799
 
 /**
  * At most this many cron expressions per schedule.
- *
  * @since 0.1.0
- * @category constants
  */
 export const MAX_EXPRESSIONS = 16
 
@@ -48,9 +43,7 @@ const parses = (expression: string): boolean => {
  * Why a cron expression is unacceptable, in our words (never cron-parser's), or `undefined`
  * when it is fine: exactly 5 fields, no `H` (hashed values differ between parsers), accepted
  * by cron-parser, and able to match at least one calendar day.
- *
  * @since 0.1.0
- * @category validation
  */
 export const checkCronExpression = (expression: string): string | undefined => {
   const fields = cron.fieldsOf(expression)
@@ -75,9 +68,7 @@ export const checkCronExpression = (expression: string): string | undefined => {
 
 /**
  * A standard 5-field cron expression that cron-parser accepts and that can match a date.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const CronExpression = Schema.String.pipe(
   Schema.filter((expression) => checkCronExpression(expression) ?? true)
@@ -85,9 +76,7 @@ export const CronExpression = Schema.String.pipe(
 
 /**
  * An IANA time-zone name (`Europe/Berlin`).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const TimeZone = Schema.String.pipe(Schema.filter(WallClock.isTimeZone)).annotations({
   identifier: "TimeZone",
@@ -97,9 +86,7 @@ export const TimeZone = Schema.String.pipe(Schema.filter(WallClock.isTimeZone)).
 
 /**
  * Epoch seconds (integer, 0 … 9999-12-31).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const EpochSeconds = Schema.Int.pipe(Schema.between(0, MAX_EPOCH_SECONDS)).annotations({
   identifier: "EpochSeconds",
@@ -108,9 +95,7 @@ export const EpochSeconds = Schema.Int.pipe(Schema.between(0, MAX_EPOCH_SECONDS)
 
 /**
  * A weekday key (`mon` … `sun`).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Weekday = Schema.Literal("mon", "tue", "wed", "thu", "fri", "sat", "sun").annotations({
   identifier: "Weekday"
@@ -118,9 +103,7 @@ export const Weekday = Schema.Literal("mon", "tue", "wed", "thu", "fri", "sat", 
 
 /**
  * Minutes added to every stop window on tours triggered on a weekday: an integer, −720…720.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const OffsetMinutes = Schema.Int.pipe(Schema.between(-720, 720)).annotations({
   message: () => ({ message: "must be an integer number of minutes from -720 to 720", override: true })
@@ -138,23 +121,18 @@ const offsetFields = {
 
 /**
  * Per-weekday offsets of the stop windows, in wall-clock minutes.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const WeekdayTimeOffsets = Schema.Struct(offsetFields).annotations({ identifier: "WeekdayTimeOffsets" })
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type WeekdayTimeOffsets = typeof WeekdayTimeOffsets.Type
 
 /**
  * `preserve` keeps the master's vehicle class; `recalculate` asks the `VehicleClassPolicy`.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const VehicleClassAdjustmentStrategy = Schema.Literal("preserve", "recalculate").annotations({
   identifier: "VehicleClassAdjustmentStrategy",
@@ -163,7 +141,6 @@ export const VehicleClassAdjustmentStrategy = Schema.Literal("preserve", "recalc
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type VehicleClassAdjustmentStrategy = typeof VehicleClassAdjustmentStrategy.Type
 
@@ -197,9 +174,7 @@ const fields = {
  * The schedule of a recurring master (contract §2). Decoding fills in
  * `vehicleClassAdjustmentStrategy: "recalculate"` when omitted. The rules that depend on the
  * current time (`startsAt` not in the past, `endsAt` after now) are in `validateSchedule`.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const RecurringSchedule = Schema.Struct(fields).annotations({
   identifier: "RecurringSchedule",
@@ -208,17 +183,13 @@ export const RecurringSchedule = Schema.Struct(fields).annotations({
 
 /**
  * A decoded schedule (strategy defaulted).
- *
  * @since 0.1.0
- * @category models
  */
 export type RecurringSchedule = typeof RecurringSchedule.Type
 
 /**
  * A schedule as sent over the wire (strategy optional).
- *
  * @since 0.1.0
- * @category models
  */
 export type RecurringScheduleEncoded = typeof RecurringSchedule.Encoded
 
@@ -226,9 +197,7 @@ export type RecurringScheduleEncoded = typeof RecurringSchedule.Encoded
  * When the validation runs: at `create` the window must not start in the past; at `activation`
  * (contract §2, cross-entity validation) a past `startsAt` is fine but `endsAt` must be in the
  * future and the window must hold at least one trigger.
- *
  * @since 0.1.0
- * @category models
  */
 export type Phase = "create" | "activation"
 
@@ -297,9 +266,7 @@ const activated = (
  * epoch seconds. Callers nesting it prefix the paths (`Issue.prefix(issues, "recurringSchedule")`).
  * A schedule nested deeper than `JsonDepth.maxDepth` levels gets the one issue where the limit is
  * crossed: the schema decoders' default messages quote the values they refuse, recursively.
- *
  * @since 0.1.0
- * @category validation
  */
 export const validateSchedule = (
   input: unknown,
@@ -391,9 +358,7 @@ const compiledOf = (schedule: RecurringSchedule): Array<cron.Compiled> => schedu
  * Every trigger instant (epoch seconds) of the schedule in `[from, to)` that also lies in its
  * validity window `[startsAt, endsAt)`: the union of all expressions, evaluated on wall-clock
  * time in the schedule's zone, resolved by the one rule, deduplicated, ascending.
- *
  * @since 0.1.0
- * @category triggers
  */
 export const triggers = (schedule: RecurringSchedule, from: number, to: number): ReadonlyArray<number> =>
   triggers_.between(
@@ -409,9 +374,7 @@ const SEARCH_LIMIT = 29 * 366 * Calendar.SECONDS_PER_DAY
 /**
  * The first trigger at or after `from` inside the validity window, if there is one (searched
  * up to `endsAt`, or 29 years ahead when the window is open).
- *
  * @since 0.1.0
- * @category triggers
  */
 export const firstTrigger = (schedule: RecurringSchedule, from: number): Option.Option<number> => {
   const start = Math.max(from, schedule.startsAt ?? from)
@@ -422,9 +385,7 @@ export const firstTrigger = (schedule: RecurringSchedule, from: number): Option.
 /**
  * Whether the schedule still has a trigger in its validity window from `now` on (the
  * activation check of contract §2: "at least one trigger inside its validity window").
- *
  * @since 0.1.0
- * @category triggers
  */
 export const hasTriggerInWindow = (schedule: RecurringSchedule, now: number): boolean =>
   Option.isSome(firstTrigger(schedule, now))
@@ -432,9 +393,7 @@ export const hasTriggerInWindow = (schedule: RecurringSchedule, now: number): bo
 /**
  * Drops the caches of compiled expressions and zone offsets (they are bounded; this is for
  * benchmarks that measure a cold start).
- *
  * @since 0.1.0
- * @category caching
  */
 export const clearCaches = (): void => {
   cron.clearCache()

@@ -1,6 +1,5 @@
 /**
  * The tour a recurring master generates (contract §3) and its `tour-created` event.
- *
  * @since 0.1.0
  */
 import type { NewEvent } from "@waybill/events/EventOutbox"
@@ -12,9 +11,7 @@ import { VehicleClassReason } from "./VehicleClass.js"
 
 /**
  * A stop of a generated tour.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const TourStop = Schema.Struct({
   address: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
@@ -24,9 +21,7 @@ export const TourStop = Schema.Struct({
 
 /**
  * A generated tour, as `GET /tours/{id}` and `tour-created` show it.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Tour = Schema.Struct({
   id: Schema.String,
@@ -46,23 +41,18 @@ export const Tour = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Tour = typeof Tour.Type
 
 /**
  * The status of every generated tour.
- *
  * @since 0.1.0
- * @category constants
  */
 export const PLANNED = "planned"
 
 /**
  * The tour of an occurrence: status `planned`, no substatus, no properties yet.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (
   master: RecurringMaster,
@@ -86,8 +76,6 @@ export const make = (
 
 /**
  * The event a new tour raises: `tour-created` `{ tour }`.
- *
  * @since 0.1.0
- * @category events
  */
 export const created = (tour: Tour): NewEvent => ({ type: "tour-created", payload: { tour } })

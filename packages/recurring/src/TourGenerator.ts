@@ -2,7 +2,6 @@
  * The tour generator (contract §3): for every active master, every due tour from its cursor to its
  * horizon, stored once and announced once, one transaction per master. Details: docs/internals.md
  * (TourGenerator).
- *
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
@@ -26,9 +25,7 @@ import type { VehicleClassPolicy } from "./VehicleClass.js"
 
 /**
  * Totals of one run over every master.
- *
  * @since 0.1.0
- * @category models
  */
 export interface RunSummary {
   readonly masters: number
@@ -46,9 +43,7 @@ export interface RunSummary {
  * - `generated`: tours were stored (`created` lists the new ones);
  * - `ended`: the window has passed and the master was ended (after any last tours);
  * - `failed`: the master's transaction failed and was rolled back (logged; retried next run).
- *
  * @since 0.1.0
- * @category models
  */
 export interface MasterOutcome {
   readonly ref: MasterRef
@@ -58,7 +53,6 @@ export interface MasterOutcome {
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class TourGenerator extends Context.Tag("@waybill/recurring/TourGenerator")<
   TourGenerator,
@@ -82,9 +76,7 @@ export class TourGenerator extends Context.Tag("@waybill/recurring/TourGenerator
 
 /**
  * Tuning of a generator.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Options {
   /**
@@ -98,9 +90,7 @@ export interface Options {
 
 /**
  * Everything a generator needs besides `Clock`.
- *
  * @since 0.1.0
- * @category models
  */
 export type Requirements =
   | RecurringMasterRepository
@@ -111,9 +101,7 @@ export type Requirements =
 
 /**
  * Builds a generator over the ports in context.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], never, Requirements> =>
   Effect.gen(function* () {
@@ -228,9 +216,7 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
 
 /**
  * The generator as a layer over the ports.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<TourGenerator, never, Requirements> =>
   Layer.effect(TourGenerator, make(options))
@@ -238,9 +224,7 @@ export const layer = (options?: Options): Layer.Layer<TourGenerator, never, Requ
 /**
  * Runs the generator every `interval` (the reference server: `WAYBILL_GENERATOR_INTERVAL_MS`),
  * forever; fork it in a scope.
- *
  * @since 0.1.0
- * @category running
  */
 export const runEvery = (interval: Duration.DurationInput): Effect.Effect<never, never, TourGenerator> =>
   Effect.flatMap(TourGenerator, (generator) =>

@@ -3,7 +3,6 @@
  * `GET /tours?draftId=&limit=&cursor=`. A port of its own, beside the generator's write port
  * `TourRepository`, so the generator needs nothing it does not use. Every read is scoped to a
  * workspace: another workspace's tour is never found, and its draft id lists nothing.
- *
  * @since 0.1.0
  */
 import * as Cursor from "@waybill/core/Cursor"
@@ -20,18 +19,14 @@ import { MemoryTours } from "./TourRepository.js"
 
 /**
  * Default and largest page size of `list`.
- *
  * @since 0.1.0
- * @category constants
  */
 export const pageSize = { default: 20, max: 100 } as const
 
 /**
  * The query of `GET /tours` as URL parameters (`?draftId=&limit=&cursor=`). Without `draftId`
  * every tour of the workspace is listed.
- *
  * @since 0.1.0
- * @category models
  */
 export const ListParams = Schema.Struct({
   draftId: Schema.optionalWith(Schema.String.annotations({ description: "Only the tours of this recurring master" }), {
@@ -52,15 +47,12 @@ export const ListParams = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ListParams = typeof ListParams.Type
 
 /**
  * Where a page continues: after this tour in list order.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Position {
   readonly triggerAt: number
@@ -70,9 +62,7 @@ export interface Position {
 /**
  * What an adapter is asked for: tours in trigger order (`triggerAt`, then `id`), optionally of
  * one master, `limit` of them after `after`.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ListQuery {
   readonly draftId?: string | undefined
@@ -82,9 +72,7 @@ export interface ListQuery {
 
 /**
  * A page of tours and the cursor of the next page (`null` on the last page).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const TourPage = Schema.Struct({
   data: Schema.Array(Tour),
@@ -93,13 +81,11 @@ export const TourPage = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type TourPage = typeof TourPage.Type
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class TourQuery extends Context.Tag("@waybill/recurring/TourQuery")<
   TourQuery,
@@ -111,17 +97,13 @@ export class TourQuery extends Context.Tag("@waybill/recurring/TourQuery")<
 
 /**
  * The opaque cursor that points after a tour. Adapters build `nextCursor` with it.
- *
  * @since 0.1.0
- * @category cursors
  */
 export const encodeCursor = (position: Position): string => Cursor.encode(`tour:${position.triggerAt}:${position.id}`)
 
 /**
  * The position a cursor points after, or none when the cursor is not one of ours.
- *
  * @since 0.1.0
- * @category cursors
  */
 export const decodeCursor = (cursor: string): Option.Option<Position> =>
   Option.flatMap(Cursor.decode(cursor), (text) => {
@@ -132,9 +114,7 @@ export const decodeCursor = (cursor: string): Option.Option<Position> =>
 /**
  * Builds a page from up to `limit + 1` tours in list order: the extra one only tells that a
  * next page exists.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makePage = (rows: ReadonlyArray<Tour>, limit: number): TourPage => {
   const data = rows.slice(0, limit)
@@ -145,9 +125,7 @@ export const makePage = (rows: ReadonlyArray<Tour>, limit: number): TourPage => 
 /**
  * Checks the URL parameters of a list request: the adapter query, or every issue found
  * (paths `limit`, `cursor`).
- *
  * @since 0.1.0
- * @category validation
  */
 export const toListQuery = (params: ListParams): Either.Either<ListQuery, ReadonlyArray<Issue.Issue>> => {
   const issues: Array<Issue.Issue> = []
@@ -166,18 +144,14 @@ export const toListQuery = (params: ListParams): Either.Either<ListQuery, Readon
 
 /**
  * The list order: trigger instant, then id.
- *
  * @since 0.1.0
- * @category ordering
  */
 export const compare = (a: Position, b: Position): number =>
   a.triggerAt !== b.triggerAt ? a.triggerAt - b.triggerAt : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 
 /**
  * Reads the in-memory `TourRepository` (provide `TourRepository.layerMemory`).
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<TourQuery, never, MemoryTours> = Layer.effect(
   TourQuery,

@@ -3,7 +3,6 @@
  * `(draftId, triggerAt)` (the trigger in epoch seconds), so a restart or two generators running
  * at once never store a tour twice. The PostgreSQL adapter is a unique index plus
  * `INSERT … ON CONFLICT (draft_id, trigger_at) DO NOTHING RETURNING …`.
- *
  * @since 0.1.0
  */
 import type { Recorded } from "@waybill/core/Recorded"
@@ -16,7 +15,6 @@ import type { Tour } from "./Tour.js"
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class TourRepository extends Context.Tag("@waybill/recurring/TourRepository")<
   TourRepository,
@@ -32,9 +30,7 @@ export class TourRepository extends Context.Tag("@waybill/recurring/TourReposito
 
 /**
  * A stored tour with its workspace.
- *
  * @since 0.1.0
- * @category models
  */
 export interface StoredTour {
   readonly workspaceId: WorkspaceId
@@ -43,9 +39,7 @@ export interface StoredTour {
 
 /**
  * Reads what the in-memory repository holds, in insertion order.
- *
  * @since 0.1.0
- * @category tags
  */
 export class MemoryTours extends Context.Tag("@waybill/recurring/MemoryTours")<MemoryTours, Recorded<StoredTour>>() {}
 
@@ -54,9 +48,7 @@ const keyOf = (tour: Tour): string => `${tour.draftId}\u0000${tour.triggerAt}`
 /**
  * An in-memory repository (tests, embedders without storage). Insert-if-absent is one atomic
  * step, so interleaved generators cannot both insert the same tour.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<TourRepository | MemoryTours> = Layer.syncContext(() => {
   // Plain mutable state behind `Effect.sync`: each call runs without a yield point, so it is atomic.

@@ -1,7 +1,6 @@
 /**
  * Vehicle classes (reference data) and the `VehicleClassPolicy` port that `recalculate`
  * schedules go through (contract §2).
- *
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -13,9 +12,7 @@ import type { RecurringMaster } from "./RecurringMaster.js"
 
 /**
  * A vehicle class as the reference data lists it.
- *
  * @since 0.1.0
- * @category models
  */
 export const VehicleClass = Schema.Struct({
   id: Schema.String,
@@ -26,15 +23,12 @@ export const VehicleClass = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type VehicleClass = typeof VehicleClass.Type
 
 /**
  * Why a tour has its vehicle class.
- *
  * @since 0.1.0
- * @category models
  */
 export const VehicleClassReason = Schema.Literal("preserved", "recalculated", "no-class-fits").annotations({
   identifier: "VehicleClassReason"
@@ -42,15 +36,12 @@ export const VehicleClassReason = Schema.Literal("preserved", "recalculated", "n
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type VehicleClassReason = typeof VehicleClassReason.Type
 
 /**
  * The vehicle class of a generated tour and the reason for it.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Decision {
   readonly vehicleClass: string
@@ -59,9 +50,7 @@ export interface Decision {
 
 /**
  * What a policy is asked: the master (with its class) and the total weight of its loads.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Request {
   readonly workspaceId: WorkspaceId
@@ -71,9 +60,7 @@ export interface Request {
 
 /**
  * The port `recalculate` goes through; `preserve` never asks it.
- *
  * @since 0.1.0
- * @category tags
  */
 export class VehicleClassPolicy extends Context.Tag("@waybill/recurring/VehicleClassPolicy")<
   VehicleClassPolicy,
@@ -85,9 +72,7 @@ export class VehicleClassPolicy extends Context.Tag("@waybill/recurring/VehicleC
  * (`recalculated`, also when it equals the master's class), else the master's class
  * (`no-class-fits`). Equal ranks are broken by the smaller `maxWeightKg`, then the id, so the
  * result never depends on list order.
- *
  * @since 0.1.0
- * @category policies
  */
 export const choose = (classes: ReadonlyArray<VehicleClass>, masterClass: string, totalWeightKg: number): Decision => {
   let best: VehicleClass | undefined
@@ -110,9 +95,7 @@ export const choose = (classes: ReadonlyArray<VehicleClass>, masterClass: string
 
 /**
  * The reference policy over classes loaded per workspace (e.g. from a reference-data port).
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makeReference = (
   load: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<VehicleClass>>
@@ -125,9 +108,7 @@ export const makeReference = (
 
 /**
  * The reference policy over a fixed list (the reference server's seeded classes, tests).
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerFromList = (classes: ReadonlyArray<VehicleClass>): Layer.Layer<VehicleClassPolicy> =>
   Layer.succeed(

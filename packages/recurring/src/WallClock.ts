@@ -2,32 +2,25 @@
  * The one wall-clock resolver, `(local date, time, zone) → instant`, for triggers, `dayOffset`
  * stops and weekday offsets alike (contract §3), by RFC 5545's rule, independent of the process
  * time zone (docs/internals.md, WallClock).
- *
  * @since 0.1.0
  */
 import * as Calendar from "@waybill/core/Calendar"
 
 /**
  * A calendar day, `YYYY-MM-DD`.
- *
  * @since 0.1.0
- * @category models
  */
 export type LocalDate = string
 
 /**
  * Lower-case three-letter weekday keys, Monday first, as `weekdayTimeOffsets` uses them.
- *
  * @since 0.1.0
- * @category models
  */
 export type Weekday = "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun"
 
 /**
  * The weekday keys in order, Monday first.
- *
  * @since 0.1.0
- * @category constants
  */
 export const weekdays: ReadonlyArray<Weekday> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
@@ -45,9 +38,7 @@ const NAMES: Readonly<Record<Weekday, string>> = {
 /**
  * Whether a string is an IANA time-zone name the runtime knows (`Europe/Berlin`, `UTC`).
  * Bare offsets such as `+01:00` are refused.
- *
  * @since 0.1.0
- * @category guards
  */
 export const isTimeZone = (value: string): boolean => Calendar.isTimeZone(value)
 
@@ -55,9 +46,7 @@ export const isTimeZone = (value: string): boolean => Calendar.isTimeZone(value)
  * The instant (epoch seconds) of a wall-clock date and time (`HH:MM`) in a zone, plus an
  * optional number of wall-clock minutes (which may cross midnight either way). Throws a
  * `RangeError` on a malformed date or time; zones must be valid (see `isTimeZone`).
- *
  * @since 0.1.0
- * @category resolving
  */
 export const resolve = (date: LocalDate, time: string, timeZone: string, plusMinutes = 0): number => {
   const days = Calendar.parseDate(date)
@@ -69,18 +58,14 @@ export const resolve = (date: LocalDate, time: string, timeZone: string, plusMin
 
 /**
  * The calendar day of an instant (epoch seconds) in a zone.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const localDate = (instant: number, timeZone: string): LocalDate =>
   Calendar.formatDate(Math.floor(Calendar.toFloating(timeZone, instant) / Calendar.SECONDS_PER_DAY))
 
 /**
  * The wall-clock time `HH:MM:SS` of an instant (epoch seconds) in a zone.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const localTime = (instant: number, timeZone: string): string => {
   const seconds =
@@ -93,18 +78,14 @@ export const localTime = (instant: number, timeZone: string): string => {
 /**
  * The same wall-clock time `days` calendar days later in the zone (never `+ days × 86400`),
  * resolved by the one rule.
- *
  * @since 0.1.0
- * @category arithmetic
  */
 export const addCalendarDays = (instant: number, days: number, timeZone: string): number =>
   Calendar.resolve(timeZone, Calendar.toFloating(timeZone, Math.floor(instant)) + days * Calendar.SECONDS_PER_DAY)
 
 /**
  * The weekday key of a calendar day.
- *
  * @since 0.1.0
- * @category conversions
  */
 export const weekdayOf = (date: LocalDate): Weekday => {
   const days = Calendar.parseDate(date)
@@ -114,8 +95,6 @@ export const weekdayOf = (date: LocalDate): Weekday => {
 
 /**
  * The English name of a weekday (`Monday`).
- *
  * @since 0.1.0
- * @category conversions
  */
 export const weekdayName = (weekday: Weekday): string => NAMES[weekday]

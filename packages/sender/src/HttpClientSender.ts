@@ -2,7 +2,6 @@
  * An `HttpSender` over `@effect/platform`'s `HttpClient`, for embedders who bring the client they
  * already run; the SSRF rules are checked before each request. What it can and cannot guarantee
  * beside the undici `WebhookSender` is in docs/webhooks.md ("Senders").
- *
  * @since 0.1.0
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
@@ -22,7 +21,6 @@ import { makeTargets, refusalOfName, type Target } from "./internal/target.js"
 
 /**
  * @since 0.1.0
- * @category models
  */
 export interface Options {
   /** Allows non-global targets (`WAYBILL_ALLOW_PRIVATE_TARGETS`); the SSRF check is skipped. */
@@ -64,9 +62,7 @@ const requestFailure = (error: HttpClientError.HttpClientError, headers: Readonl
 
 /**
  * Builds the sender over the `HttpClient` and the `HostResolver` in context.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (
   options: Options
@@ -138,9 +134,7 @@ export const make = (
 /**
  * The sender as a layer, over the `HttpClient` and `HostResolver` you provide (for example
  * `FetchHttpClient.layer` and `WebhookSender.layerResolver`).
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer = (options: Options): Layer.Layer<HttpSender, never, HttpClient.HttpClient | HostResolver> =>
   Layer.effect(HttpSender, make(options))

@@ -2,7 +2,6 @@
  * The Node `HttpSender` over undici: one delivery attempt with one deadline, no redirect, at most
  * 4 KiB of the answer read, and the SSRF rules checked on the address it connects to; and the
  * system `HostResolver`. How an attempt goes: docs/webhooks.md ("Senders").
- *
  * @since 0.1.0
  */
 import * as dns from "node:dns"
@@ -20,7 +19,6 @@ import { makeTargets, refusalOfName } from "./internal/target.js"
 
 /**
  * @since 0.1.0
- * @category models
  */
 export interface Options {
   /** Allows non-global targets (`WAYBILL_ALLOW_PRIVATE_TARGETS`); the SSRF check is skipped. */
@@ -66,9 +64,7 @@ const guardedLookup =
 /**
  * The error class of a request error: Node's codes (`getaddrinfo`, TLS, sockets), undici's
  * (`UND_ERR_*`, `HPE_*` from its parser) and the SSRF refusal, looked for through `cause`.
- *
  * @since 0.1.0
- * @category classifying
  */
 export const classify: (error: Error) => ErrorClass = Classify.classify
 
@@ -87,9 +83,7 @@ const closedUnanswered = (error: CodedError) =>
 
 /**
  * Builds the sender; its connections close with the scope.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (options: Options) =>
   Effect.gen(function* () {
@@ -257,18 +251,14 @@ export const make = (options: Options) =>
 
 /**
  * The Node sender as a layer.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer = (options: Options): Layer.Layer<HttpSender> => Layer.scoped(HttpSender, make(options))
 
 /**
  * The system resolver (`getaddrinfo`, as the sender uses it): every address of a name; none
  * when it does not resolve.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerResolver: Layer.Layer<HostResolver> = Layer.succeed(
   HostResolver,

@@ -5,7 +5,6 @@
 /**
  * An `HttpSender` over `@effect/platform`'s `HttpClient`, for embedders who bring their own
  * client; the SSRF rules checked before each request.
- *
  * @since 0.1.0
  */
 export * as HttpClientSender from "./HttpClientSender.js"
@@ -13,7 +12,6 @@ export * as HttpClientSender from "./HttpClientSender.js"
 /**
  * The Node `HttpSender` over undici (one deadline, no redirects, SSRF checked at connect time)
  * and the system `HostResolver`.
- *
  * @since 0.1.0
  */
 export * as WebhookSender from "./WebhookSender.js"

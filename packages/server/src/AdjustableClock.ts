@@ -3,7 +3,6 @@
  * whole reference server through time in tests (generation windows, pauses, `endsAt`). Unlike
  * `TestClock`, sleeps take real time, so the server's loops, timeouts and retries behave as in
  * production; only the time they read is shifted.
- *
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
@@ -12,7 +11,6 @@ import * as Effect from "effect/Effect"
 
 /**
  * @since 0.1.0
- * @category models
  */
 export interface AdjustableClock extends Clock.Clock {
   /** From now on the clock reads `epochMillis`, then runs on from there. */
@@ -24,9 +22,7 @@ export interface AdjustableClock extends Clock.Clock {
 /**
  * A clock reading the system time (or `startMillis` from now on, when given) until it is set
  * or adjusted.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (startMillis?: number): AdjustableClock => {
   const system = Clock.make()

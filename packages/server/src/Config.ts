@@ -1,6 +1,5 @@
 /**
  * The reference server's configuration, read from the environment (contract §7).
- *
  * @since 0.1.0
  */
 
@@ -21,7 +20,6 @@ import { defaultPath } from "./ReferenceDataFile.js"
 
 /**
  * @since 0.1.0
- * @category models
  */
 export interface ServerConfig {
   readonly port: number
@@ -84,9 +82,7 @@ export interface ServerConfig {
  * The OTLP/HTTP trace exporter's settings (contract §8 "Tracing"): `OTEL_EXPORTER_OTLP_ENDPOINT`
  * (spans go to `<endpoint>/v1/traces`), `OTEL_SERVICE_NAME` (default `waybill`) and
  * `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf`, the default, or `http/json`).
- *
  * @since 0.1.0
- * @category models
  */
 export interface TracingConfig {
   readonly endpoint: string
@@ -112,9 +108,7 @@ export interface TracingConfig {
  * `OTEL_BSP_SCHEDULE_DELAY` (ms between exports), `OTEL_BSP_MAX_QUEUE_SIZE` (spans waiting at the
  * most; past it new ones are dropped) and `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (spans a request at
  * the most, not above the queue's size).
- *
  * @since 0.1.0
- * @category models
  */
 export interface TracingBatch {
   readonly scheduledDelayMillis: number
@@ -125,9 +119,7 @@ export interface TracingBatch {
 /**
  * The batch span processor's defaults, used when the `OTEL_BSP_*` variables are unset: 5,000 ms,
  * 2,048 spans waiting, 512 a request.
- *
  * @since 0.1.0
- * @category constants
  */
 export const defaultTracingBatch: TracingBatch = {
   scheduledDelayMillis: 5_000,
@@ -146,25 +138,19 @@ const samplers = [
 
 /**
  * The samplers `OTEL_TRACES_SAMPLER` may name: the OpenTelemetry specification's standard ones.
- *
  * @since 0.1.0
- * @category models
  */
 export type TracingSampler = (typeof samplers)[number]
 
 /**
  * The request deadline when `WAYBILL_REQUEST_TIMEOUT_MS` is unset: 30 s (contract §1).
- *
  * @since 0.1.0
- * @category constants
  */
 export const defaultRequestTimeoutMs = 30_000
 
 /**
  * The connection cap when `WAYBILL_MAX_CONNECTIONS` is unset (docs/operations.md says why).
- *
  * @since 0.1.0
- * @category constants
  */
 export const defaultMaxConnections = 1_000
 
@@ -172,9 +158,7 @@ const decodeWorkspace = Schema.decodeUnknownEither(WorkspaceId)
 
 /**
  * Parses `WAYBILL_API_KEYS`: comma-separated `workspaceId:key` pairs.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const parseApiKeys = (value: string): Either.Either<ReadonlyArray<StaticKey>, string> => {
   const entries = value
@@ -268,9 +252,7 @@ const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
 /**
  * The configuration's errors, one line each, naming the variable: `WAYBILL_SECRET_KEY: must be
  * 32 bytes as 64 hexadecimal characters`. Values are never quoted back (they may be secrets).
- *
  * @since 0.1.0
- * @category errors
  */
 export const describeError = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
   switch (error._op) {
@@ -288,9 +270,7 @@ export const describeError = (error: ConfigError.ConfigError): ReadonlyArray<str
 /**
  * Every setting, each checked on its own: what the keys tool reads (it encrypts nothing, so it
  * needs no secret key).
- *
  * @since 0.1.0
- * @category config
  */
 export const settings: Config.Config<ServerConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
@@ -396,9 +376,7 @@ export const settings: Config.Config<ServerConfig> = Config.all({
  * The server's whole configuration, from the environment: `settings`, and a secret key wherever
  * `DATABASE_URL` is set. Checked here, with the rest, so that nothing is touched (no migration
  * run) before refusing.
- *
  * @since 0.1.0
- * @category config
  */
 export const config: Config.Config<ServerConfig> = settings.pipe(
   Config.mapOrFail((server) =>
@@ -415,9 +393,7 @@ export const config: Config.Config<ServerConfig> = settings.pipe(
 
 /**
  * Where the embedded database keeps its files inside the data directory.
- *
  * @since 0.1.0
- * @category utils
  */
 export const databaseConfig = (server: ServerConfig): DatabaseConfig =>
   server.database._tag === "Embedded" && server.database.dataDir !== "memory://"

@@ -2,7 +2,6 @@
  * One process at a time on an embedded data directory (PGlite keeps the database in the memory of
  * the process that opened it); `memory://` and PostgreSQL need no lock. How the lock is held and
  * taken over: docs/internals.md (DataDirLock).
- *
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
@@ -15,17 +14,13 @@ import * as Effect from "effect/Effect"
 
 /**
  * The directory is in use by another live process, or the lock cannot be taken.
- *
  * @since 0.1.0
- * @category errors
  */
 export class DataDirLockError extends Data.TaggedError("DataDirLockError")<{ readonly message: string }> {}
 
 /**
  * The lock file's name inside the data directory.
- *
  * @since 0.1.0
- * @category constants
  */
 export const fileName = "waybill.lock"
 
@@ -150,9 +145,7 @@ const takeFile = async (directory: string, file: string): Promise<() => Promise<
 
 /**
  * Holds the lock of the configured embedded data directory for the life of the scope.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const acquire = (database: DatabaseConfig) => {
   if (database._tag !== "Embedded" || database.dataDir === "memory://") return Effect.void

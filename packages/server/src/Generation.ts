@@ -2,7 +2,6 @@
  * Tour generation in the reference server (contract §2, §3): the generator over the PostgreSQL
  * ports, a run every `WAYBILL_GENERATOR_INTERVAL_MS`, and an immediate run inside an activation's
  * or resumption's transaction; safe with several processes (docs/internals.md, Generation).
- *
  * @since 0.1.0
  */
 import * as Availability from "@waybill/core/Availability"
@@ -22,9 +21,7 @@ import * as Layer from "effect/Layer"
 
 /**
  * What a server may tune about generation.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Options {
   /**
@@ -40,9 +37,7 @@ const startsGeneration: ReadonlySet<ActionType> = new Set(["activate-recurring",
 
 /**
  * The reference vehicle-class policy over the reference data's classes (contract §2).
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerVehicleClassPolicy: Layer.Layer<VehicleClass.VehicleClassPolicy, never, ReferenceData> = Layer.effect(
   VehicleClass.VehicleClassPolicy,
@@ -52,9 +47,7 @@ export const layerVehicleClassPolicy: Layer.Layer<VehicleClass.VehicleClassPolic
 /**
  * The generator. With a clock, every run reads that clock whoever calls it (a test fiber, the
  * loop, an HTTP request).
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerGenerator = (
   options: Options = {}
@@ -80,9 +73,7 @@ export const layerGenerator = (
  * generator holding the row, or a racing action that is about to get its 409 (the claim inside
  * the action's transaction is its own lock, never skipped). If generation fails, the action
  * fails and nothing is written.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerImmediateRuns: Layer.Layer<
   DraftService,
@@ -117,9 +108,7 @@ export const layerImmediateRuns: Layer.Layer<
  * Adds generation to a draft service: the PostgreSQL `RecurringMasterRepository` and `TourRepository`
  * ports (`TourQuery` too, for the tours endpoints), the vehicle-class policy, the generator,
  * and the draft service again, now running a master right after its activation or resumption.
- *
  * @since 0.1.0
- * @category layers
  */
 export const withTours = <E, R>(drafts: Layer.Layer<DraftService, E, R>, options: Options = {}) => {
   const generator = layerGenerator(options).pipe(
@@ -133,9 +122,7 @@ export const withTours = <E, R>(drafts: Layer.Layer<DraftService, E, R>, options
 /**
  * The loop: a run at start-up (catching up after a restart), then one every `interval`. A run
  * that fails as a whole (the database is unreachable) is logged and the loop goes on.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerLoop = (interval: Duration.DurationInput): Layer.Layer<never, never, TourGenerator.TourGenerator> =>
   Layer.scopedDiscard(

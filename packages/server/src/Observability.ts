@@ -3,7 +3,6 @@
  * behind `WAYBILL_METRICS_TOKEN`, the runtime's process series, and the OTLP/HTTP trace exporter
  * configured from the `OTEL_*` variables. Embedders mount `metricsText` (or `layerMetricsRoute`)
  * and provide `layerTracing` or their own OpenTelemetry setup (docs/embedding.md).
- *
  * @since 0.1.0
  */
 import { createHash, timingSafeEqual } from "node:crypto"
@@ -64,9 +63,7 @@ const readProcess = () => {
 /**
  * The metrics text now (Prometheus format 0.0.4, `PrometheusText.contentType`): the storage
  * gauges read from the database, the process series, and every series of Effect's registry.
- *
  * @since 0.1.0
- * @category metrics
  */
 export const metricsText: Effect.Effect<string, never, SqlClient.SqlClient> = Effect.zipRight(
   Effect.zipRight(
@@ -83,9 +80,7 @@ const digest = (text: string) => createHash("sha256").update(text, "utf8").diges
 
 /**
  * Whether an `Authorization` header is `Bearer <token>` (compared in constant time).
- *
  * @since 0.1.0
- * @category metrics
  */
 export const isMetricsBearer = (header: string | undefined, token: Redacted.Redacted<string>): boolean => {
   if (header === undefined || !/^bearer /i.test(header)) return false
@@ -105,9 +100,7 @@ const unauthorized = HttpServerResponse.unsafeJson(
  * `GET /metrics` on `HttpApiBuilder.Router` (give it to `Http.layerServerWith`): the metrics
  * text to `Authorization: Bearer <token>` only, else 401 with the contract's error body. Not part
  * of the API, so not in `/openapi.json`. The fixed series exist from the start, at zero.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer<never, never, SqlClient.SqlClient> =>
   Layer.unwrapEffect(
@@ -144,9 +137,7 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
  * made only with `config.statements` (`WAYBILL_TRACE_SQL`), and then not a statement outside any
  * request or event (`sql.execute` without a parent): the background loops poll every second,
  * each poll a trace of its own.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resource> =>
   Layer.unwrapEffect(

@@ -1,7 +1,6 @@
 /**
  * The reference-data file (contract §7): transport shapes, vehicle classes, products and custom
  * property definitions, validated whole at start-up.
- *
  * @since 0.1.0
  */
 
@@ -19,17 +18,13 @@ import * as Schema from "effect/Schema"
 
 /**
  * The file shipped with the server, used when `WAYBILL_REFERENCE_DATA` is unset.
- *
  * @since 0.1.0
- * @category constants
  */
 export const defaultPath = fileURLToPath(new URL("./reference-data.json", import.meta.url))
 
 /**
  * Everything the file holds.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ReferenceDataFile extends ReferenceDataSet {
   readonly propertyDefinitions: ReadonlyArray<PropertyDefinition>
@@ -37,9 +32,7 @@ export interface ReferenceDataFile extends ReferenceDataSet {
 
 /**
  * The file is missing, not JSON, or breaks the schema; names the file and every bad path.
- *
  * @since 0.1.0
- * @category errors
  */
 export class ReferenceDataError extends Data.TaggedError("ReferenceDataError")<{
   readonly path: string
@@ -52,9 +45,7 @@ export class ReferenceDataError extends Data.TaggedError("ReferenceDataError")<{
 
 /**
  * Validates parsed file content; every problem found is reported.
- *
  * @since 0.1.0
- * @category decoding
  */
 export const parse = (path: string, json: unknown): Either.Either<ReferenceDataFile, ReferenceDataError> => {
   const fail = (issues: ReadonlyArray<Issue.Issue>) =>
@@ -83,9 +74,7 @@ export const parse = (path: string, json: unknown): Either.Either<ReferenceDataF
 
 /**
  * Reads and validates a reference-data file.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const load = (path: string): Effect.Effect<ReferenceDataFile, ReferenceDataError> =>
   Effect.gen(function* () {

@@ -1,7 +1,6 @@
 /**
  * The key that encrypts webhook secrets at rest (contract §7): from `WAYBILL_SECRET_KEY`, or,
  * with the embedded database only, generated once and kept beside the data.
- *
  * @since 0.1.0
  */
 
@@ -16,9 +15,7 @@ import type { ServerConfig } from "./Config.js"
 
 /**
  * The server cannot start without a usable key.
- *
  * @since 0.1.0
- * @category errors
  */
 export class SecretKeyError extends Data.TaggedError("SecretKeyError")<{ readonly message: string }> {}
 
@@ -26,9 +23,7 @@ const KEY = /^[0-9a-f]{64}$/
 
 /**
  * Resolves the key; never logs or returns it in clear.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const resolve = (
   config: Pick<ServerConfig, "secretKey" | "database">

@@ -1,7 +1,6 @@
 /**
  * The reference server: every adapter wired to the HTTP API on a Node HTTP server.
  * `main.ts` runs it from the environment; tests start it on an ephemeral port.
- *
  * @since 0.1.0
  */
 
@@ -49,9 +48,7 @@ import * as Sweeps from "./Sweeps.js"
 
 /**
  * The workspace of the development key issued when no key is configured.
- *
  * @since 0.1.0
- * @category constants
  */
 export const developmentWorkspace = Schema.decodeSync(WorkspaceId)("default")
 
@@ -85,9 +82,7 @@ const developmentKey = (config: ServerConfig) =>
 
 /**
  * Every port the API needs, over the database.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerPorts = (
   config: ServerConfig,
@@ -183,9 +178,7 @@ const dispatching = (config: ServerConfig) =>
  * dispatcher (woken by PostgreSQL's notifications where there are any), the tour generator's
  * loop and the sweeps of expired data (`Sweeps`). Hosts that build the ports themselves run it
  * beside them (`Waybill.make` does).
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerBackground = (config: ServerConfig) =>
   Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs), Sweeps.layerLoop())
@@ -197,9 +190,7 @@ export const layerBackground = (config: ServerConfig) =>
  * closed as it arrives, and a warning logged at most once a minute). Node checks the deadline
  * every `connectionsCheckingInterval`, which is 30 s unless set: here a tenth of the deadline, at
  * most 1 s, so a request is closed within 10 % (or a second) of its deadline.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makeNodeServer = (
   options: { readonly requestTimeoutMs: number; readonly maxConnections: number },
@@ -237,9 +228,7 @@ const dropWarnings = (runtime: Runtime.Runtime<never>) => {
 
 /**
  * The Node HTTP server layer of the reference server, with its deadline and connection cap.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerNodeServer = (config: ServerConfig) =>
   Layer.unwrapEffect(
@@ -263,9 +252,7 @@ export const layerNodeServer = (config: ServerConfig) =>
  * The whole server. It exposes the `HttpServer` (to read the bound address) and its ports
  * (for tests that inspect storage or run the tour generator). `options.clock`, when given, is
  * the clock of the whole server (tests move time with `AdjustableClock`).
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, options: Generation.Options = {}) => {
   const ports = layerPorts(config, referenceData, options)
@@ -289,9 +276,7 @@ export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, op
 
 /**
  * The bound base URL of a running server.
- *
  * @since 0.1.0
- * @category utils
  */
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
   server.address._tag === "TcpAddress"

@@ -2,7 +2,6 @@
  * What the server and the keys tool say when they cannot start: one line that names the setting
  * and the cause (`DATABASE_URL: cannot connect to PostgreSQL at 127.0.0.1:5432/shop: database
  * "shop" does not exist (create it with: createdb shop)`), never a stack trace or a secret.
- *
  * @since 0.1.0
  */
 
@@ -51,9 +50,7 @@ const databaseHint = (
 
 /**
  * The database a configuration uses, without credentials: `PostgreSQL at host:5432/name`.
- *
  * @since 0.1.0
- * @category utils
  */
 export const describeDatabase = (settings: ServerConfig): string =>
   Database.describe(databaseConfig(settings), Option.getOrUndefined(Option.map(settings.databaseUrl, Redacted.value)))
@@ -61,9 +58,7 @@ export const describeDatabase = (settings: ServerConfig): string =>
 /**
  * One line for a failure the operator can fix, or `None` for a bug (then the whole cause is
  * worth printing). `settings` is the configuration when it was read.
- *
  * @since 0.1.0
- * @category errors
  */
 export const describeFailure = (error: unknown, settings?: ServerConfig): Option.Option<string> => {
   if (ConfigError.isConfigError(error)) {
@@ -103,9 +98,7 @@ export const describeFailure = (error: unknown, settings?: ServerConfig): Option
 
 /**
  * The failure of a startup, for the log: one line when the operator can fix it, else the cause.
- *
  * @since 0.1.0
- * @category errors
  */
 export const report = (cause: Cause.Cause<unknown>, settings?: ServerConfig): string =>
   Option.getOrElse(

@@ -3,7 +3,6 @@
  * steps, by every process (each step locks what it deletes, so processes never collide):
  * previous webhook secrets whose rotation overlap has ended, and the answers kept for
  * `Idempotency-Key`s once their 24 hours are up (contract §8).
- *
  * @since 0.1.0
  */
 import * as Availability from "@waybill/core/Availability"
@@ -18,17 +17,13 @@ import * as Layer from "effect/Layer"
  * How often the reference server sweeps: every 10 seconds, so an expired previous secret
  * stays in storage at most that long after its overlap (attempts stop using it at once); kept
  * answers of `Idempotency-Key`s likewise after their 24 hours.
- *
  * @since 0.1.0
- * @category constants
  */
 export const defaultInterval: Duration.DurationInput = "10 seconds"
 
 /**
  * One sweep of everything: how many of each kind were deleted.
- *
  * @since 0.1.0
- * @category sweeping
  */
 export const run: Effect.Effect<
   { readonly previousSecrets: number; readonly idempotencyKeys: number },
@@ -42,9 +37,7 @@ export const run: Effect.Effect<
 /**
  * The loop: a sweep at start-up, then one every `interval`. A sweep that fails (the database is
  * unreachable) is logged and the loop goes on.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerLoop = (
   interval: Duration.DurationInput = defaultInterval

@@ -2,7 +2,6 @@
  * Waybill inside your own Node service: the reference server's ports on a database, served by the
  * API's web handler, with its two background loops; mount `handler`, call `close` on shutdown.
  * It reads the reference server's variables, but never issues a development key (docs/embedding.md).
- *
  * @since 0.1.0
  */
 
@@ -29,7 +28,6 @@ import * as Startup from "./Startup.js"
 
 /**
  * @since 0.1.0
- * @category models
  */
 export interface Waybill {
   /**
@@ -49,9 +47,7 @@ export interface Waybill {
 
 /**
  * How to build Waybill inside a host.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Options {
   /** The variables the configuration is read from (docs/operations.md); `process.env` by default. */
@@ -72,9 +68,7 @@ const noKeys = ConfigError.MissingData(
  * Opens the database (running its migrations), starts the background loops and builds the
  * handler. Fails at once, with one line naming the setting and the cause, on a bad
  * configuration or an unreachable database rather than on the first request.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = async (options: Options = {}): Promise<Waybill> => {
   const variables = new Map<string, string>([["WAYBILL_DATA_DIR", "memory://"]])
@@ -139,9 +133,7 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
  * `/openapi.json` and `/docs` naming `basePath`, and the operator console. `clock`, when the
  * ports were built with one (`Generation.Options`), is the requests' clock too. `dispose` stops
  * the handler; the ports stay open for their owner to close.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const toWebHandler = (
   ports: Context.Context<Http.Requirements>,

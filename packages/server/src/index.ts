@@ -1,6 +1,5 @@
 /**
  * The reference server as a library: configuration, reference-data file, layers.
- *
  * @since 0.1.0
  */
 export * as AdjustableClock from "./AdjustableClock.js"

@@ -1,7 +1,6 @@
 /**
  * Basic and Bearer webhook authentication (spec "Authentication", contract §5): the
  * `Authorization` header values the service sends, and their checks on the receiving side.
- *
  * @since 0.1.0
  */
 import { Buffer } from "node:buffer"
@@ -27,9 +26,7 @@ const hasControl = (value: string): boolean => {
  * Throws a `RangeError` when the username contains a colon (RFC 7617 forbids it: the receiver
  * splits at the first colon) or either part contains a control character; registration is
  * where such credentials must be refused.
- *
  * @since 0.1.0
- * @category headers
  */
 export const basicAuthorization = (username: string, password: string | Redacted.Redacted<string>): string => {
   const secret = reveal(password)
@@ -45,9 +42,7 @@ export const basicAuthorization = (username: string, password: string | Redacted
  *
  * Throws a `RangeError` for an empty token or one with a control character or surrounding
  * white space (it could not be sent unchanged).
- *
  * @since 0.1.0
- * @category headers
  */
 export const bearerAuthorization = (token: string | Redacted.Redacted<string>): string => {
   const value = reveal(token)
@@ -59,9 +54,7 @@ export const bearerAuthorization = (token: string | Redacted.Redacted<string>): 
 
 /**
  * A delivery whose Basic credentials held.
- *
  * @since 0.1.0
- * @category models
  */
 export interface BasicVerified {
   readonly method: "basic"
@@ -70,9 +63,7 @@ export interface BasicVerified {
 
 /**
  * A delivery whose Bearer token held.
- *
  * @since 0.1.0
- * @category models
  */
 export interface BearerVerified {
   readonly method: "bearer"
@@ -104,17 +95,13 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 /**
  * A password or token, or several: a receiver moving to new credentials accepts the old and
  * the new ones until the service has switched (Basic and Bearer rotations replace at once).
- *
  * @since 0.1.0
- * @category models
  */
 export type Credential = string | Redacted.Redacted<string>
 
 /**
  * One credential or several.
- *
  * @since 0.1.0
- * @category models
  */
 export type Credentials = Credential | ReadonlyArray<Credential>
 
@@ -135,9 +122,7 @@ const anyOf = (given: string | Uint8Array, wanted: ReadonlyArray<string | Uint8A
  * Checks `Authorization: Basic …` against the configured username and password (or any of
  * several passwords), in constant time (the comparison does not reveal where or whether the
  * lengths differ).
- *
  * @since 0.1.0
- * @category verifying
  */
 export const verifyBasic = (
   headers: HeadersInput,
@@ -162,9 +147,7 @@ export const verifyBasic = (
 /**
  * Checks `Authorization: Bearer …` against the configured token (or any of several), in
  * constant time.
- *
  * @since 0.1.0
- * @category verifying
  */
 export const verifyBearer = (
   headers: HeadersInput,

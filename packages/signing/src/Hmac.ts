@@ -4,7 +4,6 @@
  * string is `"<timestamp>.<raw body>"`: the timestamp exactly as sent in `X-Signature-Timestamp`
  * (epoch seconds) and the body bytes exactly as sent (a string is taken as UTF-8). The signature
  * is the lowercase hexadecimal HMAC-SHA256 of it under the shared secret.
- *
  * @since 0.1.0
  */
 import { Buffer } from "node:buffer"
@@ -19,18 +18,14 @@ import { MalformedHeader, type SignatureError, SignatureMismatch, UnsupportedAlg
 
 /**
  * The value of `X-Signature-Algorithm`.
- *
  * @since 0.1.0
- * @category constants
  */
 export const algorithm = "hmac-sha256"
 
 /**
  * The names of the three signature headers, spelled as the service sends them (HTTP header
  * names are case-insensitive; the verifier matches them in any case).
- *
  * @since 0.1.0
- * @category constants
  */
 export const headerNames = {
   algorithm: "X-Signature-Algorithm",
@@ -41,26 +36,20 @@ export const headerNames = {
 /**
  * A shared secret: text (taken as UTF-8), raw key bytes, or a `Redacted` string so it never
  * shows up in logs by accident.
- *
  * @since 0.1.0
- * @category models
  */
 export type Secret = string | Uint8Array | Redacted.Redacted<string>
 
 /**
  * The body exactly as sent on the wire: bytes, or a string taken as UTF-8.
- *
  * @since 0.1.0
- * @category models
  */
 export type RawBody = string | Uint8Array
 
 /**
  * Request headers: Fetch `Headers`, Node's `IncomingHttpHeaders`, or a plain record (names
  * matched case-insensitively).
- *
  * @since 0.1.0
- * @category models
  */
 export type HeadersInput = Internal.HeadersInput
 
@@ -82,9 +71,7 @@ const mac = (key: string | Uint8Array, timestamp: string, rawBody: RawBody): Nod
  * One secret or several. A service signs with every secret it is given (during a secret
  * rotation, the new one and the previous one); a receiver accepts a signature made with any
  * of its secrets (while it moves from one to the next).
- *
  * @since 0.1.0
- * @category models
  */
 export type Secrets = Secret | ReadonlyArray<Secret>
 
@@ -92,18 +79,14 @@ export type Secrets = Secret | ReadonlyArray<Secret>
  * The most signatures `verify` reads from one `X-Signature` (the service sends one, or two
  * during a secret rotation); more is `MalformedHeader`, so a request cannot make a receiver
  * compute without bound.
- *
  * @since 0.1.0
- * @category constants
  */
 export const maxSignatures = 8
 
 /**
  * The secrets of a `Secrets` value, in order: one secret is a list of one. (A `Uint8Array`
  * secret is one secret, not a list.)
- *
  * @since 0.1.0
- * @category models
  */
 export const secretList = <S>(secrets: S | ReadonlyArray<S>): ReadonlyArray<S> =>
   Array.isArray(secrets) ? (secrets as ReadonlyArray<S>) : [secrets as S]
@@ -113,9 +96,7 @@ export const secretList = <S>(secrets: S | ReadonlyArray<S>): ReadonlyArray<S> =
  *
  * Synchronous, for the dispatcher's hot path. Throws a `RangeError` (a programming error, not a
  * delivery failure) for an empty secret or a timestamp that is not a non-negative integer.
- *
  * @since 0.1.0
- * @category signing
  */
 export const sign = (secret: Secret, timestamp: number, rawBody: RawBody): string => {
   checkTimestamp(timestamp)
@@ -126,9 +107,7 @@ export const sign = (secret: Secret, timestamp: number, rawBody: RawBody): strin
 // (Fetch `HeadersInit`, Node's `OutgoingHttpHeaders`).
 /**
  * The headers an HMAC-authenticated delivery carries.
- *
  * @since 0.1.0
- * @category models
  */
 export type SignatureHeaders = {
   readonly "X-Signature-Algorithm": typeof algorithm
@@ -140,9 +119,7 @@ export type SignatureHeaders = {
  * The three signature headers for one delivery attempt, ready to merge into a request. With
  * several secrets (a rotation's overlap: the new one first, then the previous one),
  * `X-Signature` carries one signature per secret, in their order, separated by `", "`.
- *
  * @since 0.1.0
- * @category signing
  */
 export const signatureHeaders = (secrets: Secrets, timestamp: number, rawBody: RawBody): SignatureHeaders => {
   const list = secretList(secrets)
@@ -159,9 +136,7 @@ export const signatureHeaders = (secrets: Secrets, timestamp: number, rawBody: R
 
 /**
  * What `verify` needs.
- *
  * @since 0.1.0
- * @category models
  */
 export interface VerifyOptions {
   /**
@@ -180,9 +155,7 @@ export interface VerifyOptions {
 
 /**
  * A delivery whose signature held.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Verified {
   readonly method: "hmac"
@@ -241,9 +214,7 @@ const signaturesOf = (value: string): ReadonlyArray<Buffer> | undefined => {
  *
  * Throws a `RangeError` for an empty secret, a non-finite `now` or a negative tolerance: those
  * are configuration errors, not properties of the request.
- *
  * @since 0.1.0
- * @category verifying
  */
 export const verify = (options: VerifyOptions): Either.Either<Verified, SignatureError> => {
   const secrets = secretList(options.secret)

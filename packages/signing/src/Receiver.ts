@@ -3,7 +3,6 @@
  * registered with (HMAC in either signature scheme, `waybill` or `standard-webhooks`, Basic or
  * Bearer), reading the raw body exactly once, from a Fetch
  * `Request` or a Node `IncomingMessage`.
- *
  * @since 0.1.0
  */
 import { Buffer } from "node:buffer"
@@ -32,9 +31,7 @@ import {
  * That is how a receiver changes secrets without losing a delivery: it accepts the new secret
  * beside the old one, the webhook is rotated, and the old one is dropped once the service no
  * longer uses it (docs/receiving-webhooks.md, "Rotating a secret").
- *
  * @since 0.1.0
- * @category models
  */
 export type Credentials =
   | { readonly type: "hmac"; readonly secret: Hmac.Secrets; readonly scheme?: "waybill" | undefined }
@@ -44,9 +41,7 @@ export type Credentials =
 
 /**
  * The verdict on an authenticated delivery.
- *
  * @since 0.1.0
- * @category models
  */
 export type Verified =
   | Hmac.Verified
@@ -56,9 +51,7 @@ export type Verified =
 
 /**
  * What `authenticate` needs besides the credentials.
- *
  * @since 0.1.0
- * @category models
  */
 export interface AuthenticateOptions {
   readonly headers: Hmac.HeadersInput
@@ -70,9 +63,7 @@ export interface AuthenticateOptions {
 
 /**
  * Authenticates a delivery whose body is already in hand, by the configured method.
- *
  * @since 0.1.0
- * @category verifying
  */
 export const authenticate = (
   credentials: Credentials,
@@ -106,9 +97,7 @@ export const authenticate = (
 /**
  * A delivery that passed: its raw body (read once; parse `text` as JSON yourself) and the
  * verdict.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Received {
   readonly verified: Verified
@@ -120,9 +109,7 @@ export interface Received {
 
 /**
  * Options of the request helpers.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ReceiveOptions {
   /** The HMAC replay window in seconds, both directions; 300 when omitted. */
@@ -133,9 +120,7 @@ export interface ReceiveOptions {
 
 /**
  * The default body limit of the request helpers: 5 MiB.
- *
  * @since 0.1.0
- * @category constants
  */
 export const defaultMaxBodyBytes = 5 * 1024 * 1024
 
@@ -250,26 +235,20 @@ const withHmacSecret =
  * Authenticates a Fetch `Request` (Deno, Bun, Cloudflare Workers, Hono, Next.js route
  * handlers ...): reads its body once, within `maxBodyBytes`, and hands it back with the
  * verdict. The time comes from the `Clock`.
- *
  * @since 0.1.0
- * @category verifying
  */
 export const authenticateRequest = authenticator((request: Request) => request.headers, requestBody)
 
 /**
  * `authenticateRequest` for an HMAC-signed webhook.
- *
  * @since 0.1.0
- * @category verifying
  */
 export const verifyRequest = withHmacSecret(authenticateRequest)
 
 /**
  * The parts of a Node `http.IncomingMessage` the helpers use: its headers and its body as an
  * async iterable of chunks. (Typed structurally so this package needs no `node:http`.)
- *
  * @since 0.1.0
- * @category models
  */
 export interface IncomingMessageLike extends AsyncIterable<unknown> {
   readonly headers: HeaderRecord
@@ -279,16 +258,12 @@ export interface IncomingMessageLike extends AsyncIterable<unknown> {
  * Authenticates a Node `IncomingMessage` (`node:http`, Express, Fastify's `request.raw` ...):
  * reads its body once, within `maxBodyBytes`, and hands it back with the verdict. Do not put
  * a JSON body parser in front of it: the signature covers the bytes as sent.
- *
  * @since 0.1.0
- * @category verifying
  */
 export const authenticateIncomingMessage = authenticator((message: IncomingMessageLike) => message.headers, messageBody)
 
 /**
  * `authenticateIncomingMessage` for an HMAC-signed webhook.
- *
  * @since 0.1.0
- * @category verifying
  */
 export const verifyIncomingMessage = withHmacSecret(authenticateIncomingMessage)

@@ -5,7 +5,6 @@
  * `webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, where the key is
  * the base64 after the `whsec_` prefix of the secret, decoded. The official libraries of every
  * language verify these; `verify` here does the same for TypeScript receivers.
- *
  * @since 0.1.0
  */
 import { createHmac, type Hmac, timingSafeEqual } from "node:crypto"
@@ -18,25 +17,19 @@ import { MalformedHeader, type SignatureError, SignatureMismatch } from "./Verif
 
 /**
  * The prefix of a Standard Webhooks secret.
- *
  * @since 0.1.0
- * @category constants
  */
 export const secretPrefix = "whsec_"
 
 /**
  * The key lengths (bytes, after base64 decoding) a secret may have.
- *
  * @since 0.1.0
- * @category constants
  */
 export const keyBytes = { min: 24, max: 64 } as const
 
 /**
  * The header names, as sent (lower case, as the specification spells them).
- *
  * @since 0.1.0
- * @category constants
  */
 export const headerNames = {
   id: "webhook-id",
@@ -46,9 +39,7 @@ export const headerNames = {
 
 /**
  * A secret: `whsec_<base64>` as text or `Redacted`.
- *
  * @since 0.1.0
- * @category models
  */
 export type Secret = string | Redacted.Redacted<string>
 
@@ -67,9 +58,7 @@ const decodeBase64 = (encoded: string): Uint8Array | undefined => {
 
 /**
  * The key bytes of a secret, if it is `whsec_` followed by standard base64 of 24 to 64 bytes.
- *
  * @since 0.1.0
- * @category secrets
  */
 export const keyOf = (secret: Secret): Uint8Array | undefined => {
   const text = Redacted.isRedacted(secret) ? Redacted.value(secret) : secret
@@ -80,9 +69,7 @@ export const keyOf = (secret: Secret): Uint8Array | undefined => {
 
 /**
  * Whether a secret is a valid Standard Webhooks secret (see `keyOf`).
- *
  * @since 0.1.0
- * @category secrets
  */
 export const isSecret = (secret: Secret): boolean => keyOf(secret) !== undefined
 
@@ -106,18 +93,14 @@ const mac = (key: Uint8Array, id: string, timestamp: string, body: string | Uint
 
 /**
  * The `webhook-signature` value for one message: `v1,<base64>`.
- *
  * @since 0.1.0
- * @category signing
  */
 export const sign = (secret: Secret, id: string, timestamp: number, body: string | Uint8Array): string =>
   `v1,${mac(requireKey(secret), id, String(timestamp), body).digest("base64")}`
 
 /**
  * The three headers of one attempt.
- *
  * @since 0.1.0
- * @category models
  */
 export type SignatureHeaders = {
   readonly "webhook-id": string
@@ -127,18 +110,14 @@ export type SignatureHeaders = {
 
 /**
  * One secret or several (see `Hmac.Secrets`).
- *
  * @since 0.1.0
- * @category models
  */
 export type Secrets = Secret | ReadonlyArray<Secret>
 
 /**
  * The most entries `verify` reads from one `webhook-signature` (Waybill sends one, or two
  * during a secret rotation); more is `MalformedHeader`.
- *
  * @since 0.1.0
- * @category constants
  */
 export const maxSignatures = 8
 
@@ -150,9 +129,7 @@ const secretList = (secrets: Secrets): ReadonlyArray<Secret> =>
  * With several secrets (a rotation's overlap: the new one first, then the previous one),
  * `webhook-signature` holds one `v1,` signature per secret, separated by spaces, as the
  * specification writes them.
- *
  * @since 0.1.0
- * @category signing
  */
 export const signatureHeaders = (
   secrets: Secrets,
@@ -172,9 +149,7 @@ export const signatureHeaders = (
 /**
  * What `verify` needs: the secret, the request's headers, the raw body and the receiver's
  * clock (epoch seconds).
- *
  * @since 0.1.0
- * @category models
  */
 export interface VerifyOptions {
   /** The secret, or several (a receiver moving to a new one): any of them may have signed. */
@@ -188,9 +163,7 @@ export interface VerifyOptions {
 
 /**
  * A verified message: its id (Waybill's delivery id) and signed timestamp.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Verified {
   readonly method: "standard-webhooks"
@@ -202,9 +175,7 @@ export interface Verified {
  * Verifies a Standard Webhooks request: any `v1,` signature among the space-separated ones of
  * `webhook-signature` (at most `maxSignatures`) must match (constant-time) one made with any of
  * the secrets, and the timestamp must lie within the tolerance of `now`.
- *
  * @since 0.1.0
- * @category verifying
  */
 export const verify = (options: VerifyOptions): Either.Either<Verified, SignatureError> => {
   const secrets = secretList(options.secret)

@@ -1,16 +1,13 @@
 /**
  * The reasons a receiver refuses a webhook delivery, one tagged error each, so a receiver can
  * log exactly what went wrong. None of them carries a secret or the expected signature.
- *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 
 /**
  * A required header is absent (or empty).
- *
  * @since 0.1.0
- * @category errors
  */
 export class MissingHeader extends Schema.TaggedError<MissingHeader>("@waybill/signing/MissingHeader")(
   "MissingHeader",
@@ -24,9 +21,7 @@ export class MissingHeader extends Schema.TaggedError<MissingHeader>("@waybill/s
 /**
  * A header is present but not in the expected form (sent twice, not a number, not 64 hex
  * digits, not Base64, another scheme ...).
- *
  * @since 0.1.0
- * @category errors
  */
 export class MalformedHeader extends Schema.TaggedError<MalformedHeader>("@waybill/signing/MalformedHeader")(
   "MalformedHeader",
@@ -39,9 +34,7 @@ export class MalformedHeader extends Schema.TaggedError<MalformedHeader>("@waybi
 
 /**
  * `X-Signature-Algorithm` names an algorithm other than `hmac-sha256`.
- *
  * @since 0.1.0
- * @category errors
  */
 export class UnsupportedAlgorithm extends Schema.TaggedError<UnsupportedAlgorithm>(
   "@waybill/signing/UnsupportedAlgorithm"
@@ -54,9 +47,7 @@ export class UnsupportedAlgorithm extends Schema.TaggedError<UnsupportedAlgorith
 /**
  * The signature is valid but its timestamp lies further in the past than the tolerance: a
  * replay, or a receiver clock far ahead of the sender's.
- *
  * @since 0.1.0
- * @category errors
  */
 export class TimestampTooOld extends Schema.TaggedError<TimestampTooOld>("@waybill/signing/TimestampTooOld")(
   "TimestampTooOld",
@@ -70,9 +61,7 @@ export class TimestampTooOld extends Schema.TaggedError<TimestampTooOld>("@waybi
 /**
  * The signature is valid but its timestamp lies further in the future than the tolerance: a
  * pre-computed request, or a receiver clock far behind the sender's.
- *
  * @since 0.1.0
- * @category errors
  */
 export class TimestampTooNew extends Schema.TaggedError<TimestampTooNew>("@waybill/signing/TimestampTooNew")(
   "TimestampTooNew",
@@ -86,9 +75,7 @@ export class TimestampTooNew extends Schema.TaggedError<TimestampTooNew>("@waybi
 /**
  * The signature does not match the body, timestamp and secret: a tampered body or timestamp,
  * a wrong secret, or a body changed in transit (re-encoded, re-serialised).
- *
  * @since 0.1.0
- * @category errors
  */
 export class SignatureMismatch extends Schema.TaggedError<SignatureMismatch>("@waybill/signing/SignatureMismatch")(
   "SignatureMismatch",
@@ -101,9 +88,7 @@ export class SignatureMismatch extends Schema.TaggedError<SignatureMismatch>("@w
 
 /**
  * Basic or Bearer credentials were well-formed but are not the configured ones.
- *
  * @since 0.1.0
- * @category errors
  */
 export class CredentialsMismatch extends Schema.TaggedError<CredentialsMismatch>(
   "@waybill/signing/CredentialsMismatch"
@@ -115,9 +100,7 @@ export class CredentialsMismatch extends Schema.TaggedError<CredentialsMismatch>
 
 /**
  * The request body is larger than the receiver accepts.
- *
  * @since 0.1.0
- * @category errors
  */
 export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>("@waybill/signing/BodyTooLarge")("BodyTooLarge", {
   maxBytes: Schema.Number
@@ -129,9 +112,7 @@ export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>("@waybill/sig
 
 /**
  * The request body could not be read (already consumed, connection aborted ...).
- *
  * @since 0.1.0
- * @category errors
  */
 export class BodyUnreadable extends Schema.TaggedError<BodyUnreadable>("@waybill/signing/BodyUnreadable")(
   "BodyUnreadable",
@@ -144,9 +125,7 @@ export class BodyUnreadable extends Schema.TaggedError<BodyUnreadable>("@waybill
 
 /**
  * Why an HMAC signature was refused.
- *
  * @since 0.1.0
- * @category errors
  */
 export type SignatureError =
   | MissingHeader
@@ -158,25 +137,19 @@ export type SignatureError =
 
 /**
  * Why Basic or Bearer credentials were refused.
- *
  * @since 0.1.0
- * @category errors
  */
 export type CredentialsError = MissingHeader | MalformedHeader | CredentialsMismatch
 
 /**
  * Why a request body could not be taken.
- *
  * @since 0.1.0
- * @category errors
  */
 export type BodyError = BodyTooLarge | BodyUnreadable
 
 /**
  * Every reason a receiver refuses a delivery.
- *
  * @since 0.1.0
- * @category errors
  */
 export type VerificationError = SignatureError | CredentialsError | BodyError
 
@@ -185,9 +158,7 @@ export type VerificationError = SignatureError | CredentialsError | BodyError
  * for an unreadable one, 401 for everything about credentials and signatures. (The service
  * treats any non-2xx as a failure and retries once; the distinction is for the receiver's logs
  * and for humans probing the endpoint.)
- *
  * @since 0.1.0
- * @category utils
  */
 export const httpStatus = (error: VerificationError): 400 | 401 | 413 => {
   switch (error._tag) {

@@ -8,7 +8,6 @@
  * connection of the layer, its pool's and the one that listens for notifications, has that
  * schema as its `search_path`, so the SQL stays unqualified and a host's tables in the same
  * database are never seen. The layer opens its own connections; a host's are never altered.
- *
  * @since 0.1.0
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -32,9 +31,7 @@ import * as Migrations from "./Migrations.js"
 
 /**
  * Where the data lives.
- *
  * @since 0.1.0
- * @category models
  */
 export type DatabaseConfig =
   | {
@@ -60,17 +57,13 @@ export type DatabaseConfig =
 
 /**
  * The schema a configuration keeps Waybill's tables in.
- *
  * @since 0.1.0
- * @category utils
  */
 export const schemaOf = (config: DatabaseConfig): string => config.schema ?? Migrations.defaultSchema
 
 /**
  * Failure to open the embedded database (unreadable directory, another process holding it...).
- *
  * @since 0.1.0
- * @category errors
  */
 export { EmbeddedStartError } from "./internal/embedded.js"
 
@@ -212,9 +205,7 @@ const client = (config: DatabaseConfig, schema: string) =>
  * `Availability` (a `SELECT 1`; connection failures are outages), with every migration applied
  * in the configured schema (`Migrations.runIn`). A schema name that is not a plain identifier
  * fails before anything is opened.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer = (
   config: DatabaseConfig
@@ -241,9 +232,7 @@ export const layer = (
 
 /**
  * Describes the configuration for logs, without credentials.
- *
  * @since 0.1.0
- * @category utils
  */
 export const describe = (config: DatabaseConfig, url?: string): string => {
   if (config._tag === "Embedded") {

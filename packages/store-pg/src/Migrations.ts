@@ -7,7 +7,6 @@
  * without touching the host's tables. The migrations' SQL is unqualified: it runs with the
  * schema as its transaction's `search_path`, which never outlives the transaction, so a host's
  * connection that runs them is left as it was.
- *
  * @since 0.1.0
  */
 import * as Migrator from "@effect/sql/Migrator"
@@ -33,9 +32,7 @@ import heldDeliveriesIndex from "./migrations/0014_held_deliveries_index.js"
 
 /**
  * Every migration, keyed `NNNN_name` as the migrator expects.
- *
  * @since 0.1.0
- * @category migrations
  */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_workspaces_and_api_keys": workspacesAndApiKeys,
@@ -56,17 +53,13 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
 
 /**
  * The table that records applied migrations, in Waybill's schema.
- *
  * @since 0.1.0
- * @category migrations
  */
 export const table = "waybill_migrations"
 
 /**
  * The schema Waybill keeps its tables in unless configured otherwise.
- *
  * @since 0.1.0
- * @category constants
  */
 export const defaultSchema = "waybill"
 
@@ -75,9 +68,7 @@ export const defaultSchema = "waybill"
  * identifier (letters a-z, digits, `_`, starting with a letter or `_`), at most 56 characters so
  * that its notification channel (`<schema>_events`) fits PostgreSQL's 63, and not a system
  * schema (`pg_*`, `information_schema`). Such a name needs no quoting anywhere.
- *
  * @since 0.1.0
- * @category migrations
  */
 export const schemaProblem = (name: string): Option.Option<string> => {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) {
@@ -174,9 +165,7 @@ const movePublicLayout = (sql: SqlClient.SqlClient, schema: string) =>
  * schema as the transaction's `search_path`. Concurrent starters wait on an advisory lock, so
  * several processes may start at once. A failure names the migration, the statement that failed
  * and PostgreSQL's reason, and leaves nothing half-done.
- *
  * @since 0.1.0
- * @category migrations
  */
 export const runIn = (
   schema: string
@@ -237,9 +226,7 @@ export const runIn = (
 
 /**
  * `runIn` the default schema, `waybill`.
- *
  * @since 0.1.0
- * @category migrations
  */
 export const run: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,

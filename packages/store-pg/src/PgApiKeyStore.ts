@@ -1,6 +1,5 @@
 /**
  * The `ApiKeyStore` port of `@waybill/core` on PostgreSQL.
- *
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -28,7 +27,6 @@ const toRecord = (row: Row) => ({
 
 /**
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<ApiKeyStore, never, SqlClient.SqlClient> = sqlLayer(ApiKeyStore, (sql) => ({
   insert: (record) =>

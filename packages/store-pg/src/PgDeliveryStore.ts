@@ -3,7 +3,6 @@
  * `FOR UPDATE SKIP LOCKED` and lease them, so any number of dispatchers (in one process or many)
  * share the work without sending a delivery twice, except after a crash (a lease that expires
  * is taken over: at-least-once, with the same delivery id).
- *
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -85,7 +84,6 @@ interface ClaimedRow {
 
 /**
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sqlLayer(DeliveryStore, (sql) => {
   // Delivery targets by webhook id. A claim returns each webhook's current revision, so an

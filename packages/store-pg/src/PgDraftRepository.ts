@@ -1,6 +1,5 @@
 /**
  * The `DraftRepository` port of `@waybill/drafts` on PostgreSQL.
- *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -32,7 +31,6 @@ interface NewDraft {
 
 /**
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = Layer.scoped(
   DraftRepository,

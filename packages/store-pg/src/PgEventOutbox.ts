@@ -3,7 +3,6 @@
  * table, written in one statement, so in the caller's transaction when there is one (run `publish`
  * inside `Transactor.withTransaction` together with the change that raised them) and atomic on
  * its own otherwise; their delivery body fixed as text.
- *
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -20,23 +19,18 @@ import { defaultSchema } from "./Migrations.js"
  * dispatchers wake up early: `<schema>_events`. Notification channels belong to the whole
  * database, so each schema has its own (the statements name it by `current_schema()`). The
  * payload is the writing transaction's id (`PgOutboxReader.ReadHorizon` reads it).
- *
  * @since 0.1.0
- * @category constants
  */
 export const channelOf = (schema: string): string => `${schema}_events`
 
 /**
  * The channel of the default schema (`waybill_events`).
- *
  * @since 0.1.0
- * @category constants
  */
 export const channel = channelOf(defaultSchema)
 
 /**
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = sqlLayer(EventOutbox, (sql) => ({
   publish: (workspaceId, events) =>

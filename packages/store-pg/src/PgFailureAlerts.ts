@@ -2,7 +2,6 @@
  * The `FailureAlerts` port of `@waybill/webhooks` on PostgreSQL: every alert is stored (listed by
  * `GET /alerts`) and logged as one structured warning, without secrets (an alert carries ids,
  * the event type and the failure reason only).
- *
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -24,7 +23,6 @@ interface Row {
 
 /**
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<FailureAlerts, never, SqlClient.SqlClient> = sqlLayer(FailureAlerts, (sql) => ({
   raise: (workspaceId, alert) =>

@@ -3,7 +3,6 @@
  * `idempotency_keys`, unique per workspace and key (migration 0010). Creations that keep an
  * answer write it in their own statement where their adapter can (`DraftRepository`,
  * `EventOutbox`); `insert` is for the others, inside their transaction.
- *
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -26,7 +25,6 @@ interface Row {
 
 /**
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<IdempotencyStore, never, SqlClient.SqlClient> = sqlLayer(IdempotencyStore, (sql) => {
   const recordOf = (workspaceId: WorkspaceId, key: string, row: Row): IdempotencyRecord => ({

@@ -4,7 +4,6 @@
  * `waybill_outbox_lag_seconds` (age of the oldest event not yet fanned out, 0 when none) and
  * `waybill_database_up` (1 when this read was answered within `timeoutMs`, else 0, the other
  * two then left as they were).
- *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -17,9 +16,7 @@ import * as StorageGauges from "./internal/storageGauges.js"
 
 /**
  * Reads the gauges and sets them (`Metrics.recordStorage`); never fails.
- *
  * @since 0.1.0
- * @category metrics
  */
 export const refresh = (timeoutMs = 2_000): Effect.Effect<void, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {

@@ -6,7 +6,6 @@
  * be, so the position can pass it. A long-running writing transaction anywhere in the cluster
  * therefore delays fan-out (never loses an event) until it ends; a read says when events wait
  * behind one (`OutboxRead.waiting`).
- *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -30,9 +29,7 @@ const parse = (position: string) => {
  * horizon asks for nothing the read did not see, so the listener need not wake fan-out for it
  * (without this, every commit of an event in this process woke fan-out twice: once in-process,
  * once by its notification, whose read found nothing).
- *
  * @since 0.1.0
- * @category tags
  */
 export class ReadHorizon extends Context.Tag("@waybill/store-pg/PgOutboxReader/ReadHorizon")<
   ReadHorizon,
@@ -46,9 +43,7 @@ const transactionId = /^[0-9]{1,20}$/
 
 /**
  * The reader, and the `ReadHorizon` its reads keep.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<OutboxReader | ReadHorizon, never, SqlClient.SqlClient> = Layer.effectContext(
   Effect.gen(function* () {

@@ -2,7 +2,6 @@
  * The generator's `RecurringMasterRepository` port on PostgreSQL, over the `drafts` table (the
  * cursor is `generated_until`), safe with several processes on one database (docs/internals.md,
  * PgRecurringMasterRepository).
- *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -32,9 +31,7 @@ const toState = (row: MasterRow): Option.Option<MasterState> =>
 /**
  * The port. `end` goes through `DraftService.endBySystem` inside the generator's transaction,
  * so the system `end-recurring` action, its events and the last tours commit together.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<RecurringMasterRepository, never, SqlClient.SqlClient | DraftService> = Layer.effect(
   RecurringMasterRepository,

@@ -2,7 +2,6 @@
  * Generated tours on PostgreSQL: the generator's `TourRepository` port (insert-if-absent by
  * `(draft_id, trigger_at)`) and the `TourQuery` read port of `@waybill/recurring`, over the
  * `tours` table.
- *
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -29,9 +28,7 @@ const ROWS_PER_STATEMENT = 1000
  * Both ports over one `SqlClient`. Writes run in the caller's transaction (the generator's
  * per-master transaction), so a tour, its `tour-created` event and the master's cursor commit
  * together.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<TourRepository | TourQuery, never, SqlClient.SqlClient> = Layer.effectContext(
   Effect.gen(function* () {

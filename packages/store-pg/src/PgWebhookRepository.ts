@@ -1,6 +1,5 @@
 /**
  * The `WebhookRepository` port of `@waybill/webhooks` on PostgreSQL.
- *
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -18,7 +17,6 @@ const encode = Schema.encodeSync(Webhook)
 
 /**
  * @since 0.1.0
- * @category layers
  */
 export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> = sqlLayer(WebhookRepository, (sql) => {
   // The revision (edits raise it atomically) and the flow control (claims and automatic

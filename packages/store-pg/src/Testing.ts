@@ -1,6 +1,5 @@
 /**
  * Test support: a fresh, throw-away database per suite on either back end.
- *
  * @since 0.1.0
  */
 
@@ -22,9 +21,7 @@ import * as Migrations from "./Migrations.js"
 /**
  * Creates a database with a random name on the server of `url` and yields its URL; drops it
  * when the scope closes.
- *
  * @since 0.1.0
- * @category testing
  */
 export const freshPostgresDatabase = (url: string) =>
   Effect.gen(function* () {
@@ -44,18 +41,14 @@ export const freshPostgresDatabase = (url: string) =>
  * The variable naming a migrated PGlite snapshot (`writeSnapshot`) that `backends` starts each
  * PGlite database from: a test run makes it once (the repository's vitest global setup) instead
  * of every suite creating and migrating a database of its own.
- *
  * @since 0.1.0
- * @category testing
  */
 export const snapshotVariable = "WAYBILL_TEST_PGLITE_SNAPSHOT"
 
 /**
  * Writes to `file` a PGlite data directory with every migration applied, for
  * `DatabaseConfig.snapshot`: loading it takes a fraction of PGlite's initdb and the migrations.
- *
  * @since 0.1.0
- * @category testing
  */
 export const writeSnapshot = (file: string): Effect.Effect<void, unknown> =>
   Effect.scoped(
@@ -78,18 +71,14 @@ export const writeSnapshot = (file: string): Effect.Effect<void, unknown> =>
  * The variable naming a migrated PGlite data directory (`writeDataDir`), which `makeDataDir`
  * copies for a server or a command that opens its database from a path, instead of each of them
  * running PGlite's initdb and the migrations (several seconds of CPU).
- *
  * @since 0.1.0
- * @category testing
  */
 export const dataDirVariable = "WAYBILL_TEST_PGLITE_DATA_DIR"
 
 /**
  * Writes at `directory` (a path that does not exist yet) the PGlite data directory of the
  * snapshot `file` (`writeSnapshot`).
- *
  * @since 0.1.0
- * @category testing
  */
 export const writeDataDir = (file: string, directory: string): Effect.Effect<void, unknown> =>
   Effect.promise(async () => {
@@ -104,9 +93,7 @@ export const writeDataDir = (file: string, directory: string): Effect.Effect<voi
  * a copy of the directory `dataDirVariable` names, so a server or command opened on it starts on
  * the migrated database; empty when the variable is not set (the database is then made on first
  * start, as for a user). The caller removes it.
- *
  * @since 0.1.0
- * @category testing
  */
 export const makeDataDir = async (prefix: string, env: Record<string, string | undefined> = process.env) => {
   const directory = await mkdtemp(join(tmpdir(), prefix))
@@ -119,9 +106,7 @@ export const makeDataDir = async (prefix: string, env: Record<string, string | u
 
 /**
  * `makeDataDir` for a scope: the directory is removed when the scope closes.
- *
  * @since 0.1.0
- * @category testing
  */
 export const scopedDataDir = (prefix: string): Effect.Effect<string, never, Scope.Scope> =>
   Effect.acquireRelease(
@@ -133,9 +118,7 @@ export const scopedDataDir = (prefix: string): Effect.Effect<string, never, Scop
  * The back ends a storage suite runs on: embedded PGlite in memory always (from the snapshot
  * `snapshotVariable` names, when set), and PostgreSQL (a fresh database on the server of
  * `DATABASE_URL`) when that variable is set.
- *
  * @since 0.1.0
- * @category testing
  */
 export const backends = (env: Record<string, string | undefined> = process.env) => {
   const url = env.DATABASE_URL
@@ -169,9 +152,7 @@ export const backends = (env: Record<string, string | undefined> = process.env) 
 
 /**
  * A database layer for one back end, dropped when the layer is released.
- *
  * @since 0.1.0
- * @category testing
  */
 export const layer = (backend: ReturnType<typeof backends>[number]) =>
   Layer.unwrapScoped(Effect.map(backend.config, Database.layer))
@@ -183,9 +164,7 @@ export const layer = (backend: ReturnType<typeof backends>[number]) =>
  * (`PgOutboxReader`): on a PostgreSQL shared with other work, such as other suites migrating
  * their databases, a transaction elsewhere may hold fresh events back for a moment. Gives up
  * after about 10 s, leaving the test's own assertion to say what is missing.
- *
  * @since 0.1.0
- * @category testing
  */
 export const eventsVisible: Effect.Effect<void, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

@@ -5,7 +5,6 @@
  * delivery) as p50 and p95, and per hour how many succeeded and failed. The rules apart from
  * storage: the window, the query's check, the hourly buckets (every hour of the window, empty
  * ones too, oldest first) and the percentiles, so that every store answers alike.
- *
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -15,17 +14,13 @@ import type { DeliveryStatus } from "./Delivery.js"
 
 /**
  * The window when `hours` is omitted, and the longest one (a week).
- *
  * @since 0.1.0
- * @category constants
  */
 export const hours = { default: 24, max: 168 } as const
 
 /**
  * The query of `GET /webhooks/{id}/stats` (`?hours=`).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const StatsParams = Schema.Struct({
   hours: Schema.optional(
@@ -37,7 +32,6 @@ export const StatsParams = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type StatsParams = typeof StatsParams.Type
 
@@ -46,9 +40,7 @@ const Count = Schema.Int.pipe(Schema.nonNegative())
 /**
  * One hour of the window: its first second (epoch seconds) and how many of the deliveries whose
  * events were recorded in it succeeded and failed.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const StatsBucket = Schema.Struct({
   start: Schema.Int.annotations({ description: "Epoch seconds: the hour's first second" }),
@@ -58,16 +50,13 @@ export const StatsBucket = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type StatsBucket = typeof StatsBucket.Type
 
 /**
  * The answer of `GET /webhooks/{id}/stats`. `latencyMs` is `null` when no delivery of the
  * window has ended; `buckets` has one entry per hour of the window, oldest first.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const DeliveryStats = Schema.Struct({
   succeeded: Count,
@@ -85,7 +74,6 @@ export const DeliveryStats = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type DeliveryStats = typeof DeliveryStats.Type
 
@@ -93,9 +81,7 @@ export type DeliveryStats = typeof DeliveryStats.Type
  * The deliveries a store counts: of one webhook, those whose events were recorded at or after
  * `since` (epoch seconds), in `hours` hourly buckets from `since` on (a later one, from a
  * process whose clock runs ahead, counts in the last bucket).
- *
  * @since 0.1.0
- * @category models
  */
 export interface StatsWindow {
   readonly since: number
@@ -106,9 +92,7 @@ export interface StatsWindow {
  * The window of the last `hours` hours before `nowSeconds`: it ends now, and its buckets are
  * whole hours counted back from now (not clock hours), so the totals and the buckets cover
  * exactly the same deliveries.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const windowOf = (nowSeconds: number, hourCount: number): StatsWindow => ({
   since: nowSeconds - hourCount * 3600,
@@ -118,9 +102,7 @@ export const windowOf = (nowSeconds: number, hourCount: number): StatsWindow => 
 /**
  * The hours a query asks for: omitted → 24; otherwise an integer from 1 to 168, or an issue at
  * `hours`.
- *
  * @since 0.1.0
- * @category validation
  */
 export const hoursOf = (params: StatsParams): Either.Either<number, ReadonlyArray<Issue.Issue>> => {
   if (params.hours === undefined) return Either.right(hours.default)
@@ -132,9 +114,7 @@ export const hoursOf = (params: StatsParams): Either.Either<number, ReadonlyArra
 
 /**
  * Which bucket of the window a delivery whose event was recorded at `eventCreatedAt` falls in.
- *
  * @since 0.1.0
- * @category getters
  */
 export const bucketOf = (window: StatsWindow, eventCreatedAt: number): number =>
   Math.min(Math.floor((eventCreatedAt - window.since) / 3600), window.hours - 1)
@@ -142,9 +122,7 @@ export const bucketOf = (window: StatsWindow, eventCreatedAt: number): number =>
 /**
  * Every hour of the window, oldest first, with the counts a store found (by bucket number, as
  * `bucketOf` gives it); an hour without deliveries shows zeros, so a chart gets every hour.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const bucketsOf = (
   window: StatsWindow,
@@ -159,9 +137,7 @@ export const bucketsOf = (
 /**
  * The value at fraction `p` of ascending `sorted` values by nearest rank: the smallest value at
  * or below which at least that fraction lies (PostgreSQL's `percentile_disc`).
- *
  * @since 0.1.0
- * @category getters
  */
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? 0
@@ -169,9 +145,7 @@ export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
 /**
  * One delivery as `summarize` counts it: its event's time, its status and, once it ended, its
  * latency (`null` when unknown).
- *
  * @since 0.1.0
- * @category models
  */
 export interface StatsRow {
   readonly eventCreatedAt: number
@@ -182,9 +156,7 @@ export interface StatsRow {
 /**
  * The statistics of a window from its deliveries, for a store that keeps them in memory (a
  * relational store computes the same in its query). Rows outside the window are skipped.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const summarize = (window: StatsWindow, rows: Iterable<StatsRow>): DeliveryStats => {
   const totals = { succeeded: 0, failed: 0, pending: 0, held: 0 }

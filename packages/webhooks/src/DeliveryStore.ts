@@ -3,7 +3,6 @@
  * ones under a lease and complete what they claimed, only while their lease holds. Times are epoch
  * milliseconds from the dispatcher's `Clock`; storage failures are defects. Details:
  * docs/internals.md (DeliveryStore).
- *
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -22,9 +21,7 @@ import type { Target } from "./Webhook.js"
  * Its id is derived from event and webhook, so a store keeps the first row for an id and
  * ignores a second one (the same event fanned out again after a crash). One made while its
  * webhook is disabled (`target.status`) is stored `held` (`statusOf`).
- *
  * @since 0.1.0
- * @category models
  */
 export interface NewDelivery {
   readonly id: string
@@ -64,9 +61,7 @@ export interface NewDelivery {
  * in all and at most `maxPerWebhook` of any one webhook, or fewer for a webhook listed in
  * `roomByWebhook` (the dispatcher already holds some of its work; `0` leaves it out). Each
  * claimed delivery gets `leaseUntil` and `leaseToken`.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ClaimRequest {
   readonly now: number
@@ -90,9 +85,7 @@ export interface ClaimRequest {
  * A claimed delivery: everything one attempt needs. `attempts` counts the attempts recorded so
  * far; the next one is `attempts + 1`. `cycleStart` is how many of them came before its current
  * cycle (0, or the count at its last resend or replay), and `trigger` what started that cycle.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ClaimedDelivery {
   readonly id: string
@@ -113,9 +106,7 @@ export interface ClaimedDelivery {
 /**
  * What `resend` did: the delivery back to `pending` (with its log), or why not: no such
  * delivery of the webhook in the workspace, or one that is pending already.
- *
  * @since 0.1.0
- * @category models
  */
 export type ResendResult =
   | { readonly _tag: "Resent"; readonly delivery: DeliveryLog }
@@ -125,9 +116,7 @@ export type ResendResult =
 /**
  * Where a replay stands: the last delivery it looked at, by its event's time and the order
  * deliveries were made in.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ReplayCursor {
   readonly eventCreatedAt: number
@@ -140,9 +129,7 @@ export interface ReplayCursor {
  * order are looked at, and those whose status is in `statuses` go back to `pending`, due at `now`
  * (epoch milliseconds), with a fresh manual cycle. A delivery that is pending already is left
  * alone, so concurrent replays never make one delivery due twice.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ReplayRequest {
   readonly workspaceId: WorkspaceId
@@ -158,9 +145,7 @@ export interface ReplayRequest {
 /**
  * What one replay step did: how many deliveries went back to `pending`, and where the next
  * step starts (`undefined`: nothing more in the window).
- *
  * @since 0.1.0
- * @category models
  */
 export interface ReplayStep {
   readonly resent: number
@@ -171,9 +156,7 @@ export interface ReplayStep {
  * The result of one attempt: record `attempt`, then set `status` (`pending` with `retryAt` for
  * the one retry). Applies only while the delivery still holds `leaseToken`; the lease is
  * released.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Completion {
   readonly deliveryId: string
@@ -192,7 +175,6 @@ export interface Completion {
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore")<
   DeliveryStore,
@@ -266,9 +248,7 @@ interface Row {
 /**
  * A new delivery as a claim hands it out: its attempts so far, its retry cycle, the claim's
  * lease token and its webhook's current target.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const claimedOf = (
   delivery: NewDelivery,
@@ -297,9 +277,7 @@ export const claimedOf = (
 /**
  * The status a new delivery without an outcome starts in: `held` when its webhook was disabled
  * as fan-out read it, else `pending`.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const statusOf = (delivery: NewDelivery): "pending" | "held" =>
   delivery.target.status === "disabled" ? "held" : "pending"
@@ -309,9 +287,7 @@ const newer = (a: Target | undefined, b: Target): Target => (a !== undefined && 
 /**
  * An in-memory store. `claimDue` and `complete` run synchronously, so they are atomic with
  * respect to every other fiber, as the row locks make them on PostgreSQL.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makeMemory = (): DeliveryStore["Type"] => {
   const rows = new Map<string, Row>()
@@ -587,8 +563,6 @@ export const makeMemory = (): DeliveryStore["Type"] => {
 
 /**
  * An in-memory layer, for tests and embedders without storage.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<DeliveryStore> = Layer.sync(DeliveryStore, makeMemory)

@@ -2,7 +2,6 @@
  * The dispatcher (contract §5): fan-out turns recorded events into deliveries, and delivery claims
  * and attempts them, at least once; this module wires the parts, which live in `internal/`. How
  * each works: docs/internals.md (Dispatcher).
- *
  * @since 0.1.0
  */
 import * as Availability from "@waybill/core/Availability"
@@ -30,9 +29,7 @@ import { WebhookRepository } from "./WebhookRepository.js"
 
 /**
  * Dispatcher settings; every one has a default.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Options {
   /** One attempt's deadline (DNS, connect, request, response headers). Default 20 000 ms. */
@@ -114,9 +111,7 @@ const settingsOf = (options: Options): Settings => {
 
 /**
  * What one fan-out did.
- *
  * @since 0.1.0
- * @category models
  */
 export interface FanOutSummary {
   readonly events: number
@@ -125,9 +120,7 @@ export interface FanOutSummary {
 
 /**
  * What `deliverDue` did: attempts made, and how they ended.
- *
  * @since 0.1.0
- * @category models
  */
 export interface DeliverySummary {
   readonly attempts: number
@@ -138,7 +131,6 @@ export interface DeliverySummary {
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class Dispatcher extends Context.Tag("@waybill/webhooks/Dispatcher")<
   Dispatcher,
@@ -167,9 +159,7 @@ export class Dispatcher extends Context.Tag("@waybill/webhooks/Dispatcher")<
 
 /**
  * Builds a dispatcher from its ports.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
@@ -323,9 +313,7 @@ export const make = (options: Options = {}) =>
 
 /**
  * The dispatcher over its ports.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer = (
   options: Options = {}

@@ -3,7 +3,6 @@
  * each alert in the transaction that marks its delivery failed, and writes a structured log
  * line for it (`Webhook delivery failed`); this port stores alerts for `GET /alerts`. An
  * embedder may implement it to page someone instead.
- *
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -16,9 +15,7 @@ import * as Page from "./Page.js"
 /**
  * An alert as `GET /alerts` lists it. `reason` is a sentence without secrets
  * (`2 attempts failed; last: HTTP 500`).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const FailureAlert = Schema.Struct({
   id: Schema.String,
@@ -32,16 +29,13 @@ export const FailureAlert = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type FailureAlert = typeof FailureAlert.Type
 
 /**
  * What `list` takes: an optional webhook id (another workspace's gives an empty page) and the
  * page.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ListQuery extends Page.Query {
   readonly webhookId: string | undefined
@@ -49,7 +43,6 @@ export interface ListQuery extends Page.Query {
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class FailureAlerts extends Context.Tag("@waybill/webhooks/FailureAlerts")<
   FailureAlerts,
@@ -62,9 +55,7 @@ export class FailureAlerts extends Context.Tag("@waybill/webhooks/FailureAlerts"
 
 /**
  * An in-memory store of alerts.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makeMemory = (): FailureAlerts["Type"] => {
   const alerts: Array<{ readonly workspaceId: WorkspaceId; readonly alert: FailureAlert }> = []
@@ -89,8 +80,6 @@ export const makeMemory = (): FailureAlerts["Type"] => {
 
 /**
  * An in-memory layer, for tests and embedders without storage.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<FailureAlerts> = Layer.sync(FailureAlerts, makeMemory)

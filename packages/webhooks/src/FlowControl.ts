@@ -10,7 +10,6 @@
  * (1 500 ms) from any moment, so no window of one second (of claims, or of arrivals whose delays
  * between claim and receiver differ by less than 500 ms) holds more than the limit; a webhook
  * kept busy gets about `limit / 1.55` attempts a second.
- *
  * @since 0.1.0
  */
 import type { Target } from "./Webhook.js"
@@ -18,35 +17,27 @@ import type { Target } from "./Webhook.js"
 /**
  * Whether a webhook's deliveries take the flow-controlled claim: disabled, rate-limited or FIFO.
  * The others (plain) are claimed, and handed over at fan-out, as before.
- *
  * @since 0.1.0
- * @category predicates
  */
 export const isControlled = (target: Pick<Target, "status" | "rateLimitPerSecond" | "ordering">): boolean =>
   target.status !== "enabled" || target.rateLimitPerSecond !== null || target.ordering !== "none"
 
 /**
  * The length of a rate window's slot, in milliseconds.
- *
  * @since 0.1.0
- * @category constants
  */
 export const slotMs = 50
 
 /**
  * How many slots a claim counts: the current one and those before it.
- *
  * @since 0.1.0
- * @category constants
  */
 export const slotsCounted = 31
 
 /**
  * A webhook's rate window: the number of its newest slot and the attempts started per slot,
  * newest first (at most `slotsCounted`).
- *
  * @since 0.1.0
- * @category models
  */
 export interface RateWindow {
   readonly slot: number
@@ -55,9 +46,7 @@ export interface RateWindow {
 
 /**
  * An empty window.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const emptyWindow: RateWindow = { slot: 0, counts: [] }
 
@@ -71,9 +60,7 @@ const shift = (window: RateWindow, now: number): Array<number> => {
 
 /**
  * How many attempts a claim at `now` (epoch ms) may start under `limit` per second.
- *
  * @since 0.1.0
- * @category rate limit
  */
 export const allowance = (window: RateWindow, now: number, limit: number): number => {
   const counts = shift(window, now)
@@ -83,17 +70,13 @@ export const allowance = (window: RateWindow, now: number, limit: number): numbe
 
 /**
  * The most attempts one slot may start: the limit's share of a slot, at least one.
- *
  * @since 0.1.0
- * @category rate limit
  */
 export const perSlot = (limit: number): number => Math.max(1, Math.ceil((limit * slotMs) / 1000))
 
 /**
  * The window after a claim at `now` started `started` attempts.
- *
  * @since 0.1.0
- * @category rate limit
  */
 export const record = (window: RateWindow, now: number, started: number): RateWindow => {
   const slot = Math.floor(now / slotMs)
@@ -112,9 +95,7 @@ export const record = (window: RateWindow, now: number, started: number): RateWi
  * One webhook's deliveries that ended, in a batch of completions, for the count of failures in
  * a row: whether one succeeded (the count starts again from the failures after the last
  * success) and how many failed after the last success.
- *
  * @since 0.1.0
- * @category automatic disabling
  */
 export interface Endings {
   readonly workspaceId: string
@@ -126,9 +107,7 @@ export interface Endings {
 /**
  * The endings of a batch, per webhook, from its deliveries' final statuses in the order they
  * ended; statuses other than `succeeded` and `failed` (a retry to come) are not endings.
- *
  * @since 0.1.0
- * @category automatic disabling
  */
 export const endingsOf = (
   ended: ReadonlyArray<{ readonly workspaceId: string; readonly webhookId: string; readonly status: string }>
@@ -152,9 +131,7 @@ export const endingsOf = (
 
 /**
  * A webhook's count of failures in a row after `endings` are added to `streak`.
- *
  * @since 0.1.0
- * @category automatic disabling
  */
 export const nextStreak = (streak: number, endings: Pick<Endings, "reset" | "failures">): number =>
   endings.reset ? endings.failures : streak + endings.failures

@@ -3,7 +3,6 @@
  * resolves to, so that a name pointing at a refused address is refused up front. A name that
  * does not resolve (or a resolver that fails) is accepted; the HTTP sender checks the address
  * again when it connects. The Node implementation lives in `@waybill/sender` (`WebhookSender`).
- *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -12,7 +11,6 @@ import * as Layer from "effect/Layer"
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class HostResolver extends Context.Tag("@waybill/webhooks/HostResolver")<
   HostResolver,
@@ -25,9 +23,7 @@ export class HostResolver extends Context.Tag("@waybill/webhooks/HostResolver")<
 /**
  * A resolver over a fixed table of names (matched case-insensitively, trailing dot ignored);
  * other names do not resolve.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerStatic = (table: Readonly<Record<string, ReadonlyArray<string>>>): Layer.Layer<HostResolver> => {
   const normalise = (name: string) => (name.endsWith(".") ? name.slice(0, -1) : name).toLowerCase()
@@ -41,8 +37,6 @@ export const layerStatic = (table: Readonly<Record<string, ReadonlyArray<string>
 /**
  * A resolver that resolves nothing: every name is accepted at registration and left to the
  * connect-time check.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerNone: Layer.Layer<HostResolver> = layerStatic({})

@@ -2,7 +2,6 @@
  * The port that makes one delivery attempt: one HTTP POST, answered by a status code or a
  * classified failure. Its implementations are in `@waybill/sender` (over undici, or over an
  * `@effect/platform` `HttpClient`), held to one contract: docs/webhooks.md ("Senders").
- *
  * @since 0.1.0
  */
 import type { Recorded } from "@waybill/core/Recorded"
@@ -15,9 +14,7 @@ import { ErrorClass } from "./Delivery.js"
 
 /**
  * One attempt. `headers` carry the authentication (a secret): never log a request.
- *
  * @since 0.1.0
- * @category models
  */
 export interface SendRequest {
   readonly url: string
@@ -33,9 +30,7 @@ export interface SendRequest {
 
 /**
  * The receiver answered. Any status: the dispatcher decides what counts as success.
- *
  * @since 0.1.0
- * @category models
  */
 export interface SendResponse {
   readonly statusCode: number
@@ -44,9 +39,7 @@ export interface SendResponse {
 /**
  * No HTTP response: `timeout`, `connect`, `dns`, `tls` or `ssrf`; `http` for a response that
  * could not be read as HTTP. `message` describes the failure without headers or body.
- *
  * @since 0.1.0
- * @category errors
  */
 export class SendError extends Schema.TaggedError<SendError>("@waybill/webhooks/SendError")("SendError", {
   reason: ErrorClass,
@@ -55,7 +48,6 @@ export class SendError extends Schema.TaggedError<SendError>("@waybill/webhooks/
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class HttpSender extends Context.Tag("@waybill/webhooks/HttpSender")<
   HttpSender,
@@ -64,9 +56,7 @@ export class HttpSender extends Context.Tag("@waybill/webhooks/HttpSender")<
 
 /**
  * A request the scripted sender received, and when (epoch milliseconds, `Clock`).
- *
  * @since 0.1.0
- * @category models
  */
 export interface Received {
   readonly request: SendRequest
@@ -75,9 +65,7 @@ export interface Received {
 
 /**
  * What the scripted sender has received, in order.
- *
  * @since 0.1.0
- * @category tags
  */
 export class SentRequests extends Context.Tag("@waybill/webhooks/SentRequests")<SentRequests, Recorded<Received>>() {}
 
@@ -85,9 +73,7 @@ export class SentRequests extends Context.Tag("@waybill/webhooks/SentRequests")<
  * An in-memory sender for tests and simulations: every request is recorded, then answered by
  * `respond` (given the request and how many came before it). `respond` may sleep to play a
  * slow receiver: the deadline `timeoutMs` applies on the `Clock` (so `TestClock` drives it).
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerScripted = (
   respond: (request: SendRequest, index: number) => Effect.Effect<SendResponse, SendError>

@@ -2,7 +2,6 @@
  * The fan-out side of the outbox: one dispatcher at a time, under a lease, reads the events behind
  * a stored position and moves it in the transaction that records their deliveries. Details:
  * docs/internals.md (OutboxReader).
- *
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -16,9 +15,7 @@ import * as Option from "effect/Option"
  * A recorded event as fan-out reads it: `body` is the delivery body, fixed when the event was
  * recorded (`{ id, type, createdAt, payload }`); fan-out parses it once to evaluate filters.
  * `position` is where fan-out stands once it has handled this event (opaque to the dispatcher).
- *
  * @since 0.1.0
- * @category models
  */
 export interface OutboxEvent {
   readonly id: string
@@ -37,9 +34,7 @@ export interface OutboxEvent {
  * yet (`waiting`: a transaction that began before them is still open, so reading past it could
  * skip an event it is about to commit). Fan-out looks again soon while `waiting` holds, since no
  * notification may come when that transaction ends.
- *
  * @since 0.1.0
- * @category models
  */
 export interface OutboxRead {
   readonly events: ReadonlyArray<OutboxEvent>
@@ -48,9 +43,7 @@ export interface OutboxRead {
 
 /**
  * Times are epoch milliseconds from the dispatcher's `Clock`.
- *
  * @since 0.1.0
- * @category tags
  */
 export class OutboxReader extends Context.Tag("@waybill/webhooks/OutboxReader")<
   OutboxReader,
@@ -74,9 +67,7 @@ export class OutboxReader extends Context.Tag("@waybill/webhooks/OutboxReader")<
 /**
  * An in-memory outbox that serves both sides: producers `publish` through `EventOutbox`, fan-out
  * reads through `OutboxReader`. Positions count events.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effectContext(
   Effect.sync(() => {

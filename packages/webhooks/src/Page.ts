@@ -3,7 +3,6 @@
  * ordered newest first by id (ids sort by creation time); a cursor is the opaque form of the
  * last id of the previous page. Storage adapters build pages with `make` and read cursors with
  * `decodeCursor`, so every store pages alike.
- *
  * @since 0.1.0
  */
 import * as Cursor from "@waybill/core/Cursor"
@@ -14,9 +13,7 @@ import * as Schema from "effect/Schema"
 
 /**
  * A page and the cursor of the next one (`null` on the last page).
- *
  * @since 0.1.0
- * @category models
  */
 export interface Page<A> {
   readonly data: ReadonlyArray<A>
@@ -25,27 +22,21 @@ export interface Page<A> {
 
 /**
  * The schema of a page of `item`.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const schema = <A, I, R>(item: Schema.Schema<A, I, R>) =>
   Schema.Struct({ data: Schema.Array(item), nextCursor: Schema.NullOr(Schema.String) })
 
 /**
  * Page sizes: `limit` is 1–100, 20 when omitted.
- *
  * @since 0.1.0
- * @category constants
  */
 export const size = { default: 20, max: 100 } as const
 
 /**
  * What a store needs to read one page: at most `limit` items older than the item `after` (an
  * id; none for the first page).
- *
  * @since 0.1.0
- * @category models
  */
 export interface Query {
   readonly limit: number
@@ -54,26 +45,20 @@ export interface Query {
 
 /**
  * The cursor that points after the item with this id.
- *
  * @since 0.1.0
- * @category cursors
  */
 export const encodeCursor = (prefix: Id.Prefix, id: string): string => Cursor.afterId(prefix, id)
 
 /**
  * The id a cursor points after, or none when it is not a cursor of this kind of list.
- *
  * @since 0.1.0
- * @category cursors
  */
 export const decodeCursor = (prefix: Id.Prefix, cursor: string): Option.Option<string> => Cursor.idAfter(prefix, cursor)
 
 /**
  * Builds a page from up to `limit + 1` rows in list order (newest first): the extra row only
  * tells that a next page exists.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = <A>(
   prefix: Id.Prefix,
@@ -90,9 +75,7 @@ export const make = <A>(
 
 /**
  * The paging parameters of a list request as the HTTP layer decodes them from the URL.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Params {
   readonly limit?: number | undefined
@@ -101,9 +84,7 @@ export interface Params {
 
 /**
  * Checks paging parameters: every issue (`limit`, `cursor`), or the store query.
- *
  * @since 0.1.0
- * @category validation
  */
 export const query = (
   prefix: Id.Prefix,

@@ -2,7 +2,6 @@
  * The registration rules of `POST /webhooks` (contract §5) as one pure function that reports every
  * problem with its dotted path, never with a secret in it; host names are resolved outside
  * (`WebhookService`) and their addresses given in. Details: docs/internals.md (Registration).
- *
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -31,9 +30,7 @@ import {
 
 /**
  * A registration that passed every rule; its secret is `Redacted`.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Registration {
   readonly url: string
@@ -49,9 +46,7 @@ export interface Registration {
 
 /**
  * What the rules depend on besides the request.
- *
  * @since 0.1.0
- * @category models
  */
 export interface RegistrationContext {
   /** The workspace's custom property definitions (they type `<entity>.properties.<id>`). */
@@ -95,9 +90,7 @@ const parseUrl = (value: string): URL | undefined => {
 /**
  * The host name `WebhookService` should resolve before validating: the URL's host when the URL
  * is usable and its host is a name (not an IP literal, not a `localhost` name).
- *
  * @since 0.1.0
- * @category resolving
  */
 export const hostToResolve = (input: unknown): Option.Option<string> => {
   const url = isRecord(input) ? own(input, "url") : undefined
@@ -116,9 +109,7 @@ const refusedTarget = (what: string, category: Ssrf.AddressCategory, address: st
 
 /**
  * The URL rules alone (issues at `url`).
- *
  * @since 0.1.0
- * @category validation
  */
 export const validateUrl = (value: unknown, context: RegistrationContext): Array<Issue.Issue> => {
   if (value === undefined) return [Issue.make("url", "is required")]
@@ -261,9 +252,7 @@ const noControl = (text: string) => (hasControl(text) ? "must not contain contro
  * The `auth` rules of a registration alone (issues at `auth.*`): a complete setting of one of
  * the three types, secret lengths, and for `standard-webhooks` a `whsec_…` secret. Also what a
  * rotation's new `auth` must satisfy (`SecretRotation`).
- *
  * @since 0.1.0
- * @category validation
  */
 export const validateAuth = (value: unknown): { issues: Array<Issue.Issue>; auth: OpenAuth | undefined } => {
   if (value === undefined) return { issues: [Issue.make("auth", "is required")], auth: undefined }
@@ -374,9 +363,7 @@ const validateOrdering = (value: unknown): Array<Issue.Issue> =>
  * where it names no `scheme` and keeps the `hmac` type, so an edit that does not mention the
  * scheme never changes how deliveries are signed (receivers would start refusing them). Any
  * other request is answered unchanged.
- *
  * @since 0.1.0
- * @category editing
  */
 export const withKeptScheme = (input: unknown, stored: SealedAuth): unknown => {
   if (stored.type !== "hmac" || !isRecord(input)) return input
@@ -390,9 +377,7 @@ export const withKeptScheme = (input: unknown, stored: SealedAuth): unknown => {
  * request leaves to the stored value, if it does. It does when the auth type is the stored one
  * and the secret is omitted or sent as the mask `"********"`; a changed type needs its secret
  * (validation then asks for it at its path).
- *
  * @since 0.1.0
- * @category editing
  */
 export const keptSecretField = (
   input: unknown,
@@ -409,9 +394,7 @@ export const keptSecretField = (
  * For an edit: the mask `"********"` sent as the secret of a changed auth type is refused at its
  * path. It is what a form shows for a stored secret, never a secret someone chose; taking it
  * literally would store the mask as the new secret.
- *
  * @since 0.1.0
- * @category editing
  */
 export const maskedSecretIssues = (input: unknown, storedType: "basic" | "bearer" | "hmac"): Array<Issue.Issue> => {
   const auth = isRecord(input) ? own(input, "auth") : undefined
@@ -430,9 +413,7 @@ export const maskedSecretIssues = (input: unknown, storedType: "basic" | "bearer
  * is not finite or text that cannot be stored is refused at its path, anywhere (`JsonInput`). On
  * success, the registration with `match` filled into every filter group and the secret wrapped
  * in `Redacted`.
- *
  * @since 0.1.0
- * @category validation
  */
 export const validateRegistration = (
   input: unknown,

@@ -3,7 +3,6 @@
  * and `POST /webhooks/{id}/replay`, apart from storage. A resend or a replay puts deliveries back
  * to `pending` with a fresh attempt cycle (one attempt, one retry, an alert on a second failure),
  * sent by the dispatcher through the same claim path as fresh deliveries.
- *
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -12,17 +11,13 @@ import * as Schema from "effect/Schema"
 
 /**
  * How far back a replay may reach by default: 30 days (`since` older than that is refused).
- *
  * @since 0.1.0
- * @category constants
  */
 export const defaultRetentionSeconds = 30 * 24 * 60 * 60
 
 /**
  * Deliveries a replay looks at per step (one statement, one short transaction on PostgreSQL).
- *
  * @since 0.1.0
- * @category constants
  */
 export const defaultStepSize = 1_000
 
@@ -30,9 +25,7 @@ export const defaultStepSize = 1_000
  * The body of `POST /webhooks/{id}/replay`: the window `[since, until)` of event creation times
  * (epoch seconds; `until` defaults to now) and which deliveries (`failed`, the default, or `all`
  * that are not pending).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const ReplayRequest = Schema.Struct({
   since: Schema.Int.annotations({ description: "Epoch seconds: events created at or after this" }),
@@ -46,29 +39,23 @@ export const ReplayRequest = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ReplayRequest = typeof ReplayRequest.Encoded
 
 /**
  * The answer of a replay: how many deliveries went back to `pending`.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Replayed = Schema.Struct({ deliveries: Schema.Int }).annotations({ identifier: "Replayed" })
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Replayed = typeof Replayed.Type
 
 /**
  * A replay that passed every rule.
- *
  * @since 0.1.0
- * @category models
  */
 export interface ReplayWindow {
   readonly since: number
@@ -89,9 +76,7 @@ const epochSeconds = (value: unknown): value is number =>
  * integer epoch second not older than `nowSeconds - retentionSeconds`, `until` (default: one
  * second past now, so events of this second count) after `since`, `status` `failed` or `all`,
  * no other field. Every issue is listed.
- *
  * @since 0.1.0
- * @category validation
  */
 export const validate = (
   input: unknown,
@@ -132,9 +117,7 @@ export const validate = (
 
 /**
  * No delivery with this id belongs to the webhook in the caller's workspace (404).
- *
  * @since 0.1.0
- * @category errors
  */
 export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>("@waybill/webhooks/DeliveryNotFound")(
   "DeliveryNotFound",
@@ -155,9 +138,7 @@ export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>("@way
  * The delivery is pending already (waiting, in flight or due for its retry): a resend would
  * send it twice; or it is held while its webhook is disabled, and enabling the webhook sends it
  * in event order (409 `conflict`).
- *
  * @since 0.1.0
- * @category errors
  */
 export class DeliveryPending extends Schema.TaggedError<DeliveryPending>("@waybill/webhooks/DeliveryPending")(
   "DeliveryPending",

@@ -2,7 +2,6 @@
  * Webhook secrets at rest (contract §5, §7): the `SecretBox` port seals a secret before it is
  * stored and opens it for an attempt; here AES-256-GCM, bound to the secret's place. Details:
  * docs/internals.md (SecretBox).
- *
  * @since 0.1.0
  */
 import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from "node:crypto"
@@ -16,9 +15,7 @@ import type { SealedSecret } from "./Webhook.js"
 /**
  * A sealed secret does not open: wrong key, tampered or truncated text, or sealed for another
  * place. Also a key that is not 32 bytes. The message never contains key or secret material.
- *
  * @since 0.1.0
- * @category errors
  */
 export class SecretBoxError extends Schema.TaggedError<SecretBoxError>("@waybill/webhooks/SecretBoxError")(
   "SecretBoxError",
@@ -27,7 +24,6 @@ export class SecretBoxError extends Schema.TaggedError<SecretBoxError>("@waybill
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class SecretBox extends Context.Tag("@waybill/webhooks/SecretBox")<
   SecretBox,
@@ -95,9 +91,7 @@ const fromKey = (key: KeyObject): SecretBox["Type"] => {
 /**
  * An AES-256-GCM box over a 32-byte key: raw bytes, or 64 hexadecimal characters (the form of
  * `WAYBILL_SECRET_KEY`).
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makeAesGcm = (
   key: Uint8Array | Redacted.Redacted<string>
@@ -111,9 +105,7 @@ export const makeAesGcm = (
 
 /**
  * The AES-256-GCM box as a layer.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerAesGcm = (key: Uint8Array | Redacted.Redacted<string>): Layer.Layer<SecretBox, SecretBoxError> =>
   Layer.effect(SecretBox, makeAesGcm(key))
@@ -121,9 +113,7 @@ export const layerAesGcm = (key: Uint8Array | Redacted.Redacted<string>): Layer.
 /**
  * An AES-256-GCM box under a random key that lives as long as the layer: for tests and for
  * embedders whose webhooks live in memory only.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<SecretBox> = Layer.sync(SecretBox, () =>
   fromKey(createSecretKey(randomBytes(32)))

@@ -5,7 +5,6 @@
  * An HMAC webhook rotated with an overlap signs every attempt with the new secret and, until
  * the overlap ends, with the previous one too, so receivers can switch at their own pace. Basic
  * and Bearer credentials are replaced at once: one `Authorization` header cannot carry two.
- *
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -32,18 +31,14 @@ import { WebhookRepository } from "./WebhookRepository.js"
 /**
  * How long the previous HMAC secret keeps signing, in seconds: 86 400 (a day) unless the
  * rotation says otherwise, at most 604 800 (a week).
- *
  * @since 0.1.0
- * @category constants
  */
 export const overlapSeconds = { default: 86_400, max: 604_800 } as const
 
 /**
  * The body of `POST /webhooks/{id}/rotate`, for documentation and typed clients;
  * `validateRotation` is what checks a request.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const RotateSecret = Schema.Struct({
   auth: AuthRequest.annotations({
@@ -60,16 +55,13 @@ export const RotateSecret = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type RotateSecret = typeof RotateSecret.Encoded
 
 /**
  * A rotation that passed every rule: the new authentication (secret `Redacted`) and how long
  * the replaced HMAC secret keeps signing (0 for Basic and Bearer).
- *
  * @since 0.1.0
- * @category models
  */
 export interface Rotation {
   readonly auth: OpenAuth
@@ -141,9 +133,7 @@ const checkOverlap = (value: unknown, type: SealedAuth["type"]): { issues: Array
  * issue with its path (`auth.type` or `auth.scheme` for another type or scheme than the
  * webhook's, `auth.secret` / `auth.token` / `auth.password` / `auth.username` as at
  * registration, `overlapSeconds`); messages never quote a secret.
- *
  * @since 0.1.0
- * @category validation
  */
 export const validateRotation = (
   input: unknown,
@@ -167,9 +157,7 @@ export const validateRotation = (
  * previous secret's place, until `now + overlapSeconds`. A previous secret of an earlier rotation
  * is not carried over. A replaced secret that does not open (sealed under another server key)
  * cannot keep signing: a `ValidationError` at `overlapSeconds` (with 0 it is simply replaced).
- *
  * @since 0.1.0
- * @category rotating
  */
 export const withPrevious = (
   secretBox: SecretBox["Type"],
@@ -207,9 +195,7 @@ export const withPrevious = (
 
 /**
  * Webhooks whose previous secret one sweep step deletes at most (one statement each step).
- *
  * @since 0.1.0
- * @category constants
  */
 export const sweepBatchSize = 500
 
@@ -219,9 +205,7 @@ export const sweepBatchSize = 500
  * every process drops the secret from its caches. Answers how many were deleted. Attempts never
  * sign with an expired previous secret whether or not the sweep has run; the sweep is what
  * removes it from storage.
- *
  * @since 0.1.0
- * @category maintenance
  */
 export const sweepExpiredSecrets: Effect.Effect<number, never, WebhookRepository> = Effect.flatMap(
   WebhookRepository,

@@ -2,16 +2,13 @@
  * Server-side request forgery rules (contract §5): which webhook targets are refused, by the IANA
  * special-purpose registries; registration and the senders apply them. Details: docs/internals.md
  * (Ssrf).
- *
  * @since 0.1.0
  */
 import * as Option from "effect/Option"
 
 /**
  * Why an address is refused: the special-purpose block it lies in.
- *
  * @since 0.1.0
- * @category models
  */
 export type AddressCategory =
   | "unspecified"
@@ -58,17 +55,13 @@ const descriptions: Record<AddressCategory, string> = {
 
 /**
  * A short phrase for a category, for error messages ("a loopback address").
- *
  * @since 0.1.0
- * @category formatting
  */
 export const describe = (category: AddressCategory): string => descriptions[category]
 
 /**
  * A parsed IP address: IPv4 as an unsigned 32-bit number, IPv6 as eight 16-bit groups.
- *
  * @since 0.1.0
- * @category models
  */
 export type IpAddress =
   | { readonly family: 4; readonly value: number }
@@ -130,9 +123,7 @@ const parseIPv6 = (input: string): ReadonlyArray<number> | undefined => {
 /**
  * Parses an IPv4 address (strict dotted decimal) or an IPv6 address (with or without square
  * brackets, `::` compression, an IPv4 tail or a zone).
- *
  * @since 0.1.0
- * @category parsing
  */
 export const parseAddress = (text: string): Option.Option<IpAddress> => {
   const v4 = parseIPv4(text)
@@ -145,9 +136,7 @@ export const parseAddress = (text: string): Option.Option<IpAddress> => {
 
 /**
  * Whether a host is an IP literal rather than a name.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const isIpLiteral = (host: string): boolean => Option.isSome(parseAddress(host))
 
@@ -277,9 +266,7 @@ const classify6 = (groups: ReadonlyArray<number>): Option.Option<AddressCategory
 
 /**
  * The special-purpose block an IP address lies in, or none when it is globally reachable.
- *
  * @since 0.1.0
- * @category classifying
  */
 export const classify = (address: IpAddress): Option.Option<AddressCategory> =>
   address.family === 4 ? classify4(address.value) : classify6(address.groups)
@@ -287,9 +274,7 @@ export const classify = (address: IpAddress): Option.Option<AddressCategory> =>
 /**
  * Why an address text is refused as a webhook target, or none when it is allowed. Text that is
  * not an IP address is refused as `reserved` (fail closed: a resolver answered something odd).
- *
  * @since 0.1.0
- * @category classifying
  */
 export const refusal = (address: string): Option.Option<AddressCategory> =>
   Option.match(parseAddress(address), {
@@ -299,18 +284,14 @@ export const refusal = (address: string): Option.Option<AddressCategory> =>
 
 /**
  * Whether an address text is refused as a webhook target.
- *
  * @since 0.1.0
- * @category classifying
  */
 export const isRefused = (address: string): boolean => Option.isSome(refusal(address))
 
 /**
  * Whether a host name is a `localhost` name (RFC 6761: always the loopback interface), with or
  * without the trailing dot.
- *
  * @since 0.1.0
- * @category classifying
  */
 export const isLocalhostName = (host: string): boolean => {
   const name = (host.endsWith(".") ? host.slice(0, -1) : host).toLowerCase()
@@ -319,9 +300,7 @@ export const isLocalhostName = (host: string): boolean => {
 
 /**
  * The host of a parsed URL as the resolver and the socket see it: IPv6 without brackets.
- *
  * @since 0.1.0
- * @category parsing
  */
 export const hostOf = (url: URL): string =>
   url.hostname.startsWith("[") && url.hostname.endsWith("]") ? url.hostname.slice(1, -1) : url.hostname

@@ -2,7 +2,6 @@
  * Webhooks (spec "Webhook registration", contract §5): the registration request, the stored
  * webhook (secrets sealed by the `SecretBox`), and the response, in which every secret reads
  * `"********"`.
- *
  * @since 0.1.0
  */
 import { WorkspaceId } from "@waybill/core/Workspace"
@@ -13,17 +12,13 @@ import * as Schema from "effect/Schema"
 
 /**
  * What every secret reads in a response, whatever the secret.
- *
  * @since 0.1.0
- * @category constants
  */
 export const MASK = "********" as const
 
 /**
  * Secret lengths, in characters: HMAC secrets 16–512, passwords and tokens 1–512.
- *
  * @since 0.1.0
- * @category constants
  */
 export const secretLength = {
   hmac: { min: 16, max: 512 },
@@ -33,9 +28,7 @@ export const secretLength = {
 
 /**
  * Other limits of a registration: URL length, username length, description length.
- *
  * @since 0.1.0
- * @category constants
  */
 export const limits = { url: 2048, username: 512, description: 1000 } as const
 
@@ -46,18 +39,14 @@ const WriteOnly = (min: number, max: number, what: string) =>
 
 /**
  * The `auth` of a registration request: Basic, Bearer or HMAC.
- *
  * @since 0.1.0
- * @category schemas
  */
 /**
  * How an HMAC webhook signs: `waybill` (the default: `X-Signature-Algorithm`,
  * `X-Signature-Timestamp`, `X-Signature` over `"<timestamp>.<body>"`) or `standard-webhooks`
  * (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>` over
  * `"<delivery id>.<timestamp>.<body>"`, with a `whsec_…` secret).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const SignatureScheme = Schema.Literal("waybill", "standard-webhooks").annotations({
   identifier: "SignatureScheme"
@@ -65,7 +54,6 @@ export const SignatureScheme = Schema.Literal("waybill", "standard-webhooks").an
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type SignatureScheme = typeof SignatureScheme.Type
 
@@ -94,15 +82,12 @@ export const AuthRequest = Schema.Union(
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type AuthRequest = typeof AuthRequest.Type
 
 /**
  * The per-event filters: each key one of the subscribed events, each value a filter group.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Filters = Schema.Record({ key: Schema.String, value: FilterGroup }).annotations({
   identifier: "WebhookFilters",
@@ -111,59 +96,47 @@ export const Filters = Schema.Record({ key: Schema.String, value: FilterGroup })
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Filters = typeof Filters.Type
 
 /**
  * Whether a webhook's deliveries are sent (`enabled`) or held (`disabled`, contract §8).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const WebhookStatus = Schema.Literal("enabled", "disabled").annotations({ identifier: "WebhookStatus" })
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type WebhookStatus = typeof WebhookStatus.Type
 
 /**
  * Why a webhook is disabled: an operator's `disable` (`manual`), or too many deliveries in a row
  * that ended `failed` (`failing`, the reference server's `WAYBILL_DISABLE_AFTER_FAILURES`).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const DisabledReason = Schema.Literal("manual", "failing").annotations({ identifier: "WebhookDisabledReason" })
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type DisabledReason = typeof DisabledReason.Type
 
 /**
  * How a webhook's deliveries are ordered: `none` (the default: in parallel, roughly in event
  * order) or `fifo` (one at a time, in the order their events were recorded; contract §8).
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Ordering = Schema.Literal("none", "fifo").annotations({ identifier: "WebhookOrdering" })
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Ordering = typeof Ordering.Type
 
 /**
  * The bounds of `rateLimitPerSecond`: attempts started per second, over every process.
- *
  * @since 0.1.0
- * @category constants
  */
 export const rateLimitBounds = { min: 1, max: 10_000 } as const
 
@@ -172,9 +145,7 @@ const RateLimit = Schema.Int.pipe(Schema.between(rateLimitBounds.min, rateLimitB
 /**
  * The body of `POST /webhooks`, for documentation and typed clients. `validateRegistration`
  * is what checks a request: it reports every problem and never echoes a secret.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const RegisterWebhook = Schema.Struct({
   url: Schema.String.annotations({ description: "Absolute https:// URL of a globally reachable host" }),
@@ -198,15 +169,12 @@ export const RegisterWebhook = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type RegisterWebhook = typeof RegisterWebhook.Encoded
 
 /**
  * A secret as the `SecretBox` sealed it: safe to store, useless without the key.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const SealedSecret = Schema.String.pipe(Schema.brand("@waybill/webhooks/SealedSecret")).annotations({
   identifier: "SealedSecret"
@@ -214,16 +182,13 @@ export const SealedSecret = Schema.String.pipe(Schema.brand("@waybill/webhooks/S
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type SealedSecret = typeof SealedSecret.Type
 
 /**
  * The previous HMAC secret of a webhook while a rotation's overlap runs: sealed like the current
  * one, and used until `expiresAt` (epoch seconds, exclusive); storage deletes it after that.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const PreviousSecret = Schema.Struct({ secret: SealedSecret, expiresAt: Schema.Int }).annotations({
   identifier: "PreviousSecret"
@@ -231,15 +196,12 @@ export const PreviousSecret = Schema.Struct({ secret: SealedSecret, expiresAt: S
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type PreviousSecret = typeof PreviousSecret.Type
 
 /**
  * Stored authentication: the secret part sealed.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const SealedAuth = Schema.Union(
   Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: SealedSecret }),
@@ -257,16 +219,13 @@ export const SealedAuth = Schema.Union(
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type SealedAuth = typeof SealedAuth.Type
 
 /**
  * Authentication with its secret opened, for one delivery attempt. The secret stays `Redacted`
  * so that printing, logging or serialising the value never shows it.
- *
  * @since 0.1.0
- * @category models
  */
 export type OpenAuth =
   | { readonly type: "basic"; readonly username: string; readonly password: Redacted.Redacted<string> }
@@ -285,9 +244,7 @@ export type OpenAuth =
  * previous one (§8): `revision` starts at 1 and storage raises it on each of these changes, so
  * anything derived from a webhook (compiled filters, a delivery target, opened secrets) may be
  * cached by id and `revision`, in any process.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const Webhook = Schema.Struct({
   id: Schema.String,
@@ -309,15 +266,12 @@ export const Webhook = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type Webhook = typeof Webhook.Type
 
 /**
  * Authentication as responses show it: every secret masked.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const MaskedAuth = Schema.Union(
   Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: Schema.Literal(MASK) }),
@@ -337,7 +291,6 @@ export const MaskedAuth = Schema.Union(
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type MaskedAuth = typeof MaskedAuth.Type
 
@@ -345,9 +298,7 @@ export type MaskedAuth = typeof MaskedAuth.Type
  * A webhook as `POST /webhooks`, `GET /webhooks` and `GET /webhooks/{id}` answer it. `filters`
  * is `{}` when none were registered; `description` is `null` when none was given. A disabled
  * webhook also shows `disabledReason` and `disabledAt`; an enabled one shows neither.
- *
  * @since 0.1.0
- * @category schemas
  */
 export const WebhookResponse = Schema.Struct({
   id: Schema.String,
@@ -368,16 +319,13 @@ export const WebhookResponse = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type WebhookResponse = typeof WebhookResponse.Type
 
 /**
  * A previous HMAC secret while its overlap runs at `now` (epoch seconds): none when there is
  * none, or when its overlap has ended (`expiresAt <= now`).
- *
  * @since 0.1.0
- * @category secrets
  */
 export const activePrevious = <P extends { readonly expiresAt: number }>(
   previous: P | undefined,
@@ -388,9 +336,7 @@ export const activePrevious = <P extends { readonly expiresAt: number }>(
  * Masks every secret of an authentication setting. A previous HMAC secret shows as its expiry
  * (`previousSecretExpiresAt`) while its overlap runs at `now` (epoch seconds); without `now`,
  * whenever one is stored.
- *
  * @since 0.1.0
- * @category masking
  */
 export const maskAuth = (auth: SealedAuth | OpenAuth | AuthRequest, now?: number): MaskedAuth => {
   switch (auth.type) {
@@ -409,9 +355,7 @@ export const maskAuth = (auth: SealedAuth | OpenAuth | AuthRequest, now?: number
 
 /**
  * The response form of a stored webhook, as of `now` (epoch seconds; see `maskAuth`).
- *
  * @since 0.1.0
- * @category masking
  */
 export const toResponse = (webhook: Webhook, now?: number): WebhookResponse => ({
   id: webhook.id,
@@ -432,9 +376,7 @@ export const toResponse = (webhook: Webhook, now?: number): WebhookResponse => (
 /**
  * The part of a webhook the dispatcher needs to send: where, with what authentication and under
  * which flow control, as of the webhook's `revision`.
- *
  * @since 0.1.0
- * @category models
  */
 export interface Target {
   readonly webhookId: string
@@ -449,9 +391,7 @@ export interface Target {
 
 /**
  * The delivery target of a webhook.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const targetOf = (webhook: Webhook): Target => ({
   webhookId: webhook.id,
@@ -466,9 +406,7 @@ export const targetOf = (webhook: Webhook): Target => ({
 /**
  * Where a sealed secret of a webhook belongs, bound into its encryption (associated data) so a
  * sealed value copied to another webhook or field does not open.
- *
  * @since 0.1.0
- * @category secrets
  */
 export const secretContext = (webhookId: string, type: SealedAuth["type"]): string =>
   `${webhookId}/auth.${secretFieldOf(type)}`
@@ -476,26 +414,20 @@ export const secretContext = (webhookId: string, type: SealedAuth["type"]): stri
 /**
  * Where the previous HMAC secret of a webhook belongs (see `secretContext`): a place of its own,
  * so the current secret's sealed value does not open there, nor the previous one's as current.
- *
  * @since 0.1.0
- * @category secrets
  */
 export const previousSecretContext = (webhookId: string): string => `${webhookId}/auth.previousSecret`
 
 /**
  * The sealed secret of a stored authentication setting.
- *
  * @since 0.1.0
- * @category secrets
  */
 export const sealedSecretOf = (auth: SealedAuth): SealedSecret =>
   auth.type === "basic" ? auth.password : auth.type === "bearer" ? auth.token : auth.secret
 
 /**
  * The field of an authentication type that holds its secret.
- *
  * @since 0.1.0
- * @category secrets
  */
 export const secretFieldOf = (type: SealedAuth["type"]): "password" | "token" | "secret" =>
   type === "basic" ? "password" : type === "bearer" ? "token" : "secret"

@@ -2,7 +2,6 @@
  * The storage port for webhooks. Every method is scoped to a workspace: a webhook of another
  * workspace is never found, listed, deleted or subscribed. Storage failures are defects (the
  * HTTP layer answers 500 without details).
- *
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -17,7 +16,6 @@ import type { Webhook } from "./Webhook.js"
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRepository")<
   WebhookRepository,
@@ -73,9 +71,7 @@ export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRep
 
 /**
  * An in-memory repository.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const makeMemory = (): WebhookRepository["Type"] => {
   const workspaces = new Map<string, Map<string, Webhook>>()
@@ -159,8 +155,6 @@ export const makeMemory = (): WebhookRepository["Type"] => {
 
 /**
  * An in-memory layer, for tests and embedders without storage.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layerMemory: Layer.Layer<WebhookRepository> = Layer.sync(WebhookRepository, makeMemory)

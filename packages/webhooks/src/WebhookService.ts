@@ -5,7 +5,6 @@
  * `WebhookRepository`, `DeliveryStore`, `FailureAlerts`, `SecretBox`, `HostResolver`,
  * `PropertyDefinitions` and `Transactor`. Every method acts in the caller's `CurrentWorkspace`;
  * another workspace's webhook is not found. Responses mask every secret.
- *
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
@@ -58,9 +57,7 @@ import { WebhookRepository } from "./WebhookRepository.js"
 /**
  * No webhook with this id in the caller's workspace (404; another workspace's webhook looks the
  * same).
- *
  * @since 0.1.0
- * @category errors
  */
 export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>("@waybill/webhooks/WebhookNotFound")(
   "WebhookNotFound",
@@ -77,9 +74,7 @@ export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>("@waybi
 /**
  * The workspace already holds as many webhooks as it may (409 `conflict`, contract §5): one event
  * fans out to at most that many.
- *
  * @since 0.1.0
- * @category errors
  */
 export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>(
   "@waybill/webhooks/WebhookLimitReached"
@@ -98,9 +93,7 @@ export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>
 /**
  * How many webhooks a workspace may hold unless `Options.maxWebhooksPerWorkspace` says otherwise
  * (contract §5).
- *
  * @since 0.1.0
- * @category constants
  */
 export const defaultMaxWebhooksPerWorkspace = 100
 
@@ -110,9 +103,7 @@ const Limit = Schema.NumberFromString.annotations({
 
 /**
  * The query of `GET /webhooks` and `GET /webhooks/{id}/deliveries` (`?limit=&cursor=`).
- *
  * @since 0.1.0
- * @category models
  */
 export const ListParams = Schema.Struct({
   limit: Schema.optional(Limit),
@@ -121,15 +112,12 @@ export const ListParams = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type ListParams = typeof ListParams.Type
 
 /**
  * The query of `GET /alerts` (`?webhookId=&limit=&cursor=`).
- *
  * @since 0.1.0
- * @category models
  */
 export const AlertListParams = Schema.Struct({
   webhookId: Schema.optional(Schema.String),
@@ -139,15 +127,12 @@ export const AlertListParams = Schema.Struct({
 
 /**
  * @since 0.1.0
- * @category models
  */
 export type AlertListParams = typeof AlertListParams.Type
 
 /**
  * The query of `GET /webhooks/filter-fields` (`?event=`).
- *
  * @since 0.1.0
- * @category models
  */
 export const FilterFieldsParams = Schema.Struct({ event: Schema.optional(Schema.String) }).annotations({
   identifier: "FilterFieldsParams"
@@ -155,7 +140,6 @@ export const FilterFieldsParams = Schema.Struct({ event: Schema.optional(Schema.
 
 /**
  * @since 0.1.0
- * @category tags
  */
 export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookService")<
   WebhookService,
@@ -281,7 +265,6 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
 
 /**
  * @since 0.1.0
- * @category models
  */
 export interface Options {
   /** Allows `http://` and non-global targets (contract §7 `WAYBILL_ALLOW_PRIVATE_TARGETS`). */
@@ -303,9 +286,7 @@ const unchanged: unique symbol = Symbol("unchanged")
 
 /**
  * Builds the service from its ports.
- *
  * @since 0.1.0
- * @category constructors
  */
 export const make = (options: Options) =>
   Effect.gen(function* () {
@@ -640,9 +621,7 @@ export const make = (options: Options) =>
 
 /**
  * The service over its ports.
- *
  * @since 0.1.0
- * @category layers
  */
 export const layer = (
   options: Options
