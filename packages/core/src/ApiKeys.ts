@@ -1,6 +1,6 @@
 /**
- * API keys (contract §1): each belongs to one workspace, is stored only as its SHA-256 hash and
- * compared in constant time. Issued and configured keys: docs/internals.md (ApiKeys).
+ * API keys: each belongs to one workspace, is stored only as its SHA-256 hash and is compared in
+ * constant time. Issued and configured keys: docs/internals.md (ApiKeys).
  * @since 0.1.0
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
@@ -87,7 +87,6 @@ const digest = (key: string): Buffer => createHash("sha256").update(key, "utf8")
 const sameDigest = (presented: Buffer, stored: Buffer): boolean =>
   presented.length === stored.length && timingSafeEqual(presented, stored)
 
-// Distinct keys whose digests are kept: far more than a deployment's clients use.
 const DIGEST_CACHE_CAPACITY = 1024
 
 const ISSUED = /^wbk_([0-9a-hjkmnp-tv-z]{26})_[A-Za-z0-9_-]{43}$/
@@ -113,8 +112,7 @@ export const make = (staticKeys: ReadonlyArray<StaticKey>) =>
       apiKeyId: `env-${index + 1}`,
       digest: digest(Redacted.value(entry.key))
     }))
-    // A client sends its key on every request: hashing it once saves about 5 % of an
-    // authenticated GET (docs/decisions.md). Validity is not cached, so revocation holds at once.
+    // Digests only, never validity, so revocation holds at once (docs/decisions.md).
     const digests = makeDigestCache(digest, DIGEST_CACHE_CAPACITY)
 
     const authenticate = (presented: Redacted.Redacted<string>) =>

@@ -1,9 +1,7 @@
 /**
- * Whether the storage behind the ports can be reached (contract §1: 503 `unavailable` while the
- * database cannot be reached; §7: `GET /health/ready`). Declared here because both sides need
- * it: the storage adapter knows what an outage looks like (`@waybill/store-pg` provides it with
- * its database), the HTTP adapter answers with it. Without a layer, storage counts as always
- * available (in-memory ports cannot be unreachable).
+ * Whether the storage behind the ports can be reached: the storage adapter provides it, the HTTP
+ * adapter answers 503 `unavailable` and `GET /health/ready` with it. Without a layer, storage counts
+ * as always available.
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
@@ -23,11 +21,7 @@ export class Availability extends Context.Tag("@waybill/core/Availability")<
   {
     /** Whether the storage answers now. Never fails, and answers within a few seconds. */
     readonly check: Effect.Effect<boolean>
-    /**
-     * Whether a defect raised by a port means the storage could not be reached (connection
-     * refused, reset or lost, the server shutting down), rather than a bug: such a request is
-     * answered 503 with `Retry-After`, and its transaction did not commit.
-     */
+    /** Whether a port's defect is an outage rather than a bug: answered 503, its transaction not committed. */
     readonly isOutage: (defect: unknown) => boolean
   }
 >() {}
@@ -42,23 +36,17 @@ export const layerAlways: Layer.Layer<Availability> = Layer.succeed(Availability
 })
 
 /**
- * What a background loop (the dispatcher's, the tour generator's) says about its failures: an
- * outage of the storage once when the loop first meets it (a warning naming the loop, without a
- * stack) and once when the loop runs again, however many turns fail meanwhile; any other failure
- * every time, as an error with its cause. Without an `Availability` layer every failure is of
- * the second kind.
+ * What a background loop says about its failures: a storage outage once when it starts and once when
+ * it ends, as warnings without a stack; any other failure every time, as an error with its cause.
  * @since 0.1.0
  */
 export interface LoopReporter {
-  /** Reports a failed turn of the loop. */
   readonly failed: (cause: Cause.Cause<unknown>) => Effect.Effect<void>
-  /** Reports a turn that went through (says the loop runs again if it had met an outage). */
   readonly succeeded: Effect.Effect<void>
 }
 
 /**
- * A reporter for the loop named `loop` (e.g. "the dispatcher's delivery loop"); `failure` is
- * the message of a failure that is not an outage.
+ * A reporter for the loop named `loop`; `failure` is the message of a failure that is not an outage.
  * @since 0.1.0
  */
 export const loopReporter = (loop: string, failure: string): Effect.Effect<LoopReporter> =>
@@ -88,9 +76,8 @@ export const loopReporter = (loop: string, failure: string): Effect.Effect<LoopR
   })
 
 /**
- * A background loop: `turn` at once, then again every `interval` for as long as the scope
- * lasts, forked; a turn that fails is said through `loopReporter(loop, failure)` and the loop
- * goes on.
+ * A forked background loop: `turn` at once, then every `interval` while the scope lasts; a failed
+ * turn is reported through `loopReporter` and the loop goes on.
  * @since 0.1.0
  */
 export const forkRepeated = <A, E, R>(

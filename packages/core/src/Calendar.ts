@@ -1,7 +1,6 @@
 /**
- * The proleptic Gregorian calendar as integer day numbers (days since 1970-01-01) and the UTC
- * offsets of IANA time zones, independent of the process time zone: the one calendar module of
- * the filters' Berlin days and the recurring schedules' wall clocks.
+ * The proleptic Gregorian calendar as integer day numbers (days since 1970-01-01), and the UTC
+ * offsets of IANA time zones, independent of the process time zone.
  * @since 0.1.0
  */
 
@@ -25,8 +24,7 @@ export const fromCivil = (year: number, month: number, day: number): number => {
 }
 
 /**
- * The year, month (1–12) and day of a day number (`civil_from_days`), written into `out` so that
- * hot loops allocate nothing.
+ * The year, month (1–12) and day of a day number, written into `out` so that hot loops allocate nothing.
  * @since 0.1.0
  */
 export const civilInto = (days: number, out: [number, number, number]): [number, number, number] => {
@@ -90,8 +88,8 @@ export const readDigits = (text: string, at: number, count: number): number => {
 }
 
 /**
- * The day number of a `YYYY-MM-DD` date at the start of `text` (which may go on, as an ISO-8601
- * date-time does); NaN when it is malformed or not a real day of a real month. No allocation.
+ * The day number of a `YYYY-MM-DD` date at the start of `text` (which may go on); NaN when it is
+ * malformed or not a real day. No allocation.
  * @since 0.1.0
  */
 export const readDate = (text: string): number => {
@@ -104,8 +102,7 @@ export const readDate = (text: string): number => {
 }
 
 /**
- * The day number of a calendar date `YYYY-MM-DD` (years 0000–9999, a real day of a real month),
- * or `undefined`.
+ * The day number of a real calendar date `YYYY-MM-DD` (years 0000–9999), or `undefined`.
  * @since 0.1.0
  */
 export const parseDate = (text: string): number | undefined => {
@@ -143,8 +140,7 @@ const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/
 const MAX_ZONES = 1000
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
-// `format` with a short pattern ("2027, GMT+01:00", "1890, GMT+00:53:28") is several times faster
-// than `formatToParts`, and reads the offset whatever the year (no era to account for).
+// `format` with a short pattern is faster than `formatToParts` and reads the offset in any year.
 const formatter = (zone: string): Intl.DateTimeFormat => {
   let format = formatters.get(zone)
   if (format === undefined) {
@@ -159,8 +155,7 @@ const formatter = (zone: string): Intl.DateTimeFormat => {
 }
 
 /**
- * Whether `zone` is an IANA time-zone name this runtime knows (`Europe/Berlin`, `UTC`); bare
- * offsets such as `+01:00` are refused. Never throws.
+ * Whether `zone` is an IANA time-zone name this runtime knows; bare offsets such as `+01:00` are refused.
  * @since 0.1.0
  */
 export const isTimeZone = (zone: string): boolean => {
@@ -176,7 +171,6 @@ export const isTimeZone = (zone: string): boolean => {
 
 const OFFSET = /GMT(?:([+-])(\d{2}):(\d{2})(?::(\d{2}))?)?$/
 
-/** The zone's UTC offset in seconds at an instant (epoch seconds), straight from ICU (a few µs). */
 const exactOffset = (zone: string, instant: number): number => {
   const text = formatter(zone).format(Math.floor(instant) * 1000)
   const match = OFFSET.exec(text)
@@ -186,8 +180,8 @@ const exactOffset = (zone: string, instant: number): number => {
   return match[1] === "-" ? -magnitude : magnitude
 }
 
-// Offsets at the start of each UTC hour, per zone. An hour whose two ends agree has no transition
-// inside (no zone changes its offset twice within an hour), so most lookups are two map reads.
+// Offsets at the start of each UTC hour, per zone: an hour whose two ends agree has no transition
+// inside (none changes twice within an hour), so most lookups are two map reads.
 const hourStarts = new Map<string, Map<number, number>>()
 const MAX_CACHED_HOURS = 200_000
 // The last hour that starts and ends within the ECMAScript time range (±8.64e15 ms).
@@ -220,18 +214,15 @@ export const offsetAt = (zone: string, instant: number): number => {
 }
 
 /**
- * The floating (wall-clock) time of an instant in a zone: its local date and time written as if
- * it were UTC, in seconds since 1970-01-01T00:00. Calendar arithmetic on floating times is
- * integer arithmetic; only `resolve` turns one back into an instant.
+ * The floating (wall-clock) time of an instant in a zone: its local date and time as if it were UTC,
+ * in seconds since 1970-01-01T00:00. Only `resolve` turns one back into an instant.
  * @since 0.1.0
  */
 export const toFloating = (zone: string, instant: number): number => instant + offsetAt(zone, instant)
 
 /**
- * The instant (epoch seconds) of a floating (wall-clock) time in a zone, by RFC 5545 §3.3.5: a
- * time that exists once is that instant; a repeated time (overlap) takes the earlier instant; a
- * missing time (gap, whatever its length) is read with the offset before the gap, which moves it
- * forward by the gap's length.
+ * The instant (epoch seconds) of a floating time in a zone, by RFC 5545 §3.3.5: a repeated time takes
+ * the earlier instant; a missing time moves forward by the gap's length.
  * @since 0.1.0
  */
 export const resolve = (zone: string, floating: number): number => {

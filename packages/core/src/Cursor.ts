@@ -1,6 +1,6 @@
 /**
- * Opaque list cursors: base64url text that a list hands out as `nextCursor` and takes back as
- * `cursor`. A cursor that is not one of ours decodes to none (the caller answers 400).
+ * Opaque list cursors: base64url text a list hands out as `nextCursor` and takes back as `cursor`.
+ * A cursor that is not one of ours decodes to none (the caller answers 400).
  * @since 0.1.0
  */
 import * as Option from "effect/Option"

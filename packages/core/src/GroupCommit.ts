@@ -1,8 +1,6 @@
 /**
- * Group commit: concurrent callers that each write one item share writes. While one write is in
- * flight, the items that arrive queue up, and the next write takes them all (one write per key);
- * an item that arrives when nothing is being written is written at once. Each caller gets its own
- * result or failure: a group's failed write is tried again item by item, unless the storage is
+ * Group commit: while one write is in flight, arriving items queue up and the next write takes them
+ * all (one write per key). A group's failed write is tried again item by item, unless the storage is
  * out. Why and what it saves: docs/benchmarks.md (Throughput).
  * @since 0.1.0
  */
@@ -87,8 +85,7 @@ export const make = <K, A, B, E>(options: Options<K, A, B, E>): Effect.Effect<Su
 
     const writer = Effect.forever(
       Effect.gen(function* () {
-        // Waits for the first item, then takes what else came meanwhile, up to a batch
-        // (`takeBetween(1, max)` would wake with the first item alone).
+        // `takeBetween(1, max)` would wake with the first item alone.
         const first = yield* Queue.take(queue)
         const rest = yield* Queue.takeUpTo(queue, maxBatch - 1)
         const groups = new Map<K, Array<Waiting<A, B, E>>>()

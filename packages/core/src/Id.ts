@@ -1,7 +1,6 @@
 /**
- * Opaque, time-sortable identifiers with a type prefix (`drf_…`, `evt_…`), contract §1. The tail
- * is 10 Crockford base-32 characters of epoch milliseconds followed by 16 random ones (80 bits),
- * so ids sort by creation time and never collide in practice.
+ * Opaque, time-sortable identifiers with a type prefix (`drf_…`): 10 Crockford base-32 characters of
+ * epoch milliseconds, then 16 random ones (80 bits).
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
@@ -31,7 +30,6 @@ export const format = (prefix: Prefix, epochMillis: number, random: Uint8Array):
   }
   let tail = ""
   for (let i = 0; i < 16; i++) {
-    // 16 characters × 5 bits = 80 bits, read from 10 random bytes.
     const bit = i * 5
     const byte = bit >> 3
     const word = ((random[byte] ?? 0) << 8) | (random[byte + 1] ?? 0)
@@ -65,11 +63,8 @@ export const deriveKey = (text: string): Uint8Array =>
 const VALUE = new Map([...ALPHABET].map((char, index) => [char, index]))
 
 /**
- * A deterministic id made from another: the time of `from` and its random tail XOR `key` (see
- * `deriveKey`). The same inputs always give the same id, so work done again after a crash (a
- * delivery fanned out anew) keeps its id; for one key, different sources never give the same
- * id, and for one source, different keys never do. A `from` that is not an id gives epoch 0
- * and a tail hashed from it.
+ * A deterministic id: the time of `from` and its random tail XOR `key`, so work redone after a crash
+ * keeps its id; distinct sources or keys never collide. A `from` that is not an id gives epoch 0.
  * @since 0.1.0
  */
 export const derive = (prefix: Prefix, from: string, key: Uint8Array): string => {

@@ -1,6 +1,6 @@
 /**
- * A validation issue: what is wrong and where, as a dotted path into the input. Every validator in
- * Waybill returns all issues it finds, never only the first.
+ * Validation issues: what is wrong and where, as a dotted path into the input. Every validator
+ * returns all the issues it finds, never only the first.
  * @since 0.1.0
  */
 import * as Arr from "effect/Array"
@@ -53,9 +53,8 @@ export const fromParseError = (error: ParseResult.ParseError, path: string | num
   )
 
 /**
- * Issues as a schema's formatter lists them, made readable: each once, and without the "Expected
- * undefined" that an optional field's union adds beside the field's own message (a refused value
- * fails that member too, which says nothing more).
+ * Issues made readable: each once, and without the "Expected undefined" an optional field's union
+ * adds beside the field's own message.
  * @since 0.1.0
  */
 export const tidy = (issues: ReadonlyArray<Issue>): Array<Issue> => {

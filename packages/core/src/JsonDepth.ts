@@ -1,9 +1,6 @@
 /**
- * The nesting limit of JSON input (contract §1): objects and arrays nest at most 64 levels, the
- * top value being level 1. Every boundary that takes JSON from outside (the HTTP body reader,
- * and the library's own validators for callers that skip HTTP) checks it before anything
- * recursive (a schema decoder, `JSON.stringify`, a filter walk) sees the value, so no input,
- * however deep, can exhaust the stack.
+ * The nesting limit of JSON input: objects and arrays nest at most 64 levels, the top value being
+ * level 1. Every boundary that takes JSON from outside checks it before anything recursive sees it.
  * @since 0.1.0
  */
 import * as Option from "effect/Option"
@@ -17,10 +14,8 @@ import { type Frame, frameOf, nextKey, pathOf, tooDeepMessage } from "./internal
 export const maxDepth = 64
 
 /**
- * The issue for the first object or array found nested deeper than `limit` levels, at its dotted
- * path (under `path`), or none. Iterative, so it is safe on any depth, and it stops at the limit,
- * so a cyclic value (which no JSON text can produce) is reported as too deep rather than walked
- * forever. Own enumerable properties only.
+ * The issue for the first object or array nested deeper than `limit` levels, at its path under `path`,
+ * or none. Iterative and stopping at the limit, so safe on any depth (a cycle counts as too deep).
  * @since 0.1.0
  */
 export const depthIssue = (value: unknown, limit: number = maxDepth, path = ""): Option.Option<Issue.Issue> => {

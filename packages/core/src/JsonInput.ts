@@ -1,11 +1,7 @@
 /**
- * JSON taken from outside, checked in one walk before anything else sees it (contract §1): at
- * most `JsonDepth.maxDepth` levels of nesting, no `__proto__`, `constructor` or `prototype` key
- * anywhere, every number finite, and every string and key text that can be stored (`JsonText`).
- * The HTTP body check runs it on every body; the library's validators run it for callers that
- * skip HTTP. What it refuses would otherwise be changed silently (`1e400` parses to `Infinity`,
- * which `JSON.stringify` writes as `null`), reach a prototype-sensitive consumer of the stored
- * document, or fail the write.
+ * JSON taken from outside, checked in one walk before anything else sees it: nesting, no `__proto__`,
+ * `constructor` or `prototype` key, finite numbers, storable text. What it refuses would otherwise be
+ * changed silently (`1e400` is written as `null`), reach a prototype, or fail the write.
  * @since 0.1.0
  */
 import * as Issue from "./Issue.js"
@@ -14,8 +10,7 @@ import { maxDepth as defaultMaxDepth } from "./JsonDepth.js"
 import { maxIssues } from "./JsonText.js"
 
 /**
- * The keys refused anywhere in JSON input: the names through which JavaScript objects reach
- * their prototypes.
+ * The keys refused anywhere in JSON input: the names through which objects reach their prototypes.
  * @since 0.1.0
  */
 export const forbiddenKeys: ReadonlyArray<string> = ["__proto__", "constructor", "prototype"]
@@ -28,9 +23,8 @@ export const isForbiddenKey = (key: string): boolean =>
   key === "__proto__" || key === "constructor" || key === "prototype"
 
 /**
- * What one walk found: the first object or array nested deeper than the limit (then nothing
- * else is reported, as with `JsonDepth`), or every other issue in document order, at most
- * `JsonText.maxIssues`.
+ * What one walk found: the first object or array nested too deep (then nothing else), or every other
+ * issue in document order, at most `JsonText.maxIssues`.
  * @since 0.1.0
  */
 export interface Inspection {
@@ -46,10 +40,7 @@ export interface Options {
   readonly path?: string | undefined
   /** The deepest nesting accepted; `JsonDepth.maxDepth` by default. */
   readonly maxDepth?: number | undefined
-  /**
-   * Whether strings and keys are checked as storable text (default `true`). A caller that knows
-   * from the JSON text that none can fail (`JsonText.mayHoldTextIssues`) spares the checks.
-   */
+  /** Whether strings and keys are checked as storable text (default `true`). */
   readonly text?: boolean | undefined
 }
 
@@ -63,11 +54,8 @@ const scalarIssue = (value: unknown, text: boolean): string | undefined => {
 }
 
 /**
- * Walks a JSON value once, iteratively (safe on any depth, stopping below the limit), and
- * reports what input may not hold: nesting deeper than the limit, a forbidden key (at its own
- * path, `transport.address.__proto__`), a number that is not finite, a string or key that cannot
- * be stored (a key's text issue at its object's path, as `JsonText` reports it). Own enumerable
- * properties only, as `JSON.parse` makes them.
+ * Walks a JSON value once, iteratively, and reports too deep nesting, forbidden keys, numbers that are
+ * not finite and text that cannot be stored, at their paths. Own enumerable properties only.
  * @since 0.1.0
  */
 export const inspect = (value: unknown, options: Options = {}): Inspection => {

@@ -1,10 +1,6 @@
 /**
- * Text that can be stored: JSON may spell characters that PostgreSQL's `json` and `text` types
- * refuse, `\u0000` (NUL) and unpaired surrogates (`\ud800` alone, which is no Unicode character
- * at all). `JSON.parse` accepts both; a database write of them fails. Every boundary that takes
- * JSON from outside (the HTTP body reader, and the validators of what is stored as JSON, for
- * callers that skip HTTP) refuses them with an issue at their path, so they never reach storage
- * as a failure of the server's own.
+ * Text that can be stored: `JSON.parse` accepts `\u0000` (NUL) and unpaired surrogates, which
+ * PostgreSQL's `json` and `text` refuse. Every boundary that takes JSON from outside refuses them.
  * @since 0.1.0
  */
 import * as Issue from "./Issue.js"
@@ -28,17 +24,14 @@ export const problemOf: (text: string) => string | undefined = textProblemOf
 const SUSPICIOUS_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/
 
 /**
- * Whether a JSON text may hold strings `textIssues` would refuse. A text without a `\u0000` or
- * surrogate escape never does, and that one scan spares the walk over a parsed body.
+ * Whether a JSON text may hold strings `textIssues` would refuse: one scan that spares the walk.
  * @since 0.1.0
  */
 export const mayHoldTextIssues = (json: string): boolean => SUSPICIOUS_ESCAPE.test(json)
 
 /**
- * Every string and key of a JSON value that cannot be stored as text (see `problemOf`), as
- * issues at their dotted paths under `path`, in document order, at most `maxIssues` of them. A
- * key's issue is at the path of its object. Iterative, and it stops at `JsonDepth.maxDepth`
- * levels, so it is safe on any value.
+ * Every string and key that cannot be stored, as issues at their paths under `path` (a key's at its
+ * object's), at most `maxIssues`. Iterative and stopping at `JsonDepth.maxDepth`: safe on any value.
  * @since 0.1.0
  */
 export const textIssues = (value: unknown, path = ""): ReadonlyArray<Issue.Issue> => {

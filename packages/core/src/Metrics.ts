@@ -1,13 +1,7 @@
 /**
- * Waybill's metric series (contract §8 "Metrics"), declared once with Effect's own `Metric` API:
- * the packages record through the functions here, and which exporter reads them is the host's
- * choice (`PrometheusText` for the text format, or `@effect/opentelemetry`'s metric producer
- * for an OpenTelemetry setup). No label carries a secret, URL, key, workspace id or payload
- * value: labels are event types, fixed outcomes, HTTP methods, route templates and statuses,
- * each set bounded (`other` past the bound).
- *
- * The recorders are synchronous (`Effect.sync` around them in effects): each tagged series is
- * made once and kept, so a record is a map lookup and an add.
+ * Waybill's metric series, declared with Effect's `Metric`; the exporter is the host's choice. No label
+ * carries a secret, URL, key, workspace id or payload value, and each label set is bounded (`other`
+ * past the bound). The recorders are synchronous.
  * @since 0.1.0
  */
 import * as Metric from "effect/Metric"
@@ -38,9 +32,8 @@ export const attemptResults: ReadonlyArray<AttemptResult> = [
 ]
 
 /**
- * What became of a span handed to the trace exporter, as `waybill_trace_spans_total` labels it:
- * sent to the collector, lost with a request that failed (after the transport's retries) or
- * that could not be encoded, or dropped because the export queue was full.
+ * What became of a span handed to the trace exporter: exported, failed (its request failed or could
+ * not be encoded) or dropped (queue full).
  * @since 0.1.0
  */
 export type SpanResult = "exported" | "failed" | "dropped"
@@ -60,37 +53,37 @@ const latencySeconds = MetricBoundaries.fromIterable([
   0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600
 ])
 
-/**
- * `waybill_events_published_total{type}`: events recorded by this process.
- * @since 0.1.0
- */
 const eventsKey = MetricKey.counter("waybill_events_published_total", {
   description: eventsHelp,
   incremental: true
 })
 
-export const eventsPublished = Metric.fromMetricKey(eventsKey)
-
 /**
- * `waybill_deliveries_total{status}`: deliveries that ended, `succeeded` or `failed`.
+ * `waybill_events_published_total{type}`: events recorded by this process.
  * @since 0.1.0
  */
+export const eventsPublished = Metric.fromMetricKey(eventsKey)
+
 const deliveriesKey = MetricKey.counter("waybill_deliveries_total", {
   description: "Deliveries ended by this process: succeeded, or failed after their retry.",
   incremental: true
 })
 
-export const deliveries = Metric.fromMetricKey(deliveriesKey)
-
 /**
- * `waybill_delivery_attempts_total{result}`.
+ * `waybill_deliveries_total{status}`: deliveries that ended, `succeeded` or `failed`.
  * @since 0.1.0
  */
+export const deliveries = Metric.fromMetricKey(deliveriesKey)
+
 const attemptsKey = MetricKey.counter("waybill_delivery_attempts_total", {
   description: "Delivery attempts made, by result: success, or how the attempt failed.",
   incremental: true
 })
 
+/**
+ * `waybill_delivery_attempts_total{result}`.
+ * @since 0.1.0
+ */
 export const attempts = Metric.fromMetricKey(attemptsKey)
 
 const attemptDurationKey = MetricKey.histogram(
@@ -118,8 +111,7 @@ const deliveryLatencyKey = MetricKey.histogram(
 export const deliveryLatency = Metric.fromMetricKey(deliveryLatencyKey)
 
 /**
- * `waybill_deliveries_pending`: pending and held deliveries in the whole database (set by the
- * storage adapter when metrics are read).
+ * `waybill_deliveries_pending`: pending and held deliveries in the whole database, set when read.
  * @since 0.1.0
  */
 export const deliveriesPending = Metric.gauge("waybill_deliveries_pending", {
@@ -151,39 +143,38 @@ export const toursGenerated = Metric.counter("waybill_tours_generated_total", {
   incremental: true
 })
 
-/**
- * `waybill_http_requests_total{method,route,status}`.
- * @since 0.1.0
- */
 const requestsKey = MetricKey.counter("waybill_http_requests_total", {
   description: requestsHelp,
   incremental: true
 })
 
+/**
+ * `waybill_http_requests_total{method,route,status}`.
+ * @since 0.1.0
+ */
 export const httpRequests = Metric.fromMetricKey(requestsKey)
+
+const durationKey = MetricKey.histogram("waybill_http_request_duration_seconds", seconds, durationHelp)
 
 /**
  * `waybill_http_request_duration_seconds{method,route}`.
  * @since 0.1.0
  */
-const durationKey = MetricKey.histogram("waybill_http_request_duration_seconds", seconds, durationHelp)
-
 export const httpRequestDuration = Metric.fromMetricKey(durationKey)
 
-/**
- * `waybill_trace_spans_total{result}`: spans handed to the trace exporter, by what became of them.
- * @since 0.1.0
- */
 const traceSpansKey = MetricKey.counter("waybill_trace_spans_total", {
   description: "Spans handed to the trace exporter: exported, failed (their request failed) or dropped (queue full).",
   incremental: true
 })
 
+/**
+ * `waybill_trace_spans_total{result}`: spans handed to the trace exporter, by what became of them.
+ * @since 0.1.0
+ */
 export const traceSpans = Metric.fromMetricKey(traceSpansKey)
 
 /**
- * Every family declared here, for exporters that describe a family before it has a series
- * (`waybill_events_published_total` has none until an event is recorded).
+ * Every family declared here, for exporters that describe a family before it has a series.
  * @since 0.1.0
  */
 export const families: ReadonlyArray<{
@@ -198,9 +189,8 @@ export const families: ReadonlyArray<{
 
 type Recorder = (value: number) => void
 
-// Tagged series, made once per label set, each a hook of Effect's registry kept here (recording
-// through a tagged `Metric` would make its key and look it up again on every update); past
-// `bound` label sets, one series with every label `other`.
+// One registry hook kept per label set (a tagged `Metric` would look its key up on every update);
+// past `bound` label sets, one series with every label `other`.
 const taggedBy = <Type extends MetricKeyType.MetricKeyType<number, unknown>>(
   key: MetricKey.MetricKey<Type>,
   bound: number
@@ -229,8 +219,7 @@ const taggedBy = <Type extends MetricKeyType.MetricKeyType<number, unknown>>(
   }
 }
 
-// An untagged series' hook, kept like the tagged ones' (`unsafeUpdate` would look it up by its
-// key's hash and equality on every update).
+// Kept for the same reason: `unsafeUpdate` would look the hook up on every update.
 const untagged = <Type extends MetricKeyType.MetricKeyType<number, unknown>>(key: MetricKey.MetricKey<Type>) => {
   const hook = Metric.globalMetricRegistry.get(key) as MetricHook.MetricHook<number, unknown>
   return (value: number) => hook.update(value)
@@ -261,8 +250,7 @@ export const recordAttempt = (result: AttemptResult, durationMs: number): void =
 }
 
 /**
- * Counts one delivery that ended, and its latency from the event being recorded (milliseconds;
- * `undefined` when unknown).
+ * Counts one delivery that ended, and its latency in milliseconds since the event (`undefined`: unknown).
  * @since 0.1.0
  */
 export const recordDelivery = (status: "succeeded" | "failed", latencyMs: number | undefined): void => {
@@ -286,8 +274,7 @@ export const recordTours = (count: number): void => {
 }
 
 /**
- * Counts one answered request: its method, route template (never a raw path), status and
- * duration in milliseconds.
+ * Counts one answered request: method, route template (never a raw path), status, duration in ms.
  * @since 0.1.0
  */
 export const recordRequest = (method: string, route: string, status: number, durationMs: number): void => {
@@ -304,8 +291,7 @@ export const recordRequest = (method: string, route: string, status: number, dur
 }
 
 /**
- * Sets the storage gauges (`waybill_database_up`, and with it up the pending deliveries and the
- * outbox lag in seconds).
+ * Sets the storage gauges: up, and when up the pending deliveries and the outbox lag in seconds.
  * @since 0.1.0
  */
 export const recordStorage = (

@@ -1,8 +1,6 @@
 /**
- * The Prometheus text exposition format (0.0.4) of Effect's metric registry: every counter,
- * gauge and histogram recorded through `effect/Metric` (Waybill's series, `Metrics`, and any of
- * the host's), each family with `# HELP` and `# TYPE`. Chosen over the OpenTelemetry Prometheus
- * exporter and prom-client by a cost figure (docs/decisions.md, issue 36).
+ * The Prometheus text format (0.0.4) of Effect's metric registry: every counter, gauge and histogram,
+ * Waybill's and the host's. Chosen over the OpenTelemetry exporter and prom-client (docs/decisions.md, issue 36).
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
@@ -44,9 +42,8 @@ interface Family {
 }
 
 /**
- * The text of a registry snapshot (`Metric.snapshot`), families sorted by name; `described`
- * families without a series yet are written with their `# HELP` and `# TYPE` alone. Frequencies
- * and summaries, which the format has no faithful type for, are left out.
+ * The text of a registry snapshot, families sorted by name; `described` families without a series
+ * get their `# HELP` and `# TYPE` alone. Frequencies and summaries are left out.
  * @since 0.1.0
  */
 export const format = (

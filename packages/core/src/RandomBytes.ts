@@ -19,7 +19,6 @@ export const bytes = (size: number): Uint8Array => {
   return pool.subarray(start, start + size)
 }
 
-// Where the next `size` bytes of the pool start, refilled first when too few are left.
 const take = (size: number): number => {
   if (offset + size > pool.length) {
     randomFillSync(pool)
@@ -33,8 +32,7 @@ const take = (size: number): number => {
 const HEX_DIGITS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
 
 /**
- * `size` random bytes (at most 4096) as `2 × size` lowercase hexadecimal digits, read straight
- * from the pool (no copy, no `Buffer`: an attempt's span id is one of these).
+ * `size` random bytes (at most 4096) as lowercase hexadecimal, read straight from the pool.
  * @since 0.1.0
  */
 export const hex = (size: number): string => {

@@ -1,7 +1,6 @@
 /**
- * What an in-memory adapter has recorded, read back in order: the shape of the reader services
- * that come with the in-memory layers (`EventOutbox.MemoryEventLog`, `TourRepository.MemoryTours`,
- * `HttpSender.SentRequests`), for tests and embedders without storage.
+ * What an in-memory adapter has recorded, read back in order: the shape of the readers of the in-memory
+ * layers (`EventOutbox.MemoryEventLog`, `TourRepository.MemoryTours`, `HttpSender.SentRequests`).
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"

@@ -1,8 +1,6 @@
 /**
- * W3C Trace Context (`traceparent`, contract §8 "Tracing"): the header a request brings, the one
- * stored with each event, and the one every delivery attempt sends, with the event's trace id and
- * a span id of its own. Pure functions over the header's text, and the fiber's current trace as a
- * header, so that the trace survives the outbox whether or not a tracer is on.
+ * W3C Trace Context (`traceparent`): read from a request, stored with each event, sent by every attempt
+ * with a span id of its own, so that the trace survives the outbox whether or not a tracer is on.
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -33,9 +31,8 @@ const isTraceId = (id: string) => id.length === 32 && id !== ZERO_TRACE && /^[0-
 const isSpanId = (id: string) => id.length === 16 && id !== ZERO_SPAN && /^[0-9a-f]{16}$/.test(id)
 
 /**
- * Parses a `traceparent` header as the W3C recommendation reads it: version `00` exactly as
- * long as it is; a later version may carry more after a dash; version `ff`, all-zero ids or
- * anything else is invalid (`None`: a new trace is started).
+ * Parses a `traceparent` header as the W3C recommendation reads it (a later version may carry more
+ * after a dash); version `ff`, all-zero ids or anything else is `None`.
  * @since 0.1.0
  */
 export const parse = (header: string | null | undefined): Option.Option<TraceParent> => {
@@ -107,8 +104,7 @@ export const externalSpan = (context: TraceParent): Tracer.ExternalSpan =>
   Tracer.externalSpan({ traceId: context.traceId, spanId: context.spanId, sampled: context.sampled })
 
 /**
- * Whether a span has ids a trace can carry (32 and 16 lowercase hex digits, neither all zeros):
- * not a no-op span made while the tracer is off, nor an unrecorded one standing for nothing.
+ * Whether a span has ids a trace can carry: not a no-op span made while the tracer is off.
  * @since 0.1.0
  */
 export const hasIds = (span: Tracer.AnySpan): boolean => isTraceId(span.traceId) && isSpanId(span.spanId)
@@ -137,9 +133,8 @@ export const current: Effect.Effect<string> = Effect.withFiberRuntime((fiber) =>
 )
 
 /**
- * Runs `self` in the trace of an incoming `traceparent` header while it has no span of its own
- * (the tracer is off, so nothing made one): `current` then answers that trace. An absent or
- * invalid header changes nothing.
+ * Runs `self` in the trace of an incoming `traceparent` while it has no span of its own (the tracer
+ * is off), so that `current` answers that trace. An absent or invalid header changes nothing.
  * @since 0.1.0
  */
 export const withIncoming =

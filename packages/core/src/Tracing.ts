@@ -1,9 +1,6 @@
 /**
- * Spans on hot paths, made only when a tracer is on. `Effect.withSpan` makes a span even with the
- * tracer off: a no-op span, and a copy of the fiber's whole context to make it the parent, which
- * cost a tenth of a `POST /events` in the reference server (docs/benchmarks.md, Throughput). With
- * the tracer off (`Effect.withTracerEnabled(false)`), `withSpan` here runs the effect as it is;
- * with it on, exactly as `Effect.withSpan`.
+ * Spans on hot paths, made only when a tracer is on: `Effect.withSpan` with the tracer off still makes
+ * a no-op span and copies the fiber's whole context (docs/benchmarks.md, Throughput).
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
@@ -29,13 +26,9 @@ export const withSpan =
     )
 
 /**
- * Runs `self`, then `finish` with its exit (success, failure or interruption), as
- * `Effect.onExit(self, (exit) => Effect.sync(() => finish(exit)))` does. Where the fiber already
- * runs uninterruptibly (`status`, from `Effect.withFiberRuntime`: a platform HTTP handler runs
- * its middleware so), one match does it: nothing can stop the fiber between `self`'s end and
- * `finish`, and an interruption inside `self` unwinds to it. `onExit`'s mask, its restore and its
- * `zipRight` are about ten steps, half of what a traced event adds (docs/benchmarks.md). `finish`
- * must not throw.
+ * Runs `self`, then `finish` with its exit, as `Effect.onExit` with `Effect.sync` does; where the fiber
+ * already runs uninterruptibly (`status`), one match without `onExit`'s mask (docs/benchmarks.md).
+ * `finish` must not throw.
  * @since 0.1.0
  */
 export const onExitSync = <A, E, R>(
@@ -61,12 +54,9 @@ export const onExitSync = <A, E, R>(
 }
 
 /**
- * Runs `use(span)` in a span made with the fiber's own tracer (`fiber.currentTracer.span`),
- * started and ended by the fiber's clock; `finish` sees the span and the exit just before the
- * span ends (`onExitSync`). Unlike `Effect.useSpan`, nothing reads the fiber's span annotations
- * and links, which copies the fiber's whole map of references for every span: for spans that
- * have none, on hot paths (a request's, an attempt's). `use` runs at once, so it can set the
- * span's first attributes and read its ids.
+ * Runs `use(span)` at once in a span of the fiber's own tracer and clock; `finish` sees the span and
+ * the exit just before it ends. Unlike `Effect.useSpan` it reads no span annotations or links, which
+ * copies the fiber's references: for hot-path spans that have none.
  * @since 0.1.0
  */
 export const fiberSpan = <A, E, R>(

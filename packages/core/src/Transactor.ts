@@ -1,6 +1,6 @@
 /**
  * The unit-of-work port: runs an effect so that all writes made through ports inside it commit
- * together or not at all (a state change and the events it raises, contract §5 outbox).
+ * together or not at all (a state change and the events it raises).
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -29,10 +29,8 @@ export const withTransaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.E
 const inMemoryTransaction = FiberRef.unsafeMake(false)
 
 /**
- * For in-memory ports: one transaction at a time, so read-check-write sequences inside a
- * transaction never interleave (the in-memory stand-in for row locks). A transaction opened
- * inside another (by the same fiber or one it forked) joins it, as a nested SQL transaction
- * does through a savepoint; it does not wait for the lock its caller holds.
+ * For in-memory ports: one transaction at a time, the stand-in for row locks. A transaction opened
+ * inside another (by the same fiber or one it forked) joins it rather than wait for its caller's lock.
  * @since 0.1.0
  */
 export const layerMemory: Layer.Layer<Transactor> = Layer.sync(Transactor, () => {

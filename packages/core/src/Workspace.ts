@@ -1,5 +1,5 @@
 /**
- * Workspaces (tenants): every resource belongs to exactly one, contract §1.
+ * Workspaces (tenants): every resource belongs to exactly one.
  * @since 0.1.0
  */
 import * as Context from "effect/Context"

@@ -1,7 +1,6 @@
 /**
- * The SHA-256 digests of the keys presented most recently (a bounded,
- * least-recently-presented-first-out map), so a key sent on every request is hashed once; validity
- * is never cached (docs/internals.md, digestCache).
+ * The SHA-256 digests of the keys presented most recently, in a bounded map (least recent out first);
+ * validity is never cached (docs/internals.md, digestCache).
  */
 export const makeDigestCache = (digest: (key: string) => Buffer, capacity: number) => {
   const digests = new Map<string, Buffer>()

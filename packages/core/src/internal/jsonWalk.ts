@@ -1,6 +1,5 @@
-// The one walk behind `JsonDepth`, `JsonText` and `JsonInput`: an explicit stack of containers
-// (safe on any depth), keys in document order, and a path built only when an issue needs one,
-// from the parents, so a clean value costs no string building.
+// The one walk behind `JsonDepth`, `JsonText` and `JsonInput`: an explicit stack (safe on any depth),
+// and a path built from the parents only when an issue needs one.
 import * as Issue from "../Issue.js"
 
 // Without the `u` flag a regular expression sees UTF-16 code units, which is what a surrogate is.
@@ -40,9 +39,8 @@ export const frameOf = (value: object, parent: Frame | undefined, key: string): 
 })
 
 /**
- * The next key to visit in document order: the innermost frame's next key, finished frames
- * popped on the way. `undefined` when the walk is over. The caller pushes a child's frame to go
- * into it.
+ * The next key in document order, finished frames popped on the way; `undefined` when the walk is over.
+ * The caller pushes a child's frame to go into it.
  */
 export const nextKey = (stack: Array<Frame>): { readonly frame: Frame; readonly key: string } | undefined => {
   while (stack.length > 0) {
