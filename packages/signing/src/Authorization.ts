@@ -1,6 +1,6 @@
 /**
- * Basic and Bearer webhook authentication (spec "Authentication", contract §5): the
- * `Authorization` header values the service sends, and their checks on the receiving side.
+ * Basic and Bearer webhook authentication: the `Authorization` values the service sends, and their
+ * checks on the receiving side.
  * @since 0.1.0
  */
 import { Buffer } from "node:buffer"
@@ -10,8 +10,7 @@ import { reveal, sameCredential } from "./internal/crypto.js"
 import { type HeadersInput, single } from "./internal/headers.js"
 import { type CredentialsError, CredentialsMismatch, MalformedHeader } from "./VerificationError.js"
 
-// Control characters (HTAB aside) cannot travel in a header value; refusing them here keeps a
-// bad token from turning into a header-injection attempt or a cryptic error from the HTTP client.
+// Control characters (HTAB aside) cannot travel in a header value: refused, not injected.
 const hasControl = (value: string): boolean => {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i)
@@ -21,11 +20,8 @@ const hasControl = (value: string): boolean => {
 }
 
 /**
- * `Authorization: Basic …` per RFC 7617: `username:password` as UTF-8, in Base64.
- *
- * Throws a `RangeError` when the username contains a colon (RFC 7617 forbids it: the receiver
- * splits at the first colon) or either part contains a control character; registration is
- * where such credentials must be refused.
+ * `Authorization: Basic …` per RFC 7617. Throws a `RangeError` when the username contains a colon or
+ * either part a control character; registration must refuse such credentials.
  * @since 0.1.0
  */
 export const basicAuthorization = (username: string, password: string | Redacted.Redacted<string>): string => {
@@ -38,10 +34,8 @@ export const basicAuthorization = (username: string, password: string | Redacted
 }
 
 /**
- * `Authorization: Bearer <token>`.
- *
- * Throws a `RangeError` for an empty token or one with a control character or surrounding
- * white space (it could not be sent unchanged).
+ * `Authorization: Bearer <token>`. Throws a `RangeError` for an empty token or one with a control
+ * character or surrounding white space.
  * @since 0.1.0
  */
 export const bearerAuthorization = (token: string | Redacted.Redacted<string>): string => {
@@ -76,7 +70,6 @@ const credentialsOf = (headers: HeadersInput, scheme: "basic" | "bearer"): Eithe
   if (typeof value !== "string") return Either.left(value)
   const space = value.indexOf(" ")
   const given = space === -1 ? value : value.slice(0, space)
-  // Auth schemes are case-insensitive (RFC 9110 §11.1).
   if (given.toLowerCase() !== scheme) {
     return Either.left(
       new MalformedHeader({
@@ -93,14 +86,13 @@ const credentialsOf = (headers: HeadersInput, scheme: "basic" | "bearer"): Eithe
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 
 /**
- * A password or token, or several: a receiver moving to new credentials accepts the old and
- * the new ones until the service has switched (Basic and Bearer rotations replace at once).
+ * A password or token.
  * @since 0.1.0
  */
 export type Credential = string | Redacted.Redacted<string>
 
 /**
- * One credential or several.
+ * One credential or several: a receiver moving to new credentials accepts the old and the new.
  * @since 0.1.0
  */
 export type Credentials = Credential | ReadonlyArray<Credential>
@@ -111,7 +103,7 @@ const credentialList = (credentials: Credentials): ReadonlyArray<Credential> => 
   return list
 }
 
-// Whether `given` is any of `wanted`, every one compared (in constant time each).
+// Every one compared, so the time does not say which matched.
 const anyOf = (given: string | Uint8Array, wanted: ReadonlyArray<string | Uint8Array>): boolean => {
   let matched = false
   for (const candidate of wanted) if (sameCredential(given, candidate)) matched = true
@@ -119,9 +111,7 @@ const anyOf = (given: string | Uint8Array, wanted: ReadonlyArray<string | Uint8A
 }
 
 /**
- * Checks `Authorization: Basic …` against the configured username and password (or any of
- * several passwords), in constant time (the comparison does not reveal where or whether the
- * lengths differ).
+ * Checks `Authorization: Basic …` against the username and password (or any of several), in constant time.
  * @since 0.1.0
  */
 export const verifyBasic = (
@@ -145,8 +135,7 @@ export const verifyBasic = (
   })
 
 /**
- * Checks `Authorization: Bearer …` against the configured token (or any of several), in
- * constant time.
+ * Checks `Authorization: Bearer …` against the token (or any of several), in constant time.
  * @since 0.1.0
  */
 export const verifyBearer = (

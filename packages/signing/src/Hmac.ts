@@ -1,9 +1,6 @@
 /**
- * HMAC-SHA256 webhook signatures (spec "Authentication", contract §5): the signer the service
- * calls for every delivery attempt, and the verifier a receiver runs on what arrives. The signed
- * string is `"<timestamp>.<raw body>"`: the timestamp exactly as sent in `X-Signature-Timestamp`
- * (epoch seconds) and the body bytes exactly as sent (a string is taken as UTF-8). The signature
- * is the lowercase hexadecimal HMAC-SHA256 of it under the shared secret.
+ * HMAC-SHA256 webhook signatures, the service's signer and the receiver's verifier: the lowercase hex
+ * HMAC-SHA256 of `"<timestamp>.<raw body>"` under the shared secret, both exactly as sent.
  * @since 0.1.0
  */
 import { Buffer } from "node:buffer"
@@ -23,8 +20,7 @@ import { MalformedHeader, type SignatureError, SignatureMismatch, UnsupportedAlg
 export const algorithm = "hmac-sha256"
 
 /**
- * The names of the three signature headers, spelled as the service sends them (HTTP header
- * names are case-insensitive; the verifier matches them in any case).
+ * The names of the three signature headers as the service sends them; the verifier matches any case.
  * @since 0.1.0
  */
 export const headerNames = {
@@ -34,8 +30,7 @@ export const headerNames = {
 } as const
 
 /**
- * A shared secret: text (taken as UTF-8), raw key bytes, or a `Redacted` string so it never
- * shows up in logs by accident.
+ * A shared secret: text (taken as UTF-8), raw key bytes, or a `Redacted` string.
  * @since 0.1.0
  */
 export type Secret = string | Uint8Array | Redacted.Redacted<string>
@@ -47,8 +42,7 @@ export type Secret = string | Uint8Array | Redacted.Redacted<string>
 export type RawBody = string | Uint8Array
 
 /**
- * Request headers: Fetch `Headers`, Node's `IncomingHttpHeaders`, or a plain record (names
- * matched case-insensitively).
+ * Request headers: Fetch `Headers`, Node's `IncomingHttpHeaders` or a plain record, names in any case.
  * @since 0.1.0
  */
 export type HeadersInput = Internal.HeadersInput
@@ -68,34 +62,28 @@ const mac = (key: string | Uint8Array, timestamp: string, rawBody: RawBody): Nod
 }
 
 /**
- * One secret or several. A service signs with every secret it is given (during a secret
- * rotation, the new one and the previous one); a receiver accepts a signature made with any
- * of its secrets (while it moves from one to the next).
+ * One secret or several: the service signs with each (a rotation's overlap), a receiver accepts any.
  * @since 0.1.0
  */
 export type Secrets = Secret | ReadonlyArray<Secret>
 
 /**
- * The most signatures `verify` reads from one `X-Signature` (the service sends one, or two
- * during a secret rotation); more is `MalformedHeader`, so a request cannot make a receiver
- * compute without bound.
+ * The most signatures `verify` reads from one `X-Signature`; more is `MalformedHeader`, so a request
+ * cannot make a receiver compute without bound.
  * @since 0.1.0
  */
 export const maxSignatures = 8
 
 /**
- * The secrets of a `Secrets` value, in order: one secret is a list of one. (A `Uint8Array`
- * secret is one secret, not a list.)
+ * The secrets of a `Secrets` value, in order (a `Uint8Array` is one secret, not a list).
  * @since 0.1.0
  */
 export const secretList = <S>(secrets: S | ReadonlyArray<S>): ReadonlyArray<S> =>
   Array.isArray(secrets) ? (secrets as ReadonlyArray<S>) : [secrets as S]
 
 /**
- * The lowercase hexadecimal HMAC-SHA256 of `"<timestamp>.<rawBody>"` under `secret`.
- *
- * Synchronous, for the dispatcher's hot path. Throws a `RangeError` (a programming error, not a
- * delivery failure) for an empty secret or a timestamp that is not a non-negative integer.
+ * The lowercase hex HMAC-SHA256 of `"<timestamp>.<rawBody>"` under `secret`. Throws a `RangeError`
+ * for an empty secret or a timestamp that is not a non-negative integer.
  * @since 0.1.0
  */
 export const sign = (secret: Secret, timestamp: number, rawBody: RawBody): string => {
@@ -103,8 +91,7 @@ export const sign = (secret: Secret, timestamp: number, rawBody: RawBody): strin
   return mac(keyOf(secret), String(timestamp), rawBody).digest("hex")
 }
 
-// A type literal rather than an interface, so it is assignable to `Record<string, string>`
-// (Fetch `HeadersInit`, Node's `OutgoingHttpHeaders`).
+// A type literal rather than an interface, so it is assignable to `Record<string, string>`.
 /**
  * The headers an HMAC-authenticated delivery carries.
  * @since 0.1.0
@@ -116,8 +103,7 @@ export type SignatureHeaders = {
 }
 
 /**
- * The three signature headers for one delivery attempt, ready to merge into a request. With
- * several secrets (a rotation's overlap: the new one first, then the previous one),
+ * The three signature headers for one attempt. With several secrets (the new one first),
  * `X-Signature` carries one signature per secret, in their order, separated by `", "`.
  * @since 0.1.0
  */
@@ -139,10 +125,7 @@ export const signatureHeaders = (secrets: Secrets, timestamp: number, rawBody: R
  * @since 0.1.0
  */
 export interface VerifyOptions {
-  /**
-   * The shared secret, or several (a receiver moving from one secret to the next): a
-   * signature made with any of them passes.
-   */
+  /** The shared secret, or several: a signature made with any of them passes. */
   readonly secret: Secrets
   readonly headers: HeadersInput
   /** The body exactly as received, before any JSON parsing. */
@@ -163,8 +146,7 @@ export interface Verified {
   readonly timestamp: number
 }
 
-// 1 to 15 ASCII digits: any epoch second a safe integer can hold. A loop, not a regular
-// expression: this runs for every delivery and the regex costs more than the rest together.
+// 1 to 15 ASCII digits, by a loop: a regular expression would cost more than the rest of `verify`.
 const isTimestamp = (text: string): boolean => {
   if (text.length === 0 || text.length > 15) return false
   for (let i = 0; i < text.length; i++) {
@@ -174,11 +156,8 @@ const isTimestamp = (text: string): boolean => {
   return true
 }
 
-// The 32-byte signatures of an `X-Signature` value: one, or several separated by commas (a
-// rotation's overlap), each 64 hex digits in either case; `undefined` when any is not.
 const signaturesOf = (value: string): ReadonlyArray<Buffer> | undefined => {
-  // Node's hex decoder stops at the first pair that is not hex, so 64 characters decoding to
-  // 32 bytes means 64 hex digits, in either case.
+  // Node's hex decoder stops at the first pair that is not hex: 32 bytes from 64 characters are 64 hex digits.
   const decode = (text: string) => {
     const bytes = text.length === 64 ? Buffer.from(text, "hex") : undefined
     return bytes !== undefined && bytes.length === 32 ? bytes : undefined
@@ -199,21 +178,9 @@ const signaturesOf = (value: string): ReadonlyArray<Buffer> | undefined => {
 }
 
 /**
- * Checks an HMAC-signed delivery: the three headers are present and well-formed, the algorithm
- * is `hmac-sha256`, a signature matches (compared in constant time), and the timestamp lies
- * within `toleranceSeconds` of `now` in either direction (bounds included).
- *
- * `X-Signature` may carry several signatures separated by commas (the service signs with both
- * the new and the previous secret while a rotation's overlap runs), and `secret` may be several
- * secrets: the delivery passes when any signature was made with any of the secrets.
- *
- * The signature is checked before the timestamp, so `TimestampTooOld` / `TimestampTooNew` mean
- * "genuinely signed, but outside the window" (a replay or a clock problem), while a forged
- * request always gets `SignatureMismatch`. The hex digits of `X-Signature` are accepted in
- * either case.
- *
- * Throws a `RangeError` for an empty secret, a non-finite `now` or a negative tolerance: those
- * are configuration errors, not properties of the request.
+ * Checks an HMAC-signed delivery: the headers, any signature made with any secret (constant time),
+ * then the replay window, so a forgery is always `SignatureMismatch`. Throws a `RangeError` for an
+ * empty secret, a non-finite `now` or a negative tolerance.
  * @since 0.1.0
  */
 export const verify = (options: VerifyOptions): Either.Either<Verified, SignatureError> => {
@@ -225,8 +192,7 @@ export const verify = (options: VerifyOptions): Either.Either<Verified, Signatur
   if (!(tolerance >= 0)) throw new RangeError(`toleranceSeconds must be non-negative, got ${tolerance}`)
 
   const headers = options.headers
-  // X-Signature first: when all three are absent (the most common misconfiguration, e.g. the
-  // webhook uses Basic), this is the header worth naming.
+  // X-Signature first: when all three are absent (e.g. the webhook uses Basic), it is the one to name.
   const signature = single(headers, "x-signature", headerNames.signature)
   if (typeof signature !== "string") return Either.left(signature)
   const declared = single(headers, "x-signature-algorithm", headerNames.algorithm)

@@ -1,8 +1,6 @@
 /**
- * The receiver kit: authenticate a webhook delivery by whichever method the webhook was
- * registered with (HMAC in either signature scheme, `waybill` or `standard-webhooks`, Basic or
- * Bearer), reading the raw body exactly once, from a Fetch
- * `Request` or a Node `IncomingMessage`.
+ * The receiver kit: authenticate a delivery from a Fetch `Request` or a Node `IncomingMessage` by the
+ * webhook's method (HMAC in either scheme, Basic or Bearer), reading the raw body exactly once.
  * @since 0.1.0
  */
 import { Buffer } from "node:buffer"
@@ -23,14 +21,8 @@ import {
 } from "./VerificationError.js"
 
 /**
- * How the receiver expects deliveries to be authenticated: the same settings the webhook was
- * registered with. An HMAC webhook's `scheme` defaults to `waybill` (the `X-Signature*`
- * headers); `standard-webhooks` takes its `whsec_…` secret.
- *
- * Every secret, password and token may also be a list: a delivery made with any of them passes.
- * That is how a receiver changes secrets without losing a delivery: it accepts the new secret
- * beside the old one, the webhook is rotated, and the old one is dropped once the service no
- * longer uses it (docs/receiving-webhooks.md, "Rotating a secret").
+ * The settings the webhook was registered with (HMAC `scheme` defaults to `waybill`). Every secret,
+ * password and token may be a list, any of which passes (docs/receiving-webhooks.md, "Rotating a secret").
  * @since 0.1.0
  */
 export type Credentials =
@@ -95,8 +87,7 @@ export const authenticate = (
 }
 
 /**
- * A delivery that passed: its raw body (read once; parse `text` as JSON yourself) and the
- * verdict.
+ * A delivery that passed: its raw body (read once; parse `text` as JSON yourself) and the verdict.
  * @since 0.1.0
  */
 export interface Received {
@@ -132,8 +123,7 @@ const declaredTooLarge = (contentLength: string | null | undefined, maxBytes: nu
   return Number.isFinite(length) && length > maxBytes
 }
 
-// Collects chunks until the stream ends or the limit is passed; on the limit it stops pulling
-// without destroying the stream, so a Node server can still answer 413.
+// On the limit it stops pulling without destroying the stream, so a Node server can still answer 413.
 const collect = async (
   next: () => Promise<IteratorResult<unknown>>,
   maxBytes: number
@@ -191,7 +181,6 @@ const receive = (
     return { verified, rawBody, text: decoder.decode(rawBody) }
   })
 
-// A Fetch `Request`'s body, read once; refused early by its declared length.
 const requestBody = (request: Request) => async (maxBytes: number) => {
   if (request.bodyUsed) throw new Error("the body was already read")
   if (declaredTooLarge(request.headers.get("content-length"), maxBytes)) return new BodyTooLarge({ maxBytes })
@@ -202,7 +191,6 @@ const requestBody = (request: Request) => async (maxBytes: number) => {
   return body
 }
 
-// A Node message's body, read once; refused early by its declared length.
 const messageBody = (message: IncomingMessageLike) => async (maxBytes: number) => {
   const length = message.headers["content-length"]
   if (typeof length === "string" && declaredTooLarge(length, maxBytes)) return new BodyTooLarge({ maxBytes })
@@ -210,7 +198,6 @@ const messageBody = (message: IncomingMessageLike) => async (maxBytes: number) =
   return collect(() => iterator.next(), maxBytes)
 }
 
-// The `authenticate…` of one kind of input: where its headers are and how its body is read.
 const authenticator =
   <Input>(
     headersOf: (input: Input) => Hmac.HeadersInput,
@@ -219,7 +206,6 @@ const authenticator =
   (input: Input, credentials: Credentials, options?: ReceiveOptions): Effect.Effect<Received, VerificationError> =>
     receive(headersOf(input), bodyOf(input), credentials, options)
 
-// The `authenticate…` of one input for an HMAC-signed webhook, given its secrets.
 const withHmacSecret =
   <Input>(
     authenticate: (
@@ -232,9 +218,8 @@ const withHmacSecret =
     authenticate(input, { type: "hmac", secret }, options)
 
 /**
- * Authenticates a Fetch `Request` (Deno, Bun, Cloudflare Workers, Hono, Next.js route
- * handlers ...): reads its body once, within `maxBodyBytes`, and hands it back with the
- * verdict. The time comes from the `Clock`.
+ * Authenticates a Fetch `Request`: reads its body once, within `maxBodyBytes`, and hands it back with
+ * the verdict. The time comes from the `Clock`.
  * @since 0.1.0
  */
 export const authenticateRequest = authenticator((request: Request) => request.headers, requestBody)
@@ -246,8 +231,7 @@ export const authenticateRequest = authenticator((request: Request) => request.h
 export const verifyRequest = withHmacSecret(authenticateRequest)
 
 /**
- * The parts of a Node `http.IncomingMessage` the helpers use: its headers and its body as an
- * async iterable of chunks. (Typed structurally so this package needs no `node:http`.)
+ * The parts of a Node `http.IncomingMessage` the helpers use, typed structurally (no `node:http`).
  * @since 0.1.0
  */
 export interface IncomingMessageLike extends AsyncIterable<unknown> {
@@ -255,9 +239,8 @@ export interface IncomingMessageLike extends AsyncIterable<unknown> {
 }
 
 /**
- * Authenticates a Node `IncomingMessage` (`node:http`, Express, Fastify's `request.raw` ...):
- * reads its body once, within `maxBodyBytes`, and hands it back with the verdict. Do not put
- * a JSON body parser in front of it: the signature covers the bytes as sent.
+ * Authenticates a Node `IncomingMessage` as `authenticateRequest` does. Put no JSON body parser in
+ * front of it: the signature covers the bytes as sent.
  * @since 0.1.0
  */
 export const authenticateIncomingMessage = authenticator((message: IncomingMessageLike) => message.headers, messageBody)

@@ -1,22 +1,19 @@
 /**
- * The replay window both signature schemes apply (spec "Limits"): a signed timestamp is accepted
- * within `toleranceSeconds` of now, in either direction.
+ * The replay window both signature schemes apply: a signed timestamp is accepted within
+ * `toleranceSeconds` of now, in either direction.
  * @since 0.2.0
  */
 import { TimestampTooNew, TimestampTooOld } from "./VerificationError.js"
 
 /**
- * The window `Hmac.verify`, `StandardWebhooks.verify` and the `Receiver` apply unless told
- * otherwise: 300 seconds (5 minutes) in both directions, the spec's window and that of the
- * official Standard Webhooks libraries.
+ * The window every verifier applies unless told otherwise: 300 seconds, as the Standard Webhooks libraries.
  * @since 0.2.0
  */
 export const defaultToleranceSeconds = 300
 
 /**
- * The replay-window check of both signature schemes: `undefined` when the signed `timestamp` lies
- * within `toleranceSeconds` of `now` in either direction (bounds included), else the error that
- * says on which side it lies. Times in epoch seconds.
+ * `undefined` when `timestamp` lies within `toleranceSeconds` of `now` (bounds included), else the
+ * error that says on which side. Times in epoch seconds.
  * @since 0.2.0
  */
 export const outsideWindow = (

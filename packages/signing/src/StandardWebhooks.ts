@@ -1,10 +1,6 @@
 /**
- * The Standard Webhooks signature scheme (https://www.standardwebhooks.com), as Waybill sends it
- * for `auth: { type: "hmac", scheme: "standard-webhooks" }` (contract §5): headers `webhook-id`
- * (the delivery id), `webhook-timestamp` (epoch seconds of the attempt) and
- * `webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, where the key is
- * the base64 after the `whsec_` prefix of the secret, decoded. The official libraries of every
- * language verify these; `verify` here does the same for TypeScript receivers.
+ * The Standard Webhooks signature scheme (https://www.standardwebhooks.com): `webhook-signature:
+ * v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`, the key decoded from the secret after `whsec_`.
  * @since 0.1.0
  */
 import { createHmac, type Hmac, timingSafeEqual } from "node:crypto"
@@ -45,8 +41,7 @@ export type Secret = string | Redacted.Redacted<string>
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
-// Standard base64 to bytes with `atob` (no `Buffer`: registration rules, which use this, are
-// also bundled into the operator console's page); `undefined` for anything else.
+// `atob`, not `Buffer`: the registration rules that use this are bundled into the operator console.
 const decodeBase64 = (encoded: string): Uint8Array | undefined => {
   if (encoded.length === 0 || encoded.length % 4 !== 0 || !BASE64.test(encoded)) return undefined
   try {
@@ -75,7 +70,7 @@ export const isSecret = (secret: Secret): boolean => keyOf(secret) !== undefined
 
 const requireKey = (secret: Secret): Uint8Array => {
   const key = keyOf(secret)
-  // A configuration error, not a request error: thrown, and without the secret in the message.
+  // A configuration error: thrown, without the secret in the message.
   if (key === undefined) {
     throw new RangeError(
       `A Standard Webhooks secret is ${secretPrefix} followed by base64 of ${keyBytes.min} to ${keyBytes.max} bytes`
@@ -115,8 +110,7 @@ export type SignatureHeaders = {
 export type Secrets = Secret | ReadonlyArray<Secret>
 
 /**
- * The most entries `verify` reads from one `webhook-signature` (Waybill sends one, or two
- * during a secret rotation); more is `MalformedHeader`.
+ * The most entries `verify` reads from one `webhook-signature`; more is `MalformedHeader`.
  * @since 0.1.0
  */
 export const maxSignatures = 8
@@ -125,10 +119,8 @@ const secretList = (secrets: Secrets): ReadonlyArray<Secret> =>
   Array.isArray(secrets) ? (secrets as ReadonlyArray<Secret>) : [secrets as Secret]
 
 /**
- * The headers for one attempt of the message `id` (the delivery id) at `timestamp` (epoch s).
- * With several secrets (a rotation's overlap: the new one first, then the previous one),
- * `webhook-signature` holds one `v1,` signature per secret, separated by spaces, as the
- * specification writes them.
+ * The headers for one attempt of the message `id` at `timestamp` (epoch seconds). With several secrets
+ * (the new one first), `webhook-signature` holds one `v1,` signature per secret, separated by spaces.
  * @since 0.1.0
  */
 export const signatureHeaders = (
@@ -147,8 +139,7 @@ export const signatureHeaders = (
 }
 
 /**
- * What `verify` needs: the secret, the request's headers, the raw body and the receiver's
- * clock (epoch seconds).
+ * What `verify` needs: the secret, the headers, the raw body and the receiver's clock (epoch seconds).
  * @since 0.1.0
  */
 export interface VerifyOptions {
@@ -172,9 +163,8 @@ export interface Verified {
 }
 
 /**
- * Verifies a Standard Webhooks request: any `v1,` signature among the space-separated ones of
- * `webhook-signature` (at most `maxSignatures`) must match (constant-time) one made with any of
- * the secrets, and the timestamp must lie within the tolerance of `now`.
+ * Verifies a Standard Webhooks request: any `v1,` entry must match one made with any secret (constant
+ * time), then the timestamp must lie within the window. Throws a `RangeError` for an invalid secret.
  * @since 0.1.0
  */
 export const verify = (options: VerifyOptions): Either.Either<Verified, SignatureError> => {

@@ -19,8 +19,7 @@ export class MissingHeader extends Schema.TaggedError<MissingHeader>("@waybill/s
 }
 
 /**
- * A header is present but not in the expected form (sent twice, not a number, not 64 hex
- * digits, not Base64, another scheme ...).
+ * A header is present but not in the expected form (sent twice, not digits, not hex, another scheme …).
  * @since 0.1.0
  */
 export class MalformedHeader extends Schema.TaggedError<MalformedHeader>("@waybill/signing/MalformedHeader")(
@@ -45,8 +44,7 @@ export class UnsupportedAlgorithm extends Schema.TaggedError<UnsupportedAlgorith
 }
 
 /**
- * The signature is valid but its timestamp lies further in the past than the tolerance: a
- * replay, or a receiver clock far ahead of the sender's.
+ * The signature is valid but its timestamp is older than the window: a replay, or a clock ahead.
  * @since 0.1.0
  */
 export class TimestampTooOld extends Schema.TaggedError<TimestampTooOld>("@waybill/signing/TimestampTooOld")(
@@ -59,8 +57,7 @@ export class TimestampTooOld extends Schema.TaggedError<TimestampTooOld>("@waybi
 }
 
 /**
- * The signature is valid but its timestamp lies further in the future than the tolerance: a
- * pre-computed request, or a receiver clock far behind the sender's.
+ * The signature is valid but its timestamp is ahead of the window: a receiver clock behind the sender's.
  * @since 0.1.0
  */
 export class TimestampTooNew extends Schema.TaggedError<TimestampTooNew>("@waybill/signing/TimestampTooNew")(
@@ -73,8 +70,7 @@ export class TimestampTooNew extends Schema.TaggedError<TimestampTooNew>("@waybi
 }
 
 /**
- * The signature does not match the body, timestamp and secret: a tampered body or timestamp,
- * a wrong secret, or a body changed in transit (re-encoded, re-serialised).
+ * The signature does not match: a wrong secret, or a body or timestamp changed (a body parser too).
  * @since 0.1.0
  */
 export class SignatureMismatch extends Schema.TaggedError<SignatureMismatch>("@waybill/signing/SignatureMismatch")(
@@ -154,10 +150,8 @@ export type BodyError = BodyTooLarge | BodyUnreadable
 export type VerificationError = SignatureError | CredentialsError | BodyError
 
 /**
- * The HTTP status a receiver answers a refused delivery with: 413 for an oversized body, 400
- * for an unreadable one, 401 for everything about credentials and signatures. (The service
- * treats any non-2xx as a failure and retries once; the distinction is for the receiver's logs
- * and for humans probing the endpoint.)
+ * The status to refuse a delivery with: 413 for an oversized body, 400 for an unreadable one, 401 for
+ * credentials and signatures (the service retries any non-2xx alike; the difference is for humans).
  * @since 0.1.0
  */
 export const httpStatus = (error: VerificationError): 400 | 401 | 413 => {

@@ -8,8 +8,7 @@ export type Secret = string | Uint8Array | Redacted.Redacted<string>
 export const keyOf = (secret: Secret): string | Uint8Array => {
   const key = Redacted.isRedacted(secret) ? Redacted.value(secret) : secret
   if (typeof key === "string" ? key.length === 0 : !(key instanceof Uint8Array) || key.byteLength === 0) {
-    // An empty key would let anyone compute valid signatures: a configuration error, not a
-    // request error, so it is thrown rather than returned.
+    // An empty key would let anyone sign: a configuration error, so thrown rather than returned.
     throw new RangeError("The HMAC secret must not be empty")
   }
   return key
@@ -21,9 +20,6 @@ export const reveal = (value: string | Redacted.Redacted<string>): string =>
 
 const digest = (value: string | Uint8Array): Buffer => createHash("sha256").update(value).digest()
 
-/**
- * Compares two credentials in time independent of where they differ and of their lengths:
- * both sides are hashed to 32 bytes first, then compared with `timingSafeEqual`.
- */
+/** Compares two credentials in constant time, lengths included: both are hashed to 32 bytes first. */
 export const sameCredential = (a: string | Uint8Array, b: string | Uint8Array): boolean =>
   timingSafeEqual(digest(a), digest(b))

@@ -13,8 +13,7 @@ export type HeadersInput = HeaderGetter | HeaderRecord
 const isGetter = (headers: HeadersInput): headers is HeaderGetter => typeof (headers as HeaderGetter).get === "function"
 
 const lookup = (headers: HeaderRecord, lower: string, display: string): HeaderRecord[string] => {
-  // Node lower-cases incoming names and senders spell them as documented, so the two direct
-  // hits cover nearly every call; a hand-written record in another case takes the scan.
+  // Node lower-cases incoming names and senders spell them as documented: the scan is rarely needed.
   if (Object.hasOwn(headers, lower)) return headers[lower]
   if (Object.hasOwn(headers, display)) return headers[display]
   for (const key of Object.keys(headers)) {
@@ -24,9 +23,8 @@ const lookup = (headers: HeaderRecord, lower: string, display: string): HeaderRe
 }
 
 /**
- * The single value of a header (`lower` is its lower-case name, `display` the name used in
- * errors). A header sent more than once is malformed: Node gives an array (or a
- * comma-joined string, which the callers' format checks refuse), Fetch a comma-joined string.
+ * The single value of a header (`display` names it in errors). A header sent more than once is
+ * malformed: Node gives an array, Fetch a comma-joined string that the callers' format checks refuse.
  */
 export const single = (
   headers: HeadersInput,
