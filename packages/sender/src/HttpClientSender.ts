@@ -1,7 +1,6 @@
 /**
- * An `HttpSender` over `@effect/platform`'s `HttpClient`, for embedders who bring the client they
- * already run; the SSRF rules are checked before each request. What it can and cannot guarantee
- * beside the undici `WebhookSender` is in docs/webhooks.md ("Senders").
+ * An `HttpSender` over `@effect/platform`'s `HttpClient`, the SSRF rules checked before each request.
+ * What it cannot guarantee beside the undici `WebhookSender`: docs/webhooks.md ("Senders").
  * @since 0.1.0
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
@@ -27,11 +26,7 @@ export interface Options {
   readonly allowPrivateTargets: boolean
   /** Response body bytes read at most before the request is aborted. Default 4096. */
   readonly maxResponseBytes?: number | undefined
-  /**
-   * The `RequestInit` of a fetch-based client (`FetchHttpClient`): the sender gives every request
-   * its own, with `redirect: "manual"`, which replaces one given to the client's layer; put yours
-   * here instead.
-   */
+  /** Your fetch `RequestInit`: each request gets its own (`redirect: "manual"`), replacing the layer's. */
   readonly fetchInit?: globalThis.RequestInit | undefined
 }
 
@@ -39,8 +34,7 @@ const failure = (reason: ErrorClass, message: string) => new SendError({ reason,
 
 const fail = (reason: ErrorClass, message: string) => Effect.fail(failure(reason, message))
 
-// The innermost error says what happened: fetch's own is "fetch failed", its cause "connect
-// ECONNREFUSED 127.0.0.1:1".
+// The innermost cause says what happened: fetch's own error is only "fetch failed".
 const innermost = (error: unknown): unknown => {
   let current = error
   for (let depth = 0; depth < 8 && current instanceof Error && current.cause instanceof Error; depth++) {
@@ -75,8 +69,7 @@ export const make = (
     const fetchInit: globalThis.RequestInit = { ...options.fetchInit, redirect: "manual" }
     const encoder = new TextEncoder()
 
-    // A name is resolved and each of its addresses checked before the request; the client
-    // resolves it again to connect (see the module's documentation for what that leaves open).
+    // The client resolves the name again to connect: what that leaves open is in docs/webhooks.md.
     const vet = (target: Extract<Target, { _tag: "Target" }>): Effect.Effect<void, SendError> =>
       options.allowPrivateTargets || target.isLiteral
         ? Effect.void
@@ -86,8 +79,7 @@ export const make = (
             return refusal === undefined ? Effect.void : fail("ssrf", refusal)
           })
 
-    // At most `maxBytes` of the body, within what is left of the deadline; then the request is
-    // aborted (the response stream aborts it when it ends early). The answer is the status either way.
+    // At most `maxBytes` within the deadline, then the request is aborted; the status answers either way.
     const drain = (response: HttpClientResponse.HttpClientResponse, remainingMs: number) =>
       response.stream.pipe(
         Stream.mapAccum(0, (read, chunk: Uint8Array) => [read + chunk.length, read + chunk.length]),

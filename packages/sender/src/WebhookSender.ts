@@ -1,7 +1,6 @@
 /**
- * The Node `HttpSender` over undici: one delivery attempt with one deadline, no redirect, at most
- * 4 KiB of the answer read, and the SSRF rules checked on the address it connects to; and the
- * system `HostResolver`. How an attempt goes: docs/webhooks.md ("Senders").
+ * The Node `HttpSender` over undici: one deadline, no redirect, at most 4 KiB read, the SSRF rules checked
+ * on the address it connects to; and the system `HostResolver`. How an attempt goes: docs/webhooks.md ("Senders").
  * @since 0.1.0
  */
 import * as dns from "node:dns"
@@ -39,8 +38,7 @@ const refusedError = (message: string): CodedError => {
   return error
 }
 
-// Resolves every address, refuses the name if any of them is refused, then answers in the form
-// the caller asked for (`net` asks for all addresses when it races IPv4 and IPv6).
+// Refuses the name if any address is; answers in the form asked (`net` races IPv4 and IPv6 with all).
 const guardedLookup =
   (resolve: typeof dns.lookup): LookupFunction =>
   (hostname, options, callback) => {
@@ -62,8 +60,7 @@ const guardedLookup =
   }
 
 /**
- * The error class of a request error: Node's codes (`getaddrinfo`, TLS, sockets), undici's
- * (`UND_ERR_*`, `HPE_*` from its parser) and the SSRF refusal, looked for through `cause`.
+ * The error class of a request error, from Node's codes, undici's and the SSRF refusal, through `cause`.
  * @since 0.1.0
  */
 export const classify: (error: Error) => ErrorClass = Classify.classify
@@ -76,8 +73,7 @@ const fail = (reason: ErrorClass, message: string) => Effect.fail(failure(reason
 const givenUp = new Error("The attempt was given up")
 const enough = new Error("Enough of the response body was read")
 
-// A connection the receiver closed before any answer: nobody answered, so the request may go
-// once more.
+// A connection the receiver closed before any answer: nobody answered, so the request may go again.
 const closedUnanswered = (error: CodedError) =>
   error.code === "UND_ERR_SOCKET" ? !/^bad /.test(error.message) : error.code === "ECONNRESET" || error.code === "EPIPE"
 
@@ -88,20 +84,17 @@ const closedUnanswered = (error: CodedError) =>
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const maxBytes = options.maxResponseBytes ?? 4096
-    // Node's `ca` replaces the bundled roots: keep them and add the extra authorities. Built once,
-    // not per connection.
+    // Node's `ca` replaces the bundled roots: keep them and add the extra authorities.
     const secureContext = tls.createSecureContext(
       options.ca === undefined ? {} : { ca: [...tls.rootCertificates, ...[options.ca].flat()] }
     )
     const lookup = options.allowPrivateTargets ? options.lookup : guardedLookup(options.lookup ?? dns.lookup)
-    // A connection still opening after the longest deadline any attempt had is given up (undici's
-    // connect timeout, raised with it; its waiting requests fail with `timeout`): no attempt waits
-    // longer, and a receiver that never accepts does not hold connections open.
+    // undici's connect timeout follows the longest deadline yet: a receiver that never accepts holds no
+    // connection open past it.
     let longestDeadline = 0
     let connector: buildConnector.connector | undefined
     let connectorTimeout = 0
-    // Set while undici writes the request a new connection was opened for (it does so as the
-    // connection opens): any other request goes on a connection used before.
+    // Set while undici writes the request a new connection was opened for: others go on reused ones.
     let connecting = false
     const connect: buildConnector.connector = (target, callback) => {
       if (connector === undefined || connectorTimeout !== longestDeadline) {
@@ -132,11 +125,9 @@ export const make = (options: Options) =>
     })
     yield* Effect.addFinalizer(() => Effect.promise(() => agent.destroy()))
 
-    // What a URL means for a request, worked out once per URL.
     const targetOf = makeTargets(options.allowPrivateTargets)
 
-    // One attempt, as undici's handler: settled once, by the answer, a failure, the deadline or
-    // an interruption.
+    // Settled once: by the answer, a failure, the deadline or an interruption.
     class Attempt implements Dispatcher.DispatchHandler {
       controller: Dispatcher.DispatchController | undefined = undefined
       statusCode: number | undefined = undefined
@@ -165,7 +156,6 @@ export const make = (options: Options) =>
 
       onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer) {
         this.read += chunk.length
-        // At `maxBytes` the answer is in and the connection is dropped.
         if (this.read >= maxBytes && !this.settled) {
           this.answer()
           controller.abort(enough)
@@ -174,9 +164,8 @@ export const make = (options: Options) =>
 
       onResponseEnd() {
         if (this.settled) return
-        // Answered once undici has put the connection back in its pool (on its next
-        // `setImmediate`, queued after this call returns), so that an attempt made right after
-        // this one can reuse it rather than open another.
+        // Answered after undici puts the connection back in its pool (its next `setImmediate`), so
+        // that an attempt made right after can reuse it.
         this.settled = true
         clearTimeout(this.timer)
         queueMicrotask(() => setImmediate(() => this.resume(Effect.succeed({ statusCode: this.statusCode! }))))
@@ -186,9 +175,8 @@ export const make = (options: Options) =>
         if (this.settled) return
         // A head that read whole is an answer, whatever becomes of its body.
         if (this.statusCode !== undefined) return this.answer()
-        // A kept-alive connection the receiver closed while it sat idle (its keep-alive timeout
-        // racing our request) fails before any answer: nobody answered, so the request goes once
-        // more instead of failing the attempt. A fresh connection that fails so is a failure.
+        // A kept-alive connection the receiver closed while idle fails before any answer: the request
+        // goes once more. A fresh connection that fails so is a failure.
         if (this.reused && !this.resent && closedUnanswered(error)) {
           this.resent = true
           this.controller = undefined
@@ -210,8 +198,7 @@ export const make = (options: Options) =>
         this.resume(effect)
       }
 
-      // The deadline covers everything up to the response headers; a slow body after them does
-      // not turn an answer into a timeout.
+      // A slow body after the response head does not turn an answer into a timeout.
       expire() {
         if (this.settled) return
         if (this.statusCode !== undefined) this.answer()
@@ -256,8 +243,7 @@ export const make = (options: Options) =>
 export const layer = (options: Options): Layer.Layer<HttpSender> => Layer.scoped(HttpSender, make(options))
 
 /**
- * The system resolver (`getaddrinfo`, as the sender uses it): every address of a name; none
- * when it does not resolve.
+ * The system resolver (`getaddrinfo`, as the sender uses it): every address of a name, none on failure.
  * @since 0.1.0
  */
 export const layerResolver: Layer.Layer<HostResolver> = Layer.succeed(

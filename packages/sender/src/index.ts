@@ -3,15 +3,13 @@
  */
 
 /**
- * An `HttpSender` over `@effect/platform`'s `HttpClient`, for embedders who bring their own
- * client; the SSRF rules checked before each request.
+ * An `HttpSender` over `@effect/platform`'s `HttpClient`, the SSRF rules checked before each request.
  * @since 0.1.0
  */
 export * as HttpClientSender from "./HttpClientSender.js"
 
 /**
- * The Node `HttpSender` over undici (one deadline, no redirects, SSRF checked at connect time)
- * and the system `HostResolver`.
+ * The Node `HttpSender` over undici (SSRF checked at connect time) and the system `HostResolver`.
  * @since 0.1.0
  */
 export * as WebhookSender from "./WebhookSender.js"

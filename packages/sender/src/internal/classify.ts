@@ -40,8 +40,7 @@ const tlsCodes = new Set([
 // undici's deadlines: its connect timeout (see `make`); those for headers and body are off.
 const timeoutCodes = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"])
 
-// A request undici would not send (a header that may not be sent: nothing was sent), or an
-// answer it could not read as HTTP.
+// A request undici would not send (nothing was sent), or an answer it could not read as HTTP.
 export const requestCodes = new Set([
   "UND_ERR_INVALID_ARG",
   "UND_ERR_NOT_SUPPORTED",
@@ -66,7 +65,6 @@ export interface CodedError extends Error {
 
 export const codeOf = (error: CodedError): string | undefined => error.code ?? error.errors?.[0]?.code
 
-// The class a single error's own code says, if it says one.
 const classOf = (error: CodedError): ErrorClass | undefined => {
   const code = codeOf(error)
   if (code === SSRF_CODE) return "ssrf"
@@ -78,16 +76,12 @@ const classOf = (error: CodedError): ErrorClass | undefined => {
   }
   if (code.startsWith("HPE_") || requestCodes.has(code) || responseCodes.has(code)) return "http"
   if (timeoutCodes.has(code)) return "timeout"
-  // undici's socket error: a close (connect, unless its cause says more) or an answer that
-  // came when none was due (a `100 Continue` nobody asked for, an upgrade).
+  // undici's socket error: a close, or an answer none was due (an unasked `100 Continue`, an upgrade).
   if (code === "UND_ERR_SOCKET") return /^bad (response|upgrade)$/.test(error.message) ? "http" : undefined
   return undefined
 }
 
-/**
- * The error class of a request error: Node's codes (`getaddrinfo`, TLS, sockets), undici's
- * (`UND_ERR_*`, `HPE_*` from its parser) and our SSRF refusal, looked for through `cause`.
- */
+/** The error class of a request error, looked for through `cause`; `connect` when nothing says more. */
 export const classify = (error: CodedError): ErrorClass => {
   let current: unknown = error
   for (let depth = 0; depth < 8 && current instanceof Error; depth++) {

@@ -1,7 +1,6 @@
 /**
- * What a webhook URL means for a request, worked out once per URL: refused (it does not parse,
- * its scheme is not http or https, or its host is an IP literal the SSRF rules refuse) or the
- * origin and path to send to; and the refusal of a name by the addresses it resolves to.
+ * What a webhook URL means for a request, worked out once per URL: refused, or where to send; and the
+ * refusal of a name by the addresses it resolves to.
  */
 import type { ErrorClass } from "@waybill/webhooks/Delivery"
 import * as Ssrf from "@waybill/webhooks/Ssrf"
