@@ -1,6 +1,6 @@
 /**
- * Delivery filters (spec "Filtering deliveries", contract §6): the filter schema, validation
- * against an event's filter-field catalogue, and compilation to a predicate over payloads.
+ * Delivery filters: the filter schema, validation against an event's filter-field catalogue, and
+ * compilation to a predicate over payloads.
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -167,13 +167,8 @@ const leavesOf = (group: FilterGroup): number =>
   group.conditions.reduce((sum, item) => sum + ("conditions" in item ? leavesOf(item) : 1), 0)
 
 /**
- * A whole filter (contract §6): a group, nested at most `MAX_DEPTH` levels, with at most
- * `MAX_CONDITIONS` conditions. The schema checks the shape; `validateFilter` also checks the
- * fields, operators and operands against the event's catalogue, with friendlier messages.
- *
- * The schema is recursive and checks the depth only once it has decoded every level: decode
- * untrusted input with `validateFilter`, whose validator stops descending past `MAX_DEPTH`, so
- * no input, however deep, reaches this schema.
+ * A whole filter: a group nested at most `MAX_DEPTH` levels, with at most `MAX_CONDITIONS` conditions.
+ * The schema checks the depth only after decoding every level: decode untrusted input with `validateFilter`.
  * @since 0.1.0
  */
 export const FilterGroup: Schema.Schema<FilterGroup, FilterGroupEncoded> = Group.pipe(
@@ -190,11 +185,8 @@ export const FilterGroup: Schema.Schema<FilterGroup, FilterGroupEncoded> = Group
 })
 
 /**
- * Validates a filter against the filter fields of its event: unknown or unselectable fields,
- * operators the field does not offer, operands of the wrong type, unknown option ids, malformed
- * dates, empty groups or text operands, unknown keys and the limits. Every problem is one issue,
- * its path relative to the filter (`conditions.1.conditions.0.value`; the caller prefixes
- * `filters.<eventType>`). On success, the normalised filter (`match` filled in).
+ * Validates a filter against its event's filter fields: every problem one issue, its path relative to
+ * the filter (`conditions.1.value`). On success, the normalised filter (`match` filled in).
  * @since 0.1.0
  */
 export const validateFilter = (
@@ -219,23 +211,15 @@ export type Predicate = (payload: unknown) => boolean
  * @since 0.1.0
  */
 export interface CompileOptions {
-  /**
-   * Payload roots (dotted paths, e.g. `"tour"`) whose absence makes every condition on a field
-   * under `<root>.` false, negated ones included: `callout-action-created` without a tour.
-   * The event catalogue says which roots to guard for which event.
-   */
+  /** Payload roots (e.g. `"tour"`) whose absence makes every condition under `<root>.` false, negated ones too. */
   readonly guardedRoots?: ReadonlyArray<string>
-  /**
-   * `"auto"` (default) generates code where the runtime allows `new Function`, else builds
-   * closures; `"closures"` forces the latter (same semantics, slower).
-   */
+  /** `"auto"` (default) generates code where `new Function` is allowed; `"closures"` forces closures. */
   readonly engine?: "auto" | "closures"
 }
 
 /**
- * Compiles a stored filter, or says why it cannot be evaluated (for the log). Paths are split,
- * operators and operands bound and Berlin day bounds resolved here, once; evaluating the
- * predicate allocates nothing and calls no `Intl`.
+ * Compiles a stored filter, or says why it cannot be evaluated (for the log). The predicate allocates
+ * nothing and calls no `Intl`.
  * @since 0.1.0
  */
 export const compileFilterEither = (
@@ -256,8 +240,7 @@ export const compileFilterEither = (
 const failClosed: Predicate = () => false
 
 /**
- * Compiles a stored filter to a predicate over event payloads. A filter that cannot be
- * evaluated fails closed: the predicate is always false (use `compileFilterEither` to log why).
+ * Compiles a stored filter to a predicate; one that cannot be evaluated fails closed (always false).
  * @since 0.1.0
  */
 export const compileFilter = (filter: FilterGroup, options?: CompileOptions): Predicate =>

@@ -1,6 +1,6 @@
 /**
- * The filter-field catalogue entry: which dotted payload path a filter may test, its type and
- * the operators allowed on it (contract §6). `@waybill/events` derives these per event type.
+ * The filter-field catalogue entry: a dotted payload path a filter may test, its type and its
+ * operators. `@waybill/events` derives these per event type.
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -80,8 +80,7 @@ export type Operator = typeof Operator.Type
 export const isSelectable = (type: FieldType): boolean => valueOperators[type].length > 0
 
 /**
- * The operators a field of this type offers; `presence: false` drops `is_set`/`is_not_set`
- * (the fields of `order-created`'s optional tour, spec rule 6).
+ * The operators a field of this type offers; `presence: false` drops `is_set` and `is_not_set`.
  * @since 0.1.0
  */
 export const operatorsFor = (type: FieldType, options: { readonly presence: boolean } = { presence: true }) =>

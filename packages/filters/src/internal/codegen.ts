@@ -1,8 +1,6 @@
 /**
- * The code-generating engine: a plan becomes the source of one straight-line function that V8
- * optimises like a hand-written predicate, with the semantics of `interpret.ts` (one property test
- * holds both); why it is safe and how it reads own properties: docs/internals.md (Filter code
- * generation).
+ * The code-generating engine: a plan becomes one straight-line function, with the semantics of
+ * `interpret.ts`; why it is safe: docs/internals.md (Filter code generation).
  */
 import * as BerlinDay from "../BerlinDay.js"
 import type { Leaf, Node, Test } from "./plan.js"
@@ -84,8 +82,7 @@ const testSource = (test: Test, constants: Array<unknown>): string => {
 /** The generated function body and the values it receives. Exported for tests. */
 export const generate = (root: Node): { readonly source: string; readonly constants: ReadonlyArray<unknown> } => {
   const constants: Array<unknown> = []
-  // Every object a field is read from (and every guarded root) gets a variable, resolved once
-  // per evaluation, parents first; the payload itself is `p`.
+  // Every object a field is read from gets a variable, resolved once per evaluation, parents first.
   const variables = new Map<string, string>([["[]", "p"]])
   const declarations: Array<string> = []
   const variable = (segments: ReadonlyArray<string>): string => {

@@ -1,7 +1,6 @@
 /**
- * The closure engine: a plan becomes nested closures. Used where code generation is not
- * available (a CSP or runtime that forbids `new Function`); same semantics as `codegen.ts`,
- * checked by the same property test. No allocation per evaluation.
+ * The closure engine, where `new Function` is forbidden: the semantics of `codegen.ts`, no allocation
+ * per evaluation.
  */
 import * as BerlinDay from "../BerlinDay.js"
 import type { Leaf, Node, Test } from "./plan.js"

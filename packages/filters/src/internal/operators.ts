@@ -1,6 +1,5 @@
 /**
- * What each operator means: the operand it takes and the positive test it negates (or not).
- * The one table both validation and compilation read.
+ * What each operator means: its operand and the positive test it negates (or not), for validation and compilation.
  */
 import type { Operator } from "../FilterField.js"
 

@@ -1,8 +1,6 @@
 /**
- * Turns a stored filter into an evaluation plan: paths split, operators resolved to positive
- * tests plus negation, operands typed, Berlin day bounds resolved, guarded roots attached.
- * Only what can be evaluated passes; anything else is an issue, and the caller fails closed.
- * The catalogue is not consulted here (that is registration's job, `validate.ts`).
+ * Turns a stored filter into an evaluation plan; what cannot be evaluated is an issue, and the caller
+ * fails closed. The catalogue is not consulted here (that is `validate.ts`).
  */
 import * as Issue from "@waybill/core/Issue"
 import * as Either from "effect/Either"
@@ -10,10 +8,10 @@ import * as Option from "effect/Option"
 import * as BerlinDay from "../BerlinDay.js"
 import { type Base, isOperator, semantics } from "./operators.js"
 
-/** Groups nest at most this deep; the top group is level 1 (contract §6). */
+/** Groups nest at most this deep; the top group is level 1. */
 export const MAX_DEPTH = 5
 
-/** At most this many conditions (leaves) in a whole filter (contract §6). */
+/** At most this many conditions (leaves) in a whole filter. */
 export const MAX_CONDITIONS = 50
 
 /** A positive test on a resolved value. */
@@ -108,10 +106,7 @@ const testOf = (base: Base, value: unknown): Either.Either<Test, string> => {
 const guardsOf = (field: string, roots: ReadonlyArray<ReadonlyArray<string>>, rootNames: ReadonlyArray<string>) =>
   roots.filter((_, i) => field.startsWith(`${rootNames[i]}.`))
 
-/**
- * The plan of a stored filter, or every reason it cannot be evaluated. Lenient where evaluation
- * is unaffected (unknown keys, a stray operand on `is_set`), strict where it is not.
- */
+/** The plan of a stored filter, or every reason it cannot be evaluated; lenient only where evaluation is unaffected. */
 export const plan = (filter: unknown, guardedRoots: ReadonlyArray<string>): Either.Either<Node, Array<Issue.Issue>> => {
   const issues: Array<Issue.Issue> = []
   const rootNames = guardedRoots.filter((root) => typeof root === "string" && Option.isSome(splitPath(root)))

@@ -1,6 +1,5 @@
 /**
- * Registration-time validation of a filter against a filter-field catalogue: every problem is
- * one issue with its path inside the filter, all reported together.
+ * Registration-time validation of a filter against a filter-field catalogue: every problem one issue.
  */
 import * as Issue from "@waybill/core/Issue"
 import * as Option from "effect/Option"
