@@ -1,5 +1,5 @@
 /**
- * The body of `POST /drafts` and the pure creation rules (contract §2, spec "Transport draft").
+ * The body of `POST /drafts` and the pure creation rules.
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -14,20 +14,16 @@ import { isObject, own } from "./internal/json.js"
 import * as rules from "./internal/rules.js"
 import type { TransportShape } from "./ReferenceData.js"
 
-// An optional key whose value may be null, refused with one message rather than one per union member.
+// One message for a bad value rather than one per union member.
 const optionalNullable = <A, I>(schema: Schema.Schema<A, I>, message: string) =>
   Schema.optionalWith(Schema.NullOr(schema).annotations({ message: () => ({ message, override: true }) }), {
     exact: true
   })
 
 /**
- * The request body of `POST /drafts`, as OpenAPI and typed clients describe it. `validateCreate`
- * checks a received body against it field by field, together with the rules (status for the
- * origin, recurring statuses refused, template copy, recurring-master rules…), and reports
- * every problem at once. `recurringSchedule` is taken as any value
- * so that its problems are reported with the other rules; `null` means "no schedule". For the
- * fields a template provides (`name`, `transport`, `transportShapeId`, `recurringSchedule`) an
- * explicit `null` replaces the template's value; elsewhere `null` counts as omitted.
+ * The request body of `POST /drafts` as OpenAPI describes it (`validateCreate` checks a body).
+ * On the fields a template provides, `null` replaces the template's value; elsewhere it counts
+ * as omitted.
  * @since 0.1.0
  */
 export const CreateDraft = Schema.Struct({
@@ -59,9 +55,8 @@ export const CreateDraft = Schema.Struct({
 export type CreateDraft = typeof CreateDraft.Type
 
 /**
- * What creation needs besides the request, resolved by the caller: the new draft's id, the
- * time, the transport shapes, and the template draft when `templateDraftId` is set
- * (`Option.none()` when no draft of the caller's workspace has that id).
+ * What creation needs besides the request, resolved by the caller; `template` is none when no
+ * draft of the caller's workspace has the requested id.
  * @since 0.1.0
  */
 export interface CreateContext {
@@ -76,7 +71,7 @@ type Copied = "name" | "transport" | "transportShapeId" | "recurringSchedule"
 
 type Field = keyof CreateDraft
 
-// One decoder per field, so that a malformed field is reported without hiding the others.
+// One decoder per field, so a malformed field does not hide the others.
 const fieldDecoders = Object.fromEntries(
   Object.entries(CreateDraft.fields).map(([key, field]) => [
     key,
@@ -84,11 +79,8 @@ const fieldDecoders = Object.fromEntries(
   ])
 ) as Record<Field, (input: unknown) => Either.Either<Partial<CreateDraft>, ParseResult.ParseError>>
 
-/**
- * The request's fields that decoded, and the issues of those that did not. A key of `malformed`
- * was sent but is unusable: rules that need it are skipped (its own issue says what is wrong),
- * and a template's value does not stand in for it.
- */
+// A `malformed` field was sent but is unusable: rules that need it are skipped, and a template's
+// value does not stand in for it.
 interface Decoded {
   readonly request: Partial<CreateDraft>
   readonly malformed: ReadonlySet<Field>
@@ -99,7 +91,6 @@ const decodeWhole = Schema.decodeUnknownEither(CreateDraft)
 const noFields: ReadonlySet<Field> = new Set()
 
 const decodeFields = (input: Record<string, unknown>): Decoded => {
-  // A body the schema takes whole has every field usable: one pass instead of one per field.
   const whole = decodeWhole(input)
   if (Either.isRight(whole)) return { request: whole.right, malformed: noFields, issues: [] }
   const request: Record<string, unknown> = {}
@@ -121,8 +112,7 @@ const decodeFields = (input: Record<string, unknown>): Decoded => {
 }
 
 /**
- * The template draft id a create request names, if it names one as a string: what the caller
- * looks up to build `CreateContext.template`.
+ * The template draft id a create request names, for the caller to build `CreateContext.template`.
  * @since 0.1.0
  */
 export const requestedTemplateId = (input: unknown): Option.Option<string> => {
@@ -130,8 +120,7 @@ export const requestedTemplateId = (input: unknown): Option.Option<string> => {
   return typeof value === "string" ? Option.some(value) : Option.none()
 }
 
-// The request's value when the key is present (even `null`), else the template's. Unknown
-// (`undefined`) when the request's value is malformed.
+// The request's value when present (even `null`), else the template's; `undefined` if malformed.
 const inherit = <K extends Copied>(
   decoded: Decoded,
   template: Option.Option<Draft>,
@@ -143,17 +132,9 @@ const inherit = <K extends Copied>(
 }
 
 /**
- * Validates a create request, as received (any JSON value), and builds the draft, or returns
- * every problem with its dotted path at once: the body's structure (a missing `origin`, a `name`
- * that is not a string…) together with every rule, each rule run on whatever parts of the
- * request are usable. The rules: status for the origin (recurring statuses refused), `payload` /
- * `inboxId` on decode drafts only, an existing template, a known transport shape (required,
- * directly or from the template), `{{ weekday }}` / `{{ date }}` as the only name placeholders,
- * and, for a recurring master, the seven rules of contract §2 (schedule checked by
- * `@waybill/recurring`). A body nested deeper than `JsonDepth.maxDepth` gets that one issue; a
- * `__proto__`, `constructor` or `prototype` key, a number that is not finite, or text that cannot
- * be stored is refused at its path, anywhere (`JsonInput`). The transport is otherwise stored as
- * given.
+ * Validates a create request as received (any JSON value) and builds the draft, or returns every
+ * problem at once with its dotted path, each rule run on whatever parts are usable
+ * (docs/products.md, Decisions, Create).
  * @since 0.1.0
  */
 export const validateCreate = (
@@ -161,8 +142,8 @@ export const validateCreate = (
   context: CreateContext
 ): Either.Either<Draft, ReadonlyArray<Issue.Issue>> => {
   if (!isObject(input)) return Either.left([Issue.make("", "must be a JSON object")])
-  // One walk: nesting, reserved keys, non-finite numbers, and text PostgreSQL could not store
-  // fail here, at their paths, not in the write (or silently in it, as `null`).
+  // Nesting, reserved keys, non-finite numbers and text PostgreSQL cannot store fail here, at
+  // their paths, not in the write (or silently in it, as `null`).
   const checked = JsonInput.inspect(input)
   if (checked.tooDeep !== undefined) return Either.left([checked.tooDeep])
 
@@ -180,7 +161,6 @@ export const validateCreate = (
   const isMaster = schedule !== null
 
   issues.push(...rules.originStatusIssues(request.origin, request.status, isMaster))
-  // A payload or inbox id on a non-decode draft is refused whatever its type.
   if (request.origin !== undefined) {
     issues.push(
       ...rules.decodeOnlyIssues(request.origin, { payload: own(input, "payload"), inboxId: own(input, "inboxId") })

@@ -1,13 +1,12 @@
 /**
- * The transport draft as stored and answered (contract §2), its statuses, actions and action
- * records.
+ * The transport draft as stored and answered, its statuses, actions and action records.
  * @since 0.1.0
  */
 import { RecurringSchedule } from "@waybill/recurring/Schedule"
 import * as Schema from "effect/Schema"
 
 /**
- * Any JSON object (not an array, not null); how `transport` and `payload` are stored.
+ * Any JSON object (not an array, not null), as `transport` and `payload` are stored.
  * @since 0.1.0
  */
 export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
@@ -21,8 +20,7 @@ export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unkn
 export type JsonObject = typeof JsonObject.Type
 
 /**
- * Where a draft came from: extracted from an inbox (`decode`), the hub composer (`hub`), or the
- * composer / API (`manual`).
+ * Where a draft came from: an inbox (`decode`), the hub composer (`hub`), composer/API (`manual`).
  * @since 0.1.0
  */
 export const Origin = Schema.Literal("decode", "hub", "manual").annotations({ identifier: "DraftOrigin" })
@@ -32,7 +30,6 @@ export const Origin = Schema.Literal("decode", "hub", "manual").annotations({ id
  */
 export type Origin = typeof Origin.Type
 
-// The statuses of a recurring master, which only the status machine reaches.
 const RecurringStatus = Schema.Literal("active-recurring", "paused-recurring", "ended-recurring")
 
 /**
@@ -66,9 +63,8 @@ export const statuses: ReadonlyArray<DraftStatus> = DraftStatus.literals
 export const recurringStatuses: ReadonlyArray<DraftStatus> = RecurringStatus.literals
 
 /**
- * A transport draft, the response shape of contract §2. Absent optional values are `null`;
- * timestamps are epoch seconds. A recurring master's schedule is stored as validated by
- * `@waybill/recurring` (`vehicleClassAdjustmentStrategy` filled in).
+ * A transport draft as answered: absent optional values are `null`, timestamps epoch seconds, a
+ * master's schedule as validated (strategy filled in).
  * @since 0.1.0
  */
 export const Draft = Schema.Struct({
@@ -93,10 +89,8 @@ export const Draft = Schema.Struct({
 export type Draft = typeof Draft.Type
 
 /**
- * The draft in its wire and stored form, without a schema pass. A `Draft` is its own encoding:
- * no field is transformed (the compiler checks that a `Draft` is an encoded one), so
- * `JSON.stringify` of it gives what `Schema.encode(Draft)` would, without walking the document.
- * Hot paths (storing a new draft, answering `POST /drafts`) use it, through `toJson`.
+ * The draft in its wire and stored form, without a schema pass: no field is transformed, so a
+ * `Draft` is its own encoding (the compiler checks it).
  * @since 0.1.0
  */
 export const asEncoded = (draft: Draft): typeof Draft.Encoded => draft
@@ -104,9 +98,8 @@ export const asEncoded = (draft: Draft): typeof Draft.Encoded => draft
 const jsonTexts = new WeakMap<Draft, string>()
 
 /**
- * The draft as JSON text, `JSON.stringify(asEncoded(draft))`, written once per draft value: a
- * new draft is stored, answered and carried by its event as the same text. Drafts are immutable
- * values (every change makes a new one), so the text never goes stale.
+ * The draft as JSON text, computed once per draft value (drafts are immutable), so storage,
+ * answer and event share it.
  * @since 0.1.0
  */
 export const toJson = (draft: Draft): string => {
@@ -119,7 +112,7 @@ export const toJson = (draft: Draft): string => {
 }
 
 /**
- * Whether a draft is a recurring master (it was created with a `recurringSchedule`).
+ * Whether a draft is a recurring master (created with a `recurringSchedule`).
  * @since 0.1.0
  */
 export const isRecurringMaster = (draft: Draft): boolean => draft.recurringSchedule !== null
@@ -166,9 +159,8 @@ export const ActionRequest = Schema.Struct({
 export type ActionRequest = typeof ActionRequest.Type
 
 /**
- * Who performed an action. The service's own actions use `api-key` (the caller's key id) or
- * `system` (the recurring generator); an embedding host records its own users' actions with
- * types of its own (`operator-user`), so any non-empty type is accepted (contract §5).
+ * Who performed an action: `api-key` (the key id) or `system` for the service's own, any other
+ * non-empty type for an embedding host's users (`operator-user`).
  * @since 0.1.0
  */
 export const Actor = Schema.Struct({
@@ -197,8 +189,8 @@ export const systemActor: Actor = { type: "system", id: "system" }
 export const apiKeyActor = (apiKeyId: string): Actor => ({ type: "api-key", id: apiKeyId })
 
 /**
- * The action record (`TransportDraftAction`): what was done, by whom and when. `createdAt` is in
- * seconds, `createdAtMilliseconds` in milliseconds.
+ * The action record: what was done, by whom, and when (`createdAt` epoch seconds,
+ * `createdAtMilliseconds` milliseconds).
  * @since 0.1.0
  */
 export const TransportDraftAction = Schema.Struct({

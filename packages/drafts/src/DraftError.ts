@@ -1,8 +1,6 @@
 /**
- * The typed failures of the draft service. The HTTP layer maps them to the contract's codes:
- * `DraftNotFound`/`ProductNotFound` 404 `not_found`, `InvalidTransition` 409
- * `invalid_transition`, `DraftConflict` 409 `conflict`, `PreconditionFailed` 412
- * `precondition_failed`; validation fails with `@waybill/core`'s `ValidationError` (400).
+ * The typed failures of the draft service, each with the HTTP answer it maps to; validation
+ * fails with `@waybill/core`'s `ValidationError` (400).
  * @since 0.1.0
  */
 import { Issue } from "@waybill/core/Issue"
@@ -10,8 +8,7 @@ import * as Schema from "effect/Schema"
 import { ActionType, DraftStatus } from "./Draft.js"
 
 /**
- * No draft with this id in the caller's workspace (404; another workspace's draft looks the
- * same, so its existence does not leak).
+ * No draft with this id in the caller's workspace (404 `not_found`, also for another workspace's).
  * @since 0.1.0
  */
 export class DraftNotFound extends Schema.TaggedError<DraftNotFound>("@waybill/drafts/DraftNotFound")("DraftNotFound", {
@@ -27,7 +24,7 @@ export class DraftNotFound extends Schema.TaggedError<DraftNotFound>("@waybill/d
 }
 
 /**
- * No product with this id (404).
+ * No product with this id (404 `not_found`).
  * @since 0.1.0
  */
 export class ProductNotFound extends Schema.TaggedError<ProductNotFound>("@waybill/drafts/ProductNotFound")(
@@ -43,8 +40,7 @@ export class ProductNotFound extends Schema.TaggedError<ProductNotFound>("@waybi
 }
 
 /**
- * The action is not allowed in the draft's current status, or the draft is not a recurring
- * master (409 `invalid_transition`).
+ * The action is not allowed in the draft's status or on a non-master (409 `invalid_transition`).
  * @since 0.1.0
  */
 export class InvalidTransition extends Schema.TaggedError<InvalidTransition>("@waybill/drafts/InvalidTransition")(
@@ -62,9 +58,8 @@ export class DraftConflict extends Schema.TaggedError<DraftConflict>("@waybill/d
 }) {}
 
 /**
- * The draft's transport does not parse against TransportForProducts (412). `message` is the
- * contract's literal text; `issues` lists the same problems with dotted paths from the request
- * root (`transport.shipperId`).
+ * The draft's transport does not parse against TransportForProducts (412 `precondition_failed`);
+ * `issues` repeats the `message`'s problems with paths from the request root.
  * @since 0.1.0
  */
 export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>("@waybill/drafts/PreconditionFailed")(

@@ -1,5 +1,5 @@
 /**
- * The events drafts raise (contract §2) and their payloads, ready for `EventOutbox.publish`.
+ * The events drafts raise, ready for `EventOutbox.publish`.
  * @since 0.1.0
  */
 import type { NewEvent } from "@waybill/events/EventOutbox"
@@ -37,12 +37,11 @@ export const lifecycleEventOf: Readonly<Record<ActionType, EventType>> = {
 }
 
 /**
- * What `POST /drafts` raises: `transport-drafts-created`, plus `decode-job-result` for a decode
- * draft.
+ * What `POST /drafts` raises: `transport-drafts-created`, plus `decode-job-result` if decoded.
  * @since 0.1.0
  */
 export const created = (draft: Draft): ReadonlyArray<NewEvent> => {
-  // The document's text is written once (`toJson`); the events' bodies are built around it.
+  // The draft's text is written once (`toJson`); the bodies are built around it.
   const created: NewEvent = {
     type: EventType.created,
     payload: { transportDrafts: [draft] },
@@ -69,8 +68,7 @@ export const deleted = (draftId: string): ReadonlyArray<NewEvent> => [
 ]
 
 /**
- * What an action raises: its lifecycle event (`transport-draft-recurring-*`) and
- * `transport-draft-action-created`, in that order.
+ * What an action raises: its lifecycle event, then `transport-draft-action-created`.
  * @since 0.1.0
  */
 export const acted = (draft: Draft, action: TransportDraftAction): ReadonlyArray<NewEvent> => [

@@ -1,7 +1,6 @@
 /**
- * The storage port for drafts. Every method is scoped to a workspace: a draft of another
- * workspace is never found, listed, changed or deleted. Storage failures are defects (the
- * HTTP layer answers 500 without details).
+ * The storage port for drafts. Every method is scoped to a workspace; storage failures are
+ * defects (500 without details).
  * @since 0.1.0
  */
 import * as Cursor from "@waybill/core/Cursor"
@@ -15,8 +14,7 @@ import * as Option from "effect/Option"
 import type { Draft, DraftStatus } from "./Draft.js"
 
 /**
- * One page of `list`. Drafts are ordered newest first (by id, which sorts by creation time);
- * `after` is the id of the last draft of the previous page (decoded from its cursor).
+ * One page of `list`, newest first (by id); `after` is the last id of the previous page.
  * @since 0.1.0
  */
 export interface ListQuery {
@@ -40,21 +38,17 @@ export interface DraftPage {
 export class DraftRepository extends Context.Tag("@waybill/drafts/DraftRepository")<
   DraftRepository,
   {
-    /** Stores a new draft (its id is fresh). */
     readonly insert: (workspaceId: WorkspaceId, draft: Draft) => Effect.Effect<void>
     /**
-     * Optional: stores a new draft and records the events it raised, all or none, in one round
-     * trip (PostgreSQL: one statement, no transaction). Without it, `insert` and
-     * `EventOutbox.publish` run in one `Transactor` transaction, which costs three more.
+     * Optional: stores a new draft and its events atomically in one round trip; without it,
+     * `insert` and `EventOutbox.publish` run in a `Transactor` transaction.
      */
     readonly insertPublishing?:
       | ((workspaceId: WorkspaceId, draft: Draft, events: ReadonlyArray<NewEvent>) => Effect.Effect<void>)
       | undefined
     /**
-     * Optional: `insertPublishing` with the idempotency record of the request that created the
-     * draft (contract §8), written in the same atomic write: `false`, and nothing written, when
-     * the record's key is kept already (a write holding it, uncommitted, is waited for). Without
-     * it, `Idempotency.writeInTransaction` writes the three in one `Transactor` transaction.
+     * Optional: `insertPublishing` plus the request's idempotency record, atomically; `false`,
+     * with nothing written, when the key is taken (an uncommitted holder is waited for).
      */
     readonly insertPublishingIdempotent?:
       | ((
@@ -65,22 +59,16 @@ export class DraftRepository extends Context.Tag("@waybill/drafts/DraftRepositor
         ) => Effect.Effect<boolean>)
       | undefined
     readonly get: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<Draft>>
-    /**
-     * Reads a draft and locks it until the current transaction ends (`SELECT … FOR UPDATE`), so
-     * concurrent actions on one draft run one after the other. Only meaningful inside
-     * `Transactor.withTransaction`.
-     */
+    /** Reads and locks a draft until the transaction ends, so actions on it run one at a time. */
     readonly getForUpdate: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<Draft>>
-    /** Replaces a stored draft (status and `updatedAt` are what actions change). */
     readonly update: (workspaceId: WorkspaceId, draft: Draft) => Effect.Effect<void>
     readonly delete: (workspaceId: WorkspaceId, id: string) => Effect.Effect<void>
-    /** Newest first, optionally filtered by status, `limit` drafts after `after`. */
     readonly list: (workspaceId: WorkspaceId, query: ListQuery) => Effect.Effect<DraftPage>
   }
 >() {}
 
 /**
- * The opaque cursor that points after a draft. Adapters build `nextCursor` with it.
+ * The opaque cursor that points after a draft; adapters build `nextCursor` with it.
  * @since 0.1.0
  */
 export const encodeCursor = (draftId: string): string => Cursor.afterId("drf", draftId)
@@ -92,8 +80,7 @@ export const encodeCursor = (draftId: string): string => Cursor.afterId("drf", d
 export const decodeCursor = (cursor: string): Option.Option<string> => Cursor.idAfter("drf", cursor)
 
 /**
- * Builds a page from up to `limit + 1` rows in list order: the extra row only tells that a
- * next page exists.
+ * Builds a page from up to `limit + 1` rows in list order; the extra one only signals a next page.
  * @since 0.1.0
  */
 export const makePage = (rows: ReadonlyArray<Draft>, limit: number): DraftPage => {
@@ -105,8 +92,8 @@ export const makePage = (rows: ReadonlyArray<Draft>, limit: number): DraftPage =
 }
 
 /**
- * An in-memory repository. `getForUpdate` takes no lock of its own: the in-memory `Transactor`
- * of `@waybill/core` runs one transaction at a time, which serialises actions.
+ * An in-memory repository; `getForUpdate` needs no lock, as the in-memory `Transactor` runs one
+ * transaction at a time.
  * @since 0.1.0
  */
 export const makeMemory = (): DraftRepository["Type"] => {

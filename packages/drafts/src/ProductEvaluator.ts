@@ -1,6 +1,6 @@
 /**
- * The product-evaluation port behind `POST /products/{productId}/execute` (contract §4), and the
- * reference evaluator documented in `docs/products.md`.
+ * The product-evaluation port behind `POST /products/{productId}/execute` and the reference
+ * evaluator (docs/products.md).
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -15,8 +15,7 @@ import type { Product } from "./ReferenceData.js"
 import { ProductsMode, type TransportForProducts } from "./TransportForProducts.js"
 
 /**
- * What an evaluator gets: the product, the draft, and its transport already parsed (so an
- * evaluator never sees a transport that does not parse).
+ * What an evaluator gets: the product, the draft, and its transport already parsed.
  * @since 0.1.0
  */
 export interface Evaluation {
@@ -70,8 +69,7 @@ const weightOf = (load: unknown): number => {
 }
 
 /**
- * The reference evaluator: no pricing, a deterministic summary of what a real evaluator would
- * work from (documented field by field in `docs/products.md`).
+ * The reference evaluator: no pricing, a deterministic summary of what a real one works from.
  * @since 0.1.0
  */
 export const reference = (evaluation: Evaluation): JsonObject => {
@@ -83,7 +81,7 @@ export const reference = (evaluation: Evaluation): JsonObject => {
     return sum + (Array.isArray(loads) ? loads.reduce<number>((total, load) => total + weightOf(load), 0) : 0)
   }, 0)
   const countries = new Set<string>()
-  // The transport parsed, so every country code in it is a valid alpha-3 code (or null).
+  // The transport parsed, so every country code in it is valid (or null).
   forEachCountry(transport, (value) => {
     if (typeof value === "string") countries.add(value)
     return typeof value === "object"

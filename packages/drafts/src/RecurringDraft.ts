@@ -1,6 +1,5 @@
 /**
- * Drafts seen by the recurring generator: `@waybill/recurring`'s `RecurringMaster` and
- * `ClaimedMaster` built from a stored draft, for the adapters of its `RecurringMasterRepository` port.
+ * Drafts as the recurring generator sees them, for adapters of its `RecurringMasterRepository`.
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -27,7 +26,7 @@ const toStop = (stop: unknown): Option.Option<Stop> => {
     address,
     timeWindow: { from, to },
     dayOffset: typeof dayOffset === "number" && Number.isInteger(dayOffset) && dayOffset >= 0 ? dayOffset : 0,
-    // Loads are stored leniently: a weight that is not a finite, non-negative number counts as none.
+    // Stored leniently: a weight that is not a finite, non-negative number counts as none.
     loads: (Array.isArray(loads) ? loads : []).map((load) => {
       const weightKg = own(load, "weightKg")
       return typeof weightKg === "number" && Number.isFinite(weightKg) && weightKg >= 0 ? { weightKg } : {}
@@ -36,10 +35,8 @@ const toStop = (stop: unknown): Option.Option<Stop> => {
 }
 
 /**
- * The generator's view of a recurring master: schedule, name template, vehicle class and stops
- * (`dayOffset` 0 when omitted). None when the draft is not a recurring master or its stored
- * transport lacks what generation needs (a master passed these checks at create and at
- * activation, so that only happens to data written around the service).
+ * The generator's view of a recurring master; none when the draft is not one or its transport
+ * lacks what generation needs (only possible for data written around the service).
  * @since 0.1.0
  */
 export const toRecurringMaster = (workspaceId: WorkspaceId, draft: Draft): Option.Option<RecurringMaster> => {
@@ -54,17 +51,15 @@ export const toRecurringMaster = (workspaceId: WorkspaceId, draft: Draft): Optio
 }
 
 /**
- * The time (epoch seconds) since which an `active-recurring` master generates: its latest
- * `activate-recurring` or `resume-recurring`. That is the draft's `updatedAt`, because those
- * are the only ways into `active-recurring` and nothing else changes a stored draft while it is
- * active (drafts have no update endpoint; pause and end leave the status).
+ * Epoch seconds of an active master's latest activation or resumption: its `updatedAt`, as
+ * nothing else leads into or changes an `active-recurring` draft.
  * @since 0.1.0
  */
 export const activeSince = (draft: Draft): number => draft.updatedAt
 
 /**
- * The `ClaimedMaster` a `RecurringMasterRepository.claim` adapter returns for a locked draft row and the
- * generator's stored cursor. None when the draft is not an active or paused master.
+ * What a `claim` adapter returns for a locked draft row and its cursor; none unless the draft is
+ * an active or paused master.
  * @since 0.1.0
  */
 export const toClaimedMaster = (

@@ -1,6 +1,6 @@
 /**
- * Reference data behind a port (contract §2 "Transport shapes, vehicle classes, products"):
- * read-only to Waybill, seeded by the embedder (the reference server reads a JSON file).
+ * Transport shapes, vehicle classes and products behind a port: read-only to Waybill, seeded by
+ * the embedder (the reference server reads a JSON file).
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -30,8 +30,7 @@ export const TransportShape = Schema.Struct({
 export type TransportShape = typeof TransportShape.Type
 
 /**
- * A vehicle class; `recalculate` picks the lowest `rank` whose `maxWeightKg` fits. Defined once,
- * by `@waybill/recurring`, whose vehicle-class policy uses it.
+ * A vehicle class, as `@waybill/recurring` defines it.
  * @since 0.1.0
  */
 export { VehicleClass } from "@waybill/recurring/VehicleClass"
@@ -51,8 +50,7 @@ export const Product = Schema.Struct({
 export type Product = typeof Product.Type
 
 /**
- * The reference-data file (`WAYBILL_REFERENCE_DATA`); keys this package does not own, such as
- * `propertyDefinitions`, are ignored here.
+ * The reference-data file (`WAYBILL_REFERENCE_DATA`); keys of other packages are ignored here.
  * @since 0.1.0
  */
 export const ReferenceDataSet = Schema.Struct({
@@ -67,8 +65,7 @@ export const ReferenceDataSet = Schema.Struct({
 export type ReferenceDataSet = typeof ReferenceDataSet.Type
 
 /**
- * The port. Every read is per workspace, so an embedder may give each tenant its own data; the
- * reference server serves the same data to every workspace.
+ * The port; every read is per workspace, so an embedder may give each tenant its own data.
  * @since 0.1.0
  */
 export class ReferenceData extends Context.Tag("@waybill/drafts/ReferenceData")<

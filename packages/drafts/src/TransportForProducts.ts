@@ -1,7 +1,6 @@
 /**
- * TransportForProducts: the shape a draft's `transport` must have before a product can be
- * evaluated against it (spec "transport for product evaluation", contract §4), and its strict
- * parse, which lists every problem and produces the 412 message of contract §4.
+ * TransportForProducts: the shape a draft's `transport` must have before a product is evaluated
+ * against it, and its strict parse, which lists every problem for the 412 (docs/products.md).
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -28,7 +27,7 @@ const NonEmptyString = Schema.String.pipe(Schema.minLength(1))
 const ObjectOrArray = Schema.Union(JsonObject, Schema.Array(Schema.Unknown))
 
 /**
- * The parsed transport. Keys beyond the table are kept as they are.
+ * The parsed transport; keys beyond the table are kept as they are.
  * @since 0.1.0
  */
 export const TransportForProducts = Schema.Struct(
@@ -63,8 +62,7 @@ export const TransportForProducts = Schema.Struct(
 export type TransportForProducts = typeof TransportForProducts.Type
 
 /**
- * One problem, as serialised into the 412 message: `path` is relative to the transport, array
- * indices are numbers.
+ * One problem of the 412 message: `path` relative to the transport, array indices as numbers.
  * @since 0.1.0
  */
 export interface ParseIssue {
@@ -82,7 +80,6 @@ const objectOrArrayCheck: Check = (value) =>
 const productsModeCheck: Check = (value) =>
   value === "booking" || value === "rfq" ? undefined : 'must be "booking" or "rfq"'
 
-// An array of objects: one issue for a non-array, else one per element that is not an object.
 const arrayOfObjects = (value: unknown, path: ReadonlyArray<string | number>, issues: Array<ParseIssue>): void => {
   if (!Array.isArray(value)) {
     issues.push({ path, message: "must be an array" })
@@ -143,9 +140,8 @@ const countryMessage = (value: unknown): string | undefined => {
 }
 
 /**
- * Every `country` / `countryCode` property anywhere in a value that is not an ISO 3166-1 alpha-3
- * code from the official list (`null` counts as no code), in document order. Iterative and
- * linear, so deeply nested input can neither overflow the stack nor go quadratic.
+ * An issue for every `country` / `countryCode` property anywhere in a value that is neither an
+ * official ISO 3166-1 alpha-3 code nor `null`, in document order. Iterative and linear.
  * @since 0.1.0
  */
 export const countryIssues = (root: unknown): Array<ParseIssue> => {
@@ -160,11 +156,8 @@ export const countryIssues = (root: unknown): Array<ParseIssue> => {
 }
 
 /**
- * Parses a draft's `transport` strictly: every required key present and well-formed,
- * `properties.shipmentsCreator` and `properties.tourBar` objects, optional keys well-formed when
- * given (`null` counts as omitted), `productsMode` defaulting to `booking`, and every country
- * code an ISO 3166-1 alpha-3 code. Returns the transport or every problem found. A missing
- * transport (`null`) is parsed as `{}`, so each required key is reported missing.
+ * Parses a draft's `transport` strictly (`null` as `{}`): the transport with `productsMode`
+ * defaulted and `null` optional keys dropped, or every problem found.
  * @since 0.1.0
  */
 export const parse = (transport: unknown): Either.Either<TransportForProducts, ReadonlyArray<ParseIssue>> => {
@@ -194,15 +187,14 @@ export const parse = (transport: unknown): Either.Either<TransportForProducts, R
 }
 
 /**
- * The 412 message of contract §4: the literal prefix followed by the serialised issues.
+ * The 412 message: the contract's literal prefix followed by the serialised issues.
  * @since 0.1.0
  */
 export const failureMessage = (issues: ReadonlyArray<ParseIssue>): string =>
   `TransportForProductsSchema parse failed: ${JSON.stringify(issues.map(({ path, message }) => ({ path, message })))}`
 
 /**
- * The 412 error for parse problems: the contract message, and the same problems as issues with
- * dotted paths from the request root (`transport.shipments.0`).
+ * The 412 error: the contract message, and the same problems with paths from the request root.
  * @since 0.1.0
  */
 export const preconditionFailed = (issues: ReadonlyArray<ParseIssue>): PreconditionFailed =>

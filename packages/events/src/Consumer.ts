@@ -1,7 +1,6 @@
 /**
- * Helpers for webhook receivers: deduplicate by `X-Delivery-Id`, normalise a callout action's
- * `createdAt`, and tell a terminal loss from a return on leg loads (spec "Events"). They are plain
- * synchronous functions so a receiver can use them in any HTTP framework.
+ * Helpers for webhook receivers: deduplication by `X-Delivery-Id`, callout `createdAt` in
+ * milliseconds, terminal loss versus return on leg loads. Plain functions, for any HTTP framework.
  * @since 0.1.0
  */
 
@@ -10,25 +9,20 @@
  * @since 0.1.0
  */
 export interface Deduplicator {
-  /**
-   * Whether `deliveryId` was seen before; records it when it was not. A receiver drops the
-   * delivery when this answers `true`.
-   */
+  /** Whether `deliveryId` was seen before (then drop the delivery); records it when it was not. */
   readonly seen: (deliveryId: string) => boolean
   /** Whether `deliveryId` is remembered, without recording it. */
   readonly has: (deliveryId: string) => boolean
-  /**
-   * Forgets `deliveryId`, e.g. when handling it failed and the service's retry must be processed.
-   */
+  /** Forgets `deliveryId`, e.g. when handling failed and the retry must be processed. */
   readonly forget: (deliveryId: string) => void
   /** How many ids are remembered right now (at most `capacity`). */
   readonly size: () => number
 }
 
 /**
- * A deduplicator that remembers the `capacity` most recently seen delivery ids (least recently
- * seen evicted first). The service retries a failed delivery once, shortly after, with the same
- * `X-Delivery-Id` (contract §5), so a modest capacity covers the retry window.
+ * A deduplicator of the `capacity` most recently seen delivery ids. A failed delivery is retried
+ * once, shortly after, with the same id, so a modest capacity covers it. Throws a `RangeError`
+ * unless `capacity` is a positive integer.
  * @since 0.1.0
  */
 export const makeDeduplicator = (options: { readonly capacity: number }): Deduplicator => {
@@ -60,8 +54,8 @@ export const makeDeduplicator = (options: { readonly capacity: number }): Dedupl
 }
 
 /**
- * Epoch milliseconds of a callout action's `createdAt`. Deliveries sent before the change carried
- * seconds; a value below 10^12 is seconds and is multiplied by 1000.
+ * Epoch milliseconds of a callout action's `createdAt`: older deliveries carried seconds, so a
+ * value below 10^12 is multiplied by 1000.
  * @since 0.1.0
  */
 export const calloutCreatedAtMillis = (createdAt: number): number => (createdAt < 1e12 ? createdAt * 1000 : createdAt)
@@ -78,15 +72,13 @@ export const normalizeCalloutAction = <P extends { readonly action: { readonly c
 })
 
 /**
- * Whether a leg load is a terminal loss (`Perished`): the goods are written off, the shipment
- * fails and no follow-up shipment will come, so do not wait for one.
+ * Whether a leg load is a terminal loss (`Perished`): goods written off, no follow-up shipment.
  * @since 0.1.0
  */
 export const isTerminalLoss = (load: { readonly status?: string | undefined }): boolean => load.status === "Perished"
 
 /**
- * Whether a leg load was returned (`Returned`): the obligation moved to a return shipment, the
- * goods are intact and the shipment is not failed.
+ * Whether a leg load was returned (`Returned`): intact, its obligation moved to a return shipment.
  * @since 0.1.0
  */
 export const isReturned = (load: { readonly status?: string | undefined }): boolean => load.status === "Returned"

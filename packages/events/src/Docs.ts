@@ -1,7 +1,6 @@
 /**
- * Renders `docs/events.md` from the catalogue: events, payloads, entities and filter fields are
- * read from the schemas, so the document cannot disagree with the code. A test fails when the
- * committed file is stale; `packages/events/scripts/generate-docs.ts` rewrites it.
+ * Renders `docs/events.md` from the catalogue's schemas, so it cannot disagree with the code.
+ * A test fails when the file is stale; `packages/events/scripts/generate-docs.ts` rewrites it.
  * @since 0.1.0
  */
 import * as FilterField from "@waybill/filters/FilterField"

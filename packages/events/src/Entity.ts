@@ -1,9 +1,7 @@
 /**
- * Schemas of the entities event payloads carry (spec "Other entities named in event payloads").
- * The spec shows only some fields of each entity; those (and the ones contract §2/§3 define for
- * drafts and tours) are typed here. Every entity is open: fields the spec does not show pass
- * through unchanged. Every entity has a string `id`. The building blocks (`OpenFields`,
- * `Timestamp`, ...) are here too; tasks are in `Task`, action records in `EntityAction`.
+ * Schemas of the entities event payloads carry: a string `id` and the fields the spec shows are
+ * typed, every other field passes through (entities are open). Tasks are in `Task`, action
+ * records in `EntityAction`.
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -25,10 +23,8 @@ export const OpenObject = Schema.Record({ key: Schema.String, value: Schema.Unkn
 })
 
 /**
- * Any JSON value, for a field the spec names but shows no type for (contract §5: the catalogue
- * accepts any JSON value there). Filters still offer it, as they would `filterAs` (text, a
- * number, a date, a select with its options): they compare strictly, so a value of another type
- * simply does not match.
+ * Any JSON value, for a field the spec names without a type. Filters offer it as `filterAs` and
+ * compare strictly, so a value of another type does not match.
  * @since 0.1.0
  */
 export const AnyJson = (filterAs: Schema.Schema.Any) =>
@@ -45,7 +41,7 @@ export const AnyJsonPresent = (filterAs: Schema.Schema.Any) =>
   AnyJson(filterAs).pipe(Schema.filter((value) => value !== undefined || "is required"))
 
 /**
- * Integer epoch seconds (contract §1).
+ * Integer epoch seconds.
  * @since 0.1.0
  */
 export const Timestamp = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
@@ -83,8 +79,7 @@ export const Properties = Schema.Record({ key: Schema.String, value: Schema.Unkn
 })
 
 /**
- * The names of the entities that are delivered whole and may carry custom `properties`; a
- * `PropertyDefinition` names one of them.
+ * The entities delivered whole, which may carry custom `properties` (see `PropertyDefinition`).
  * @since 0.1.0
  */
 export const entityNames = [
@@ -128,8 +123,8 @@ const entity = <Fields extends Schema.Struct.Fields>(
   })
 
 /**
- * A tour. `id`, `status`, `substatus` and `properties` are the spec's; the other typed fields
- * are those of a generated tour (contract §3). Tour status values are not listed by the spec.
+ * A tour: the spec's `id`, `status` (values unlisted), `substatus`, `properties`, and the fields
+ * of a generated tour.
  * @since 0.1.0
  */
 export const Tour = entity("tour", "Tour", "A tour.", {
@@ -152,8 +147,8 @@ export const Tour = entity("tour", "Tour", "A tour.", {
 export type Tour = typeof Tour.Type
 
 /**
- * The tour of a `callout-action-created` payload: only `id` and `properties` are delivered.
- * Open, so that a whole tour decodes before the producer or `redact` reduces it.
+ * The tour of a `callout-action-created` payload, delivered as `id` and `properties` only; open,
+ * so a whole tour decodes before `redact` reduces it.
  * @since 0.1.0
  */
 export const CalloutTour = Schema.Struct(
@@ -193,8 +188,7 @@ export const Order = entity("order", "Order", "An order.", {})
 export type Order = typeof Order.Type
 
 /**
- * A link between a document and an entity. A task's PDF receipt arrives as a link whose
- * `targetEntityType` is `task`.
+ * A link between a document and an entity; a task's PDF receipt has `targetEntityType` `task`.
  * @since 0.1.0
  */
 export const DocumentLink = entity("documentLink", "DocumentLink", "A link between a document and an entity.", {
@@ -243,7 +237,7 @@ export const ShipperUser = entity("shipperUser", "ShipperUser", "A user of a shi
 export const ShipperAddress = entity("shipperAddress", "ShipperAddress", "An address of a shipper.", {})
 
 /**
- * Mailbox status values (spec "States and transitions").
+ * Mailbox status values.
  * @since 0.1.0
  */
 export const MailboxStatus = oneOf("active", "inactive").annotations({ identifier: "MailboxStatus" })
@@ -261,8 +255,7 @@ export const Mailbox = entity("mailbox", "Mailbox", "A mailbox drafts are decode
 })
 
 /**
- * The recurring schedule of a draft as delivered in events (contract §2); typed leniently
- * because the draft is delivered as stored.
+ * The recurring schedule of a draft in events, typed leniently: the draft is delivered as stored.
  * @since 0.1.0
  */
 export const RecurringSchedule = Schema.Struct(
@@ -279,7 +272,7 @@ export const RecurringSchedule = Schema.Struct(
 ).annotations({ identifier: "RecurringSchedule", description: "The schedule of a recurring master." })
 
 /**
- * A transport draft, as the drafts API answers it (contract §2).
+ * A transport draft, as the drafts API answers it.
  * @since 0.1.0
  */
 export const TransportDraft = entity("transportDraft", "TransportDraft", "A transport draft (contract §2).", {
@@ -303,8 +296,7 @@ export const TransportDraft = entity("transportDraft", "TransportDraft", "A tran
 export type TransportDraft = typeof TransportDraft.Type
 
 /**
- * A callout (an offer of a tour to a carrier) enriched with bidding stats. For secret auctions
- * only `suggestedBid` is delivered.
+ * A callout (a tour offered to a carrier) with bidding stats; secret auctions only `suggestedBid`.
  * @since 0.1.0
  */
 export const CalloutWithStats = Schema.Struct(
@@ -341,7 +333,6 @@ export const CarrierTeam = entity("carrierTeam", "CarrierTeam", "A team of a car
  */
 export const CarrierUser = entity("carrierUser", "CarrierUser", "A user of a carrier.", {})
 
-// What every write-off carries besides its reason and disposal.
 const writeOffFields = {
   note: optional(AnyJson(Schema.String)),
   writtenOffBy: AnyJsonPresent(Schema.String),
@@ -365,8 +356,7 @@ export const LostWriteOff = Schema.Struct(
 ).annotations({ identifier: "LostWriteOff", description: "Write-off of lost goods; never disposed." })
 
 /**
- * The write-off of a load whose goods were damaged; once disposed it also carries `disposedAt`
- * and `disposedBy` (both or neither).
+ * The write-off of damaged goods; once disposed it carries both `disposedAt` and `disposedBy`.
  * @since 0.1.0
  */
 export const DamagedWriteOff = Schema.Struct(
@@ -402,15 +392,14 @@ export const WriteOff = Schema.Union(LostWriteOff, DamagedWriteOff).annotations(
 export type WriteOff = typeof WriteOff.Type
 
 /**
- * The statuses in which a load ends: `Returned` (obligation moved to a return shipment, goods
- * intact) or `Perished` (goods written off, terminal loss).
+ * The statuses a load ends in: `Returned` (goods intact) or `Perished` (written off, terminal).
  * @since 0.1.0
  */
 export const terminalLoadStatuses = ["Returned", "Perished"] as const
 
 /**
- * A load of a leg. Other load statuses are not listed by the spec and pass as strings; a
- * `Perished` load carries its `writeOff`, any other load never does.
+ * A load of a leg; only a `Perished` load carries a `writeOff`, and it must. Other statuses pass
+ * as strings.
  * @since 0.1.0
  */
 export const LegLoad = Schema.Struct(

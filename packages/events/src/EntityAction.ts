@@ -1,8 +1,6 @@
 /**
- * Schemas of the action records event payloads carry next to the entity acted on (`action`,
- * `sequenceInvocationAction`): every action has an `id`, its `createdAt` timestamps, and a
- * `payload` whose `type` is the verb. Every action is open: fields the spec does not show pass
- * through unchanged.
+ * Schemas of the action records payloads carry next to the entity acted on: an `id`, `createdAt`
+ * timestamps and a `payload` whose `type` is the verb; other fields pass through.
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -56,8 +54,8 @@ export const ShipperTeamAction = action("ShipperTeamAction", "An action on a shi
 export const ShipperUserAction = action("ShipperUserAction", "An action on a shipper user.", {})
 
 /**
- * A callout action. Unlike every other timestamp, `createdAt` is epoch milliseconds, equal to
- * `createdAtMilliseconds` (deliveries sent before this change carried seconds).
+ * A callout action. Unlike every other timestamp, `createdAt` is epoch milliseconds (older
+ * deliveries carried seconds: see `Consumer.calloutCreatedAtMillis`).
  * @since 0.1.0
  */
 export const CalloutAction = action(
@@ -82,7 +80,7 @@ export type CalloutAction = typeof CalloutAction.Type
 export const SequenceInvocationAction = action("SequenceInvocationAction", "An action on a sequence invocation.", {})
 
 /**
- * An action on a transport draft (contract §2).
+ * An action on a transport draft.
  * @since 0.1.0
  */
 export const TransportDraftAction = action("TransportDraftAction", "An action on a transport draft (contract §2).", {
@@ -94,8 +92,6 @@ export const TransportDraftAction = action("TransportDraftAction", "An action on
     },
     OpenFields
   ).annotations({ identifier: "TransportDraftActionPayload" }),
-  // Any actor on published events (a host records its own users' actions, contract §5); the
-  // service's own actions use "api-key" and "system".
   actor: optional(
     Schema.Struct(
       {
@@ -138,8 +134,8 @@ export const CarrierUserAction = action("CarrierUserAction", "An action on a car
 export const DocumentLinkAction = action("DocumentLinkAction", "An action on a document link.", {})
 
 /**
- * A leg action: every leg lifecycle transition (pickup and dropoff progress, delivery,
- * failure, cancellation, tour assignment); the verb is in `payload.type`.
+ * A leg lifecycle transition (pickup, dropoff, delivery, failure, cancellation, tour assignment);
+ * the verb is in `payload.type`.
  * @since 0.1.0
  */
 export const LegAction = action("LegAction", "A leg lifecycle transition; the verb is in payload.type.", {})

@@ -1,6 +1,5 @@
 /**
- * The delivery envelope (contract §5): every delivery body is exactly
- * `{ id, type, createdAt, payload }`.
+ * The delivery envelope: every delivery body is exactly `{ id, type, createdAt, payload }`.
  * @since 0.1.0
  */
 import type { Issue } from "@waybill/core/Issue"
@@ -77,12 +76,9 @@ export const envelopeSchema = <T extends EventType>(type: T): Schema.Schema<Enve
 const decodeShell = Schema.decodeUnknownEither(Envelope)
 
 /**
- * Decodes a delivery body: exactly the four keys, a catalogue type, and a payload valid for that
- * type. On failure, every issue found, with dotted paths (`payload.tour.id`).
- *
- * A body nested deeper than a payload may be (`EventOutbox.maxPayloadDepth`, plus the envelope's
- * own level) gets one issue at the path where that limit is crossed and is not decoded, so a
- * hostile body cannot exhaust a receiver's stack in the decoder's messages.
+ * Decodes a delivery body (the four keys, a catalogue type, a valid payload), else every issue
+ * with a dotted path (`payload.tour.id`). A body deeper than `EventOutbox.maxPayloadDepth` + 1
+ * gets one issue and is not decoded, so it cannot exhaust a receiver's stack.
  * @since 0.1.0
  */
 export const decode = (input: unknown): Either.Either<AnyEnvelope, ReadonlyArray<Issue>> => {
@@ -106,7 +102,7 @@ export const decode = (input: unknown): Either.Either<AnyEnvelope, ReadonlyArray
 }
 
 /**
- * Decodes a raw delivery body (the exact bytes received, as text).
+ * Decodes a raw delivery body (the bytes received, as text); invalid JSON is one issue at `""`.
  * @since 0.1.0
  */
 export const decodeJson = (body: string): Either.Either<AnyEnvelope, ReadonlyArray<Issue>> => {

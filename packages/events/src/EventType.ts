@@ -117,10 +117,8 @@ const distance = (a: string, b: string, limit: number): number => {
 }
 
 /**
- * The catalogue's names closest to a name it does not hold (at most three): the fewest letters
- * off (`transport-draft-created` → `transport-drafts-created`), after ignoring case and reading
- * `_` and spaces as `-`; else the names it begins (`comment-reaction` →
- * `comment-reaction-added`, `comment-reaction-removed`). Empty when nothing is close.
+ * Up to three catalogue names closest to an unknown one (case, `_` and spaces ignored): the
+ * fewest letters off, else the names it begins. Empty when nothing is close.
  * @since 0.1.0
  */
 export const closestTypes = (value: string): ReadonlyArray<EventType> => {
@@ -142,9 +140,8 @@ export const closestTypes = (value: string): ReadonlyArray<EventType> => {
 }
 
 /**
- * The issue message for a value that is not a catalogue event type, naming the closest
- * catalogue names when there are any: `is not a catalogue event type; did you mean
- * transport-drafts-created?`. The value itself is not quoted back.
+ * The issue message for a value that is not a catalogue event type, with the closest names
+ * (`…; did you mean transport-drafts-created?`); the value itself is not quoted back.
  * @since 0.1.0
  */
 export const notInCatalogue = (value: unknown): string => {

@@ -1,7 +1,6 @@
 /**
- * The filter-field catalogue of each event type (contract §6), derived from its payload schema:
- * every scalar reachable through objects (never through arrays or maps) is a field with a dotted
- * path, and every whole entity adds its custom properties as `<path>.properties.<id>`.
+ * The filter fields of each event type, derived from its payload schema: every scalar reachable
+ * through objects (not arrays or maps) by dotted path, plus `<entity>.properties.<id>`.
  * @since 0.1.0
  */
 import * as FilterField from "@waybill/filters/FilterField"
@@ -92,8 +91,7 @@ const walk = (ast: AST.AST, path: string, inherited: Inherited): ReadonlyArray<S
         : []
     }
     case "TypeLiteral": {
-      // Only whole entities carry custom properties; their `properties` map is replaced by one
-      // field per definition.
+      // Only whole entities carry custom properties, one field per definition.
       const entity = here.entity
       const own = ast.propertySignatures.flatMap((property): ReadonlyArray<Slot> => {
         if (typeof property.name !== "string") return []
@@ -119,8 +117,7 @@ const walk = (ast: AST.AST, path: string, inherited: Inherited): ReadonlyArray<S
         : own
     }
     case "UnknownKeyword":
-      // Any JSON value (a field the spec names without a type): offered as the schema it is
-      // annotated to be filtered as, else not at all.
+      // A field the spec names without a type: filtered as its `FilterAsId` schema, else not.
       return Option.match(Annotations.get<AST.AST>(ast, Annotations.FilterAsId), {
         onNone: () => [],
         onSome: (filterAs) => walk(filterAs, path, here)
@@ -146,10 +143,8 @@ const propertyField = (path: string, definition: PropertyDefinition, presence: b
   field(`${path}.${definition.id}`, definition.type, presence, definition.options)
 
 /**
- * The fields a filter may use on an event type, in payload order; custom properties follow the
- * fields of their entity, in definition order. Id-only events offer only their id, list events
- * nothing; `order-created`'s optional tour has no presence operators; `callout-action-created`
- * offers nothing under `callouts`.
+ * The fields a filter may use on an event type, in payload order, each entity's custom properties
+ * after its fields in definition order.
  * @since 0.1.0
  */
 export const filterFields = (
@@ -165,9 +160,8 @@ export const filterFields = (
   )
 
 /**
- * The payload roots whose absence makes every condition under them false, negated ones
- * included (`callout-action-created` without a tour, contract §6). Hand these to the filter
- * compiler.
+ * The payload roots whose absence makes every condition under them false, negated ones included
+ * (a `callout-action-created` without a tour); hand them to the filter compiler.
  * @since 0.1.0
  */
 export const guardedRoots = (eventType: EventType): ReadonlyArray<string> => {

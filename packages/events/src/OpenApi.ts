@@ -1,7 +1,6 @@
 /**
- * The OpenAPI 3.1 `webhooks` section of the reference server's `/openapi.json`, derived from the
- * catalogue: one POST per event type whose request body is that event's envelope, with the
- * delivery headers of contract §5.
+ * The OpenAPI 3.1 `webhooks` section of `/openapi.json`, derived from the catalogue: one POST per
+ * event type with its envelope as body and the delivery headers.
  * @since 0.1.0
  */
 import * as JSONSchema from "effect/JSONSchema"
@@ -62,9 +61,8 @@ const parameter = (name: string, required: boolean, description: string, schema:
 })
 
 /**
- * Builds the `webhooks` section and its components. Component names carry `componentPrefix`
- * (default `Webhook`, e.g. `WebhookTour`, `WebhookTourCreatedEvent`) so they never collide with
- * the HTTP API's own schemas.
+ * Builds the `webhooks` section and its components, named with `componentPrefix` (default
+ * `Webhook`: `WebhookTour`) so they never collide with the HTTP API's own schemas.
  * @since 0.1.0
  */
 export const openApiWebhooks = (options: { readonly componentPrefix?: string } = {}): OpenApiWebhooks => {
@@ -173,8 +171,8 @@ export const openApiWebhooks = (options: { readonly componentPrefix?: string } =
 }
 
 /**
- * Adds the webhooks section and its components to an OpenAPI document (e.g. the one
- * `OpenApi.fromApi` builds). Fails loudly when a component name is taken by a different value.
+ * Adds the webhooks section and its components to an OpenAPI document (e.g. `OpenApi.fromApi`'s).
+ * Throws when a component name is taken by a different value.
  * @since 0.1.0
  */
 export const addTo = <D extends JsonObject>(document: D, section: OpenApiWebhooks = openApiWebhooks()): D => {

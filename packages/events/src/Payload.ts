@@ -1,6 +1,6 @@
 /**
- * The payload schema of every event type (spec "Event types and payloads"): exactly the spec's
- * keys and their optionality; the entities inside are open (see `Entity`).
+ * The payload schema of every event type: exactly the spec's keys and optionality; the entities
+ * inside are open (see `Entity`).
  * @since 0.1.0
  */
 import type { Issue } from "@waybill/core/Issue"
@@ -36,12 +36,9 @@ const entityOf = <N extends Named>(name: N) =>
   // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the catalogue names nearly every entity; the name is the one source of its key and schema
   Entity[pascal(name) as keyof Entities] as EntityOf<N>
 
-// An event about one entity: the entity under its name (`{ shipper: Entity.Shipper }`).
 const about = <N extends Named>(name: N, description: string) =>
   payload(description, { [name]: entityOf(name) } as { readonly [K in N]: EntityOf<N> })
 
-// An action on one entity: the entity under its name and its action
-// (`{ carrier: Entity.Carrier, action: EntityAction.CarrierAction }`).
 const actionOn = <N extends Acted>(name: N, description: string) =>
   payload(description, {
     [name]: entityOf(name),
@@ -49,7 +46,6 @@ const actionOn = <N extends Acted>(name: N, description: string) =>
     action: EntityAction[`${pascal(name)}Action` as keyof Actions] as ActionOf<N>
   } as { readonly [K in N]: EntityOf<N> } & { readonly action: ActionOf<N> })
 
-// Names each payload schema after its event type (`TourCreatedPayload`, …).
 const identified = <T extends { readonly [K in EventType]: Schema.Schema.AnyNoContext }>(table: T): T =>
   Object.fromEntries(
     Object.entries(table).map(([type, schema]) => [type, schema.annotations({ identifier: `${pascal(type)}Payload` })])
@@ -245,16 +241,10 @@ const decoderFor = (type: EventType) => {
 }
 
 /**
- * Validates a payload against its event type's schema: the payload, or every issue found with
- * a dotted path relative to the payload (the HTTP layer prefixes `payload.`).
- *
- * The payload schemas only check (they transform nothing), so a valid input is returned as it
- * is: a `__proto__` key from `JSON.parse` stays an own data property instead of becoming a
- * prototype, as it would in a rebuilt object.
- *
- * A payload nested deeper than `EventOutbox.maxPayloadDepth` levels gets one issue at the path
- * where that limit is crossed and is not decoded: the decoder's messages quote the values they
- * refuse, and quoting recurses.
+ * Validates a payload against its event type's schema: the input itself (never rebuilt, so a
+ * `__proto__` key stays a data property), or every issue with a dotted path relative to it.
+ * A payload deeper than `EventOutbox.maxPayloadDepth` gets one issue where the limit is crossed
+ * and is not decoded (the decoder's messages quote values, recursively).
  * @since 0.1.0
  */
 export const decodePayload = <T extends EventType>(

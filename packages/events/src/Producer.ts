@@ -1,7 +1,6 @@
 /**
- * Producer rules: plain functions that build payloads the way the spec demands, and `redact`,
- * the redaction `POST /events` applies (contract §5). Nothing here invents data: fields are
- * kept, reduced or removed.
+ * Producer rules: plain functions that build payloads as the spec demands, and `redact`, the
+ * redaction `POST /events` applies. Nothing invents data: fields are kept, reduced or removed.
  * @since 0.1.0
  */
 import * as JsonDepth from "@waybill/core/JsonDepth"
@@ -43,10 +42,6 @@ const pick = (record: JsonRecord, keys: ReadonlyArray<string>): Record<string, u
 const omit = <A extends JsonRecord>(record: A, keys: ReadonlyArray<string>): A =>
   Object.fromEntries(Object.entries(record).filter(([key]) => !keys.includes(key))) as A
 
-// ---------------------------------------------------------------------------------------------
-// Redaction
-// ---------------------------------------------------------------------------------------------
-
 /**
  * The fields a carrier-booking record is reduced to.
  * @since 0.1.0
@@ -63,12 +58,10 @@ const reduceCarrierBooking = (value: unknown): { readonly keep: boolean; readonl
       value: value.filter(isRecord).map((booking) => stripCarrierInternals(pick(booking, carrierBookingFields)))
     }
   }
-  // A scalar is no record to reduce; dropping it is the safe side.
   return { keep: false }
 }
 
-// Walks own properties and arrays; every `carrierBooking` is reduced and every `providerPayload`
-// removed, wherever it sits. Recursive: `redactTourAction` bounds the depth before calling it.
+// Recursive: `redactTourAction` bounds the depth before calling it.
 const stripCarrierInternals = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(stripCarrierInternals)
   if (!isRecord(value)) return value
@@ -86,20 +79,16 @@ const stripCarrierInternals = (value: unknown): unknown => {
 }
 
 /**
- * Whether an action verb is an assign action (`assign`, `assign-carrier`, `assign_driver`, …;
- * never `unassign…` or `reassign…`).
+ * Whether an action verb is an assign action (`assign`, `assign-carrier`, `assign_driver`, not
+ * `unassign…` or `reassign…`).
  * @since 0.1.0
  */
 export const isAssignAction = (type: string): boolean => /^assign(?:$|[-_A-Z])/.test(type)
 
 /**
- * Redacts carrier-integration internals from a tour action: every carrier-booking record is
- * reduced to `provider`, `carrierId`, `carrierBookingId`, `trackingRef`; raw provider payloads
- * (`providerPayload`) are removed; on assign actions `payload.preAssignCarrierId` is removed.
- *
- * Throws a `ValidationError` naming the path for an action nested deeper than
- * `EventOutbox.maxPayloadDepth` levels, rather than exhausting the stack: no event could carry
- * it, and `POST /events` (`decodePayload`) never lets one through.
+ * Redacts a tour action: every `carrierBooking` reduced to `carrierBookingFields`, every
+ * `providerPayload` removed, and `payload.preAssignCarrierId` on assign actions. Throws a
+ * `ValidationError` for an action deeper than `EventOutbox.maxPayloadDepth`.
  * @since 0.1.0
  */
 export const redactTourAction = (action: EntityAction.TourAction): EntityAction.TourAction => {
@@ -112,8 +101,7 @@ export const redactTourAction = (action: EntityAction.TourAction): EntityAction.
 }
 
 /**
- * Removes the internal dispatch context (`payload.dispatchContext`, e.g. system cancel reasons)
- * from a callout action.
+ * Removes the internal dispatch context (`payload.dispatchContext`) from a callout action.
  * @since 0.1.0
  */
 export const redactCalloutAction = <A extends { readonly payload: JsonRecord }>(action: A): A => ({
@@ -129,10 +117,8 @@ export const reduceCalloutTour = (tour: Entity.CalloutTour): Entity.CalloutTour 
   pick(tour, ["id", "properties"]) as Entity.CalloutTour
 
 /**
- * Applies the catalogue's redaction rules to a validated payload (contract §5, `POST /events`):
- * `tour-action-created` (and `tour-rebuilt`, which carries the same tour action record) gets
- * `redactTourAction`; `callout-action-created` gets `redactCalloutAction` and its tour reduced
- * to `id` and `properties`. Other payloads are returned unchanged. Never mutates its input.
+ * Applies the redaction rules to a validated payload: the tour action of `tour-action-created`
+ * and `tour-rebuilt`, and the action and tour of `callout-action-created`. Never mutates its input.
  * @since 0.1.0
  */
 export const redact = <T extends EventType>(type: T, payload: PayloadOf<T>): PayloadOf<T> => {
@@ -155,10 +141,6 @@ export const redact = <T extends EventType>(type: T, payload: PayloadOf<T>): Pay
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// tour-action-created
-// ---------------------------------------------------------------------------------------------
-
 /**
  * The status snapshot a commit relays with its first action.
  * @since 0.1.0
@@ -169,8 +151,7 @@ export interface StatusSnapshot {
 }
 
 /**
- * A `tour-action-created` event: the action redacted; `oldStatus`/`newStatus` only when a
- * snapshot is given.
+ * A `tour-action-created` event, the action redacted; `oldStatus`/`newStatus` only with a snapshot.
  * @since 0.1.0
  */
 export const tourActionCreated = (input: {
@@ -187,8 +168,7 @@ export const tourActionCreated = (input: {
   })
 
 /**
- * The `tour-action-created` events of one commit, in order. The commit's status snapshot (when
- * it relayed one) goes with its first action only.
+ * The `tour-action-created` events of one commit, in order; a snapshot goes with the first only.
  * @since 0.1.0
  */
 export const tourCommitEvents = (input: {
@@ -213,10 +193,6 @@ export const tourDeleted = (tour: { readonly id: string }): Event<"tour-deleted"
  */
 export const shipmentDeleted = (shipment: { readonly id: string }): Event<"shipment-deleted"> =>
   event("shipment-deleted", { shipmentId: shipment.id })
-
-// ---------------------------------------------------------------------------------------------
-// callout-action-created
-// ---------------------------------------------------------------------------------------------
 
 /**
  * Bidding stats of a callout, as the bidding engine computes them.
@@ -245,8 +221,7 @@ export interface Callout {
 }
 
 /**
- * Enriches a callout with its bidding stats; a secret auction reveals only `suggestedBid` (any
- * other stat the stored callout carried is removed).
+ * Enriches a callout with its bidding stats; a secret auction reveals only `suggestedBid`.
  * @since 0.1.0
  */
 export const enrichCallout = (
@@ -278,10 +253,8 @@ export interface CalloutActionInput {
 }
 
 /**
- * A `callout-action-created` event: only the callouts the action modified (in cluster order),
- * each enriched; the action without internal dispatch context and with `createdAt` equal to
- * `createdAtMilliseconds` (epoch milliseconds); the tour reduced to `id` and `properties`, and
- * absent when the action was not raised against a tour (system cancellations).
+ * A `callout-action-created` event: the modified callouts enriched, the action redacted with
+ * `createdAt` in epoch milliseconds, the tour (if any) reduced to `id` and `properties`.
  * @since 0.1.0
  */
 export const calloutActionCreated = (input: {
@@ -301,10 +274,6 @@ export const calloutActionCreated = (input: {
     ...(input.tour === undefined ? {} : { tour: reduceCalloutTour(input.tour) })
   })
 }
-
-// ---------------------------------------------------------------------------------------------
-// Tasks
-// ---------------------------------------------------------------------------------------------
 
 /**
  * The event types of tasks.
@@ -336,8 +305,7 @@ export const toReference = (entity: {
 }): Task.ReferencedEntity => ({ orn: entity.orn, type: entity.type, id: entity.id })
 
 /**
- * Marks a task as created from a template: `templateId` always, `templateKey` only when the
- * template has one (a key carried over from elsewhere is removed).
+ * Marks a task as created from a template: `templateId`, and `templateKey` if the template has one.
  * @since 0.1.0
  */
 export const applyTemplate = (
@@ -359,11 +327,8 @@ export class TaskTransitionError extends Schema.TaggedError<TaskTransitionError>
 ) {}
 
 /**
- * The task events one change of a task raises: `task-created` when it comes to exist, and
- * exactly one closing event (by its status: completed, skipped or cancelled) when it closes.
- * Reassignments and edits raise nothing; a closed task may still be edited but never change its
- * status again (refused), so no second closing event can ever be raised. A completed task
- * without a form carries an empty `outcome.formOutput`.
+ * The task events one change raises: `task-created` when the task comes to exist, one closing
+ * event when it closes, nothing for edits. A closed task never changes status again (refused).
  * @since 0.1.0
  */
 export const taskEvents = (input: {
@@ -400,10 +365,6 @@ export const taskEvents = (input: {
   return Either.right(events)
 }
 
-// ---------------------------------------------------------------------------------------------
-// Legs
-// ---------------------------------------------------------------------------------------------
-
 /**
  * A load transition the rules refuse (e.g. disposing a Lost load).
  * @since 0.1.0
@@ -419,8 +380,8 @@ const ended = (load: Entity.LegLoad) =>
   Either.left(new LoadTransitionError({ loadId: load.id, message: `The load already ended as ${load.status}` }))
 
 /**
- * Every leg lifecycle transition is one `leg-action-created` carrying the full leg after the
- * transition; the verb is `action.payload.type`. There are no per-status leg events.
+ * The one event of every leg lifecycle transition: the full leg after it, the verb in
+ * `action.payload.type`.
  * @since 0.1.0
  */
 export const legActionCreated = (leg: Entity.Leg, action: EntityAction.LegAction): Event<"leg-action-created"> =>
@@ -433,7 +394,7 @@ export const legActionCreated = (leg: Entity.Leg, action: EntityAction.LegAction
 export const legDeleted = (leg: Entity.Leg): Event<"leg-deleted"> => event("leg-deleted", { leg })
 
 /**
- * Ends a load as Returned: the obligation moved to a return shipment, the goods are intact.
+ * Ends a load as Returned (goods intact, obligation moved to a return shipment).
  * @since 0.1.0
  */
 export const returnLoad = (
@@ -449,8 +410,7 @@ export const returnLoad = (
       })
 
 /**
- * Ends a load as Perished: the goods are written off (Lost or Damaged) with an optional note and
- * who wrote them off. A terminal loss: no follow-up shipment.
+ * Ends a load as Perished, written off as Lost or Damaged: a terminal loss, no follow-up shipment.
  * @since 0.1.0
  */
 export const writeOffLoad = (
@@ -476,8 +436,7 @@ export const writeOffLoad = (
       })
 
 /**
- * Records the disposal of a Damaged load (`disposedAt`, `disposedBy`). A Lost load is never
- * disposed, nor a load that is not written off, nor one disposed already.
+ * Records the disposal of a written-off Damaged load; fails on any other load or a second time.
  * @since 0.1.0
  */
 export const disposeLoad = (

@@ -1,6 +1,6 @@
 /**
- * Custom property definitions: which custom properties an entity of a workspace carries, so
- * that `<entity>.properties.<id>` filter fields can be typed (spec "Filtering deliveries" 5).
+ * Custom property definitions: which custom properties a workspace's entities carry, so that
+ * `<entity>.properties.<id>` filter fields can be typed.
  * @since 0.1.0
  */
 import type { Issue } from "@waybill/core/Issue"
@@ -19,8 +19,7 @@ import { fromParseError } from "./internal/issues.js"
 import { oneOf } from "./internal/schemas.js"
 
 /**
- * Property types. Text, number, checkbox, select and date are filterable; multiselect, tags
- * and document are listed but not selectable.
+ * Property types; multiselect, tags and document are listed as filter fields but not selectable.
  * @since 0.1.0
  */
 export const PropertyType = oneOf("text", "number", "checkbox", "select", "date", "multiselect", "tags", "document")
@@ -30,8 +29,7 @@ export const PropertyType = oneOf("text", "number", "checkbox", "select", "date"
  */
 export type PropertyType = typeof PropertyType.Type
 
-// A property id is one path segment of `<entity>.properties.<id>`: no dots, and never a name
-// that path walking refuses.
+// One path segment of `<entity>.properties.<id>`, never a name that path walking refuses.
 const PropertyId = Schema.String.pipe(
   Schema.pattern(/^[^.\s]+$/, { message: () => "must be non-empty, without dots or whitespace" }),
   Schema.filter((id) => !["__proto__", "constructor", "prototype"].includes(id) || "is a reserved name")
@@ -40,8 +38,8 @@ const PropertyId = Schema.String.pipe(
 const hasOptions = (type: PropertyType) => type === "select" || type === "multiselect"
 
 /**
- * One custom property of an entity. `select` and `multiselect` properties list their options;
- * select conditions compare against the option id.
+ * One custom property of an entity; `select` and `multiselect` list their options, and
+ * conditions compare the option id.
  * @since 0.1.0
  */
 export const PropertyDefinition = Schema.Struct({
@@ -76,10 +74,8 @@ export const PropertyDefinition = Schema.Struct({
 export type PropertyDefinition = typeof PropertyDefinition.Type
 
 /**
- * Validates a list of definitions (e.g. the reference-data file's `propertyDefinitions`):
- * every issue, with paths relative to the list; an `(entity, id)` pair may appear only once.
- * A list nested deeper than `JsonDepth.maxDepth` levels gets one issue where the limit is
- * crossed and is not decoded (the decoder's messages quote the values they refuse, recursively).
+ * Validates a list of definitions: every issue, paths relative to the list; an `(entity, id)`
+ * pair may appear once. A list deeper than `JsonDepth.maxDepth` gets one issue, undecoded.
  * @since 0.1.0
  */
 export const decodeAll = (input: unknown): Either.Either<ReadonlyArray<PropertyDefinition>, ReadonlyArray<Issue>> => {
@@ -108,8 +104,7 @@ export const decodeAll = (input: unknown): Either.Either<ReadonlyArray<PropertyD
 }
 
 /**
- * The port that knows each workspace's property definitions. The reference server provides it
- * from its reference-data file; an embedder provides it per workspace.
+ * The port to each workspace's property definitions.
  * @since 0.1.0
  */
 export class PropertyDefinitions extends Context.Tag("@waybill/events/PropertyDefinitions")<

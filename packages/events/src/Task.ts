@@ -1,7 +1,6 @@
 /**
- * Schemas of the tasks event payloads carry (`task-created`, `task-completed`, `task-skipped`,
- * `task-cancelled`): the task, its status and outcome, and the reference to the entity it is
- * about. Like every entity, a task is open: fields the spec does not show pass through unchanged.
+ * Schemas of the tasks the `task-*` events carry, and of the reference to the entity a task is
+ * about. Tasks are open like every entity.
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -10,9 +9,8 @@ import { EntityId } from "./internal/annotations.js"
 import { oneOf, optional } from "./internal/schemas.js"
 
 /**
- * The task statuses the producer's rules recognise (`Producer.taskEvents`: a task is open until
- * exactly one of completed, skipped or cancelled closes it). The spec names no task statuses, so
- * the catalogue accepts any value in `task.status`; these are the ones that raise events.
+ * The task statuses that raise events (`Producer.taskEvents`); `task.status` accepts any value,
+ * as the spec names none.
  * @since 0.1.0
  */
 export const TaskStatus = oneOf("open", "completed", "skipped", "cancelled").annotations({
@@ -25,16 +23,14 @@ export const TaskStatus = oneOf("open", "completed", "skipped", "cancelled").ann
 export type TaskStatus = typeof TaskStatus.Type
 
 /**
- * What closing a task produced: `formOutput` is the validated form output keyed by form
- * element id.
+ * What closing a task produced: `formOutput` is the validated form output by form element id.
  * @since 0.1.0
  */
 export const TaskOutcome = Schema.Struct({ formOutput: optional(OpenObject) }, OpenFields).annotations({
   identifier: "TaskOutcome"
 })
 
-// The seed names these without types (kind, assignee, origin, "timestamps", templateId,
-// templateKey; a status is implied by the task events): any JSON value, offered to filters.
+// The seed names these without types: any JSON value, still offered to filters.
 const taskFields = {
   kind: optional(AnyJson(Schema.String)),
   status: optional(AnyJson(TaskStatus)),
@@ -65,8 +61,7 @@ const taskEntity = <Fields extends Schema.Struct.Fields>(identifier: string, des
     .annotations({ identifier, description, [EntityId]: "task" })
 
 /**
- * A task. A task created from a template carries `templateId`, and `templateKey` only when the
- * template has one.
+ * A task; one made from a template carries `templateId`, and `templateKey` if the template has one.
  * @since 0.1.0
  */
 export const Task = taskEntity("Task", "A task, as it is after the transition.", {

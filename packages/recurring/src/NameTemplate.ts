@@ -1,7 +1,6 @@
 /**
- * Tour names from a master's name template: `{{ weekday }}` (English weekday name) and
- * `{{ date }}` (`YYYY-MM-DD`), both taken from the trigger's local date (contract §3). Spaces
- * inside the braces are optional.
+ * Tour names from a master's name template: `{{ weekday }}` (English name) and `{{ date }}`
+ * (`YYYY-MM-DD`) of the trigger's local date; spaces inside the braces are optional.
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -16,8 +15,7 @@ const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g
 export const placeholders: ReadonlyArray<string> = ["weekday", "date"]
 
 /**
- * Every `{{ … }}` placeholder other than `weekday` and `date`, one issue each (path `""`,
- * relative to the name; callers prefix it with `name`).
+ * One issue per unknown `{{ … }}` placeholder, at path `""` (callers prefix `name`).
  * @since 0.1.0
  */
 export const validate = (template: string): Array<Issue.Issue> =>
@@ -28,8 +26,7 @@ export const validate = (template: string): Array<Issue.Issue> =>
     )
 
 /**
- * Renders a template for a trigger's local date; `null` stays `null`. Unknown placeholders
- * (refused at create) are left as written.
+ * Renders a template for a trigger's local date; `null` and unknown placeholders stay as they are.
  * @since 0.1.0
  */
 export const render = (template: string | null, date: WallClock.LocalDate): string | null => {

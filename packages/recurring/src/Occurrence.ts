@@ -1,6 +1,6 @@
 /**
  * Expansion of a recurring master into occurrences: the tours it would generate, with trigger
- * instant, trigger local date, rendered name, vehicle class and absolute stop windows.
+ * instant and local date, name, vehicle class and absolute stop windows.
  * @since 0.1.0
  */
 
@@ -24,7 +24,7 @@ export const Window = Schema.Struct({ startsAt: Schema.Int, endsAt: Schema.Int }
 })
 
 /**
- * A stop of an occurrence: the master's address, its day offset and its absolute window.
+ * A stop of an occurrence: the master's address and day offset, and its absolute window.
  * @since 0.1.0
  */
 export interface OccurrenceStop {
@@ -34,7 +34,7 @@ export interface OccurrenceStop {
 }
 
 /**
- * One tour a master generates (not yet stored: no id, no creation time).
+ * One tour a master generates, not yet stored (no id, no creation time).
  * @since 0.1.0
  */
 export interface Occurrence {
@@ -50,7 +50,7 @@ export interface Occurrence {
 }
 
 /**
- * An entry of `GET /drafts/{id}/occurrences` (contract §2).
+ * An entry of `GET /drafts/{id}/occurrences`.
  * @since 0.1.0
  */
 export const Preview = Schema.Struct({
@@ -69,8 +69,8 @@ export type Preview = typeof Preview.Type
 const BY_JS_DAY: ReadonlyArray<WallClock.Weekday> = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 
 /**
- * The generation horizon: `now`'s wall-clock time plus `leadTimeDays` calendar days in the
- * zone (so a DST change in between does not shift it by an hour).
+ * The generation horizon: `now`'s wall-clock time `leadTimeDays` calendar days later in the zone,
+ * so a DST change in between does not shift it by an hour.
  * @since 0.1.0
  */
 export const horizon = (now: number, leadTimeDays: number, timeZone: string): number =>
@@ -78,7 +78,6 @@ export const horizon = (now: number, leadTimeDays: number, timeZone: string): nu
 
 const minutesOf = (time: string, master: RecurringMaster): number => {
   const minutes = Calendar.parseTime(time)
-  // The schema guarantees HH:MM; a hand-built master that breaks it is a programming error.
   if (minutes === undefined) throw new RangeError(`Master ${master.id}: stop time "${time}" is not HH:MM`)
   return minutes
 }
@@ -103,10 +102,9 @@ export const triggerInstants = (
 }
 
 /**
- * Builds the occurrences of given trigger instants with a known vehicle-class decision: pure.
- * Stop windows are the stop's wall-clock `timeWindow` on the trigger's local date plus
- * `dayOffset` calendar days plus the weekday offset of the trigger's weekday, each resolved by
- * the one rule; an end that a DST gap would put before its start is clamped to the start.
+ * Builds the occurrences of trigger instants, pure. A stop window is its `timeWindow` on the
+ * trigger's local date plus `dayOffset` days plus the weekday offset, resolved in the zone; an
+ * end that a DST gap puts before its start is clamped to the start.
  * @since 0.1.0
  */
 export const occurrencesAt = (
@@ -146,8 +144,8 @@ export const occurrencesAt = (
 }
 
 /**
- * The vehicle class of a master's tours: `preserve` keeps the master's class, `recalculate`
- * asks the `VehicleClassPolicy` with the total load weight.
+ * The vehicle class of a master's tours: `preserve` keeps the master's, `recalculate` asks the
+ * `VehicleClassPolicy` with the total load weight.
  * @since 0.1.0
  */
 export const decideVehicleClass = (
@@ -160,8 +158,8 @@ export const decideVehicleClass = (
       )
 
 /**
- * How many occurrences an expansion (`expand`, `dryRun`, `occurrences`) builds at most: the
- * earliest `limit` ones (`expand` builds all when it is omitted, a dry run `MAX_PREVIEW`).
+ * `limit`: an expansion builds at most the earliest `limit` occurrences (default: all for
+ * `expand`, `MAX_PREVIEW` for a dry run).
  * @since 0.1.0
  */
 export interface ExpansionOptions {
@@ -169,9 +167,8 @@ export interface ExpansionOptions {
 }
 
 /**
- * Expands a master into its occurrences with triggers in `[from, to)` (epoch seconds): the
- * union of all its expressions deduplicated by instant, inside `[startsAt, endsAt)`, ascending;
- * at most `limit` (the first ones). The policy is asked only when there is something to build.
+ * Expands a master into its occurrences with triggers in `[from, to)` ∩ `[startsAt, endsAt)`
+ * (epoch seconds), deduplicated by instant, ascending. The policy is asked only if there is one.
  * @since 0.1.0
  */
 export const expand = (
@@ -188,8 +185,8 @@ export const expand = (
   })
 
 /**
- * The most occurrences a dry run answers, the earliest ones (contract §2): a minutely schedule
- * over 366 days would be half a million entries, 125 MB of JSON.
+ * The most occurrences a dry run answers, the earliest ones: a minutely schedule over 366 days
+ * would be half a million.
  * @since 0.1.0
  */
 export const MAX_PREVIEW = 10_000
@@ -203,16 +200,13 @@ export interface DryRun {
   readonly truncated: boolean
 }
 
-// Occurrences built between two yields to other fibers: a few milliseconds of work at most, so
-// that a large dry run does not hold the event loop (10,000 take 40–80 ms to build in all).
+// A few milliseconds of work between yields, so that a large dry run does not hold the event loop.
 const DRY_RUN_CHUNK = 500
 
 /**
- * The dry run of `GET /drafts/{id}/occurrences?days=N`: the tours the master would generate
- * with triggers in `[now, now + days calendar days)` inside its validity window, whatever its
- * status and lead time; nothing is stored. The earliest `limit` (default `MAX_PREVIEW`), with
- * `truncated` when more exist: the expansion stops one trigger past the limit, and builds the
- * occurrences in chunks, yielding to other fibers between them.
+ * The dry run of `GET /drafts/{id}/occurrences?days=N`: triggers in `[now, now + days calendar
+ * days)` inside the validity window, whatever the status and lead time; nothing is stored. At
+ * most `limit` (default `MAX_PREVIEW`), `truncated` when more exist.
  * @since 0.1.0
  */
 export const dryRun = (
@@ -224,7 +218,6 @@ export const dryRun = (
   Effect.suspend(() => {
     const limit = options?.limit ?? MAX_PREVIEW
     const start = Math.floor(now)
-    // One trigger more than the limit tells whether there are more.
     const instants = triggerInstants(master, start, horizon(start, days, master.schedule.timezone), limit + 1)
     const truncated = instants.length > limit
     const kept = truncated ? instants.slice(0, limit) : instants
@@ -244,8 +237,7 @@ export const dryRun = (
   })
 
 /**
- * The occurrences of a dry run (`dryRun`, with the same arguments) without the word on whether
- * more exist.
+ * The occurrences of `dryRun` with the same arguments, without `truncated`.
  * @since 0.1.0
  */
 export const occurrences = (

@@ -1,7 +1,6 @@
 /**
  * What the engine expands: a recurring master reduced to the fields generation needs. The
- * drafts side maps a draft onto it (`transport.multiStopData.stops`, `transport.tour.vehicleClass`,
- * `recurringSchedule`); this package never reads drafts itself.
+ * drafts side maps a draft onto it; this package never reads drafts.
  * @since 0.1.0
  */
 import { WorkspaceId } from "@waybill/core/Workspace"
@@ -18,7 +17,7 @@ export const TimeOfDay = Schema.String.pipe(Schema.pattern(/^([01]\d|2[0-3]):[0-
 })
 
 /**
- * A load of a stop; only its weight (the load's total weight) matters to generation.
+ * A load of a stop; only its total weight matters to generation.
  * @since 0.1.0
  */
 export const Load = Schema.Struct({
@@ -26,8 +25,8 @@ export const Load = Schema.Struct({
 }).annotations({ identifier: "RecurringLoad" })
 
 /**
- * A stop of the master: its address (copied onto every tour), its daily time window, the day
- * relative to the trigger day, and its loads.
+ * A stop: its address (copied onto every tour), daily time window, day relative to the trigger
+ * day, and loads.
  * @since 0.1.0
  */
 export const Stop = Schema.Struct({
@@ -43,8 +42,8 @@ export const Stop = Schema.Struct({
 export type Stop = typeof Stop.Type
 
 /**
- * The input of expansion and generation. `id` is the draft id (tours carry it as `draftId`),
- * `name` the name template, `vehicleClass` the master's vehicle class id.
+ * The input of expansion and generation: `id` is the draft id, `name` the name template,
+ * `vehicleClass` the master's vehicle class id.
  * @since 0.1.0
  */
 export const RecurringMaster = Schema.Struct({
@@ -62,8 +61,7 @@ export const RecurringMaster = Schema.Struct({
 export type RecurringMaster = typeof RecurringMaster.Type
 
 /**
- * The sum of `weightKg` over every load of every stop (a load without a weight counts 0),
- * what the reference vehicle-class policy compares against `maxWeightKg`.
+ * The sum of `weightKg` over every load of every stop, a load without a weight counting 0.
  * @since 0.1.0
  */
 export const totalWeightKg = (master: RecurringMaster): number => {

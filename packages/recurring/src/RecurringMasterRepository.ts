@@ -1,9 +1,6 @@
 /**
- * The port through which the generator sees recurring masters. The drafts side implements it over
- * its own storage (it owns statuses, actions and their events); this package only asks. Several
- * server processes may run generators against one database. The PostgreSQL adapter makes that safe
- * by claiming each master with `SELECT … FOR UPDATE SKIP LOCKED` inside the generator's per-master
- * transaction: a master locked by another process is skipped this run.
+ * The port through which the generator sees recurring masters; the drafts side implements it
+ * over its own storage (docs/recurring.md, What a storage adapter must do).
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -35,27 +32,21 @@ export type Status = "active" | "paused"
 export interface MasterState {
   readonly master: RecurringMaster
   readonly status: Status
-  /**
-   * Epoch seconds up to which (exclusive) tours have been generated; `null` before the first
-   * run. Owned by the generator: only `advance` moves it.
-   */
+  /** Epoch seconds up to which (exclusive) tours exist; `null` before the first run. */
   readonly cursor: number | null
-  /**
-   * Epoch seconds of the latest `activate-recurring` or `resume-recurring`. Triggers before it
-   * are never generated: that is "not before the activation" and "no back-fill after a pause".
-   */
+  /** Epoch seconds of the latest activation or resumption; earlier triggers are never generated. */
   readonly activeSince: number
 }
 
 /**
- * The same as `MasterState` (the name under which claims were first published).
+ * The same as `MasterState`, under its earlier name.
  * @since 0.1.0
  */
 export type ClaimedMaster = MasterState
 
 /**
- * An entry of `list`: just the ref (the generator claims it), or the master's state (the
- * generator first checks whether anything is due and skips it without a transaction if not).
+ * An entry of `list`: a ref (always claimed), or a state (skipped without a transaction when
+ * nothing is due).
  * @since 0.1.0
  */
 export type Listed = MasterRef | MasterState
@@ -74,26 +65,15 @@ export class RecurringMasterRepository extends Context.Tag("@waybill/recurring/R
   RecurringMasterRepository,
   {
     /**
-     * The masters a run should look at: every active one, and every paused one whose `endsAt`
-     * is at or before `now` (it must end). Read outside any transaction, without locks.
-     * Entries may be bare refs (each is claimed) or states: with a state the generator skips,
-     * without a transaction or a write, an active master with nothing due before its horizon.
-     * A stale state is safe for that (a cursor or `activeSince` only ever grows, so a stale one
-     * covers at least the real slice); the claim re-reads everything fresh.
+     * Every active master and every paused one whose `endsAt` ≤ `now`, read without locks. A stale
+     * state is safe: cursor and `activeSince` only grow, and the claim re-reads.
      */
     readonly list: (now: number) => Effect.Effect<ReadonlyArray<Listed>>
-    /**
-     * Inside the run's transaction: locks the master and reads it fresh. `None` when it is
-     * locked by another process (PostgreSQL: `FOR UPDATE SKIP LOCKED`) or no longer active or
-     * paused (ended, deleted).
-     */
+    /** Locks and re-reads, in the run's transaction; `None` if locked elsewhere or not running. */
     readonly claim: (ref: MasterRef) => Effect.Effect<Option.Option<MasterState>>
-    /** Moves the cursor forward (never back: `GREATEST(cursor, $1)`). Called after storing. */
+    /** Moves the cursor forward, never back. Called after storing. */
     readonly advance: (ref: MasterRef, cursor: number) => Effect.Effect<void>
-    /**
-     * Ends the master (status `ended-recurring`, actor `system`, with its events) because its
-     * window has passed. Called inside the run's transaction, after the last tours are stored.
-     */
+    /** Ends the master as `system` once its window has passed, in the run's transaction. */
     readonly end: (ref: MasterRef, at: number) => Effect.Effect<void>
   }
 >() {}
@@ -111,16 +91,14 @@ export interface MemoryMaster {
 }
 
 /**
- * Drives the in-memory store the way the drafts side drives a real one (tests, embedders).
+ * Drives the in-memory store as the drafts side drives a real one (tests, embedders).
  * @since 0.1.0
  */
 export class MemoryMasters extends Context.Tag("@waybill/recurring/MemoryMasters")<
   MemoryMasters,
   {
-    /** Adds or replaces a master as active since `activeSince` (activation). */
     readonly activate: (master: RecurringMaster, activeSince: number) => Effect.Effect<void>
     readonly pause: (ref: MasterRef) => Effect.Effect<void>
-    /** Active again from `at` on; triggers during the pause are not back-filled. */
     readonly resume: (ref: MasterRef, at: number) => Effect.Effect<void>
     readonly get: (ref: MasterRef) => Effect.Effect<Option.Option<MemoryMaster>>
   }
@@ -136,8 +114,7 @@ const toState = (entry: MemoryMaster): MasterState => ({
 })
 
 /**
- * An in-memory store of masters. It does not lock: with `Transactor.layerMemory` runs are
- * serialised anyway, and without it the tour key still prevents duplicates.
+ * An in-memory store of masters, without locks: the tour key still prevents duplicates.
  * @since 0.1.0
  */
 export const layerMemory: Layer.Layer<RecurringMasterRepository | MemoryMasters> = Layer.syncContext(() => {

@@ -1,6 +1,6 @@
 /**
- * The `recurringSchedule` of a recurring master (contract §2): its schema, its validation
- * (every issue, with paths relative to the schedule) and its trigger instants.
+ * The `recurringSchedule` of a recurring master: its schema, its validation and its trigger
+ * instants.
  * @since 0.1.0
  */
 
@@ -40,9 +40,8 @@ const parses = (expression: string): boolean => {
 }
 
 /**
- * Why a cron expression is unacceptable, in our words (never cron-parser's), or `undefined`
- * when it is fine: exactly 5 fields, no `H` (hashed values differ between parsers), accepted
- * by cron-parser, and able to match at least one calendar day.
+ * Why a cron expression is unacceptable, in our words (never cron-parser's), or `undefined`:
+ * exactly 5 fields, no `H`, accepted by cron-parser, able to match a calendar day.
  * @since 0.1.0
  */
 export const checkCronExpression = (expression: string): string | undefined => {
@@ -53,7 +52,6 @@ export const checkCronExpression = (expression: string): string | undefined => {
   // THU is the only name with an H; any other H is a hashed value, which parsers pick differently.
   if (expression.toUpperCase().replaceAll("THU", "").includes("H")) return "must not use H (hashed) values"
   if (!parses(expression)) {
-    // Point at the field(s) at fault by parsing each alone among wildcards.
     const bad = fields.flatMap((field, index) => {
       const probe = fields.map((other, i) => (i === index ? other : "*")).join(" ")
       return parses(probe) ? [] : [`the ${FIELD_NAMES[index]} field "${field}" is invalid (${FIELD_RANGES[index]})`]
@@ -102,7 +100,7 @@ export const Weekday = Schema.Literal("mon", "tue", "wed", "thu", "fri", "sat", 
 })
 
 /**
- * Minutes added to every stop window on tours triggered on a weekday: an integer, −720…720.
+ * Wall-clock minutes added to the stop windows of a weekday's tours: an integer, −720…720.
  * @since 0.1.0
  */
 export const OffsetMinutes = Schema.Int.pipe(Schema.between(-720, 720)).annotations({
@@ -150,8 +148,7 @@ const LeadTimeDays = Schema.Int.pipe(Schema.between(0, 365)).annotations({
 
 const CronExpressions = Schema.Array(CronExpression).pipe(Schema.minItems(1), Schema.maxItems(MAX_EXPRESSIONS))
 
-// The optional fields `null` stands for absence in, and the strategy's default: what decoding
-// `RecurringSchedule` does besides checking (`fields` below).
+// The fields where `null` means absent, and the strategy's default (used by `decodeStrict`).
 const NULLABLE = ["startsAt", "endsAt", "weekdayTimeOffsets", "vehicleClassAdjustmentStrategy"] as const
 const DEFAULT_STRATEGY: VehicleClassAdjustmentStrategy = "recalculate"
 
@@ -171,9 +168,8 @@ const fields = {
 }
 
 /**
- * The schedule of a recurring master (contract §2). Decoding fills in
- * `vehicleClassAdjustmentStrategy: "recalculate"` when omitted. The rules that depend on the
- * current time (`startsAt` not in the past, `endsAt` after now) are in `validateSchedule`.
+ * The schedule of a recurring master; decoding defaults the strategy to `recalculate`. Rules
+ * that depend on the current time are in `validateSchedule`.
  * @since 0.1.0
  */
 export const RecurringSchedule = Schema.Struct(fields).annotations({
@@ -194,9 +190,8 @@ export type RecurringSchedule = typeof RecurringSchedule.Type
 export type RecurringScheduleEncoded = typeof RecurringSchedule.Encoded
 
 /**
- * When the validation runs: at `create` the window must not start in the past; at `activation`
- * (contract §2, cross-entity validation) a past `startsAt` is fine but `endsAt` must be in the
- * future and the window must hold at least one trigger.
+ * When validation runs: at `create` the window must not start in the past; at `activation` it
+ * may, but `endsAt` must be in the future and the window must hold a trigger.
  * @since 0.1.0
  */
 export type Phase = "create" | "activation"
@@ -212,16 +207,11 @@ const fieldIssues = (schema: Schema.Schema.AnyNoContext, value: unknown, path: s
 
 const KNOWN = new Set(Object.keys(fields))
 
-// Refuses a key the schema does not know at any level (a weekday offset's), as the field checks do.
 const validateStrict = Schema.validateEither(RecurringSchedule, { onExcessProperty: "error" })
 
-/**
- * What `Schema.decodeUnknownEither(RecurringSchedule, { onExcessProperty: "error" })` gives, at
- * less than half its cost: decoding runs every refinement twice (on the encoded side, then again on the
- * decoded one), which made it most of a recurring master's validation. The absent and `null`
- * fields and the default are settled first, then the decoded side is checked once. A property
- * test holds the two to the same answers.
- */
+// Strict decoding at less than half its cost: decoding runs every refinement twice (encoded and
+// decoded side), so settle `null`s and the default first and check once. A property test holds
+// the two to the same answers.
 const decodeStrict = (present: Record<string, unknown>) => {
   const settled: Record<string, unknown> = { ...present }
   for (const key of NULLABLE) if (settled[key] === null) delete settled[key]
@@ -229,8 +219,6 @@ const decodeStrict = (present: Record<string, unknown>) => {
   return validateStrict(settled)
 }
 
-// The validity window's rules: at creation it must not start in the past; it must end after it
-// starts, and in the future.
 const windowIssues = (
   start: number | undefined,
   end: number | undefined,
@@ -250,7 +238,6 @@ const windowIssues = (
   return issues
 }
 
-// At activation the window must also hold a trigger.
 const activated = (
   schedule: RecurringSchedule,
   now: number,
@@ -261,11 +248,8 @@ const activated = (
     : Either.right(schedule)
 
 /**
- * Validates a schedule and returns either every issue (paths relative to the schedule:
- * `startsAt`, `cronExpressions.1`, `weekdayTimeOffsets.sat`) or the decoded schedule. `now` is
- * epoch seconds. Callers nesting it prefix the paths (`Issue.prefix(issues, "recurringSchedule")`).
- * A schedule nested deeper than `JsonDepth.maxDepth` levels gets the one issue where the limit is
- * crossed: the schema decoders' default messages quote the values they refuse, recursively.
+ * Validates a schedule at `now` (epoch seconds): the decoded schedule, or every issue with a path
+ * relative to the schedule (`cronExpressions.1`). Too deep a schedule gets one issue, undecoded.
  * @since 0.1.0
  */
 export const validateSchedule = (
@@ -277,11 +261,9 @@ export const validateSchedule = (
   if (Option.isSome(tooDeep)) return Either.left([tooDeep.value])
   if (!isRecord(input)) return Either.left([Issue.make("", "must be an object")])
   const phase = options?.phase ?? "create"
-  // Keys holding `undefined` (JavaScript callers spreading objects) count as absent.
+  // Keys holding `undefined` (from JavaScript callers spreading objects) count as absent.
   const present = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined))
-  // A schedule the schema takes as it is, with no key it does not know, has no issue of its own
-  // fields: only the rules across fields remain. Anything else is checked field by field below,
-  // for a message per problem.
+  // The fast path; a schedule it refuses is checked field by field for a message per problem.
   if (Object.keys(input).every((key) => KNOWN.has(key))) {
     const strict = decodeStrict(present)
     if (Either.isRight(strict)) {
@@ -355,9 +337,8 @@ export const validateSchedule = (
 const compiledOf = (schedule: RecurringSchedule): Array<cron.Compiled> => schedule.cronExpressions.map(cron.compile)
 
 /**
- * Every trigger instant (epoch seconds) of the schedule in `[from, to)` that also lies in its
- * validity window `[startsAt, endsAt)`: the union of all expressions, evaluated on wall-clock
- * time in the schedule's zone, resolved by the one rule, deduplicated, ascending.
+ * Every trigger instant (epoch seconds) in `[from, to)` ∩ `[startsAt, endsAt)`: all expressions
+ * matched on the zone's wall clock, resolved, deduplicated, ascending.
  * @since 0.1.0
  */
 export const triggers = (schedule: RecurringSchedule, from: number, to: number): ReadonlyArray<number> =>
@@ -372,8 +353,8 @@ export const triggers = (schedule: RecurringSchedule, from: number, to: number):
 const SEARCH_LIMIT = 29 * 366 * Calendar.SECONDS_PER_DAY
 
 /**
- * The first trigger at or after `from` inside the validity window, if there is one (searched
- * up to `endsAt`, or 29 years ahead when the window is open).
+ * The first trigger at or after `from` inside the validity window, searched up to `endsAt` or
+ * 29 years ahead.
  * @since 0.1.0
  */
 export const firstTrigger = (schedule: RecurringSchedule, from: number): Option.Option<number> => {
@@ -383,16 +364,14 @@ export const firstTrigger = (schedule: RecurringSchedule, from: number): Option.
 }
 
 /**
- * Whether the schedule still has a trigger in its validity window from `now` on (the
- * activation check of contract §2: "at least one trigger inside its validity window").
+ * Whether the schedule has a trigger in its validity window from `now` on (checked at activation).
  * @since 0.1.0
  */
 export const hasTriggerInWindow = (schedule: RecurringSchedule, now: number): boolean =>
   Option.isSome(firstTrigger(schedule, now))
 
 /**
- * Drops the caches of compiled expressions and zone offsets (they are bounded; this is for
- * benchmarks that measure a cold start).
+ * Drops the (bounded) caches of compiled expressions and zone offsets, for cold-start benchmarks.
  * @since 0.1.0
  */
 export const clearCaches = (): void => {

@@ -1,5 +1,5 @@
 /**
- * The tour a recurring master generates (contract §3) and its `tour-created` event.
+ * The tour a recurring master generates and its `tour-created` event.
  * @since 0.1.0
  */
 import type { NewEvent } from "@waybill/events/EventOutbox"

@@ -1,8 +1,6 @@
 /**
- * Reading generated tours (contract §3): `GET /tours/{id}` and
- * `GET /tours?draftId=&limit=&cursor=`. A port of its own, beside the generator's write port
- * `TourRepository`, so the generator needs nothing it does not use. Every read is scoped to a
- * workspace: another workspace's tour is never found, and its draft id lists nothing.
+ * The read port for generated tours (`GET /tours/{id}`, `GET /tours?draftId=&limit=&cursor=`).
+ * Every read is scoped to a workspace: another workspace's tours are never found.
  * @since 0.1.0
  */
 import * as Cursor from "@waybill/core/Cursor"
@@ -24,8 +22,7 @@ import { MemoryTours } from "./TourRepository.js"
 export const pageSize = { default: 20, max: 100 } as const
 
 /**
- * The query of `GET /tours` as URL parameters (`?draftId=&limit=&cursor=`). Without `draftId`
- * every tour of the workspace is listed.
+ * The URL parameters of `GET /tours`; without `draftId` every tour of the workspace is listed.
  * @since 0.1.0
  */
 export const ListParams = Schema.Struct({
@@ -60,8 +57,8 @@ export interface Position {
 }
 
 /**
- * What an adapter is asked for: tours in trigger order (`triggerAt`, then `id`), optionally of
- * one master, `limit` of them after `after`.
+ * What an adapter is asked for: `limit` tours after `after` in `compare` order, of one master or
+ * of all.
  * @since 0.1.0
  */
 export interface ListQuery {
@@ -96,7 +93,7 @@ export class TourQuery extends Context.Tag("@waybill/recurring/TourQuery")<
 >() {}
 
 /**
- * The opaque cursor that points after a tour. Adapters build `nextCursor` with it.
+ * The opaque cursor that points after a tour; adapters build `nextCursor` with it.
  * @since 0.1.0
  */
 export const encodeCursor = (position: Position): string => Cursor.encode(`tour:${position.triggerAt}:${position.id}`)
@@ -112,8 +109,7 @@ export const decodeCursor = (cursor: string): Option.Option<Position> =>
   })
 
 /**
- * Builds a page from up to `limit + 1` tours in list order: the extra one only tells that a
- * next page exists.
+ * Builds a page from up to `limit + 1` tours in list order; the extra one only signals a next page.
  * @since 0.1.0
  */
 export const makePage = (rows: ReadonlyArray<Tour>, limit: number): TourPage => {
@@ -123,8 +119,7 @@ export const makePage = (rows: ReadonlyArray<Tour>, limit: number): TourPage => 
 }
 
 /**
- * Checks the URL parameters of a list request: the adapter query, or every issue found
- * (paths `limit`, `cursor`).
+ * Checks the URL parameters of a list request: the adapter query, or issues at `limit`, `cursor`.
  * @since 0.1.0
  */
 export const toListQuery = (params: ListParams): Either.Either<ListQuery, ReadonlyArray<Issue.Issue>> => {

@@ -1,8 +1,6 @@
 /**
- * The storage port for generated tours. Its one rule: a tour is unique by
- * `(draftId, triggerAt)` (the trigger in epoch seconds), so a restart or two generators running
- * at once never store a tour twice. The PostgreSQL adapter is a unique index plus
- * `INSERT … ON CONFLICT (draft_id, trigger_at) DO NOTHING RETURNING …`.
+ * The storage port for generated tours. A tour is unique by `(draftId, triggerAt)`, so a restart
+ * or two generators at once never store a tour twice.
  * @since 0.1.0
  */
 import type { Recorded } from "@waybill/core/Recorded"
@@ -19,11 +17,7 @@ import type { Tour } from "./Tour.js"
 export class TourRepository extends Context.Tag("@waybill/recurring/TourRepository")<
   TourRepository,
   {
-    /**
-     * Stores each of `master`'s tours whose `(draftId, triggerAt)` is not stored yet and returns
-     * exactly those (in input order); the others are left untouched. Runs inside the caller's
-     * transaction, like `RecurringMasterRepository`'s calls for the same master.
-     */
+    /** Stores the tours whose key is new and returns exactly those, in the caller's transaction. */
     readonly insertIfAbsent: (master: MasterRef, tours: ReadonlyArray<Tour>) => Effect.Effect<ReadonlyArray<Tour>>
   }
 >() {}
@@ -46,12 +40,11 @@ export class MemoryTours extends Context.Tag("@waybill/recurring/MemoryTours")<M
 const keyOf = (tour: Tour): string => `${tour.draftId}\u0000${tour.triggerAt}`
 
 /**
- * An in-memory repository (tests, embedders without storage). Insert-if-absent is one atomic
- * step, so interleaved generators cannot both insert the same tour.
+ * An in-memory repository (tests, embedders without storage); each insert is atomic.
  * @since 0.1.0
  */
 export const layerMemory: Layer.Layer<TourRepository | MemoryTours> = Layer.syncContext(() => {
-  // Plain mutable state behind `Effect.sync`: each call runs without a yield point, so it is atomic.
+  // Atomic: each `Effect.sync` call runs without a yield point.
   const keys = new Set<string>()
   const stored: Array<StoredTour> = []
   const repository = TourRepository.of({

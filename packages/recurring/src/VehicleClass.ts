@@ -1,6 +1,5 @@
 /**
- * Vehicle classes (reference data) and the `VehicleClassPolicy` port that `recalculate`
- * schedules go through (contract §2).
+ * Vehicle classes (reference data) and the `VehicleClassPolicy` port `recalculate` schedules use.
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -68,10 +67,8 @@ export class VehicleClassPolicy extends Context.Tag("@waybill/recurring/VehicleC
 >() {}
 
 /**
- * The reference rule: the lowest-rank class whose `maxWeightKg` is at least the total weight
- * (`recalculated`, also when it equals the master's class), else the master's class
- * (`no-class-fits`). Equal ranks are broken by the smaller `maxWeightKg`, then the id, so the
- * result never depends on list order.
+ * The reference rule: the lowest-rank class that carries the total weight (`recalculated`), else
+ * the master's class (`no-class-fits`); ties go to the smaller `maxWeightKg`, then the id.
  * @since 0.1.0
  */
 export const choose = (classes: ReadonlyArray<VehicleClass>, masterClass: string, totalWeightKg: number): Decision => {
@@ -107,7 +104,7 @@ export const makeReference = (
 })
 
 /**
- * The reference policy over a fixed list (the reference server's seeded classes, tests).
+ * The reference policy over a fixed list.
  * @since 0.1.0
  */
 export const layerFromList = (classes: ReadonlyArray<VehicleClass>): Layer.Layer<VehicleClassPolicy> =>

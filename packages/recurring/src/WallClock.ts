@@ -1,7 +1,6 @@
 /**
- * The one wall-clock resolver, `(local date, time, zone) → instant`, for triggers, `dayOffset`
- * stops and weekday offsets alike (contract §3), by RFC 5545's rule, independent of the process
- * time zone (docs/internals.md, WallClock).
+ * The one wall-clock resolver, `(local date, time, zone) → instant`, by RFC 5545's rule and
+ * independent of the process time zone (docs/recurring.md, Time: one resolver).
  * @since 0.1.0
  */
 import * as Calendar from "@waybill/core/Calendar"
@@ -36,16 +35,15 @@ const NAMES: Readonly<Record<Weekday, string>> = {
 }
 
 /**
- * Whether a string is an IANA time-zone name the runtime knows (`Europe/Berlin`, `UTC`).
- * Bare offsets such as `+01:00` are refused.
+ * Whether a string is an IANA time-zone name the runtime knows; bare offsets (`+01:00`) are not.
  * @since 0.1.0
  */
 export const isTimeZone = (value: string): boolean => Calendar.isTimeZone(value)
 
 /**
- * The instant (epoch seconds) of a wall-clock date and time (`HH:MM`) in a zone, plus an
- * optional number of wall-clock minutes (which may cross midnight either way). Throws a
- * `RangeError` on a malformed date or time; zones must be valid (see `isTimeZone`).
+ * The instant (epoch seconds) of a date and `HH:MM` time plus `plusMinutes` wall-clock minutes in
+ * a zone: an overlap gives the earlier instant, a gap moves forward by its length. Throws a
+ * `RangeError` on a malformed date or time; the zone must be valid.
  * @since 0.1.0
  */
 export const resolve = (date: LocalDate, time: string, timeZone: string, plusMinutes = 0): number => {
@@ -76,8 +74,7 @@ export const localTime = (instant: number, timeZone: string): string => {
 }
 
 /**
- * The same wall-clock time `days` calendar days later in the zone (never `+ days × 86400`),
- * resolved by the one rule.
+ * The same wall-clock time `days` calendar days later in the zone (never `+ days × 86400`).
  * @since 0.1.0
  */
 export const addCalendarDays = (instant: number, days: number, timeZone: string): number =>

@@ -1,6 +1,4 @@
-/**
- * An iterative walk over every `country` / `countryCode` property of a JSON value.
- */
+/** An iterative walk over every `country` / `countryCode` property of a JSON value. */
 import { isObject } from "./json.js"
 
 /** A path as a linked list to the root, turned into an array only when needed. */
@@ -17,9 +15,8 @@ export const pathOf = (node: PathNode | undefined): Array<string | number> => {
 }
 
 /**
- * Calls `visit` for each `country` / `countryCode` property in document order. When `visit`
- * returns `false` the walk does not descend into that value. Iterative and linear in the size of
- * the input, so deep nesting can neither overflow the stack nor go quadratic.
+ * Calls `visit` for each `country` / `countryCode` property in document order, descending into
+ * its value only if `visit` returns `true`. Linear, so deep nesting cannot overflow the stack.
  */
 export const forEachCountry = (root: unknown, visit: (value: unknown, node: PathNode) => boolean): void => {
   const stack: Array<readonly [value: unknown, node: PathNode | undefined]> = [[root, undefined]]

@@ -1,6 +1,4 @@
-/**
- * Small helpers for reading the leniently stored JSON of a draft without trusting its shape.
- */
+/** Helpers for reading a draft's leniently stored JSON without trusting its shape. */
 
 /** A plain JSON object: not null, not an array. */
 export const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -10,10 +8,7 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
 export const own = (value: unknown, key: string): unknown =>
   isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined
 
-/**
- * The value at a dotted path (`transport.order.reference`); numeric segments index arrays.
- * Returns `undefined` when any segment is missing.
- */
+/** The value at a dotted path, numeric segments indexing arrays; `undefined` if any is missing. */
 export const atPath = (root: unknown, path: string): unknown => {
   let current = root
   for (const segment of path.split(".")) {

@@ -1,7 +1,4 @@
-/**
- * The draft rules shared by creation and activation; each returns every issue it finds, with
- * dotted paths from the request root.
- */
+/** The draft rules shared by creation and activation, each returning every issue it finds. */
 import * as Issue from "@waybill/core/Issue"
 import * as NameTemplate from "@waybill/recurring/NameTemplate"
 import * as Arr from "effect/Array"
@@ -14,11 +11,7 @@ import { isObject, own } from "./json.js"
 export const placeholderIssues = (name: string | null): Array<Issue.Issue> =>
   name === null ? [] : Issue.prefix(NameTemplate.validate(name), "name")
 
-/**
- * Origin and status at creation, including rule 1 of a recurring master. Either may be
- * `undefined` when the request's value was missing or malformed (reported by its own issue):
- * the rules that need only the other one still run.
- */
+/** Origin and status at creation; either may be `undefined` (malformed), the other still counts. */
 export const originStatusIssues = (
   origin: Origin | undefined,
   status: DraftStatus | undefined,

@@ -1,7 +1,4 @@
-/**
- * Annotations the catalogue puts on its schemas so that filter fields, docs and OpenAPI can be
- * derived from the schemas alone.
- */
+/** Schema annotations from which filter fields, docs and OpenAPI are derived. */
 import * as Option from "effect/Option"
 import type * as AST from "effect/SchemaAST"
 

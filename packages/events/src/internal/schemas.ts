@@ -12,10 +12,7 @@ export const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
 /** An optional key that may be absent but, when present, is never `undefined`. */
 export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
-/**
- * Two optional keys that come together: the value has both or neither, else an issue at the one
- * missing (JSON Schema: `dependentRequired` both ways).
- */
+/** Two optional keys that come together: both or neither, else an issue at the one missing. */
 export const together =
   (first: string, second: string, message: string) =>
   <S extends Schema.Schema.Any>(self: S): Schema.filter<S> =>

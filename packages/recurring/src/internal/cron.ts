@@ -1,8 +1,6 @@
 /**
- * Cron expressions compiled once into bit sets, and enumerated on the floating (wall-clock)
- * time line. cron-parser parses (so every accepted expression means what cron-parser says it
- * means); we only enumerate, because its own iterator is slow (≈4k/s in a real zone) and its
- * DST handling is not the contract's rule.
+ * Cron expressions parsed by cron-parser, compiled into bit sets and enumerated on the wall-clock
+ * time line here: cron-parser's iterator is slow and does not follow the contract's DST rule.
  */
 
 import { civilInto, daysInMonth, SECONDS_PER_DAY, weekdayOf } from "@waybill/core/Calendar"
@@ -82,7 +80,7 @@ export const compile = (expression: string): Compiled => {
   return compiled
 }
 
-/** Drops every compiled expression (for benchmarks that measure a cold start). */
+/** Drops every compiled expression. */
 export const clearCache = (): void => {
   cache.clear()
 }

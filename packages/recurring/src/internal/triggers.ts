@@ -46,9 +46,8 @@ export const between = (
 }
 
 /**
- * At most `limit` first trigger instants in `[from, to)`, found slice by slice so that a far
- * `to` costs only what is needed (slices of one hour, doubling up to 64 days: a minutely
- * schedule finds its first trigger as cheaply as a yearly one).
+ * At most `limit` first trigger instants in `[from, to)`, found in slices doubling from one hour
+ * to 64 days, so a far `to` costs only what is needed.
  */
 export const first = (
   expressions: ReadonlyArray<cron.Compiled>,
