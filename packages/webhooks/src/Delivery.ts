@@ -1,13 +1,11 @@
 /**
- * Deliveries (contract §5): one per event × subscribed webhook whose filter matches, made at
- * fan-out with its `dlv_…` id (the `X-Delivery-Id` of every attempt). A delivery is `pending`
- * until an attempt succeeds (`succeeded`) or the retry fails too (`failed`); one made while its
- * webhook is disabled is `held` (nothing sent) until the webhook is enabled, then `pending`.
+ * Deliveries (contract §5): one per event × matching webhook, its `dlv_…` id every attempt's `X-Delivery-Id`.
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 
 /**
+ * `pending` until an attempt succeeds or the retry fails too; `held` while its webhook is disabled.
  * @since 0.1.0
  */
 export const DeliveryStatus = Schema.Literal("pending", "held", "succeeded", "failed")
@@ -18,8 +16,7 @@ export const DeliveryStatus = Schema.Literal("pending", "held", "succeeded", "fa
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
 /**
- * Why an attempt failed: no HTTP response (`timeout`, `connect`, `dns`, `tls`, `ssrf`: the
- * target address is refused) or a response that is not 2xx, redirects included (`http`).
+ * Why an attempt failed: no HTTP response (`timeout`, `connect`, `dns`, `tls`, `ssrf`) or not a 2xx (`http`).
  * @since 0.1.0
  */
 export const ErrorClass = Schema.Literal("timeout", "connect", "dns", "tls", "http", "ssrf")
@@ -30,8 +27,7 @@ export const ErrorClass = Schema.Literal("timeout", "connect", "dns", "tls", "ht
 export type ErrorClass = typeof ErrorClass.Type
 
 /**
- * What started an attempt's cycle: fan-out (`automatic`), or an operator's resend or replay
- * (`manual`). The retry of a cycle carries its cycle's trigger.
+ * What started an attempt's cycle: fan-out (`automatic`), or a resend or replay (`manual`).
  * @since 0.1.0
  */
 export const Trigger = Schema.Literal("automatic", "manual")
@@ -42,9 +38,7 @@ export const Trigger = Schema.Literal("automatic", "manual")
 export type Trigger = typeof Trigger.Type
 
 /**
- * One attempt as the delivery log shows it: when (epoch seconds), the status code (`null` when
- * no response came), how long it took, the error class (`null` on success) and what started
- * its cycle.
+ * One attempt as the delivery log shows it (`statusCode` `null` without a response, `error` on success).
  * @since 0.1.0
  */
 export const Attempt = Schema.Struct({
@@ -78,8 +72,7 @@ export const DeliveryLog = Schema.Struct({
 export type DeliveryLog = typeof DeliveryLog.Type
 
 /**
- * Attempts per cycle: the first and exactly one retry. A delivery has one automatic cycle and
- * one more per resend or replay; its attempts are numbered on across cycles.
+ * Attempts per cycle: the first and exactly one retry (a resend or replay starts a new cycle).
  * @since 0.1.0
  */
 export const maxAttempts = 2

@@ -1,10 +1,5 @@
 /**
- * Delivery statistics (contract §8, `GET /webhooks/{id}/stats?hours=`): how many of a webhook's
- * deliveries whose events were recorded in the last `hours` hours succeeded, failed, are
- * pending or held, their latency (event recorded → the response to the attempt that ended the
- * delivery) as p50 and p95, and per hour how many succeeded and failed. The rules apart from
- * storage: the window, the query's check, the hourly buckets (every hour of the window, empty
- * ones too, oldest first) and the percentiles, so that every store answers alike.
+ * Delivery statistics (contract §8): the rules apart from storage, so that every store answers alike.
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -38,8 +33,7 @@ export type StatsParams = typeof StatsParams.Type
 const Count = Schema.Int.pipe(Schema.nonNegative())
 
 /**
- * One hour of the window: its first second (epoch seconds) and how many of the deliveries whose
- * events were recorded in it succeeded and failed.
+ * One hour of the window: its first second and how many of its deliveries succeeded and failed.
  * @since 0.1.0
  */
 export const StatsBucket = Schema.Struct({
@@ -54,8 +48,7 @@ export const StatsBucket = Schema.Struct({
 export type StatsBucket = typeof StatsBucket.Type
 
 /**
- * The answer of `GET /webhooks/{id}/stats`. `latencyMs` is `null` when no delivery of the
- * window has ended; `buckets` has one entry per hour of the window, oldest first.
+ * The answer of `GET /webhooks/{id}/stats`: `latencyMs` is `null` when no delivery has ended.
  * @since 0.1.0
  */
 export const DeliveryStats = Schema.Struct({
@@ -78,9 +71,7 @@ export const DeliveryStats = Schema.Struct({
 export type DeliveryStats = typeof DeliveryStats.Type
 
 /**
- * The deliveries a store counts: of one webhook, those whose events were recorded at or after
- * `since` (epoch seconds), in `hours` hourly buckets from `since` on (a later one, from a
- * process whose clock runs ahead, counts in the last bucket).
+ * The deliveries a store counts: events recorded since `since` (epoch s), in `hours` hourly buckets.
  * @since 0.1.0
  */
 export interface StatsWindow {
@@ -89,9 +80,7 @@ export interface StatsWindow {
 }
 
 /**
- * The window of the last `hours` hours before `nowSeconds`: it ends now, and its buckets are
- * whole hours counted back from now (not clock hours), so the totals and the buckets cover
- * exactly the same deliveries.
+ * The last `hours` hours, buckets counted back from now (not clock hours) so totals and buckets agree.
  * @since 0.1.0
  */
 export const windowOf = (nowSeconds: number, hourCount: number): StatsWindow => ({
@@ -100,8 +89,7 @@ export const windowOf = (nowSeconds: number, hourCount: number): StatsWindow => 
 })
 
 /**
- * The hours a query asks for: omitted → 24; otherwise an integer from 1 to 168, or an issue at
- * `hours`.
+ * The hours a query asks for: omitted → 24; otherwise 1 to 168, or an issue at `hours`.
  * @since 0.1.0
  */
 export const hoursOf = (params: StatsParams): Either.Either<number, ReadonlyArray<Issue.Issue>> => {
@@ -120,8 +108,7 @@ export const bucketOf = (window: StatsWindow, eventCreatedAt: number): number =>
   Math.min(Math.floor((eventCreatedAt - window.since) / 3600), window.hours - 1)
 
 /**
- * Every hour of the window, oldest first, with the counts a store found (by bucket number, as
- * `bucketOf` gives it); an hour without deliveries shows zeros, so a chart gets every hour.
+ * Every hour of the window, oldest first, with the counts by `bucketOf` number (zeros included).
  * @since 0.1.0
  */
 export const bucketsOf = (
@@ -135,16 +122,14 @@ export const bucketsOf = (
   }))
 
 /**
- * The value at fraction `p` of ascending `sorted` values by nearest rank: the smallest value at
- * or below which at least that fraction lies (PostgreSQL's `percentile_disc`).
+ * The nearest-rank value at fraction `p` of ascending `sorted` values (PostgreSQL's `percentile_disc`).
  * @since 0.1.0
  */
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? 0
 
 /**
- * One delivery as `summarize` counts it: its event's time, its status and, once it ended, its
- * latency (`null` when unknown).
+ * One delivery as `summarize` counts it (`latencyMs` `null` while unknown).
  * @since 0.1.0
  */
 export interface StatsRow {
@@ -154,8 +139,7 @@ export interface StatsRow {
 }
 
 /**
- * The statistics of a window from its deliveries, for a store that keeps them in memory (a
- * relational store computes the same in its query). Rows outside the window are skipped.
+ * The statistics of a window from its deliveries, for an in-memory store; rows outside are skipped.
  * @since 0.1.0
  */
 export const summarize = (window: StatsWindow, rows: Iterable<StatsRow>): DeliveryStats => {

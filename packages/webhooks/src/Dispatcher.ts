@@ -1,7 +1,5 @@
 /**
- * The dispatcher (contract §5): fan-out turns recorded events into deliveries, and delivery claims
- * and attempts them, at least once; this module wires the parts, which live in `internal/`. How
- * each works: docs/internals.md (Dispatcher).
+ * The dispatcher (contract §5): fan-out and at-least-once delivery; how: docs/internals.md (Dispatcher).
  * @since 0.1.0
  */
 import * as Availability from "@waybill/core/Availability"
@@ -38,15 +36,9 @@ export interface Options {
   readonly retryDelayMs?: number | undefined
   /** The retry waits up to this fraction longer than `retryDelayMs`. Default 0.2. */
   readonly retryJitter?: number | undefined
-  /**
-   * Attempts in flight at once, over all webhooks, in one delivery loop (`run` or a `deliverDue`
-   * call). As many claimed deliveries again may wait for a slot. Default 128.
-   */
+  /** Attempts in flight at once in one delivery loop, over all webhooks. Default 128. */
   readonly concurrency?: number | undefined
-  /**
-   * Attempts in flight at once to one webhook, in one delivery loop; as many of its claimed
-   * deliveries again may wait for a slot, and the others' turns come first. Default 32.
-   */
+  /** Attempts in flight at once to one webhook, in one delivery loop. Default 32. */
   readonly perWebhookConcurrency?: number | undefined
   /** How long a claim holds a delivery; at least `timeoutMs` + 5 s. Default `timeoutMs` + 30 s. */
   readonly leaseMs?: number | undefined
@@ -54,33 +46,19 @@ export interface Options {
   readonly pollIntervalMs?: number | undefined
   /** Events fan-out reads at once, at most (one `fanOut` transaction). Default 256. */
   readonly fanOutBatchSize?: number | undefined
-  /**
-   * While events arrive fast (a read found at least 8) and the process is busy (its event loop
-   * worked three quarters of the last 100 ms), `run`'s fan-out reads again no sooner than this
-   * after its last read: fewer, larger reads, and the CPU they would cost left to the requests.
-   * Otherwise events are read as they come. Default 20 ms.
-   */
+  /** While events arrive fast and the process is busy, the least time between reads. Default 20 ms. */
   readonly fanOutGapMs?: number | undefined
   /** Completions per write. Default 256. */
   readonly completionBatchSize?: number | undefined
-  /**
-   * How long `run` may hold fresh deliveries it sends itself before recording them: attempts
-   * that end within it are recorded with the delivery, in one write instead of two. Default 100 ms.
-   */
+  /** How long `run` may hold fresh deliveries before recording them (with their results). Default 100 ms. */
   readonly recordDelayMs?: number | undefined
-  /**
-   * Automatic disabling (contract §8): after this many deliveries of a webhook in a row ended
-   * `failed`, it is disabled with reason `failing` and its later deliveries are held; a
-   * succeeded one starts the count again. Counted in storage, over every process. Default 0:
-   * never.
-   */
+  /** Disables a webhook (`failing`) after this many deliveries in a row ended `failed`. Default 0: never. */
   readonly disableAfterFailures?: number | undefined
 }
 
 const positive = (value: number | undefined, fallback: number) =>
   value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback
 
-// Resolves the options: defaults for what is missing or not a positive number.
 const settingsOf = (options: Options): Settings => {
   const timeoutMs = positive(options.timeoutMs, 20_000)
   const concurrency = Math.floor(positive(options.concurrency, 128))
@@ -143,16 +121,9 @@ export class Dispatcher extends Context.Tag("@waybill/webhooks/Dispatcher")<
     readonly deliverDue: Effect.Effect<DeliverySummary>
     /** Fan-out and delivery as two loops, until interrupted; they poll, and `wake` hurries fan-out. */
     readonly run: Effect.Effect<never>
-    /**
-     * Events were published (in this process, or a database notification says so): `run` fans
-     * out at once. Its delivery loop is woken by what fan-out stores, by retry times and by the
-     * poll, not by events, which it would only find nothing for.
-     */
+    /** Events were published: `run` fans out at once. */
     readonly wake: Effect.Effect<void>
-    /**
-     * Stored deliveries were made due outside fan-out (a resend or a replay): `run` claims at
-     * once instead of at its next poll.
-     */
+    /** Deliveries were made due outside fan-out (a resend, a replay): `run` claims at once. */
     readonly wakeDelivery: Effect.Effect<void>
   }
 >() {}
@@ -165,8 +136,6 @@ export const make = (options: Options = {}) =>
   Effect.gen(function* () {
     const settings = settingsOf(options)
     const availability = yield* Effect.serviceOption(Availability.Availability)
-    // A write the unreachable database refused is said briefly (the loops report the outage);
-    // any other failure with its cause.
     const logWriteFailure = (message: string, cause: Cause.Cause<unknown>) =>
       Option.isSome(availability) && availability.value.isOutage(Cause.squash(cause))
         ? Effect.logWarning(`${message} (the database cannot be reached)`)
@@ -273,9 +242,7 @@ export const make = (options: Options = {}) =>
                 yield* Effect.raceFirst(fan.drained.wait, Effect.sleep(settings.recordDelayMs))
               else if (step !== "more") {
                 const readAt = yield* Clock.currentTimeMillis
-                // Events behind a transaction still open are looked for again soon: when it
-                // ends, nothing may say so (it may write no event). 1 ms, then twice as long
-                // each time, up to `waitingMaxMs`.
+                // Nothing may announce the end of the transaction events wait behind: look again soon.
                 if (fan.waiting) {
                   yield* Effect.raceFirst(fanOutWake.wait, Effect.sleep(waitingFor))
                   waitingFor = Math.min(settings.waitingMaxMs, 2 * waitingFor)
@@ -283,10 +250,7 @@ export const make = (options: Options = {}) =>
                 }
                 waitingFor = 1
                 yield* fanOutWake.wait
-                // A busy process with events arriving fast (the last read found many) lets them
-                // gather for a moment, so that each read takes more of them: fewer statements a
-                // second, the CPU they cost left to the requests. Otherwise events are read at
-                // once, so deliveries lose nothing to it while there is CPU to spare.
+                // Busy and events arriving fast: let them gather, fewer reads leave CPU to requests.
                 const now = yield* Clock.currentTimeMillis
                 if (fan.lastRead >= settings.busyRead && gauge.busy(now) && now - readAt < settings.fanOutGapMs) {
                   yield* Effect.sleep(settings.fanOutGapMs - (now - readAt))

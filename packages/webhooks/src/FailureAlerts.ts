@@ -1,8 +1,5 @@
 /**
- * Failure alerts (contract §5): raised when a delivery's retry fails too. The dispatcher raises
- * each alert in the transaction that marks its delivery failed, and writes a structured log
- * line for it (`Webhook delivery failed`); this port stores alerts for `GET /alerts`. An
- * embedder may implement it to page someone instead.
+ * Failure alerts (contract §5): raised when a delivery's retry fails too; an embedder may page someone instead.
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -13,8 +10,7 @@ import * as Schema from "effect/Schema"
 import * as Page from "./Page.js"
 
 /**
- * An alert as `GET /alerts` lists it. `reason` is a sentence without secrets
- * (`2 attempts failed; last: HTTP 500`).
+ * An alert as `GET /alerts` lists it; `reason` is a sentence without secrets.
  * @since 0.1.0
  */
 export const FailureAlert = Schema.Struct({
@@ -33,8 +29,7 @@ export const FailureAlert = Schema.Struct({
 export type FailureAlert = typeof FailureAlert.Type
 
 /**
- * What `list` takes: an optional webhook id (another workspace's gives an empty page) and the
- * page.
+ * What `list` takes: an optional webhook id and the page.
  * @since 0.1.0
  */
 export interface ListQuery extends Page.Query {
@@ -48,7 +43,7 @@ export class FailureAlerts extends Context.Tag("@waybill/webhooks/FailureAlerts"
   FailureAlerts,
   {
     readonly raise: (workspaceId: WorkspaceId, alert: FailureAlert) => Effect.Effect<void>
-    /** Newest first (by id); pages built with `Page.make("alr", …)`. */
+    /** Newest first (by id). */
     readonly list: (workspaceId: WorkspaceId, query: ListQuery) => Effect.Effect<Page.Page<FailureAlert>>
   }
 >() {}

@@ -1,22 +1,12 @@
 /**
- * Flow control per webhook (contract §8) as plain functions the stores share: which webhooks take
- * the flow-controlled claim, the rate limit's window, and the count of deliveries in a row that
- * ended `failed`, behind automatic disabling.
- *
- * A rate limit counts the attempts started (claimed) per slot of `slotMs`; a claim may start as
- * many as the limit leaves over the current slot and the `slotsCounted - 1` before it, and no
- * more in one slot than the limit's share of it (`perSlot`), so attempts are spread over the
- * second rather than sent in a burst. Those slots reach back at least `slotsCounted - 1` slots
- * (1 500 ms) from any moment, so no window of one second (of claims, or of arrivals whose delays
- * between claim and receiver differ by less than 500 ms) holds more than the limit; a webhook
- * kept busy gets about `limit / 1.55` attempts a second.
+ * Flow control per webhook (contract §8), shared by the stores: the rate window (why 31 slots of
+ * 50 ms: docs/webhooks.md, Flow control) and the failure count behind automatic disabling.
  * @since 0.1.0
  */
 import type { Target } from "./Webhook.js"
 
 /**
  * Whether a webhook's deliveries take the flow-controlled claim: disabled, rate-limited or FIFO.
- * The others (plain) are claimed, and handed over at fan-out, as before.
  * @since 0.1.0
  */
 export const isControlled = (target: Pick<Target, "status" | "rateLimitPerSecond" | "ordering">): boolean =>
@@ -35,8 +25,7 @@ export const slotMs = 50
 export const slotsCounted = 31
 
 /**
- * A webhook's rate window: the number of its newest slot and the attempts started per slot,
- * newest first (at most `slotsCounted`).
+ * A webhook's rate window: its newest slot's number and the attempts started per slot, newest first.
  * @since 0.1.0
  */
 export interface RateWindow {
@@ -92,9 +81,7 @@ export const record = (window: RateWindow, now: number, started: number): RateWi
 }
 
 /**
- * One webhook's deliveries that ended, in a batch of completions, for the count of failures in
- * a row: whether one succeeded (the count starts again from the failures after the last
- * success) and how many failed after the last success.
+ * One webhook's endings in a batch: whether one succeeded (the count restarts), and the failures after.
  * @since 0.1.0
  */
 export interface Endings {
@@ -105,8 +92,7 @@ export interface Endings {
 }
 
 /**
- * The endings of a batch, per webhook, from its deliveries' final statuses in the order they
- * ended; statuses other than `succeeded` and `failed` (a retry to come) are not endings.
+ * The endings of a batch per webhook, from final statuses in the order they ended.
  * @since 0.1.0
  */
 export const endingsOf = (

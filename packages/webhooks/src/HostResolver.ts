@@ -1,8 +1,5 @@
 /**
- * The name-resolution port used at registration: the addresses a webhook URL's host name
- * resolves to, so that a name pointing at a refused address is refused up front. A name that
- * does not resolve (or a resolver that fails) is accepted; the HTTP sender checks the address
- * again when it connects. The Node implementation lives in `@waybill/sender` (`WebhookSender`).
+ * The name-resolution port used at registration, so a name of a refused address is refused early.
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -21,8 +18,7 @@ export class HostResolver extends Context.Tag("@waybill/webhooks/HostResolver")<
 >() {}
 
 /**
- * A resolver over a fixed table of names (matched case-insensitively, trailing dot ignored);
- * other names do not resolve.
+ * A resolver over a fixed table of names (case-insensitive, trailing dot ignored).
  * @since 0.1.0
  */
 export const layerStatic = (table: Readonly<Record<string, ReadonlyArray<string>>>): Layer.Layer<HostResolver> => {
@@ -35,8 +31,7 @@ export const layerStatic = (table: Readonly<Record<string, ReadonlyArray<string>
 }
 
 /**
- * A resolver that resolves nothing: every name is accepted at registration and left to the
- * connect-time check.
+ * A resolver that resolves nothing: every name is left to the connect-time check.
  * @since 0.1.0
  */
 export const layerNone: Layer.Layer<HostResolver> = layerStatic({})

@@ -1,7 +1,5 @@
 /**
- * The port that makes one delivery attempt: one HTTP POST, answered by a status code or a
- * classified failure. Its implementations are in `@waybill/sender` (over undici, or over an
- * `@effect/platform` `HttpClient`), held to one contract: docs/webhooks.md ("Senders").
+ * The port that makes one delivery attempt; implementations: `@waybill/sender` (docs/webhooks.md, Senders).
  * @since 0.1.0
  */
 import type { Recorded } from "@waybill/core/Recorded"
@@ -21,10 +19,7 @@ export interface SendRequest {
   readonly headers: Readonly<Record<string, string>>
   /** The stored body text, sent as UTF-8 bytes unchanged. */
   readonly body: string
-  /**
-   * The whole attempt's deadline: DNS, connect, request and response headers. The sender
-   * enforces it (answering `SendError` `timeout`); the dispatcher adds no timer of its own.
-   */
+  /** The whole attempt's deadline, DNS included: the sender enforces it, the dispatcher adds no timer. */
   readonly timeoutMs: number
 }
 
@@ -37,8 +32,7 @@ export interface SendResponse {
 }
 
 /**
- * No HTTP response: `timeout`, `connect`, `dns`, `tls` or `ssrf`; `http` for a response that
- * could not be read as HTTP. `message` describes the failure without headers or body.
+ * An attempt without a readable HTTP response; `message` never carries headers or body.
  * @since 0.1.0
  */
 export class SendError extends Schema.TaggedError<SendError>("@waybill/webhooks/SendError")("SendError", {
@@ -70,9 +64,7 @@ export interface Received {
 export class SentRequests extends Context.Tag("@waybill/webhooks/SentRequests")<SentRequests, Recorded<Received>>() {}
 
 /**
- * An in-memory sender for tests and simulations: every request is recorded, then answered by
- * `respond` (given the request and how many came before it). `respond` may sleep to play a
- * slow receiver: the deadline `timeoutMs` applies on the `Clock` (so `TestClock` drives it).
+ * An in-memory sender for tests: records requests, answers with `respond`, times out on the `Clock`.
  * @since 0.1.0
  */
 export const layerScripted = (

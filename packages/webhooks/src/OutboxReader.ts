@@ -1,7 +1,5 @@
 /**
- * The fan-out side of the outbox: one dispatcher at a time, under a lease, reads the events behind
- * a stored position and moves it in the transaction that records their deliveries. Details:
- * docs/internals.md (OutboxReader).
+ * The fan-out side of the outbox, read under a lease; details: docs/internals.md (OutboxReader).
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -12,28 +10,21 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 
 /**
- * A recorded event as fan-out reads it: `body` is the delivery body, fixed when the event was
- * recorded (`{ id, type, createdAt, payload }`); fan-out parses it once to evaluate filters.
- * `position` is where fan-out stands once it has handled this event (opaque to the dispatcher).
+ * A recorded event as fan-out reads it; `position` (opaque) is where fan-out stands after it.
  * @since 0.1.0
  */
 export interface OutboxEvent {
   readonly id: string
   readonly workspaceId: WorkspaceId
   readonly type: string
-  /** Epoch seconds. */
   readonly createdAt: number
   readonly body: string
-  /** The W3C `traceparent` stored with the event; `null` for an event recorded before there was one. */
   readonly traceparent: string | null
   readonly position: string
 }
 
 /**
- * What one read found: the events, and whether later ones are already written but cannot be read
- * yet (`waiting`: a transaction that began before them is still open, so reading past it could
- * skip an event it is about to commit). Fan-out looks again soon while `waiting` holds, since no
- * notification may come when that transaction ends.
+ * What one read found, and whether later events wait behind a transaction still open (`waiting`).
  * @since 0.1.0
  */
 export interface OutboxRead {
@@ -48,25 +39,17 @@ export interface OutboxRead {
 export class OutboxReader extends Context.Tag("@waybill/webhooks/OutboxReader")<
   OutboxReader,
   {
-    /**
-     * Takes the fan-out lease for `owner` until `leaseUntil`, if nobody holds it, it ran out at
-     * `now`, or `owner` holds it already; answers the stored position, or none while another
-     * owner holds the lease.
-     */
+    /** Takes or renews the fan-out lease for `owner`: the stored position, or none while another holds it. */
     readonly acquire: (owner: string, now: number, leaseUntil: number) => Effect.Effect<Option.Option<string>>
     /** Up to `limit` events after `position`, in fan-out order. Reads only; no lease needed. */
     readonly read: (position: string, limit: number) => Effect.Effect<OutboxRead>
-    /**
-     * Stores `position` and keeps the lease until `leaseUntil` (`0` releases it), only while
-     * `owner` holds it, in the caller's transaction; answers whether it did.
-     */
+    /** Stores `position` and keeps the lease (`0` releases it), only while `owner` holds it. */
     readonly advance: (owner: string, position: string, leaseUntil: number) => Effect.Effect<boolean>
   }
 >() {}
 
 /**
- * An in-memory outbox that serves both sides: producers `publish` through `EventOutbox`, fan-out
- * reads through `OutboxReader`. Positions count events.
+ * An in-memory outbox serving both sides, `EventOutbox` and `OutboxReader`; positions count events.
  * @since 0.1.0
  */
 export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effectContext(

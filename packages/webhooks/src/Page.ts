@@ -1,8 +1,5 @@
 /**
- * Pages of webhooks, deliveries and alerts (contract §1: `{ data, nextCursor }`). Lists are
- * ordered newest first by id (ids sort by creation time); a cursor is the opaque form of the
- * last id of the previous page. Storage adapters build pages with `make` and read cursors with
- * `decodeCursor`, so every store pages alike.
+ * Pages of webhooks, deliveries and alerts (contract §1), built by `make` so every store pages alike.
  * @since 0.1.0
  */
 import * as Cursor from "@waybill/core/Cursor"
@@ -34,8 +31,7 @@ export const schema = <A, I, R>(item: Schema.Schema<A, I, R>) =>
 export const size = { default: 20, max: 100 } as const
 
 /**
- * What a store needs to read one page: at most `limit` items older than the item `after` (an
- * id; none for the first page).
+ * One page to read: at most `limit` items older than the id `after` (none for the first page).
  * @since 0.1.0
  */
 export interface Query {
@@ -56,8 +52,7 @@ export const encodeCursor = (prefix: Id.Prefix, id: string): string => Cursor.af
 export const decodeCursor = (prefix: Id.Prefix, cursor: string): Option.Option<string> => Cursor.idAfter(prefix, cursor)
 
 /**
- * Builds a page from up to `limit + 1` rows in list order (newest first): the extra row only
- * tells that a next page exists.
+ * Builds a page from up to `limit + 1` rows, newest first: the extra row says a next page exists.
  * @since 0.1.0
  */
 export const make = <A>(

@@ -1,7 +1,5 @@
 /**
- * The registration rules of `POST /webhooks` (contract §5) as one pure function that reports every
- * problem with its dotted path, never with a secret in it; host names are resolved outside
- * (`WebhookService`) and their addresses given in. Details: docs/internals.md (Registration).
+ * The registration rules of `POST /webhooks` (contract §5) as one pure function (docs/internals.md).
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -38,9 +36,8 @@ export interface Registration {
   readonly filters: Filters
   readonly auth: OpenAuth
   readonly description: string | null
-  /** `undefined` when the request omits it (a registration: no limit; an edit: as stored). */
+  /** Both `undefined` when omitted: a registration's default, or an edit's stored value. */
   readonly rateLimitPerSecond: number | null | undefined
-  /** `undefined` when the request omits it (a registration: `none`; an edit: as stored). */
   readonly ordering: Ordering | undefined
 }
 
@@ -49,14 +46,9 @@ export interface Registration {
  * @since 0.1.0
  */
 export interface RegistrationContext {
-  /** The workspace's custom property definitions (they type `<entity>.properties.<id>`). */
   readonly propertyDefinitions: ReadonlyArray<PropertyDefinition>
-  /** Allows `http://` and non-global targets (development and tests). */
   readonly allowPrivateTargets: boolean
-  /**
-   * The addresses the URL's host name resolved to at registration. Empty or omitted: the name
-   * did not resolve, which is accepted (the connect-time check decides).
-   */
+  /** Empty or omitted: the host name did not resolve, which is accepted (the sender checks). */
   readonly resolvedAddresses?: ReadonlyArray<string> | undefined
 }
 
@@ -88,8 +80,7 @@ const parseUrl = (value: string): URL | undefined => {
 }
 
 /**
- * The host name `WebhookService` should resolve before validating: the URL's host when the URL
- * is usable and its host is a name (not an IP literal, not a `localhost` name).
+ * The host name to resolve before validating: the URL's host, if it is a name (not an IP, not `localhost`).
  * @since 0.1.0
  */
 export const hostToResolve = (input: unknown): Option.Option<string> => {
@@ -115,8 +106,7 @@ export const validateUrl = (value: unknown, context: RegistrationContext): Array
   if (value === undefined) return [Issue.make("url", "is required")]
   if (typeof value !== "string") return [Issue.make("url", "must be a string")]
   if (value.length > limits.url) return [Issue.make("url", `must be at most ${limits.url} characters`)]
-  // The URL parser silently drops tabs and new lines and trims spaces; refuse them instead, so
-  // the stored URL is exactly the one called.
+  // The URL parser silently drops tabs and new lines: refuse them, so the stored URL is the one called.
   if (hasSpaceOrControl(value)) {
     return [Issue.make("url", "must not contain white space or control characters")]
   }
@@ -249,9 +239,7 @@ const checkSecret = (
 const noControl = (text: string) => (hasControl(text) ? "must not contain control characters" : undefined)
 
 /**
- * The `auth` rules of a registration alone (issues at `auth.*`): a complete setting of one of
- * the three types, secret lengths, and for `standard-webhooks` a `whsec_…` secret. Also what a
- * rotation's new `auth` must satisfy (`SecretRotation`).
+ * The `auth` rules alone (issues at `auth.*`), also what a rotation's new `auth` must satisfy.
  * @since 0.1.0
  */
 export const validateAuth = (value: unknown): { issues: Array<Issue.Issue>; auth: OpenAuth | undefined } => {
@@ -359,10 +347,7 @@ const validateOrdering = (value: unknown): Array<Issue.Issue> =>
     : [Issue.make("ordering", "must be one of none, fifo")]
 
 /**
- * For an edit of a stored HMAC webhook: the request with the stored signature scheme filled in
- * where it names no `scheme` and keeps the `hmac` type, so an edit that does not mention the
- * scheme never changes how deliveries are signed (receivers would start refusing them). Any
- * other request is answered unchanged.
+ * For an edit of an HMAC webhook naming no `scheme`: the request with the stored one, so signing stays.
  * @since 0.1.0
  */
 export const withKeptScheme = (input: unknown, stored: SealedAuth): unknown => {
@@ -373,10 +358,7 @@ export const withKeptScheme = (input: unknown, stored: SealedAuth): unknown => {
 }
 
 /**
- * For an edit of a stored webhook (the console's `PUT`, contract §5): the secret field the
- * request leaves to the stored value, if it does. It does when the auth type is the stored one
- * and the secret is omitted or sent as the mask `"********"`; a changed type needs its secret
- * (validation then asks for it at its path).
+ * For an edit: the secret field left as stored (same auth type, secret omitted or sent as the mask).
  * @since 0.1.0
  */
 export const keptSecretField = (
@@ -391,9 +373,7 @@ export const keptSecretField = (
 }
 
 /**
- * For an edit: the mask `"********"` sent as the secret of a changed auth type is refused at its
- * path. It is what a form shows for a stored secret, never a secret someone chose; taking it
- * literally would store the mask as the new secret.
+ * For an edit: refuses the mask as the secret of a changed auth type (it would be stored as the secret).
  * @since 0.1.0
  */
 export const maskedSecretIssues = (input: unknown, storedType: "basic" | "bearer" | "hmac"): Array<Issue.Issue> => {
@@ -407,12 +387,7 @@ export const maskedSecretIssues = (input: unknown, storedType: "basic" | "bearer
 }
 
 /**
- * Validates a registration request. On failure, every issue found, each with its dotted path
- * (`url`, `events.2`, `filters.tour-created.conditions.0.value`, `auth.secret`, …); messages
- * never quote a secret. A reserved key (`__proto__`, `constructor`, `prototype`), a number that
- * is not finite or text that cannot be stored is refused at its path, anywhere (`JsonInput`). On
- * success, the registration with `match` filled into every filter group and the secret wrapped
- * in `Redacted`.
+ * Validates a registration request: every issue with its dotted path (never quoting a secret), or it.
  * @since 0.1.0
  */
 export const validateRegistration = (
@@ -435,9 +410,7 @@ export const validateRegistration = (
     issues.push(...description.issues)
     issues.push(...validateRateLimit(own(record, "rateLimitPerSecond")))
     issues.push(...validateOrdering(own(record, "ordering")))
-    // Reserved keys, non-finite numbers and text PostgreSQL could not store fail here, at their
-    // paths (never quoting the value), not in the write; where a field's own check already refused
-    // a value, that issue says enough. A value nested too deep is refused by its field's own check.
+    // Reserved keys, non-finite numbers and unstorable text, unless a field's own check said so.
     const reported = new Set(issues.map((issue) => issue.path))
     issues.push(...JsonInput.inspect(record).issues.filter((issue) => !reported.has(issue.path)))
     if (issues.length > 0 || events.events === undefined || auth.auth === undefined) {

@@ -1,8 +1,5 @@
 /**
- * Resend and replay (contract §5): the rules of `POST /webhooks/{id}/deliveries/{deliveryId}/resend`
- * and `POST /webhooks/{id}/replay`, apart from storage. A resend or a replay puts deliveries back
- * to `pending` with a fresh attempt cycle (one attempt, one retry, an alert on a second failure),
- * sent by the dispatcher through the same claim path as fresh deliveries.
+ * Resend and replay (contract §5): their rules apart from storage; both start a fresh attempt cycle.
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -22,9 +19,7 @@ export const defaultRetentionSeconds = 30 * 24 * 60 * 60
 export const defaultStepSize = 1_000
 
 /**
- * The body of `POST /webhooks/{id}/replay`: the window `[since, until)` of event creation times
- * (epoch seconds; `until` defaults to now) and which deliveries (`failed`, the default, or `all`
- * that are not pending).
+ * The body of `POST /webhooks/{id}/replay`: the window `[since, until)` of event times, and which deliveries.
  * @since 0.1.0
  */
 export const ReplayRequest = Schema.Struct({
@@ -72,10 +67,8 @@ const epochSeconds = (value: unknown): value is number =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= 0
 
 /**
- * Checks a replay request against the clock (`nowSeconds`) and the retention window: `since` an
- * integer epoch second not older than `nowSeconds - retentionSeconds`, `until` (default: one
- * second past now, so events of this second count) after `since`, `status` `failed` or `all`,
- * no other field. Every issue is listed.
+ * Checks a replay request against the clock and the retention window, listing every issue.
+ * `until` defaults to one second past now, so events of this second count.
  * @since 0.1.0
  */
 export const validate = (
@@ -135,9 +128,7 @@ export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>("@way
 }
 
 /**
- * The delivery is pending already (waiting, in flight or due for its retry): a resend would
- * send it twice; or it is held while its webhook is disabled, and enabling the webhook sends it
- * in event order (409 `conflict`).
+ * The delivery is pending already (a resend would send it twice) or held (409 `conflict`).
  * @since 0.1.0
  */
 export class DeliveryPending extends Schema.TaggedError<DeliveryPending>("@waybill/webhooks/DeliveryPending")(

@@ -1,7 +1,5 @@
 /**
- * Webhook secrets at rest (contract §5, §7): the `SecretBox` port seals a secret before it is
- * stored and opens it for an attempt; here AES-256-GCM, bound to the secret's place. Details:
- * docs/internals.md (SecretBox).
+ * Webhook secrets at rest (contract §5, §7): the `SecretBox` port and AES-256-GCM (docs/internals.md).
  * @since 0.1.0
  */
 import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from "node:crypto"
@@ -13,8 +11,7 @@ import * as Schema from "effect/Schema"
 import type { SealedSecret } from "./Webhook.js"
 
 /**
- * A sealed secret does not open: wrong key, tampered or truncated text, or sealed for another
- * place. Also a key that is not 32 bytes. The message never contains key or secret material.
+ * A sealed secret does not open, or a key is not 32 bytes; the message holds no key or secret material.
  * @since 0.1.0
  */
 export class SecretBoxError extends Schema.TaggedError<SecretBoxError>("@waybill/webhooks/SecretBoxError")(
@@ -30,7 +27,6 @@ export class SecretBox extends Context.Tag("@waybill/webhooks/SecretBox")<
   {
     /** Seals a secret for one place (`Webhook.secretContext`). */
     readonly seal: (secret: Redacted.Redacted<string>, context: string) => Effect.Effect<SealedSecret>
-    /** Opens a sealed secret sealed for the same place. */
     readonly open: (sealed: string, context: string) => Effect.Effect<Redacted.Redacted<string>, SecretBoxError>
   }
 >() {}
@@ -76,8 +72,7 @@ const fromKey = (key: KeyObject): SecretBox["Type"] => {
         const plain = Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES + TAG_BYTES)), decipher.final()])
         return Effect.succeed(Redacted.make(plain.toString("utf8")))
       } catch {
-        // Node's message says only that authentication failed; ours says the same, in words
-        // an operator can act on.
+        // Node's message says only that authentication failed: say it in words an operator can act on.
         return Effect.fail(
           new SecretBoxError({
             message: "The sealed secret does not open: another key, altered data, or sealed for another webhook"
@@ -89,8 +84,7 @@ const fromKey = (key: KeyObject): SecretBox["Type"] => {
 }
 
 /**
- * An AES-256-GCM box over a 32-byte key: raw bytes, or 64 hexadecimal characters (the form of
- * `WAYBILL_SECRET_KEY`).
+ * An AES-256-GCM box over a 32-byte key: raw bytes, or 64 hex digits (`WAYBILL_SECRET_KEY`).
  * @since 0.1.0
  */
 export const makeAesGcm = (
@@ -111,8 +105,7 @@ export const layerAesGcm = (key: Uint8Array | Redacted.Redacted<string>): Layer.
   Layer.effect(SecretBox, makeAesGcm(key))
 
 /**
- * An AES-256-GCM box under a random key that lives as long as the layer: for tests and for
- * embedders whose webhooks live in memory only.
+ * An AES-256-GCM box under a random key that lives as long as the layer (webhooks in memory only).
  * @since 0.1.0
  */
 export const layerMemory: Layer.Layer<SecretBox> = Layer.sync(SecretBox, () =>

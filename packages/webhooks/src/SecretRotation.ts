@@ -1,10 +1,6 @@
 /**
- * Secret rotation (contract §8): the body of `POST /webhooks/{id}/rotate` and its rules, and
- * the sweep that deletes previous secrets once their overlap has ended.
- *
- * An HMAC webhook rotated with an overlap signs every attempt with the new secret and, until
- * the overlap ends, with the previous one too, so receivers can switch at their own pace. Basic
- * and Bearer credentials are replaced at once: one `Authorization` header cannot carry two.
+ * Secret rotation (contract §8): the rules of `POST /webhooks/{id}/rotate` and the sweep of expired
+ * previous secrets. Only HMAC has an overlap: one `Authorization` header cannot carry two credentials.
  * @since 0.1.0
  */
 import * as Issue from "@waybill/core/Issue"
@@ -29,15 +25,13 @@ import {
 import { WebhookRepository } from "./WebhookRepository.js"
 
 /**
- * How long the previous HMAC secret keeps signing, in seconds: 86 400 (a day) unless the
- * rotation says otherwise, at most 604 800 (a week).
+ * How long the previous HMAC secret keeps signing, in seconds: a day by default, at most a week.
  * @since 0.1.0
  */
 export const overlapSeconds = { default: 86_400, max: 604_800 } as const
 
 /**
- * The body of `POST /webhooks/{id}/rotate`, for documentation and typed clients;
- * `validateRotation` is what checks a request.
+ * The body of `POST /webhooks/{id}/rotate`, for documentation; `validateRotation` checks a request.
  * @since 0.1.0
  */
 export const RotateSecret = Schema.Struct({
@@ -59,8 +53,7 @@ export const RotateSecret = Schema.Struct({
 export type RotateSecret = typeof RotateSecret.Encoded
 
 /**
- * A rotation that passed every rule: the new authentication (secret `Redacted`) and how long
- * the replaced HMAC secret keeps signing (0 for Basic and Bearer).
+ * A rotation that passed every rule: the new authentication (secret `Redacted`) and its overlap.
  * @since 0.1.0
  */
 export interface Rotation {
@@ -70,8 +63,7 @@ export interface Rotation {
 
 const knownFields = new Set(["auth", "overlapSeconds"])
 
-// The new `auth`: of the stored type and scheme, else one issue saying which, then the rules of a
-// registration. The mask is what a form shows for a stored secret, never a new one.
+// The mask is what a form shows for a stored secret, never a new one.
 const checkAuth = (value: unknown, stored: SealedAuth): { issues: Array<Issue.Issue>; auth: OpenAuth | undefined } => {
   const refused = (path: string, message: string) => ({ issues: [Issue.make(path, message)], auth: undefined })
   if (value === undefined) return refused("auth", "is required")
@@ -129,10 +121,7 @@ const checkOverlap = (value: unknown, type: SealedAuth["type"]): { issues: Array
 }
 
 /**
- * Validates a rotation of a webhook whose stored authentication is `stored`. On failure, every
- * issue with its path (`auth.type` or `auth.scheme` for another type or scheme than the
- * webhook's, `auth.secret` / `auth.token` / `auth.password` / `auth.username` as at
- * registration, `overlapSeconds`); messages never quote a secret.
+ * Validates a rotation (same type and scheme as `stored`): every issue with its path, never a secret.
  * @since 0.1.0
  */
 export const validateRotation = (
@@ -144,7 +133,7 @@ export const validateRotation = (
     issues.push(...auth.issues)
     const overlap = checkOverlap(own(record, "overlapSeconds"), stored.type)
     issues.push(...overlap.issues)
-    // Text PostgreSQL could not store, at its path (never quoted), where no other issue named it.
+    // Text PostgreSQL could not store, where no other issue named its path.
     const reported = new Set(issues.map((issue) => issue.path))
     issues.push(...JsonText.textIssues(record).filter((issue) => !reported.has(issue.path)))
     if (issues.length > 0 || auth.auth === undefined) return Either.left(issues)
@@ -152,11 +141,7 @@ export const validateRotation = (
   })
 
 /**
- * The authentication a rotation stores: `rotated` (the new one, sealed) and, for an HMAC
- * rotation with an overlap, the secret it replaces as the previous one, sealed again for the
- * previous secret's place, until `now + overlapSeconds`. A previous secret of an earlier rotation
- * is not carried over. A replaced secret that does not open (sealed under another server key)
- * cannot keep signing: a `ValidationError` at `overlapSeconds` (with 0 it is simply replaced).
+ * The authentication a rotation stores: with an HMAC overlap, the replaced secret resealed as previous.
  * @since 0.1.0
  */
 export const withPrevious = (
@@ -200,11 +185,7 @@ export const withPrevious = (
 export const sweepBatchSize = 500
 
 /**
- * Deletes every previous HMAC secret whose overlap has ended by the `Clock`'s now, in bounded
- * steps (`sweepBatchSize` webhooks per statement), raising each webhook's revision so that
- * every process drops the secret from its caches. Answers how many were deleted. Attempts never
- * sign with an expired previous secret whether or not the sweep has run; the sweep is what
- * removes it from storage.
+ * Deletes expired previous HMAC secrets in steps, raising revisions so caches drop them; answers how many.
  * @since 0.1.0
  */
 export const sweepExpiredSecrets: Effect.Effect<number, never, WebhookRepository> = Effect.flatMap(

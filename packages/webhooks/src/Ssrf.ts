@@ -1,7 +1,5 @@
 /**
- * Server-side request forgery rules (contract §5): which webhook targets are refused, by the IANA
- * special-purpose registries; registration and the senders apply them. Details: docs/internals.md
- * (Ssrf).
+ * Server-side request forgery rules (contract §5): which webhook targets are refused (docs/internals.md).
  * @since 0.1.0
  */
 import * as Option from "effect/Option"
@@ -121,8 +119,7 @@ const parseIPv6 = (input: string): ReadonlyArray<number> | undefined => {
 }
 
 /**
- * Parses an IPv4 address (strict dotted decimal) or an IPv6 address (with or without square
- * brackets, `::` compression, an IPv4 tail or a zone).
+ * Parses an IPv4 address (strict dotted decimal) or IPv6 (brackets, `::`, an IPv4 tail, a zone).
  * @since 0.1.0
  */
 export const parseAddress = (text: string): Option.Option<IpAddress> => {
@@ -272,8 +269,7 @@ export const classify = (address: IpAddress): Option.Option<AddressCategory> =>
   address.family === 4 ? classify4(address.value) : classify6(address.groups)
 
 /**
- * Why an address text is refused as a webhook target, or none when it is allowed. Text that is
- * not an IP address is refused as `reserved` (fail closed: a resolver answered something odd).
+ * Why an address text is refused as a target, or none; text that is not an IP is refused (fail closed).
  * @since 0.1.0
  */
 export const refusal = (address: string): Option.Option<AddressCategory> =>
@@ -289,8 +285,7 @@ export const refusal = (address: string): Option.Option<AddressCategory> =>
 export const isRefused = (address: string): boolean => Option.isSome(refusal(address))
 
 /**
- * Whether a host name is a `localhost` name (RFC 6761: always the loopback interface), with or
- * without the trailing dot.
+ * Whether a host name is a `localhost` name (RFC 6761: always loopback), trailing dot or not.
  * @since 0.1.0
  */
 export const isLocalhostName = (host: string): boolean => {

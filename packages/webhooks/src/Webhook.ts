@@ -1,7 +1,5 @@
 /**
- * Webhooks (spec "Webhook registration", contract §5): the registration request, the stored
- * webhook (secrets sealed by the `SecretBox`), and the response, in which every secret reads
- * `"********"`.
+ * Webhooks (contract §5): the registration request, the stored webhook and the response (secrets masked).
  * @since 0.1.0
  */
 import { WorkspaceId } from "@waybill/core/Workspace"
@@ -38,14 +36,7 @@ const WriteOnly = (min: number, max: number, what: string) =>
   })
 
 /**
- * The `auth` of a registration request: Basic, Bearer or HMAC.
- * @since 0.1.0
- */
-/**
- * How an HMAC webhook signs: `waybill` (the default: `X-Signature-Algorithm`,
- * `X-Signature-Timestamp`, `X-Signature` over `"<timestamp>.<body>"`) or `standard-webhooks`
- * (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>` over
- * `"<delivery id>.<timestamp>.<body>"`, with a `whsec_…` secret).
+ * How an HMAC webhook signs: `waybill` (the default) or `standard-webhooks` (with a `whsec_…` secret).
  * @since 0.1.0
  */
 export const SignatureScheme = Schema.Literal("waybill", "standard-webhooks").annotations({
@@ -57,6 +48,10 @@ export const SignatureScheme = Schema.Literal("waybill", "standard-webhooks").an
  */
 export type SignatureScheme = typeof SignatureScheme.Type
 
+/**
+ * The `auth` of a registration request: Basic, Bearer or HMAC.
+ * @since 0.1.0
+ */
 export const AuthRequest = Schema.Union(
   Schema.Struct({
     type: Schema.Literal("basic"),
@@ -111,8 +106,7 @@ export const WebhookStatus = Schema.Literal("enabled", "disabled").annotations({
 export type WebhookStatus = typeof WebhookStatus.Type
 
 /**
- * Why a webhook is disabled: an operator's `disable` (`manual`), or too many deliveries in a row
- * that ended `failed` (`failing`, the reference server's `WAYBILL_DISABLE_AFTER_FAILURES`).
+ * Why a webhook is disabled: an operator's `disable` (`manual`), or failures in a row (`failing`).
  * @since 0.1.0
  */
 export const DisabledReason = Schema.Literal("manual", "failing").annotations({ identifier: "WebhookDisabledReason" })
@@ -123,8 +117,7 @@ export const DisabledReason = Schema.Literal("manual", "failing").annotations({ 
 export type DisabledReason = typeof DisabledReason.Type
 
 /**
- * How a webhook's deliveries are ordered: `none` (the default: in parallel, roughly in event
- * order) or `fifo` (one at a time, in the order their events were recorded; contract §8).
+ * How a webhook's deliveries are ordered: `none` (the default, in parallel) or `fifo` (one at a time).
  * @since 0.1.0
  */
 export const Ordering = Schema.Literal("none", "fifo").annotations({ identifier: "WebhookOrdering" })
@@ -143,8 +136,7 @@ export const rateLimitBounds = { min: 1, max: 10_000 } as const
 const RateLimit = Schema.Int.pipe(Schema.between(rateLimitBounds.min, rateLimitBounds.max))
 
 /**
- * The body of `POST /webhooks`, for documentation and typed clients. `validateRegistration`
- * is what checks a request: it reports every problem and never echoes a secret.
+ * The body of `POST /webhooks`, for documentation; `validateRegistration` checks a request.
  * @since 0.1.0
  */
 export const RegisterWebhook = Schema.Struct({
@@ -186,8 +178,7 @@ export const SealedSecret = Schema.String.pipe(Schema.brand("@waybill/webhooks/S
 export type SealedSecret = typeof SealedSecret.Type
 
 /**
- * The previous HMAC secret of a webhook while a rotation's overlap runs: sealed like the current
- * one, and used until `expiresAt` (epoch seconds, exclusive); storage deletes it after that.
+ * A webhook's previous HMAC secret during a rotation's overlap, used until `expiresAt` (epoch s, exclusive).
  * @since 0.1.0
  */
 export const PreviousSecret = Schema.Struct({ secret: SealedSecret, expiresAt: Schema.Int }).annotations({
@@ -211,8 +202,6 @@ export const SealedAuth = Schema.Union(
     secret: SealedSecret,
     // Webhooks stored before the scheme existed sign the Waybill way.
     scheme: Schema.optionalWith(SignatureScheme, { default: () => "waybill" as const }),
-    // After a rotation with an overlap (contract §8): the secret it replaced, sealed for its own
-    // place (`previousSecretContext`), signing beside the new one until `expiresAt`.
     previous: Schema.optional(PreviousSecret)
   })
 ).annotations({ identifier: "SealedAuth" })
@@ -223,8 +212,7 @@ export const SealedAuth = Schema.Union(
 export type SealedAuth = typeof SealedAuth.Type
 
 /**
- * Authentication with its secret opened, for one delivery attempt. The secret stays `Redacted`
- * so that printing, logging or serialising the value never shows it.
+ * Authentication with its secret opened for one attempt, still `Redacted` so it never prints.
  * @since 0.1.0
  */
 export type OpenAuth =
@@ -234,16 +222,12 @@ export type OpenAuth =
       readonly type: "hmac"
       readonly secret: Redacted.Redacted<string>
       readonly scheme: SignatureScheme
-      /** While a rotation's overlap runs: the previous secret, used until `expiresAt` (epoch s). */
       readonly previous?: { readonly secret: Redacted.Redacted<string>; readonly expiresAt: number } | undefined
     }
 
 /**
- * A stored webhook. The public API has no update, but the operator console edits webhooks in
- * place (contract §5), a rotation replaces their secret and the end of its overlap deletes the
- * previous one (§8): `revision` starts at 1 and storage raises it on each of these changes, so
- * anything derived from a webhook (compiled filters, a delivery target, opened secrets) may be
- * cached by id and `revision`, in any process.
+ * A stored webhook. Storage raises `revision` (from 1) on every change (console edit, rotation,
+ * end of an overlap), so anything derived from a webhook may be cached by id and `revision`.
  * @since 0.1.0
  */
 export const Webhook = Schema.Struct({
@@ -256,7 +240,7 @@ export const Webhook = Schema.Struct({
   description: Schema.NullOr(Schema.String),
   createdAt: Schema.Int,
   revision: Schema.optionalWith(Schema.Int, { default: () => 1 }),
-  // Flow control (contract §8); webhooks stored before it are enabled, unlimited, unordered.
+  // Webhooks stored before flow control are enabled, unlimited, unordered.
   status: Schema.optionalWith(WebhookStatus, { default: () => "enabled" as const }),
   disabledReason: Schema.optional(DisabledReason),
   disabledAt: Schema.optional(Schema.Int),
@@ -295,9 +279,7 @@ export const MaskedAuth = Schema.Union(
 export type MaskedAuth = typeof MaskedAuth.Type
 
 /**
- * A webhook as `POST /webhooks`, `GET /webhooks` and `GET /webhooks/{id}` answer it. `filters`
- * is `{}` when none were registered; `description` is `null` when none was given. A disabled
- * webhook also shows `disabledReason` and `disabledAt`; an enabled one shows neither.
+ * A webhook as the API answers it; only a disabled one shows `disabledReason` and `disabledAt`.
  * @since 0.1.0
  */
 export const WebhookResponse = Schema.Struct({
@@ -323,8 +305,7 @@ export const WebhookResponse = Schema.Struct({
 export type WebhookResponse = typeof WebhookResponse.Type
 
 /**
- * A previous HMAC secret while its overlap runs at `now` (epoch seconds): none when there is
- * none, or when its overlap has ended (`expiresAt <= now`).
+ * A previous HMAC secret if its overlap still runs at `now` (epoch seconds).
  * @since 0.1.0
  */
 export const activePrevious = <P extends { readonly expiresAt: number }>(
@@ -333,9 +314,7 @@ export const activePrevious = <P extends { readonly expiresAt: number }>(
 ): P | undefined => (previous !== undefined && previous.expiresAt > now ? previous : undefined)
 
 /**
- * Masks every secret of an authentication setting. A previous HMAC secret shows as its expiry
- * (`previousSecretExpiresAt`) while its overlap runs at `now` (epoch seconds); without `now`,
- * whenever one is stored.
+ * Masks every secret; a previous HMAC secret shows as its expiry while its overlap runs at `now`.
  * @since 0.1.0
  */
 export const maskAuth = (auth: SealedAuth | OpenAuth | AuthRequest, now?: number): MaskedAuth => {
@@ -374,8 +353,7 @@ export const toResponse = (webhook: Webhook, now?: number): WebhookResponse => (
 })
 
 /**
- * The part of a webhook the dispatcher needs to send: where, with what authentication and under
- * which flow control, as of the webhook's `revision`.
+ * The part of a webhook the dispatcher needs to send, as of its `revision`.
  * @since 0.1.0
  */
 export interface Target {
@@ -383,7 +361,6 @@ export interface Target {
   readonly revision: number
   readonly url: string
   readonly auth: SealedAuth
-  /** Flow control (contract §8), for stores that read it from the target rather than a table. */
   readonly status: WebhookStatus
   readonly rateLimitPerSecond: number | null
   readonly ordering: Ordering
@@ -404,16 +381,14 @@ export const targetOf = (webhook: Webhook): Target => ({
 })
 
 /**
- * Where a sealed secret of a webhook belongs, bound into its encryption (associated data) so a
- * sealed value copied to another webhook or field does not open.
+ * A secret's place, bound into its sealing so a value copied to another webhook or field does not open.
  * @since 0.1.0
  */
 export const secretContext = (webhookId: string, type: SealedAuth["type"]): string =>
   `${webhookId}/auth.${secretFieldOf(type)}`
 
 /**
- * Where the previous HMAC secret of a webhook belongs (see `secretContext`): a place of its own,
- * so the current secret's sealed value does not open there, nor the previous one's as current.
+ * Where a webhook's previous HMAC secret belongs: a place of its own (see `secretContext`).
  * @since 0.1.0
  */
 export const previousSecretContext = (webhookId: string): string => `${webhookId}/auth.previousSecret`

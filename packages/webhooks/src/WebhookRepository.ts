@@ -1,7 +1,5 @@
 /**
- * The storage port for webhooks. Every method is scoped to a workspace: a webhook of another
- * workspace is never found, listed, deleted or subscribed. Storage failures are defects (the
- * HTTP layer answers 500 without details).
+ * The storage port for webhooks, scoped by workspace; what an adapter must do: docs/webhooks.md (Ports).
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -20,40 +18,16 @@ import type { Webhook } from "./Webhook.js"
 export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRepository")<
   WebhookRepository,
   {
-    /**
-     * Stores a new webhook (fresh id; its secret already sealed) unless its workspace already
-     * holds `limit` webhooks: then nothing is stored and the answer is `false`. Counting and
-     * storing are one step for the workspace: of registrations arriving together at `limit - 1`,
-     * exactly one is stored, whichever process runs them (PostgreSQL: a per-workspace advisory
-     * lock held by the transaction that counts and inserts).
-     */
+    /** Stores a new webhook unless its workspace holds `limit` (`false`), counting and storing in one step. */
     readonly insert: (webhook: Webhook, limit: number) => Effect.Effect<boolean>
     readonly get: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<Webhook>>
-    /** Newest first (by id), `limit` after the id `after`; pages built with `Page.make("whk", …)`. */
+    /** Newest first (by id), `limit` after the id `after`. */
     readonly list: (workspaceId: WorkspaceId, query: Page.Query) => Effect.Effect<Page.Page<Webhook>>
-    /**
-     * Replaces a stored webhook's settings (`url`, `events`, `filters`, `auth`, `description`)
-     * and raises its `revision` by one, atomically (two edits never share a revision); `id`,
-     * `workspaceId` and `createdAt` stay. Only while the stored revision is still
-     * `webhook.revision` (the one the change was computed from), so a change made meanwhile (an
-     * edit, a rotation, a sweep) is never overwritten unseen. Returns the webhook as stored, or
-     * none when there is no webhook with this id in the workspace or its revision has moved on
-     * (read it again to tell which).
-     */
+    /** Replaces settings and raises `revision`, only while the stored revision is `webhook.revision`. */
     readonly update: (webhook: Webhook) => Effect.Effect<Option.Option<Webhook>>
-    /**
-     * Deletes the previous HMAC secret of at most `limit` webhooks whose rotation overlap ended
-     * at or before `now` (epoch seconds), raising their revision; answers how many (any
-     * workspace: this is maintenance, `SecretRotation.sweepExpiredSecrets`).
-     */
+    /** Deletes at most `limit` previous HMAC secrets expired by `now` (epoch s), in any workspace. */
     readonly deleteExpiredSecrets: (now: number, limit: number) => Effect.Effect<number>
-    /**
-     * Automatic disabling (contract §8): adds each webhook's deliveries that ended to its count of
-     * deliveries in a row that ended `failed` (a success starts it again, `FlowControl.nextStreak`),
-     * and disables, with reason `failing` at `now` (epoch seconds) and a new revision, each enabled
-     * one whose count reached `threshold`. Answers the webhooks it disabled. Atomic per webhook,
-     * so processes counting at once lose no ending.
-     */
+    /** Counts failures in a row, disabling (`failing`) webhooks that reach `threshold`; atomic per webhook. */
     readonly recordEndings: (
       endings: ReadonlyArray<Endings>,
       threshold: number,
@@ -61,10 +35,7 @@ export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRep
     ) => Effect.Effect<ReadonlyArray<Webhook>>
     /** Removes a webhook; `false` when there was none with this id in the workspace. */
     readonly delete: (workspaceId: WorkspaceId, id: string) => Effect.Effect<boolean>
-    /**
-     * The webhooks of a workspace subscribed to an event type, in id order. Fan-out calls it
-     * inside its transaction, once per (workspace, event type) of a batch.
-     */
+    /** The webhooks of a workspace subscribed to an event type, in id order. */
     readonly subscribed: (workspaceId: WorkspaceId, eventType: EventType) => Effect.Effect<ReadonlyArray<Webhook>>
   }
 >() {}

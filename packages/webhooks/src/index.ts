@@ -33,8 +33,7 @@ export * as EventIntake from "./EventIntake.js"
 export * as FailureAlerts from "./FailureAlerts.js"
 
 /**
- * Flow control per webhook: which take the flow-controlled claim, the rate window, and the count
- * of failures in a row behind automatic disabling.
+ * Flow control per webhook: the rate window, FIFO, and the failure count behind automatic disabling.
  * @since 0.1.0
  */
 export * as FlowControl from "./FlowControl.js"

@@ -1,9 +1,4 @@
-/**
- * One delivery attempt: the webhook's credentials opened (and kept, so an attempt costs no
- * cipher setup), the contract's headers (HMAC signed afresh per attempt), the POST of the
- * stored body, and what the attempt ended with as the delivery log records it. A 2xx succeeds;
- * anything else is retried once per cycle, no sooner than the retry delay plus jitter.
- */
+/** One delivery attempt: credentials opened (and cached), headers signed afresh, the POST, its outcome. */
 
 import * as Id from "@waybill/core/Id"
 import { basicAuthorization, bearerAuthorization } from "@waybill/signing/Authorization"
@@ -29,7 +24,7 @@ import {
 import { recordOutcome, traced } from "./instrument.js"
 import type { Settings } from "./settings.js"
 
-/** A completed attempt, waiting to be written; `detail` says how a failure failed. */
+/** A completed attempt, waiting to be written. */
 export interface Outcome {
   readonly claimed: ClaimedDelivery
   readonly completion: Completion
@@ -106,22 +101,17 @@ const logAttempt = (outcome: Outcome): Effect.Effect<void> => {
 }
 
 /**
- * Makes one attempt of a claimed delivery; `undefined` when it could not be made (the secret
- * does not open, or a defect), in which case nothing is recorded and the lease runs out, so the
- * delivery is tried again later instead of burning the receiver's attempts on a server-side
- * fault. With `debug`, successes are logged too.
+ * Makes one attempt; `undefined` when it could not be made (the secret does not open): nothing is
+ * recorded and the lease runs out, so a server-side fault burns none of the receiver's attempts.
  */
 export type AttemptOne = (claimed: ClaimedDelivery, debug: boolean) => Effect.Effect<Outcome | undefined>
 
-/** The attempt function over the secret box and the sender, with its own cache of opened secrets. */
 export const makeAttempts = (
   settings: Settings,
   secretBox: SecretBox["Type"],
   sender: HttpSender["Type"]
 ): AttemptOne => {
-  // Opened secrets by webhook id, kept while the target's sealed secrets are the same (an edit,
-  // a rotation or the end of an overlap changes them). Every attempt needs the secret in clear
-  // anyway; opening it once saves a cipher setup per attempt. Bounded at 10 000.
+  // Opened secrets by webhook id, while the sealed ones are the same: saves a cipher setup per attempt.
   const opened = new Map<string, { readonly sealed: SealedAuth; readonly auth: OpenAuth }>()
 
   const cachedAuth = (target: Target): OpenAuth | undefined => {
@@ -162,7 +152,6 @@ export const makeAttempts = (
     )
   }
 
-  // What an attempt ended with, as the delivery log records it.
   const outcomeOf = (
     claimed: ClaimedDelivery,
     start: number,
@@ -171,7 +160,7 @@ export const makeAttempts = (
     retryDraw: number
   ): Outcome => {
     const attempt = claimed.attempts + 1
-    // Numbered on across cycles; each cycle (fan-out's, or a resend's or replay's) has one retry.
+    // Numbered on across cycles; each cycle has one retry.
     const inCycle = attempt - claimed.cycleStart
     const statusCode = Either.isRight(result) ? result.right.statusCode : null
     const succeeded = statusCode !== null && isSuccess(statusCode)
@@ -184,9 +173,7 @@ export const makeAttempts = (
       trigger: claimed.trigger
     }
     const base = { deliveryId: claimed.id, leaseToken: claimed.leaseToken, attempt: record }
-    // For an attempt that ends the delivery: from its event's recording (its id's time) to now.
-    // (A ternary, not `Option.match`: no two closures per attempt, each also named with an
-    // `Object.defineProperty` call when tsx compiles this, as in the dispatcher's benchmark.)
+    // From the event's recording (its id's time); a ternary, not `Option.match`: no closures per attempt.
     const recordedAt = Id.timeOf(claimed.eventId)
     const latencyMs = Option.isSome(recordedAt) ? Math.max(0, end - recordedAt.value) : null
     const completion: Completion = succeeded
@@ -215,7 +202,6 @@ export const makeAttempts = (
       const start = clock.unsafeCurrentTimeMillis()
       // Registration refuses credentials the header builders would throw on; a throw is a defect.
       const headers = headersFor(claimed, claimed.attempts + 1, auth, Math.floor(start / 1000), traceparent)
-      // The sender enforces the deadline (its contract), so no timer is added here.
       return Effect.flatMap(
         Effect.either(
           sender.send({ url: claimed.target.url, headers, body: claimed.body, timeoutMs: settings.timeoutMs })

@@ -1,7 +1,4 @@
-/**
- * Writing attempt results: completions in one atomic write, and, when some delivery failed for
- * good, its failure alert raised in the same transaction and logged once it is committed.
- */
+/** Writing attempt results, with the alerts of deliveries that failed for good in the same transaction. */
 import * as Id from "@waybill/core/Id"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -12,10 +9,7 @@ import { targetOf } from "../Webhook.js"
 import type { Outcome } from "./attempts.js"
 import type { Env } from "./loopState.js"
 
-/**
- * Writes completions; the alerts of deliveries that failed for good go in the same
- * transaction. A batch without such failures is one atomic write, with no transaction.
- */
+/** Writes completions; a batch without final failures is one atomic write, with no transaction. */
 export const persist = (env: Env, batch: ReadonlyArray<Outcome>) =>
   Effect.gen(function* () {
     const completions = batch.map((item) => item.completion)
@@ -61,12 +55,7 @@ export const persist = (env: Env, batch: ReadonlyArray<Outcome>) =>
     }
   })
 
-/**
- * Automatic disabling (contract §8), when the dispatcher has a threshold: adds the deliveries of
- * `batch` that ended (those whose completion was `applied`, or all when none is given) to their
- * webhooks' counts of failures in a row, in storage. A webhook that reached the threshold is
- * disabled there; here its pending deliveries are held and this process's target for it moves on.
- */
+/** Automatic disabling: counts `batch`'s endings in storage and holds the deliveries of webhooks it disables. */
 export const countEndings = (env: Env, batch: ReadonlyArray<Outcome>, applied?: Iterable<string>) =>
   Effect.gen(function* () {
     const threshold = env.settings.disableAfterFailures

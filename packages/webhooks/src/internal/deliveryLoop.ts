@@ -1,9 +1,4 @@
-/**
- * A delivery loop (see `Loop`): claiming due deliveries into per-webhook lanes, workers that
- * attempt them (an attempt starts only if it can end before its lease does), the completer
- * that writes results in batches, and where each result goes when its delivery came from
- * `run`'s fan-out before being recorded.
- */
+/** A delivery loop (see `Loop`): claims into per-webhook lanes, workers, and the completer. */
 import * as Random_ from "@waybill/core/RandomBytes"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -25,10 +20,7 @@ const debugEnabled = Effect.map(FiberRef.get(FiberRef.currentMinimumLogLevel), (
   LogLevel.lessThanEqual(minimum, LogLevel.Debug)
 )
 
-/**
- * Hands ready work to the workers waiting in `loop.idle` (a queue's size counts its waiting
- * takers as negative), one item each; the lanes choose the item as late as that.
- */
+/** Hands ready work to the idle workers, one item each (a queue's size counts waiting takers as negative). */
 export const dispatchIdle = (loop: Loop) => {
   for (let waiting = -Option.getOrElse(loop.idle.unsafeSize(), () => 0); waiting > 0; waiting--) {
     const next = loop.lanes.take()
@@ -37,7 +29,6 @@ export const dispatchIdle = (loop: Loop) => {
   }
 }
 
-// A worker takes the next ready item itself, or waits for one to be handed over.
 const takeWork = (loop: Loop): Effect.Effect<Held> =>
   Effect.suspend(() => {
     const next = loop.lanes.take()
@@ -70,7 +61,6 @@ const finish = (env: Env, loop: Loop, webhookId: string) => {
   dispatchIdle(loop)
 }
 
-/** Counts an attempt's ending in the loop's tally. */
 export const count = (loop: Loop, outcome: Outcome) => {
   loop.tally.attempts++
   const status = outcome.completion.status
@@ -79,7 +69,6 @@ export const count = (loop: Loop, outcome: Outcome) => {
   else loop.tally.retried++
 }
 
-/** Counts a result and queues it for the completer. */
 export const record = (loop: Loop, outcome: Outcome) => {
   count(loop, outcome)
   loop.batch.push(outcome)
@@ -101,8 +90,7 @@ const attemptHeld = (env: Env, held: Held, debug: boolean): Effect.Effect<Outcom
         )
   )
 
-// Where a result goes is its batch's to say (see `batch.ts`); a delivery claimed from storage
-// has its result written as an update.
+// Where a result goes is its batch's to say (see `batch.ts`).
 const settle = (env: Env, loop: Loop, held: Held, outcome: Outcome | undefined) => {
   const where = held.batch === undefined ? "record" : Batch.settle(held.batch, held.claimed.id, outcome)
   if (where === "record") {
@@ -130,7 +118,6 @@ const completer = (env: Env, loop: Loop) =>
       const size = env.settings.completionBatchSize
       for (let i = 0; i < batch.length; i += size) {
         // A failed write loses nothing: the leases run out and the deliveries are sent again.
-        // Said once, until a write goes through again (an outage fails every slice and kick).
         yield* persist(env, batch.slice(i, i + size)).pipe(
           Effect.matchCauseEffect({
             onSuccess: () =>
@@ -147,8 +134,7 @@ const completer = (env: Env, loop: Loop) =>
         )
       }
       loop.unwritten -= batch.length
-      // A flow-controlled webhook's next delivery may be claimable now (FIFO: the previous one
-      // ended; rate: the window moved on).
+      // A flow-controlled webhook's next delivery may be claimable now (FIFO, rate window).
       if (batch.some((item) => FlowControl.isControlled(item.claimed.target))) loop.wanted.notify()
       for (const item of batch) {
         if (item.completion.status === "pending" && item.completion.retryAt !== null) {
@@ -162,11 +148,7 @@ const completer = (env: Env, loop: Loop) =>
     })
   )
 
-/**
- * One claim for the loop's free room: `blocked` when too many results wait to be written,
- * `busy` when the loop holds too much work for a claim to be worth it, else how many
- * deliveries it claimed.
- */
+/** One claim for the loop's free room: how many it claimed, or why it did not (`blocked`, `busy`). */
 export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked" | "busy"> =>
   Effect.gen(function* () {
     const settings = env.settings
@@ -203,8 +185,7 @@ export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked"
     })
     const counts = new Map<string, number>()
     for (const item of claimed) counts.set(item.webhookId, (counts.get(item.webhookId) ?? 0) + 1)
-    // What the claim learnt about storage: a webhook that got room and less than it has
-    // nothing more there; one left out (room 0) keeps what was known of it.
+    // A webhook that got less than its room has nothing more in storage; one left out keeps what was known.
     const mayHaveMore = new Set<string>()
     for (const webhookId of loop.mayHaveMore) if (roomByWebhook.get(webhookId) === 0) mayHaveMore.add(webhookId)
     for (const [webhookId, count] of counts) {
@@ -213,8 +194,7 @@ export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked"
     loop.mayHaveMore = mayHaveMore
     const fan = loop.fan
     if (fan !== undefined) {
-      // So does one whose deliveries fan-out stored in a batch the claim may not have seen:
-      // handing its next ones over would send them first.
+      // So does one stored in a batch the claim may not have seen: its next ones must not overtake them.
       for (const [webhookId, batch] of fan.lastStored) {
         if (batch > recordedBefore) mayHaveMore.add(webhookId)
         else fan.lastStored.delete(webhookId)
@@ -237,21 +217,18 @@ export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked"
       if (item.target.rateLimitPerSecond !== null) limited = true
       loop.lanes.push(item.webhookId, { claimed: item, leaseUntil })
     }
-    // A rate-limited webhook with work may get more in the next slot: claim again then, rather
-    // than at the next poll. Its backlog drained, claims find none and the wake-ups stop.
+    // A rate-limited webhook may get more in the next slot: claim again then, not at the next poll.
     if (limited) yield* loop.onRetry(now + FlowControl.slotMs)
     dispatchIdle(loop)
     return claimed.length
   })
 
-/** What `run` adds to its loop: its fan-out's state, its recorder, and what it records at a stop. */
 export interface FanOutParts {
   readonly make: () => FanOut
   readonly recorder: (loop: Loop, fan: FanOut) => Effect.Effect<never>
   readonly recordAtStop: (loop: Loop, fan: FanOut) => Effect.Effect<void>
 }
 
-/** Starts a delivery loop in the scope: its completer, its workers and, for `run`, its recorder. */
 export const makeLoop = (
   env: Env,
   wanted: Signal.Signal,
@@ -278,11 +255,8 @@ export const makeLoop = (
       room: Signal.make(),
       fan: fanOut?.make()
     }
-    // On a stop, after the workers, the completer and the recorder are interrupted: the
-    // fan-out batches are recorded (attempts cut short stay pending, unleased, to be sent
-    // again at once by whoever runs next) and the fan-out lease is released; then the
-    // results gathered and not written yet are written, so those deliveries are not sent
-    // again.
+    // At a stop, once the fibers are interrupted: record the fan-out batches (attempts cut short
+    // stay pending, unleased), then write the gathered results, so those are not sent again.
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         const fan = loop.fan

@@ -1,10 +1,6 @@
 /**
- * Fan-out (contract §5): reads the outbox in order behind a stored position, under a lease one
- * dispatcher holds at a time, and makes the deliveries of what it read (`matching.ts`). On its
- * own (`fanOutOnce`) a batch is one transaction; in `run` (`fanOutStep`) fresh deliveries are
- * handed to the loop (`handOff.ts`) and recorded a moment later, with the results of the
- * attempts that ended by then, in the transaction that moves the position (`recordBatches`):
- * in the steady state a delivery costs one write.
+ * Fan-out: `fanOutOnce` is one transaction a batch; `run`'s `fanOutStep` hands deliveries to the
+ * loop and records them a moment later with their results, so a delivery costs one write.
  */
 import * as Random_ from "@waybill/core/RandomBytes"
 import * as Tracing from "@waybill/core/Tracing"
@@ -22,10 +18,7 @@ import { traceFanOut } from "./instrument.js"
 import type { Env, FanOut, Loop } from "./loopState.js"
 import * as Signal from "./signal.js"
 
-/**
- * One batch, on its own: takes the fan-out lease for the transaction (none while a `run`
- * holds it), inserts the deliveries, moves the position and releases the lease.
- */
+/** One batch under the fan-out lease for the transaction (none while a `run` holds it). */
 export const fanOutOnce = (env: Env): Effect.Effect<{ readonly events: number; readonly deliveries: number }> => {
   const { settings, outbox, store } = env
   return Effect.gen(function* () {
@@ -57,9 +50,7 @@ const dropBatches = (fan: FanOut) => {
 
 /**
  * One step of `run`'s fan-out: reads as many events as the loop has room for and hands their
- * deliveries over, event by event. "full" when the loop has no room, "blocked" when an event
- * waits for its webhook's share of the loop, "idle" when nothing more is there to read (or
- * another dispatcher holds the lease).
+ * deliveries over; "blocked" when an event waits for its webhook's share of the loop.
  */
 export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"more" | "idle" | "full" | "blocked"> =>
   Effect.gen(function* () {
@@ -82,8 +73,7 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
       }
       fan.leaseUntil = leaseUntil
     }
-    // A webhook has held the next event back for the patience: read a whole batch, to see
-    // whether another webhook's delivery waits behind it (see `handOff`).
+    // Held back long enough: read a whole batch, to see whether another webhook waits behind it.
     const lookAhead = fan.blocked !== undefined && now - fan.blocked.since >= settings.recordDelayMs
     const limit = lookAhead ? settings.fanOutBatchSize : Math.min(fan.readLimit, room)
     const { events, waiting } = yield* outbox.read(fan.position!, limit)
@@ -110,8 +100,6 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
       fan.ready.notify()
       dispatchIdle(loop)
     }
-    // Reads no more than fitted last time a webhook's share ran out, and twice as much
-    // after a batch that fitted whole.
     if (taken.events < events.length) {
       fan.readLimit = Math.max(16, taken.events)
       return "blocked" as const
@@ -120,9 +108,8 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
     return events.length < limit ? ("idle" as const) : ("more" as const)
   }).pipe(Tracing.withSpan("Dispatcher.fanOut", { captureStackTrace: false }))
 
-// Records batches in order: their deliveries inserted (with the results in so far) and the
-// outbox position moved past them, in one transaction, only while this loop holds the
-// fan-out lease. If that fails, everything read and not recorded is given up and read again.
+// Inserts and moves the position in one transaction, only while this loop holds the fan-out
+// lease; on failure everything read and not recorded is given up and read again.
 const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray<Batch.Batch>, stopping: boolean) =>
   Effect.gen(function* () {
     const { settings, outbox, store } = env
@@ -142,8 +129,6 @@ const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray
     const now = yield* Clock.currentTimeMillis
     const leaseUntil = stopping ? 0 : now + settings.leaseMs
     const position = batches.at(-1)?.position ?? fan.stored!
-    // Events nobody subscribed to leave no rows: moving the position is then one statement,
-    // with no transaction around it.
     const advance = outbox.advance(fan.owner, position, leaseUntil)
     const recorded = yield* (
       rows.length === 0
@@ -162,7 +147,7 @@ const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray
       )
     )
     if (!recorded) {
-      // Said once until a record succeeds: a fan-out that retries through an outage repeats nothing.
+      // Said once until a record succeeds, not once a retry through an outage.
       const firstFailure = !fan.recordFailing
       fan.recordFailing = true
       if (firstFailure && batches.length > 0) {
@@ -180,7 +165,6 @@ const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray
     fan.batches = fan.batches.slice(batches.length)
     for (const batch of batches) for (const outcome of Batch.written(batch)) record(loop, outcome)
     for (const retryAt of retries) yield* loop.onRetry(retryAt)
-    // The first attempts that succeeded with their record start their webhooks' counts afresh.
     yield* countEndings(env, carried).pipe(
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)
@@ -191,8 +175,6 @@ const recordBatches = (env: Env, loop: Loop, fan: FanOut, batches: ReadonlyArray
     if (rows.some((row) => row.lease === undefined && row.outcome === undefined)) env.deliverWake.notify()
   })
 
-// Records the first batch once all its attempts have ended or its time is up, with the
-// ready batches behind it.
 const recorder = (env: Env, loop: Loop, fan: FanOut) =>
   Effect.forever(
     Effect.gen(function* () {
@@ -208,7 +190,6 @@ const recorder = (env: Env, loop: Loop, fan: FanOut) =>
     })
   )
 
-/** `run`'s fan-out, as its delivery loop takes it: its state, its recorder, its records at a stop. */
 export const fanOutParts = (env: Env): FanOutParts => ({
   make: () => ({
     owner: Random_.token(),

@@ -1,8 +1,6 @@
 /**
- * Hand-off: which of the deliveries fan-out just made `run` sends itself before recording them
- * (one write each instead of two), and which it stores for a claim, so that each webhook's
- * deliveries keep their order and one busy or slow webhook neither holds the others back nor
- * takes more than its share of the loop.
+ * Hand-off: which fresh deliveries `run` sends itself before recording them, and which it stores
+ * for a claim. The rules and why: docs/webhooks.md (Claims, leases, fairness).
  */
 import * as Random_ from "@waybill/core/RandomBytes"
 import { claimedOf, type NewDelivery } from "../DeliveryStore.js"
@@ -11,9 +9,7 @@ import type { OutboxEvent } from "../OutboxReader.js"
 import type { FanOut, Held, Loop } from "./loopState.js"
 import type { Settings } from "./settings.js"
 
-// Whether the webhook `full`, which holds the next event back, has its deliveries stored
-// now (see `handOff`); `deliveries` from `after` on are those read behind the event. A
-// webhook found busy, not slow, is measured afresh over the next `recordDelayMs`.
+// Whether `full`, holding the next event back, is stored now: when slow or in someone's way.
 const storeAround = (
   settings: Settings,
   loop: Loop,
@@ -34,11 +30,7 @@ const storeAround = (
   return false
 }
 
-// Whether fan-out holds back the next event of `webhookId`, whose fresh deliveries it
-// stores: once the webhook keeps pace again (as many attempts ended in `recordDelayMs` as a
-// busy one's) with nobody waiting behind it, its next events wait in the outbox until a
-// claim has caught up with its storage, and then go back to one write each. Measured
-// afresh every `recordDelayMs`; stored it stays while it is slow or in someone's way.
+// A stored webhook keeping pace again has its events wait in the outbox until claims catch up.
 const holdsBack = (
   settings: Settings,
   loop: Loop,
@@ -61,8 +53,6 @@ const holdsBack = (
   return storing.holding
 }
 
-// Whether another webhook's delivery, one fan-out would hand over, is among `deliveries`
-// from `after` on.
 const waitsBehind = (
   settings: Settings,
   loop: Loop,
@@ -80,18 +70,8 @@ const waitsBehind = (
 }
 
 /**
- * Takes events from the front of a batch while all their deliveries fit in the loop (those of
- * flow-controlled webhooks are left to be stored and claimed, `FlowControl.isControlled`): each
- * webhook holds at most `2 × perWebhookConcurrency`. An event that does not fit waits in the
- * outbox, to be read again once its webhook's work has gone down, so the order holds. If
- * its webhook is still full after `recordDelayMs`, its deliveries are stored instead, to be
- * claimed as it keeps up, and the others go on: when it is slow (fewer than
- * `perWebhookConcurrency` of its attempts ended in that time), or when another webhook's
- * delivery waits behind it in what was read. A webhook that keeps pace with nobody behind
- * it is only busy: storing its deliveries would cost two more writes each and speed nobody
- * up, so the event keeps waiting. A webhook with deliveries waiting in storage gets none
- * handed over either, so it keeps its order; once it keeps pace again, its event waits too,
- * until storage has caught up (`holdsBack`).
+ * Takes events from the front of a batch while their deliveries fit in the loop; one that does not
+ * fit waits in the outbox, and a webhook with deliveries in storage gets none, so each order holds.
  */
 export const handOff = (
   settings: Settings,
@@ -116,8 +96,7 @@ export const handOff = (
     let full: string | undefined
     let heldBack: string | undefined
     for (let i = next; i < end; i++) {
-      // Flow-controlled deliveries (held, rate-limited, FIFO) are stored and claimed, never
-      // handed over; they take no room here.
+      // Flow-controlled deliveries are stored and claimed, never handed over.
       if (isControlled(deliveries[i]!.target)) continue
       const webhookId = deliveries[i]!.webhookId
       if (loop.mayHaveMore.has(webhookId)) {

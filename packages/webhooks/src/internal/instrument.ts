@@ -1,8 +1,6 @@
 /**
- * The dispatcher's metrics and spans (contract §8), kept apart from the delivery logic: each
- * attempt is counted and timed, each delivery that ends is counted with its latency, and while a
- * tracer is on, each attempt and each event's fan-out is a span in the event's trace. With the
- * tracer off no span is made; the attempt still sends a `traceparent` in its event's trace.
+ * The dispatcher's metrics and spans (contract §8), kept apart from the delivery logic. With the
+ * tracer off no span is made, but an attempt still sends a `traceparent` in its event's trace.
  */
 import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
@@ -16,13 +14,11 @@ import type * as Tracer from "effect/Tracer"
 import type { ClaimedDelivery, Completion, NewDelivery } from "../DeliveryStore.js"
 import type { OutboxEvent } from "../OutboxReader.js"
 
-/** An attempt's result as the dispatcher keeps it (`attempts.ts`'s `Outcome`). */
 interface Ended {
   readonly claimed: ClaimedDelivery
   readonly completion: Completion
 }
 
-/** Counts an attempt that ended, and its delivery (with its latency) when that ended with it. */
 export const recordOutcome = ({ completion }: Ended): void => {
   Metrics.recordAttempt(completion.attempt.error ?? "success", completion.attempt.durationMs)
   if (completion.status === "succeeded" || completion.status === "failed") {
@@ -33,12 +29,7 @@ export const recordOutcome = ({ completion }: Ended): void => {
 const parentOf = (traceparent: string | null | undefined): Option.Option<Tracer.ExternalSpan> =>
   Option.map(TraceContext.parse(traceparent), TraceContext.externalSpan)
 
-/**
- * Runs an attempt with the `traceparent` it sends: with the tracer on, a client span
- * `webhook.attempt` in the event's trace (`http.response.status_code`, `waybill.delivery.id`,
- * `waybill.event.type`), whose id the header carries; else a fresh span id in the event's trace.
- * The span is made with the fiber's tracer itself, as the request's (`Tracing.fiberSpan`).
- */
+/** Runs an attempt with its `traceparent`: a `webhook.attempt` span's id with the tracer on, else a fresh one. */
 export const traced = <A extends Ended>(
   claimed: ClaimedDelivery,
   attempt: (traceparent: string) => Effect.Effect<A>
@@ -68,10 +59,7 @@ export const traced = <A extends Ended>(
     )
   })
 
-/**
- * With the tracer on, one `webhook.fan_out` span per event read, in the event's trace, from
- * `startNanos` to now, with the number of deliveries it made. Nothing with the tracer off.
- */
+/** With the tracer on, one `webhook.fan_out` span per event read, in the event's trace. */
 export const traceFanOut = (
   events: ReadonlyArray<OutboxEvent>,
   deliveries: ReadonlyArray<NewDelivery>,

@@ -1,18 +1,14 @@
 /**
- * Claimed work waiting for a slot, one FIFO lane per key (a webhook), served round robin across
- * the keys that have work and a free slot: at most `perKey` items of one key are taken at once,
- * so a slow key never holds more slots than its own, and every ready key gets its turn.
+ * Claimed work waiting for a slot, one FIFO lane per webhook, served round robin with at most
+ * `perKey` taken at once, so a slow webhook never holds more slots than its own.
  */
 export interface Lanes<A> {
-  /** Adds claimed work to its key's lane. */
   readonly push: (key: string, item: A) => void
   /** The next item of the next ready key, counted as taken; `undefined` when none is ready. */
   readonly take: () => A | undefined
   /** One taken item of `key` finished; its slot frees up. */
   readonly release: (key: string) => void
-  /** Items of `key` waiting or taken. */
   readonly heldBy: (key: string) => number
-  /** Items waiting or taken, over every key. */
   readonly held: () => number
   /** Each key with work, and how many of its items are waiting or taken. */
   readonly heldByKey: () => IterableIterator<[string, number]>

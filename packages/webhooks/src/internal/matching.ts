@@ -1,9 +1,4 @@
-/**
- * Fan-out's matching: the deliveries a batch of outbox events makes, one per subscribed webhook
- * of the event's workspace whose filter matches. Delivery ids are derived from event and
- * webhook, so an event read again after a crash keeps them. Each event's body is parsed once
- * (only if some filter needs it); compiled filters are cached per webhook and revision.
- */
+/** Fan-out's matching: one delivery per subscribed webhook of the event's workspace whose filter matches. */
 import * as Id from "@waybill/core/Id"
 import { type EventType, isEventType } from "@waybill/events/EventType"
 import { guardedRoots } from "@waybill/events/FilterFields"
@@ -31,16 +26,13 @@ const payloadOf = (event: OutboxEvent): unknown => {
   }
 }
 
-/** Matches events to webhooks; `deliveriesOf` makes a batch's deliveries, due at `now`. */
 export interface Matcher {
   readonly deliveriesOf: (events: ReadonlyArray<OutboxEvent>, now: number) => Effect.Effect<Array<NewDelivery>>
 }
 
-/** A matcher over the webhook repository, with its own caches of filters and id keys. */
 export const makeMatcher = (repository: WebhookRepository["Type"]): Matcher => {
-  // webhook id → its revision and, per event type, the predicate. An edited webhook comes
-  // with a higher revision and is compiled afresh; the map is cleared when it grows past a
-  // bound, as deleted webhooks leave entries behind.
+  // Keyed by revision, so an edited webhook is compiled afresh; cleared past a bound, as deleted
+  // webhooks leave entries behind.
   const compiled = new Map<string, { readonly revision: number; readonly byType: Map<string, Predicate> }>()
 
   const predicateFor = (webhook: Webhook, eventType: EventType, problems: Array<Problem>): Predicate | undefined => {
@@ -132,8 +124,6 @@ export const makeMatcher = (repository: WebhookRepository["Type"]): Matcher => {
     }
   }
 
-  // The deliveries of a batch of events: one per subscribed webhook of the event's workspace
-  // whose filter matches.
   const deliveriesOf = (events: ReadonlyArray<OutboxEvent>, now: number) =>
     Effect.gen(function* () {
       const subscribers = new Map<string, ReadonlyArray<Webhook>>()

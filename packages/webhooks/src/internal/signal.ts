@@ -1,7 +1,6 @@
 /**
- * A wake-up for the dispatcher's loops on Effect's `Latch`: `notify` opens it, waking every
- * fiber in `wait`; `wait` waits until it is open and closes it again, so a notification that
- * found nobody waiting makes the next `wait` return at once.
+ * A wake-up on Effect's `Latch`: `wait` closes it again after waking, so a notification that
+ * found nobody waiting makes the next `wait` return at once (no wake-up is lost).
  */
 import * as Effect from "effect/Effect"
 
