@@ -15,6 +15,7 @@ import { ToursApi } from "./ToursApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
 
 /**
+ * The whole API: every group, with `BadRequest` on every endpoint.
  * @since 0.1.0
  */
 export class WaybillApi extends HttpApi.make("waybill")

@@ -1,6 +1,6 @@
 /**
- * The contract's error body (§1): `{ code, message, issues }` for every non-2xx response, one
- * class per status so that the HttpApi definition, OpenAPI and clients agree.
+ * The contract's error body, `{ code, message, issues }`, one class per status so that the
+ * HttpApi definition, OpenAPI and clients agree.
  * @since 0.1.0
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
@@ -10,7 +10,6 @@ import * as Schema from "effect/Schema"
 
 const issues = Schema.Array(Issue)
 
-// The contract's code of each status an error body is sent with.
 const codes = {
   400: "bad_request",
   401: "unauthorized",
@@ -26,7 +25,6 @@ const codes = {
 
 type Status = keyof typeof codes
 
-// The class of the error body sent with `status`, its `code` the contract's.
 const errorClass =
   <Self>() =>
   <const S extends Status>(identifier: string, status: S) =>
@@ -36,8 +34,7 @@ const errorClass =
     )
 
 /**
- * 400: malformed JSON, a body nested deeper than 64 levels, schema violation or rule violation;
- * `issues` lists every violation.
+ * 400: malformed JSON or a schema or rule violation; `issues` lists every violation.
  * @since 0.1.0
  */
 export class BadRequest extends errorClass<BadRequest>()("BadRequest", 400) {}
@@ -70,7 +67,7 @@ export class Conflict extends Schema.Class<Conflict>("Conflict")(
 export class PreconditionFailed extends errorClass<PreconditionFailed>()("PreconditionFailed", 412) {}
 
 /**
- * 422: an `Idempotency-Key` sent again with another body or route (contract §8).
+ * 422: an `Idempotency-Key` sent again with another body or route.
  * @since 0.1.0
  */
 export class IdempotencyKeyReused extends errorClass<IdempotencyKeyReused>()("IdempotencyKeyReused", 422) {}
@@ -82,8 +79,7 @@ export class IdempotencyKeyReused extends errorClass<IdempotencyKeyReused>()("Id
 export class Unavailable extends errorClass<Unavailable>()("Unavailable", 503) {}
 
 /**
- * The codes of the contract, by status, for responses produced outside the API definition
- * (unknown routes, body limits, unexpected failures).
+ * The contract's code of a status, for responses produced outside the API definition.
  * @since 0.1.0
  */
 export const codeForStatus = (status: number): string =>

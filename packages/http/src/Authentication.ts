@@ -1,6 +1,6 @@
 /**
- * API authentication (contract §1): `Authorization: Bearer <apiKey>` on every endpoint but
- * health and docs; the key's workspace becomes the `CurrentWorkspace` of the request.
+ * API authentication: `Authorization: Bearer <apiKey>` on every endpoint but health and docs;
+ * the key's workspace becomes the request's `CurrentWorkspace`.
  * @since 0.1.0
  */
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
@@ -17,6 +17,7 @@ import { Unauthorized } from "./ApiError.js"
 import { RequestChecks } from "./internal/checkedRequest.js"
 
 /**
+ * The API's bearer-key middleware.
  * @since 0.1.0
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@waybill/http/Authentication", {
@@ -25,20 +26,17 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@wa
   security: { apiKey: HttpApiSecurity.bearer }
 }) {}
 
-// The platform slices the scheme off blindly; the contract wants anything but exactly
-// `Bearer <token>` refused, so the header is read again here. The token is visible ASCII without
-// a comma: a Fetch request joins repeated headers with ", ", which must not read as one token.
+// Read again because the platform slices the scheme off blindly. No comma: a Fetch request joins
+// repeated headers with ", ", which must not read as one token.
 const BEARER = /^Bearer ([\x21-\x2b\x2d-\x7e]+)$/
 
-// One body whatever the reason (missing, malformed, unknown or revoked): a caller learns nothing
-// about which keys exist.
+// One body whatever the reason: a caller learns nothing about which keys exist.
 const refused = Effect.fail(
   new Unauthorized({ message: "A valid API key is required: send Authorization: Bearer <apiKey>", issues: [] })
 )
 
 /**
- * The workspace of an `Authorization` header's key, or the one `Unauthorized` whatever the reason:
- * what the middleware runs, and what routes served outside the API definition run the same way.
+ * The workspace of an `Authorization` header's key, or the one `Unauthorized` whatever the reason.
  * @since 0.1.0
  */
 export const authenticate = (
@@ -56,7 +54,6 @@ export const authenticate = (
 
 const AUTHORIZATION = "authorization"
 
-// Node's raw header list, `[name, value, name, value, …]`, when the request came from node:http.
 const rawHeadersOf = (source: unknown): ReadonlyArray<string> | undefined => {
   const raw =
     typeof source === "object" && source !== null ? (source as { rawHeaders?: unknown }).rawHeaders : undefined
@@ -64,11 +61,8 @@ const rawHeadersOf = (source: unknown): ReadonlyArray<string> | undefined => {
 }
 
 /**
- * A request's `Authorization` header when it carries exactly one, else `undefined` (refused like a
- * missing one: contract §1, two headers are 401). Node keeps only the first of repeated
- * `Authorization` headers in `headers`, so a Node request's raw headers are counted; a Fetch
- * request (the web handler, Express through an adapter) joins them with ", ", which `authenticate`
- * refuses.
+ * A request's `Authorization` header when it carries exactly one, else `undefined` (refused).
+ * Node keeps only the first of repeated headers, so its raw headers are counted.
  * @since 0.1.0
  */
 export const authorizationOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
@@ -97,9 +91,7 @@ export const authenticateRequest = (
 ): Effect.Effect<CurrentWorkspace["Type"], Unauthorized> => authenticate(keys, authorizationOf(request))
 
 /**
- * The middleware over the `ApiKeys` service. A request with a body method was authenticated before
- * its body was read (the API's request checks), and keeps that workspace; any other request is
- * authenticated here.
+ * The middleware over `ApiKeys`; a request with a body keeps the workspace the checks found.
  * @since 0.1.0
  */
 export const layer: Layer.Layer<Authentication, never, ApiKeys> = Layer.effect(

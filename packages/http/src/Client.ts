@@ -1,8 +1,6 @@
 /**
- * A typed client for TypeScript consumers, derived from the same `HttpApi` definition the server
- * serves: one method per endpoint (`client.<group>.<endpoint>(request)`), request payloads
- * encoded and responses decoded with the contract's schemas, and the contract's error bodies
- * returned as typed failures (`BadRequest`, `Unauthorized`, `NotFound`, ...).
+ * A typed client derived from the `HttpApi` definition the server serves: one method per
+ * endpoint, and the contract's error bodies as typed failures (`BadRequest`, `Unauthorized`, ...).
  * @since 0.1.0
  */
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
@@ -15,12 +13,11 @@ import type * as Redacted from "effect/Redacted"
 import { WaybillApi } from "./Api.js"
 
 /**
+ * Where the API is and the key to send.
  * @since 0.1.0
  */
 export interface Options {
-  /**
-   * Where the API is served, including any mount prefix (`https://tms.example.org/waybill`).
-   */
+  /** Where the API is served, including any mount prefix (`https://tms.example.org/waybill`). */
   readonly baseUrl: string | URL
   /** Sent as `Authorization: Bearer <apiKey>` on every request. */
   readonly apiKey: string | Redacted.Redacted<string>
@@ -29,33 +26,7 @@ export interface Options {
 }
 
 /**
- * Builds a client for `WaybillApi` over the `HttpClient` in context (`FetchHttpClient.layer` in
- * browsers, Deno, Bun and Node 18+; `NodeHttpClient.layer` from `@effect/platform-node` also
- * fits). Requests to endpoints that need no key (`/health`) carry it all the same, harmlessly.
- *
- * @example
- * ```ts
- * import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
- * import * as ApiError from "@waybill/http/ApiError"
- * import * as Client from "@waybill/http/Client"
- * import * as Effect from "effect/Effect"
- *
- * const program = Effect.gen(function* () {
- *   const waybill = yield* Client.make({ baseUrl: "http://127.0.0.1:3000", apiKey: process.env.WAYBILL_API_KEY! })
- *   const shapes = yield* waybill.referenceData.transportShapes()
- *   const draft = yield* waybill.drafts.create({
- *     payload: { origin: "manual", status: "draft", transportShapeId: shapes.data[0]!.id }
- *   })
- *   return draft.id
- * }).pipe(
- *   // The contract's error bodies are typed failures: instances of the `ApiError` classes.
- *   Effect.catchIf(
- *     (error) => error instanceof ApiError.Unauthorized,
- *     (error) => Effect.die(`check WAYBILL_API_KEY: ${error.message}`)
- *   ),
- *   Effect.provide(FetchHttpClient.layer)
- * )
- * ```
+ * Builds a client for `WaybillApi` over the `HttpClient` in context (e.g. `FetchHttpClient.layer`).
  * @since 0.1.0
  */
 export const make = (options: Options) =>
@@ -76,23 +47,8 @@ export const make = (options: Options) =>
 const currentIdempotencyKey = FiberRef.unsafeMake<string | undefined>(undefined)
 
 /**
- * Sends `Idempotency-Key: <key>` with the requests of `effect` (contract §8): `POST /drafts`,
- * `POST /events` and `POST /webhooks` then create once per key, and a retry with the same key and
- * body gets the first answer again (422 `IdempotencyKeyReused` for another body, 409 `Conflict`
- * while the first is still being processed). A replay decodes like the first answer; call with
- * `withResponse: true` to read its `Idempotent-Replayed: true` header.
- *
- * @example
- * ```ts
- * import * as Client from "@waybill/http/Client"
- * import * as Effect from "effect/Effect"
- *
- * declare const waybill: Client.Client
- * const key = crypto.randomUUID() // one per logical request, kept for its retries
- * const publish = waybill.webhooks
- *   .publish({ payload: { type: "tour-deleted", payload: { tourId: "tour_1" } } })
- *   .pipe(Client.withIdempotencyKey(key), Effect.retry({ times: 3 }))
- * ```
+ * Sends `Idempotency-Key: <key>` with the requests of `effect`, so that a creating `POST` retried
+ * with the same key and body gets the first answer again. Use one key per logical request.
  * @since 0.1.0
  */
 export const withIdempotencyKey =
@@ -120,15 +76,8 @@ const statusOf: Record<string, number> = {
 const firstLine = (text: string) => text.split("\n", 1)[0] ?? ""
 
 /**
- * One readable line for any failure of a client call, for logs and command-line tools: the
- * contract's error body (`401 unauthorized: A valid API key is required…`), a server that could
- * not be reached (`cannot reach http://…: connect ECONNREFUSED 127.0.0.1:3000`), an unexpected
- * status or an answer that does not decode.
- *
- * @example
- * ```ts
- * Effect.runPromise(program.pipe(Effect.tapError((error) => Effect.logError(Client.describeError(error)))))
- * ```
+ * One readable line for any failure of a client call, for logs and command-line tools
+ * (`401 unauthorized: A valid API key is required…`, `cannot reach http://…: …`).
  * @since 0.1.0
  */
 export const describeError = (error: unknown): string => {

@@ -1,8 +1,6 @@
 /**
- * The operator console's own route (contract §5 "Operator console"): editing a webhook in place,
- * keeping secrets that are not retyped. It belongs to the console, not to the public API: it is
- * excluded from `/openapi.json` (the public API still has no update) and documented in
- * `docs/console.md`. The typed client has it as `client.console.updateWebhook`.
+ * The operator console's own route: editing a webhook in place. It is not public API, so it is
+ * excluded from `/openapi.json` (docs/console.md).
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -18,6 +16,7 @@ import { documentedUnknown } from "./internal/openApi.js"
 const webhookId = HttpApiSchema.param("id", Schema.String)
 
 /**
+ * `PUT /console/api/webhooks/{id}`, the client's `console.updateWebhook`.
  * @since 0.1.0
  */
 export class ConsoleApi extends HttpApiGroup.make("console")

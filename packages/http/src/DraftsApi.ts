@@ -1,5 +1,5 @@
 /**
- * Transport drafts and their actions (contract §2), and product evaluation (§4).
+ * Transport drafts and their actions, and product evaluation.
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -31,7 +31,7 @@ export const DraftPage = Schema.Struct({
 }).annotations({ identifier: "DraftPage" })
 
 /**
- * The window of the occurrences dry run, in calendar days (contract §2).
+ * The window of the occurrences dry run, in calendar days.
  * @since 0.1.0
  */
 export const occurrenceDays = { default: 14, min: 1, max: 366 } as const
@@ -62,8 +62,7 @@ export const OccurrencesParams = Schema.Struct({
 }).annotations({ identifier: "OccurrencesParams" })
 
 /**
- * The dry run's answer: the tours a master would generate, nothing stored; at most 10,000, the
- * earliest, with `truncated: true` when more exist (contract §2).
+ * The dry run's answer: the earliest 10,000 tours a master would generate, `truncated` if more.
  * @since 0.1.0
  */
 export const OccurrencesPage = Schema.Struct({
@@ -77,6 +76,7 @@ export const OccurrencesPage = Schema.Struct({
 }).annotations({ identifier: "OccurrencesPage" })
 
 /**
+ * The drafts group: create, read, list, dry-run, act on and delete drafts.
  * @since 0.1.0
  */
 export class DraftsApi extends HttpApiGroup.make("drafts")
@@ -124,6 +124,7 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
   .annotate(OpenApi.Description, "Transport drafts and recurring masters") {}
 
 /**
+ * The products group: evaluating a product against a draft.
  * @since 0.1.0
  */
 export class ProductsApi extends HttpApiGroup.make("products")

@@ -1,5 +1,5 @@
 /**
- * Read-only reference data: transport shapes, vehicle classes, products (contract §2).
+ * Read-only reference data: transport shapes, vehicle classes, products.
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -12,6 +12,7 @@ import { Authentication } from "./Authentication.js"
 const list = <A, I>(item: Schema.Schema<A, I>) => Schema.Struct({ data: Schema.Array(item) })
 
 /**
+ * The reference-data group.
  * @since 0.1.0
  */
 export class ReferenceDataApi extends HttpApiGroup.make("referenceData")

@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import { Unavailable } from "./ApiError.js"
 
 /**
+ * The system group: liveness and readiness.
  * @since 0.1.0
  */
 export class SystemApi extends HttpApiGroup.make("system")

@@ -1,6 +1,6 @@
 /**
- * Webhooks (contract §5): registration with per-event filters, the filter-field catalogue,
- * the delivery log with resend and replay, delivery statistics, failure alerts, and `POST /events`, the embedding seam for publishing.
+ * Webhooks: registration, the filter-field catalogue, the delivery log with resend and replay,
+ * delivery statistics, failure alerts, and `POST /events` for publishing.
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
@@ -27,6 +27,7 @@ const webhookId = HttpApiSchema.param("id", Schema.String)
 const deliveryId = HttpApiSchema.param("deliveryId", Schema.String)
 
 /**
+ * The webhooks group.
  * @since 0.1.0
  */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")

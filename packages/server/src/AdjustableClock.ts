@@ -1,8 +1,6 @@
 /**
- * A clock whose time can be set and moved forward while it keeps running, for driving the
- * whole reference server through time in tests (generation windows, pauses, `endsAt`). Unlike
- * `TestClock`, sleeps take real time, so the server's loops, timeouts and retries behave as in
- * production; only the time they read is shifted.
+ * A running clock whose time can be set and moved, for driving the whole server through time.
+ * Unlike `TestClock`, sleeps take real time: only the time read is shifted.
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
@@ -10,6 +8,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 
 /**
+ * A clock that can be set and adjusted.
  * @since 0.1.0
  */
 export interface AdjustableClock extends Clock.Clock {
@@ -20,8 +19,7 @@ export interface AdjustableClock extends Clock.Clock {
 }
 
 /**
- * A clock reading the system time (or `startMillis` from now on, when given) until it is set
- * or adjusted.
+ * A clock reading the system time (or `startMillis` from now on) until it is set or adjusted.
  * @since 0.1.0
  */
 export const make = (startMillis?: number): AdjustableClock => {

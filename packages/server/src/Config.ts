@@ -1,5 +1,5 @@
 /**
- * The reference server's configuration, read from the environment (contract §7).
+ * The reference server's configuration, read from the environment (docs/operations.md).
  * @since 0.1.0
  */
 
@@ -19,6 +19,7 @@ import * as Schema from "effect/Schema"
 import { defaultPath } from "./ReferenceDataFile.js"
 
 /**
+ * The reference server's settings; optional fields take their defaults when absent.
  * @since 0.1.0
  */
 export interface ServerConfig {
@@ -38,50 +39,26 @@ export interface ServerConfig {
   readonly deliveryLeaseMs?: number | undefined
   readonly generatorIntervalMs: number
   readonly referenceDataPath: string
-  /**
-   * Development only (`WAYBILL_CLOCK_START`): the server's clock starts at this instant (epoch
-   * milliseconds) and runs on from there, e.g. to see a master that starts next month generate.
-   */
+  /** Development only (`WAYBILL_CLOCK_START`): the clock starts at this instant (epoch ms). */
   readonly clockStart?: number | undefined
-  /**
-   * The least severe level logged (`WAYBILL_LOG_LEVEL`: `debug`, `info`, `warn`, `error`, …);
-   * INFO when unset. Above INFO, the one-line request log is off.
-   */
+  /** The least severe level logged (`WAYBILL_LOG_LEVEL`), INFO when unset. */
   readonly logLevel?: LogLevel.LogLevel | undefined
-  /**
-   * How many webhooks a workspace may hold (`WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE`, contract §5);
-   * `WebhookService.defaultMaxWebhooksPerWorkspace` (100) when absent.
-   */
+  /** How many webhooks a workspace may hold (`WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE`). */
   readonly maxWebhooksPerWorkspace?: number | undefined
-  /**
-   * The time a request's headers and body have to arrive in full (`WAYBILL_REQUEST_TIMEOUT_MS`,
-   * contract §1); `defaultRequestTimeoutMs` (30 s) when absent.
-   */
+  /** The time a request's headers and body have to arrive in (`WAYBILL_REQUEST_TIMEOUT_MS`). */
   readonly requestTimeoutMs?: number | undefined
-  /**
-   * Open connections the server accepts at once (`WAYBILL_MAX_CONNECTIONS`); one more is closed
-   * as it arrives. `defaultMaxConnections` (1,000) when absent.
-   */
+  /** Open connections accepted at once (`WAYBILL_MAX_CONNECTIONS`); one more is closed. */
   readonly maxConnections?: number | undefined
-  /**
-   * Automatic disabling (`WAYBILL_DISABLE_AFTER_FAILURES`, contract §8): after this many
-   * deliveries of a webhook in a row ended `failed`, it is disabled with reason `failing`; 0 (the
-   * default): never.
-   */
+  /** Failed deliveries in a row that disable a webhook (`WAYBILL_DISABLE_AFTER_FAILURES`); 0: never. */
   readonly disableAfterFailures?: number | undefined
-  /**
-   * The bearer token of `GET /metrics` (`WAYBILL_METRICS_TOKEN`, contract §8); unset, the route
-   * answers 404 and requests are not measured.
-   */
+  /** The bearer token of `GET /metrics` (`WAYBILL_METRICS_TOKEN`); unset, no metrics. */
   readonly metricsToken?: Redacted.Redacted<string> | undefined
   /** Where spans go (the `OTEL_*` variables); unset, no tracer and no exporter. */
   readonly tracing?: TracingConfig | undefined
 }
 
 /**
- * The OTLP/HTTP trace exporter's settings (contract §8 "Tracing"): `OTEL_EXPORTER_OTLP_ENDPOINT`
- * (spans go to `<endpoint>/v1/traces`), `OTEL_SERVICE_NAME` (default `waybill`) and
- * `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf`, the default, or `http/json`).
+ * The OTLP/HTTP trace exporter's settings, from the `OTEL_*` variables (docs/operations.md).
  * @since 0.1.0
  */
 export interface TracingConfig {
@@ -90,24 +67,16 @@ export interface TracingConfig {
   readonly protocol: "http/protobuf" | "http/json"
   /** `WAYBILL_TRACE_SQL`: a span per SQL statement and transaction too (default `false`). */
   readonly statements?: boolean | undefined
-  /**
-   * `OTEL_TRACES_SAMPLER`, when set: the OpenTelemetry SDK's sampler of that name; unset, spans
-   * follow their parent's decision and every trace is recorded (`parentbased_always_on`).
-   */
+  /** `OTEL_TRACES_SAMPLER`: the SDK's sampler of that name; unset, `parentbased_always_on`. */
   readonly sampler?: TracingSampler | undefined
   /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the `traceidratio` samplers, 0 to 1 (default 1). */
   readonly samplerRatio?: number | undefined
-  /**
-   * How spans are batched for export, as the SDK's batch span processor reads its `OTEL_BSP_*`
-   * variables; unset, its defaults (5,000 ms, 2,048, 512).
-   */
+  /** How spans are batched for export (the `OTEL_BSP_*` variables). */
   readonly batch?: TracingBatch | undefined
 }
 
 /**
- * `OTEL_BSP_SCHEDULE_DELAY` (ms between exports), `OTEL_BSP_MAX_QUEUE_SIZE` (spans waiting at the
- * most; past it new ones are dropped) and `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (spans a request at
- * the most, not above the queue's size).
+ * The batch span processor's `OTEL_BSP_*` settings: past `maxQueueSize` waiting, new spans are dropped.
  * @since 0.1.0
  */
 export interface TracingBatch {
@@ -117,8 +86,7 @@ export interface TracingBatch {
 }
 
 /**
- * The batch span processor's defaults, used when the `OTEL_BSP_*` variables are unset: 5,000 ms,
- * 2,048 spans waiting, 512 a request.
+ * The batch span processor's defaults, used when the `OTEL_BSP_*` variables are unset.
  * @since 0.1.0
  */
 export const defaultTracingBatch: TracingBatch = {
@@ -143,7 +111,7 @@ const samplers = [
 export type TracingSampler = (typeof samplers)[number]
 
 /**
- * The request deadline when `WAYBILL_REQUEST_TIMEOUT_MS` is unset: 30 s (contract §1).
+ * The request deadline when `WAYBILL_REQUEST_TIMEOUT_MS` is unset.
  * @since 0.1.0
  */
 export const defaultRequestTimeoutMs = 30_000
@@ -181,8 +149,7 @@ export const parseApiKeys = (value: string): Either.Either<ReadonlyArray<StaticK
   return Either.right(keys)
 }
 
-// Checks a value after reading it, naming the variable in the error (a bare `Config.validate`
-// reports an empty path: "Invalid data at :").
+// Names the variable in the error, which a bare `Config.validate` does not.
 const checked = <A>(name: string, config: Config.Config<A>, message: string, valid: (value: A) => boolean) =>
   Config.mapOrFail(config, (value) =>
     valid(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([name], message))
@@ -215,7 +182,6 @@ const otlpEndpoint = checked(
   }
 )
 
-// The OpenTelemetry variables; no tracing without an endpoint.
 const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
   endpoint: Config.option(otlpEndpoint),
   serviceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("waybill")),
@@ -250,8 +216,7 @@ const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
 )
 
 /**
- * The configuration's errors, one line each, naming the variable: `WAYBILL_SECRET_KEY: must be
- * 32 bytes as 64 hexadecimal characters`. Values are never quoted back (they may be secrets).
+ * The configuration's errors, one line each, naming the variable; values are never quoted back.
  * @since 0.1.0
  */
 export const describeError = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
@@ -268,8 +233,7 @@ export const describeError = (error: ConfigError.ConfigError): ReadonlyArray<str
 }
 
 /**
- * Every setting, each checked on its own: what the keys tool reads (it encrypts nothing, so it
- * needs no secret key).
+ * Every setting, each checked on its own: what the keys tool reads, which needs no secret key.
  * @since 0.1.0
  */
 export const settings: Config.Config<ServerConfig> = Config.all({
@@ -373,9 +337,8 @@ export const settings: Config.Config<ServerConfig> = Config.all({
 )
 
 /**
- * The server's whole configuration, from the environment: `settings`, and a secret key wherever
- * `DATABASE_URL` is set. Checked here, with the rest, so that nothing is touched (no migration
- * run) before refusing.
+ * `settings`, and a secret key wherever `DATABASE_URL` is set: checked with the rest, so that
+ * nothing is touched before refusing.
  * @since 0.1.0
  */
 export const config: Config.Config<ServerConfig> = settings.pipe(

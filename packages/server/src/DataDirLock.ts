@@ -1,7 +1,6 @@
 /**
- * One process at a time on an embedded data directory (PGlite keeps the database in the memory of
- * the process that opened it); `memory://` and PostgreSQL need no lock. How the lock is held and
- * taken over: docs/internals.md (DataDirLock).
+ * One process at a time on an embedded data directory, as PGlite keeps the database in the memory
+ * of the process that opened it (docs/internals.md, DataDirLock).
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
@@ -24,7 +23,6 @@ export class DataDirLockError extends Data.TaggedError("DataDirLockError")<{ rea
  */
 export const fileName = "waybill.lock"
 
-/** How long a starter waits for a holder that is exiting before it gives up. */
 const EXIT_WAIT_MS = 10_000
 
 const PF_EXITING = 0x4
@@ -47,7 +45,6 @@ const procStat = async (pid: number): Promise<ReadonlyArray<string> | undefined>
 
 const ownStartTime = async () => (await procStat(process.pid))?.[19]
 
-/** Whether a recorded holder is a live process that is not on its way out. */
 const isLive = async (holder: Holder): Promise<boolean> => {
   const fields = await procStat(holder.pid)
   if (fields === undefined) return false
@@ -68,7 +65,6 @@ const inUse = (directory: string, holder: Holder | undefined) =>
     message: `The embedded database in ${directory} is in use by ${holder === undefined ? "another process" : `process ${holder.pid}`} (a running server?). Stop it first, or share a PostgreSQL database through DATABASE_URL.`
   })
 
-// The abstract socket name of a directory: its real path and its device and inode, hashed.
 const socketName = async (directory: string) => {
   const real = await realpath(directory)
   const { dev, ino } = await stat(real)
@@ -105,8 +101,7 @@ const takeHeld = async (directory: string, file: string): Promise<() => Promise<
       }
     }
     const holder = await readHolder(file)
-    // A live holder is refused at once; one that is exiting (or has not written its pid yet) is
-    // waited for, a little.
+    // A holder that is exiting (or has not written its pid yet) is waited for, a little.
     if (holder !== undefined && holder.pid !== process.pid && (await isLive(holder))) throw inUse(directory, holder)
     if (Date.now() > deadline) throw inUse(directory, holder)
     await sleep(20)
@@ -137,7 +132,6 @@ const takeFile = async (directory: string, file: string): Promise<() => Promise<
     }
     const holder = await readHolder(file)
     if (holder !== undefined && holder.pid !== process.pid && alive(holder.pid)) throw inUse(directory, holder)
-    // Stale (its process is gone): take it over.
     await unlink(file).catch(() => undefined)
   }
   throw new Error(`could not create ${file}`)

@@ -1,8 +1,6 @@
 /**
- * Metrics and traces for operators (contract §8): `GET /metrics` in the Prometheus text format
- * behind `WAYBILL_METRICS_TOKEN`, the runtime's process series, and the OTLP/HTTP trace exporter
- * configured from the `OTEL_*` variables. Embedders mount `metricsText` (or `layerMetricsRoute`)
- * and provide `layerTracing` or their own OpenTelemetry setup (docs/embedding.md).
+ * Metrics and traces for operators: `GET /metrics` behind `WAYBILL_METRICS_TOKEN`, the process
+ * series, and the OTLP/HTTP trace exporter configured from the `OTEL_*` variables.
  * @since 0.1.0
  */
 import { createHash, timingSafeEqual } from "node:crypto"
@@ -39,8 +37,7 @@ const eventLoopLagMax = Metric.gauge("nodejs_eventloop_lag_max_seconds", {
   description: "Largest event-loop delay since the previous read, in seconds."
 })
 
-// The runtime's series, read when metrics are read. The event-loop histogram runs from the first
-// read on (a 20 ms resolution timer, unreferenced).
+// Read when metrics are read; the event-loop histogram (an unreferenced timer) starts at the first read.
 let loopDelay: ReturnType<typeof monitorEventLoopDelay> | undefined
 let cpuSoFar = 0
 const readProcess = () => {
@@ -61,8 +58,8 @@ const readProcess = () => {
 }
 
 /**
- * The metrics text now (Prometheus format 0.0.4, `PrometheusText.contentType`): the storage
- * gauges read from the database, the process series, and every series of Effect's registry.
+ * The metrics text now (Prometheus format 0.0.4): storage gauges, process series and every series
+ * of Effect's registry.
  * @since 0.1.0
  */
 export const metricsText: Effect.Effect<string, never, SqlClient.SqlClient> = Effect.zipRight(
@@ -97,9 +94,8 @@ const unauthorized = HttpServerResponse.unsafeJson(
 )
 
 /**
- * `GET /metrics` on `HttpApiBuilder.Router` (give it to `Http.layerServerWith`): the metrics
- * text to `Authorization: Bearer <token>` only, else 401 with the contract's error body. Not part
- * of the API, so not in `/openapi.json`. The fixed series exist from the start, at zero.
+ * `GET /metrics` for `Http.layerServerWith`: the metrics text to `Authorization: Bearer <token>`
+ * only, else 401. Not in `/openapi.json`.
  * @since 0.1.0
  */
 export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer<never, never, SqlClient.SqlClient> =>
@@ -117,26 +113,8 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
   )
 
 /**
- * Spans over OTLP/HTTP to `<endpoint>/v1/traces` (protobuf or JSON), resource from `OTEL_*` with
- * `service.name` from the configuration. Provide it and turn the tracer on; without it nothing
- * is exported. The SDK's modules are loaded only here, so a server without tracing never loads
- * them.
- *
- * Effect's spans go to OTLP through a tracer and batches of ours, not through the SDK's `Tracer`
- * and batch span processor (`internal/processorTracer.ts`, `internal/spanBatches.ts`): a span is
- * its ids, times and attributes, and a sampled one is written into its batch's OTLP bytes the
- * moment it ends; the batches are sent by the SDK's OTLP/HTTP transport (its retries, timeout,
- * headers and compression from the `OTEL_EXPORTER_OTLP_*` variables), one at a time, as the batch
- * processor's `OTEL_BSP_*` settings say (`config.batch`). No OpenTelemetry context is made for a
- * span or for the fiber's steps (no context manager is registered and no OpenTelemetry
- * instrumentation runs in the server, so nothing would read one). Cost against the SDK's path:
- * docs/decisions.md, "Spans straight to the span processor" and "Spans written as they end".
- *
- * Unless `OTEL_TRACES_SAMPLER` names another sampler (the SDK's, with `OTEL_TRACES_SAMPLER_ARG`),
- * spans follow their parent's decision and every trace is recorded. The SQL client's spans are
- * made only with `config.statements` (`WAYBILL_TRACE_SQL`), and then not a statement outside any
- * request or event (`sql.execute` without a parent): the background loops poll every second,
- * each poll a trace of its own.
+ * Spans over OTLP/HTTP to `<endpoint>/v1/traces`, through a tracer and batches of ours and the
+ * SDK's transport (docs/operations.md, Tracing). The SDK is loaded only here, when tracing is on.
  * @since 0.1.0
  */
 export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resource> =>
@@ -156,7 +134,7 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
       const batches = (resource: { readonly attributes: Readonly<Record<string, unknown>> }) =>
         Effect.acquireRelease(
           Effect.sync(() => {
-            // The SDK's OTLP/HTTP transport for bodies encoded already: its serializer passes them on.
+            // Bodies are encoded already: the serializer passes them on.
             const transport = new exporterBase.OTLPExporterBase<{ readonly body: Uint8Array; readonly count: number }>(
               nodeHttp.createOtlpHttpExportDelegate(
                 nodeHttp.convertLegacyHttpOptions({ url: `${config.endpoint}/v1/traces` }, "TRACES", "v1/traces", {
@@ -173,7 +151,6 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
               // 0: `ExportResultCode.SUCCESS`, whatever the transport retried before it.
               transport.export({ body, count }, (result) => done(result.code === 0))
             const settings = config.batch ?? defaultTracingBatch
-            // `waybill_trace_spans_total`, each result's series there from the start.
             for (const result of Metrics.spanResults) Metrics.recordSpans(result, 0)
             const made = SpanBatches.make(
               config.protocol === "http/json" ? SpanBatches.json(sender) : SpanBatches.protobuf(sender),
@@ -198,7 +175,7 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
             ProcessorTracer.make({
               sink: made,
               sampler,
-              // The SQL client's spans only with `statements`, and then not the background ones.
+              // Not the background loops' statements: each poll would be a trace of its own.
               unrecorded: statements
                 ? (name, parent) => name === "sql.execute" && Option.isNone(parent)
                 : (name) => name.startsWith("sql.")
@@ -214,7 +191,6 @@ export const layerTracing = (config: TracingConfig): Layer.Layer<Resource.Resour
     })
   )
 
-// The SDK's sampler named by `OTEL_TRACES_SAMPLER` (its six standard names; Config checks it).
 const samplerOf = (
   base: typeof import("@opentelemetry/sdk-trace-base"),
   name: TracingSampler,

@@ -1,6 +1,6 @@
 /**
- * The reference-data file (contract §7): transport shapes, vehicle classes, products and custom
- * property definitions, validated whole at start-up.
+ * The reference-data file: transport shapes, vehicle classes, products and custom property
+ * definitions, validated whole at start-up.
  * @since 0.1.0
  */
 

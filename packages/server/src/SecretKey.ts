@@ -1,6 +1,6 @@
 /**
- * The key that encrypts webhook secrets at rest (contract §7): from `WAYBILL_SECRET_KEY`, or,
- * with the embedded database only, generated once and kept beside the data.
+ * The key that encrypts webhook secrets at rest: `WAYBILL_SECRET_KEY`, or, with the embedded
+ * database only, generated once and kept beside the data.
  * @since 0.1.0
  */
 

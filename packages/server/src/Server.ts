@@ -131,13 +131,9 @@ export const layerPorts = (
   )
 }
 
-// The dispatcher fans out and delivers in the background for as long as the server runs. On
-// PostgreSQL, a notification on the events channel wakes it at once (any process may have
-// written the event), unless this process's fan-out has read past its transaction already (the
-// in-process wake after a publish got there first); PGlite has no LISTEN, so there it polls (and
-// in-process publishers wake it).
-// A lost connection (the database restarted) ends the notifications: the server listens again
-// every second until it can, meanwhile polling, and logs the loss and the return once each.
+// On PostgreSQL a notification wakes the dispatcher (any process may have written the event),
+// unless this process's fan-out has read past it already; PGlite has no LISTEN, so it polls.
+// After a lost connection it listens again every second, polling meanwhile.
 const dispatching = (config: ServerConfig) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
@@ -174,22 +170,16 @@ const dispatching = (config: ServerConfig) =>
   )
 
 /**
- * The work a server does besides answering requests, for as long as the layer lives: the webhook
- * dispatcher (woken by PostgreSQL's notifications where there are any), the tour generator's
- * loop and the sweeps of expired data (`Sweeps`). Hosts that build the ports themselves run it
- * beside them (`Waybill.make` does).
+ * The work a server does besides answering requests: the webhook dispatcher, the tour generator's
+ * loop and the sweeps of expired data. Hosts that build the ports themselves run it beside them.
  * @since 0.1.0
  */
 export const layerBackground = (config: ServerConfig) =>
   Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs), Sweeps.layerLoop())
 
 /**
- * The Node HTTP server the reference server listens with (contract §1): a request whose headers
- * and body have not fully arrived within `requestTimeoutMs` is answered 408 by Node and its
- * connection closed, and at most `maxConnections` connections are open at once (one more is
- * closed as it arrives, and a warning logged at most once a minute). Node checks the deadline
- * every `connectionsCheckingInterval`, which is 30 s unless set: here a tenth of the deadline, at
- * most 1 s, so a request is closed within 10 % (or a second) of its deadline.
+ * The Node HTTP server the reference server listens with: a request not fully arrived within
+ * `requestTimeoutMs` is answered 408, and at most `maxConnections` connections are open at once.
  * @since 0.1.0
  */
 export const makeNodeServer = (
@@ -199,6 +189,7 @@ export const makeNodeServer = (
   const server = NodeHttp.createServer({
     requestTimeout: options.requestTimeoutMs,
     headersTimeout: options.requestTimeoutMs,
+    // Node checks the deadline every 30 s unless told: here within 10 % (at most 1 s) of it.
     connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(options.requestTimeoutMs / 10)))
   })
   server.maxConnections = options.maxConnections
@@ -206,8 +197,7 @@ export const makeNodeServer = (
   return server
 }
 
-// A warning when connections are refused at the cap: the first at once, then at most one a
-// minute with the count since the last.
+// At most one warning a minute, with the count since the last.
 const dropWarnings = (runtime: Runtime.Runtime<never>) => {
   let loggedAt = 0
   let unlogged = 0
@@ -249,16 +239,13 @@ export const layerNodeServer = (config: ServerConfig) =>
   )
 
 /**
- * The whole server. It exposes the `HttpServer` (to read the bound address) and its ports
- * (for tests that inspect storage or run the tour generator). `options.clock`, when given, is
- * the clock of the whole server (tests move time with `AdjustableClock`).
+ * The whole server, exposing the `HttpServer` and its ports (for tests); `options.clock` is the
+ * clock of the whole server.
  * @since 0.1.0
  */
 export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, options: Generation.Options = {}) => {
   const ports = layerPorts(config, referenceData, options)
   const server = Layer.mergeAll(
-    // The API, its reference at /docs, the operator console at /console, and with a token set,
-    // the metrics at /metrics.
     Http.layerServerWith(
       config.metricsToken === undefined
         ? Console.layer()

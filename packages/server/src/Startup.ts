@@ -1,7 +1,6 @@
 /**
- * What the server and the keys tool say when they cannot start: one line that names the setting
- * and the cause (`DATABASE_URL: cannot connect to PostgreSQL at 127.0.0.1:5432/shop: database
- * "shop" does not exist (create it with: createdb shop)`), never a stack trace or a secret.
+ * What the server and the keys tool say when they cannot start: one line naming the setting and
+ * the cause, never a stack trace or a secret.
  * @since 0.1.0
  */
 
@@ -16,8 +15,7 @@ import { ReferenceDataError } from "./ReferenceDataFile.js"
 const hasTag = (value: unknown, tag: string): value is { readonly _tag: string; readonly message: string } =>
   typeof value === "object" && value !== null && (value as { readonly _tag?: unknown })._tag === tag
 
-// The driver's error under an effect/sql error: `connect ECONNREFUSED ...`, `database "x" does
-// not exist`, `password authentication failed for user "y"` (the pg driver never quotes passwords).
+// The driver's error under an effect/sql error (the pg driver never quotes passwords).
 const rootCause = (error: unknown): { readonly message: string; readonly code?: string } => {
   let current: unknown = error
   for (let depth = 0; depth < 5 && typeof current === "object" && current !== null && "cause" in current; depth++) {
@@ -56,8 +54,7 @@ export const describeDatabase = (settings: ServerConfig): string =>
   Database.describe(databaseConfig(settings), Option.getOrUndefined(Option.map(settings.databaseUrl, Redacted.value)))
 
 /**
- * One line for a failure the operator can fix, or `None` for a bug (then the whole cause is
- * worth printing). `settings` is the configuration when it was read.
+ * One line for a failure the operator can fix, or `None` for a bug, whose whole cause is worth printing.
  * @since 0.1.0
  */
 export const describeFailure = (error: unknown, settings?: ServerConfig): Option.Option<string> => {
@@ -74,7 +71,6 @@ export const describeFailure = (error: unknown, settings?: ServerConfig): Option
   if (error instanceof Database.EmbeddedStartError) return Option.some(error.message)
   if ((hasTag(error, "SqlError") || hasTag(error, "MigrationError")) && settings !== undefined) {
     const variable = settings.database._tag === "Postgres" ? "DATABASE_URL" : "WAYBILL_DATA_DIR"
-    // A migration's failure names the migration, its statement and PostgreSQL's reason itself.
     if (hasTag(error, "MigrationError")) {
       return Option.some(`${variable}: cannot migrate ${describeDatabase(settings)}: ${error.message}`)
     }

@@ -1,8 +1,6 @@
 /**
- * The sweeps: what storage keeps only for a while, deleted once its time is up, in bounded
- * steps, by every process (each step locks what it deletes, so processes never collide):
- * previous webhook secrets whose rotation overlap has ended, and the answers kept for
- * `Idempotency-Key`s once their 24 hours are up (contract §8).
+ * The sweeps: expired previous webhook secrets and kept `Idempotency-Key` answers deleted in
+ * bounded steps, by every process (each step locks what it deletes, so processes never collide).
  * @since 0.1.0
  */
 import * as Availability from "@waybill/core/Availability"
@@ -14,9 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 /**
- * How often the reference server sweeps: every 10 seconds, so an expired previous secret
- * stays in storage at most that long after its overlap (attempts stop using it at once); kept
- * answers of `Idempotency-Key`s likewise after their 24 hours.
+ * How often the reference server sweeps: expired data stays in storage at most this long.
  * @since 0.1.0
  */
 export const defaultInterval: Duration.DurationInput = "10 seconds"
@@ -35,8 +31,7 @@ export const run: Effect.Effect<
 )
 
 /**
- * The loop: a sweep at start-up, then one every `interval`. A sweep that fails (the database is
- * unreachable) is logged and the loop goes on.
+ * A sweep at start-up, then one every `interval`; a failed sweep is logged and the loop goes on.
  * @since 0.1.0
  */
 export const layerLoop = (

@@ -1,7 +1,6 @@
 /**
- * Waybill inside your own Node service: the reference server's ports on a database, served by the
- * API's web handler, with its two background loops; mount `handler`, call `close` on shutdown.
- * It reads the reference server's variables, but never issues a development key (docs/embedding.md).
+ * Waybill inside your own Node service: the reference server's ports and background loops behind
+ * a web handler. It reads the server's variables but never issues a development key.
  * @since 0.1.0
  */
 
@@ -27,19 +26,13 @@ import * as Server from "./Server.js"
 import * as Startup from "./Startup.js"
 
 /**
+ * A running Waybill: mount `handler`, call `close` on shutdown.
  * @since 0.1.0
  */
 export interface Waybill {
-  /**
-   * `(Request) => Promise<Response>`: every route of the API, `/health`, `/openapi.json`, `/docs`,
-   * and the operator console at `/console`.
-   */
+  /** Every route of the API, `/openapi.json`, `/docs` and the operator console at `/console`. */
   readonly handler: (request: Request) => Promise<Response>
-  /**
-   * The metrics now, in the Prometheus text format (`PrometheusText.contentType`; contract §8):
-   * serve it on a route of the host's, behind the host's own authentication
-   * (`Observability.isMetricsBearer` checks a bearer token).
-   */
+  /** The metrics now, in the Prometheus text format: serve it behind the host's own authentication. */
   readonly metrics: () => Promise<string>
   /** Stops the background loops, then closes the database. */
   readonly close: () => Promise<void>
@@ -52,10 +45,7 @@ export interface Waybill {
 export interface Options {
   /** The variables the configuration is read from (docs/operations.md); `process.env` by default. */
   readonly env?: Record<string, string | undefined> | undefined
-  /**
-   * The path prefix the host serves the handler under (`"/waybill"` for
-   * `app.use("/waybill", …)`): `/openapi.json` and `/docs` name it as their server.
-   */
+  /** The path prefix the host serves the handler under (`"/waybill"`), named as the API's server. */
   readonly basePath?: string | undefined
 }
 
@@ -66,8 +56,7 @@ const noKeys = ConfigError.MissingData(
 
 /**
  * Opens the database (running its migrations), starts the background loops and builds the
- * handler. Fails at once, with one line naming the setting and the cause, on a bad
- * configuration or an unreachable database rather than on the first request.
+ * handler; a bad configuration or an unreachable database fails here, in one line.
  * @since 0.1.0
  */
 export const make = async (options: Options = {}): Promise<Waybill> => {
@@ -84,10 +73,9 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     const inMemory = configured.database._tag === "Embedded" && configured.database.dataDir === "memory://"
     // A database in memory holds no stored key: refuse before opening it.
     if (Option.isNone(configured.apiKeys) && inMemory) return yield* Effect.fail(noKeys)
-    // One process per embedded data directory, as for the server and the keys tool.
     yield* Scope.extend(DataDirLock.acquire(configured.database), scope)
     const referenceData = yield* ReferenceDataFile.load(configured.referenceDataPath)
-    // WAYBILL_CLOCK_START (development only), as for the server: the ports and the handler share it.
+    // The ports and the handler share the clock.
     clock = configured.clockStart === undefined ? undefined : AdjustableClock.make(configured.clockStart)
     const ports = yield* Layer.buildWithScope(
       Server.layerPorts(configured, referenceData, clock === undefined ? {} : { clock }),
@@ -97,7 +85,6 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
       const stored = yield* Effect.provide(ApiKeys.ApiKeys, ports).pipe(Effect.flatMap((keys) => keys.list))
       if (!stored.some((key) => key.revokedAt === null)) return yield* Effect.fail(noKeys)
     }
-    // Deliveries and tours happen in the background, as in the reference server.
     const background = yield* Layer.buildWithScope(
       Layer.provide(
         Server.layerBackground(configured),
@@ -128,11 +115,8 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
 }
 
 /**
- * The handler `make` serves, over ports the host built itself (`Server.layerPorts`, with
- * `Server.layerBackground` beside them for deliveries and tours): every route of the API,
- * `/openapi.json` and `/docs` naming `basePath`, and the operator console. `clock`, when the
- * ports were built with one (`Generation.Options`), is the requests' clock too. `dispose` stops
- * the handler; the ports stay open for their owner to close.
+ * The handler `make` serves, over ports the host built itself (`Server.layerPorts`). `dispose`
+ * stops the handler; the ports stay open for their owner to close.
  * @since 0.1.0
  */
 export const toWebHandler = (
@@ -145,7 +129,6 @@ export const toWebHandler = (
     { basePath: options.basePath }
   )
   return {
-    // The operator console in front of the API: its page and assets, everything else to the API.
     handler: Console.toWebHandler({ next: (request) => web.handler(request) }),
     dispose: () => web.dispose()
   }

@@ -1,14 +1,7 @@
 #!/usr/bin/env node
 /**
- * API keys of the reference server (`npm run keys -- <command>`), on the database the server
- * uses: the same environment (`DATABASE_URL`, else the embedded database in `WAYBILL_DATA_DIR`).
- *
- *   create --workspace <id>   issue a key for a workspace; the key is printed once, only its
- *                             SHA-256 hash is stored
- *   list                      every stored key: id, workspace, creation and revocation times
- *   revoke <id>               revoke a key; requests with it get 401 from then on
- *
- * Exit codes: 0 done, 1 failed (unknown key, database unreachable...), 2 wrong usage.
+ * API keys of the reference server (`npm run keys -- <command>`, see `usage`), on the server's
+ * database. Exit codes: 0 done, 1 failed, 2 wrong usage.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as ApiKeys from "@waybill/core/ApiKeys"

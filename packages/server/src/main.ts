@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 /**
- * Runs the reference server from the environment (`npm start`). Stops gracefully on SIGINT and
- * SIGTERM: the HTTP server closes, then the database. A setting or a database the server cannot
- * use stops it with one line naming the variable and the cause, before anything is written.
+ * Runs the reference server from the environment (`npm start`); stops gracefully on SIGINT and
+ * SIGTERM, and on a bad setting with one line before anything is written.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Database from "@waybill/store-pg/Database"
@@ -19,11 +18,9 @@ let settings: ServerConfig | undefined
 
 const program = Effect.gen(function* () {
   settings = yield* config
-  // One process per embedded data directory (the keys tool takes the same lock).
   yield* DataDirLock.acquire(settings.database)
   const referenceData = yield* load(settings.referenceDataPath)
-  // The HTTP server, its adapters and the tracer are loaded once the settings are known to be
-  // good: a bad setting is reported in about half the time (and CPU) of loading all of them.
+  // Loaded once the settings are known to be good, so a bad one is reported sooner.
   const [HttpMiddleware, Http, Observability, Server] = yield* Effect.promise(() =>
     Promise.all([
       import("@effect/platform/HttpMiddleware"),
@@ -41,13 +38,8 @@ const program = Effect.gen(function* () {
     )
   }
   const options = settings.clockStart === undefined ? {} : { clock: AdjustableClock.make(settings.clockStart) }
-  // Without an OTLP endpoint the reference server exports no traces, so it makes no spans: a
-  // span costs a stack trace and a few objects on every request and query, and the platform's
-  // request span parses the URL and copies the headers (together about a tenth of a cheap
-  // request's CPU). Events still store the trace of a request's `traceparent` (or a new one).
-  // A host that embeds the packages keeps its own tracer.
-  // With tracing, the request span is the middleware's (`Http.requestSpans`), not the platform's,
-  // which parses the URL and sets an attribute per header (docs/decisions.md).
+  // Without an OTLP endpoint no spans are made, as nothing would export them; with one, the
+  // request span is the middleware's, cheaper than the platform's (docs/decisions.md).
   const tracing = settings.tracing
   const served = HttpMiddleware.withTracerDisabledWhen(Server.layer(settings, referenceData, options), () => true)
   const server = tracing === undefined ? served : Layer.provide(served, Observability.layerTracing(tracing))
@@ -59,10 +51,8 @@ const program = Effect.gen(function* () {
   return yield* settings.logLevel === undefined ? launched : Logger.withMinimumLogLevel(launched, settings.logLevel)
 }).pipe(Effect.scoped)
 
-// Ctrl-C under `npm start` reaches the server more than once (from the terminal, then relayed by
-// npm), and a repeat after runMain's own handler is gone would exit on the spot, before the
-// database is closed. So repeats are ignored while the shutdown runs; after 10 s, one more
-// forces the exit.
+// Ctrl-C under `npm start` arrives twice (terminal, then npm): a repeat is ignored while the
+// database closes, unless 10 s have passed.
 let firstSignalAt: number | undefined
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
@@ -72,8 +62,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   })
 }
 
-// Started by an npm script, the server stops with it: a parent that is killed (even with
-// SIGKILL) leaves the server an orphan, seen here as a changed parent process id.
+// Started by npm, the server stops with it, even when npm is killed with SIGKILL.
 if (process.env.npm_lifecycle_event !== undefined) {
   const parent = process.ppid
   setInterval(() => {

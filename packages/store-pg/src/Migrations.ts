@@ -1,12 +1,6 @@
 /**
- * The schema, as one ordered list of migrations: the single source of truth for both
- * PostgreSQL and the embedded PGlite database. Add a migration; never edit a shipped one.
- *
- * Every table, sequence and index, and the migrations' own bookkeeping, lives in a PostgreSQL
- * schema of Waybill's own (`waybill` unless configured), so Waybill can share a host's database
- * without touching the host's tables. The migrations' SQL is unqualified: it runs with the
- * schema as its transaction's `search_path`, which never outlives the transaction, so a host's
- * connection that runs them is left as it was.
+ * The schema as one ordered list of migrations, for PostgreSQL and PGlite alike, in a schema of
+ * Waybill's own (docs/operations.md, A schema of its own). Add a migration; never edit a shipped one.
  * @since 0.1.0
  */
 import * as Migrator from "@effect/sql/Migrator"
@@ -64,10 +58,8 @@ export const table = "waybill_migrations"
 export const defaultSchema = "waybill"
 
 /**
- * Why a name cannot be Waybill's schema, or `None` when it can: a lower-case PostgreSQL
- * identifier (letters a-z, digits, `_`, starting with a letter or `_`), at most 56 characters so
- * that its notification channel (`<schema>_events`) fits PostgreSQL's 63, and not a system
- * schema (`pg_*`, `information_schema`). Such a name needs no quoting anywhere.
+ * Why a name cannot be Waybill's schema, or `None`: a lower-case identifier that needs no quoting,
+ * at most 56 characters so that `<schema>_events` fits PostgreSQL's 63, not a system schema.
  * @since 0.1.0
  */
 export const schemaProblem = (name: string): Option.Option<string> => {
@@ -81,10 +73,7 @@ export const schemaProblem = (name: string): Option.Option<string> => {
   return Option.none()
 }
 
-/**
- * The tables the migrations created in `public` before Waybill had a schema of its own (up to
- * 0008), moved into the schema at the first start of a version that has one.
- */
+// The tables created in `public` before Waybill had a schema of its own (up to 0008).
 const publicLayoutTables = [
   "workspaces",
   "api_keys",
@@ -98,17 +87,14 @@ const publicLayoutTables = [
 ] as const
 const publicLayoutLastMigration = 8
 
-// One migration runner per schema at a time in a database, across processes: the transaction's
-// advisory lock (the first key names this purpose, the second the schema).
+// The advisory lock's first key; the second is the schema's.
 const lockPurpose = 0x57617962 // "Wayb"
 
-// A statement as a failure message shows it: on one line, bounded.
 const oneLine = (text: string) => {
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length > 240 ? `${flat.slice(0, 239)}…` : flat
 }
 
-// PostgreSQL's own words for a failure: its message, detail and SQLSTATE (the pg driver's error).
 const reasonOf = (error: unknown): string => {
   let current: unknown = error
   for (let depth = 0; depth < 5; depth++) {
@@ -125,9 +111,8 @@ const reasonOf = (error: unknown): string => {
   return String(current)
 }
 
-// Moves an installation of the time before the schema (its tables and `waybill_migrations` in
-// `public`) into the schema, in the migrations' transaction: every row, index, constraint and
-// owned sequence moves with its table, nothing is copied. Nothing else in `public` is touched.
+// Moves an installation made before the schema out of `public`: each table moves whole, nothing
+// is copied, and nothing else in `public` is touched.
 const movePublicLayout = (sql: SqlClient.SqlClient, schema: string) =>
   Effect.gen(function* () {
     if (schema === "public") return
@@ -159,12 +144,8 @@ const movePublicLayout = (sql: SqlClient.SqlClient, schema: string) =>
   })
 
 /**
- * Applies every pending migration in `schema`, in one transaction: creates the schema if it does
- * not exist, moves an installation made before Waybill had a schema of its own out of `public`
- * (its tables and `waybill_migrations`, every row kept), then runs the migrations with the
- * schema as the transaction's `search_path`. Concurrent starters wait on an advisory lock, so
- * several processes may start at once. A failure names the migration, the statement that failed
- * and PostgreSQL's reason, and leaves nothing half-done.
+ * Applies every pending migration in `schema`, in one transaction under an advisory lock, so
+ * several processes may start at once. A failure names the migration, statement and reason.
  * @since 0.1.0
  */
 export const runIn = (
@@ -176,7 +157,7 @@ export const runIn = (
       return yield* new Migrator.MigrationError({ reason: "bad-state", message: `schema ${schema}: ${problem.value}` })
     }
     const sql = yield* SqlClient.SqlClient
-    // The statement running when something fails, for the message (statements run one by one).
+    // The statement running when something fails, for the message.
     let current: Statement.Statement<unknown> | undefined
     let step = "preparing the schema"
     const migrate = sql.withTransaction(

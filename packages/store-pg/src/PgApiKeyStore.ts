@@ -1,5 +1,5 @@
 /**
- * The `ApiKeyStore` port of `@waybill/core` on PostgreSQL.
+ * The `ApiKeyStore` port on PostgreSQL.
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -26,6 +26,7 @@ const toRecord = (row: Row) => ({
 })
 
 /**
+ * The key store over the `SqlClient` in context.
  * @since 0.1.0
  */
 export const layer: Layer.Layer<ApiKeyStore, never, SqlClient.SqlClient> = sqlLayer(ApiKeyStore, (sql) => ({

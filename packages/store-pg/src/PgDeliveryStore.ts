@@ -1,8 +1,6 @@
 /**
- * The `DeliveryStore` port of `@waybill/webhooks` on PostgreSQL. Claims lock due deliveries with
- * `FOR UPDATE SKIP LOCKED` and lease them, so any number of dispatchers (in one process or many)
- * share the work without sending a delivery twice, except after a crash (a lease that expires
- * is taken over: at-least-once, with the same delivery id).
+ * The `DeliveryStore` port on PostgreSQL: claims lock due deliveries with `FOR UPDATE SKIP LOCKED`
+ * and lease them, so any number of dispatchers share the work (at-least-once after a crash).
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -51,8 +49,7 @@ const logOf = (row: LogRow): DeliveryLog => ({
   attempts: decodeAttempts(row.attempts)
 })
 
-// An enabled webhook with a rate limit or an ordering, as the partial index `webhooks_flow_idx`
-// (0011) holds them.
+// As the partial index `webhooks_flow_idx` (0011) holds them.
 const flowControlled = (alias: string) =>
   `${alias}.status = 'enabled' AND (${alias}.rate_limit_per_second IS NOT NULL OR ${alias}.ordering <> 'none')`
 
@@ -83,12 +80,12 @@ interface ClaimedRow {
 }
 
 /**
+ * The delivery store over the `SqlClient` in context.
  * @since 0.1.0
  */
 export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sqlLayer(DeliveryStore, (sql) => {
-  // Delivery targets by webhook id. A claim returns each webhook's current revision, so an
-  // entry older than that (an edit, maybe by another process) is read again; the map is
-  // cleared when it grows past a bound.
+  // A claim returns each webhook's current revision, so an entry older than that (an edit, maybe
+  // by another process) is read again.
   const targets = new Map<string, Target>()
   const loadTargets = (webhookIds: ReadonlyArray<string>) =>
     Effect.map(
@@ -101,11 +98,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
         }
       }
     )
-  // The claim of one flow-controlled webhook, in a transaction that holds its `webhook_flow`
-  // row: claimers of that webhook, in any process, take turns. A rate-limited webhook gets
-  // what its window allows and the window counts what it got; a FIFO one gets its earliest
-  // pending delivery if that is due and unheld, so one is in flight at a time, in order, and
-  // a claimer that died hands it on when its lease runs out.
+  // Holding the webhook's `webhook_flow` row, so claimers in any process take turns: a rate-limited
+  // webhook gets what its window allows; a FIFO one its earliest pending delivery if due and unheld.
   const claimOne = (request: ClaimRequest, webhook: FlowRow, room: number) =>
     sql.withTransaction(
       Effect.gen(function* () {
@@ -161,8 +155,6 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
         return rows
       })
     )
-  // Every enabled flow-controlled webhook (a partial index holds them), one claim each, while
-  // the claim has room.
   const claimControlled = (request: ClaimRequest, limit: number) =>
     Effect.gen(function* () {
       const webhooks = yield* sql<FlowRow>`
@@ -219,10 +211,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
           ORDER BY n
           ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
     claimDue: (request) =>
-      // One statement, so no transaction to open: per plain webhook at most its room of its
-      // earliest due deliveries (fairness: one busy receiver cannot fill a claim), locked or
-      // skipped if another dispatcher holds them, then leased. Flow-controlled webhooks are
-      // claimed after, each under its rules (`claimControlled`).
+      // One statement: per plain webhook at most its room of its earliest due deliveries, so one
+      // busy receiver cannot fill a claim. Flow-controlled webhooks are claimed after.
       sql<ClaimedRow>`
           WITH room AS (
             SELECT key AS webhook_id, value::int AS room
@@ -323,9 +313,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
         Effect.map((rows) => Page.make("dlv", rows.map(logOf), query.limit, (log) => log.id)),
         Effect.orDie
       ),
-    // One statement: a delivery that is pending already (maybe leased and in flight) is left
-    // alone, so a resend never sends a delivery twice at once; a held one waits for its
-    // webhook's enable, which sends it in event order.
+    // A pending delivery (maybe in flight) is left alone, so a resend never sends one twice at
+    // once; a held one waits for its webhook's enable, which sends it in event order.
     resend: (workspaceId, webhookId, deliveryId, now) =>
       sql<LogRow>`
           UPDATE deliveries d
@@ -348,9 +337,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
         ),
         Effect.orDie
       ),
-    // One statement per step, over at most `limit` rows of one webhook (the replay index):
-    // rows that another replay or a resend made pending meanwhile fail the status check once
-    // their lock is released, so concurrent replays never make a delivery due twice.
+    // Rows another replay or a resend made pending meanwhile fail the status check once their
+    // lock is released, so concurrent replays never make a delivery due twice.
     replayStep: (request) => {
       const after = request.after ?? { eventCreatedAt: -1, seq: -1 }
       return sql<{ resent: number; scanned: number; last_at: string | null; last_seq: string | null }>`
@@ -385,9 +373,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
         Effect.orDie
       )
     },
-    // One read over the stats index (0013): the window's deliveries of the webhook, counted by
-    // status and by hour in one pass; the percentiles over those that ended ('held' is the
-    // status of a disabled webhook's deliveries).
+    // One read over the stats index (0013), by status and hour in one pass; percentiles over
+    // the deliveries that ended.
     stats: (workspaceId, webhookId, window) =>
       sql<{
         bucket: number | null

@@ -1,5 +1,5 @@
 /**
- * The `DraftRepository` port of `@waybill/drafts` on PostgreSQL.
+ * The `DraftRepository` port on PostgreSQL, creations shared by a group commit.
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -20,8 +20,6 @@ import { firstPerKey, insertKeys } from "./internal/idempotencyRows.js"
 
 const decode = Schema.decodeUnknownSync(Draft)
 
-// A new draft and the events it raised, as the group commit queues them; with the idempotency
-// record of its request, when it has one.
 interface NewDraft {
   readonly workspaceId: WorkspaceId
   readonly draft: Draft
@@ -30,6 +28,7 @@ interface NewDraft {
 }
 
 /**
+ * The draft repository over the `SqlClient` in context.
  * @since 0.1.0
  */
 export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = Layer.scoped(
@@ -38,8 +37,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
     const sql = yield* SqlClient.SqlClient
     const one = (rows: ReadonlyArray<{ readonly document: unknown }>) =>
       Option.map(Option.fromNullable(rows[0]), (row) => decode(row.document))
-    // A draft's row as JSON text, its document inside as the draft's own text (`toJson`,
-    // written once for the draft, its answer and its event) rather than serialized again.
+    // The document inside is the draft's own text (`toJson`), not serialized again.
     const rowJson = (draft: Draft) =>
       `${JSON.stringify({
         id: draft.id,
@@ -50,9 +48,8 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
         updated_at: draft.updatedAt
       }).slice(0, -1)},"document":${toJson(draft)}}`
 
-    // The drafts' insert, the rows as one JSON array (see `insertEvents`), the documents inside it
-    // as JSON values rather than strings escaped once more; on its own or as a `WITH` clause of
-    // the statement that publishes them.
+    // The rows as one JSON array (see `insertEvents`), the documents as JSON values rather than
+    // strings escaped once more.
     const insertDrafts = (workspaceId: WorkspaceId, drafts: ReadonlyArray<Draft>) => sql`
       INSERT INTO drafts (workspace_id, id, status, document, recurring, ends_at, created_at, updated_at)
       SELECT ${workspaceId}, id, status, document, recurring, ends_at, created_at, updated_at
@@ -60,8 +57,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
            AS d(id text, status text, document json, recurring boolean, ends_at bigint, created_at bigint,
                 updated_at bigint)`
 
-    // `insertDrafts` for a statement that keeps idempotency answers (`keys`): a draft with a key
-    // only when its key went in.
+    // A draft with a key only when its key went in.
     const insertDraftsKeyed = (workspaceId: WorkspaceId, entries: ReadonlyArray<NewDraft>) => sql`
       INSERT INTO drafts (workspace_id, id, status, document, recurring, ends_at, created_at, updated_at)
       SELECT ${workspaceId}, id, status, document, recurring, ends_at, created_at, updated_at
@@ -72,8 +68,7 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
                 updated_at bigint, key text)
       WHERE d.key IS NULL OR d.key IN (SELECT key FROM keys)`
 
-    // With idempotency records: the kept answers first, then the drafts and events whose key
-    // went in (and those without one), in the same one statement. Whether each entry was written.
+    // The kept answers first, then the drafts and events whose key went in, in one statement.
     const insertPublishingKeyed = (workspaceId: WorkspaceId, entries: ReadonlyArray<NewDraft>) =>
       Effect.gen(function* () {
         const writing = firstPerKey(entries)
@@ -109,9 +104,8 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
         return answers
       }).pipe(Effect.orDie)
 
-    // Drafts, their events and the notification in one statement: atomic without a transaction,
-    // one round trip instead of four (BEGIN, the drafts, the events, COMMIT). The channel is the
-    // schema's (`PgEventOutbox.channelOf`).
+    // Drafts, events and notification in one statement: atomic without a transaction, one round
+    // trip instead of four.
     const insertPublishingAll = (workspaceId: WorkspaceId, entries: ReadonlyArray<NewDraft>) =>
       entries.some((entry) => entry.record !== undefined)
         ? insertPublishingKeyed(workspaceId, entries)
@@ -134,8 +128,8 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
         return entries.map(() => true)
       }).pipe(Effect.orDie)
 
-    // Concurrent creations share statements (see `GroupCommit`); inside a transaction the write
-    // is the caller's, so it is made there, on the transaction's connection.
+    // Concurrent creations share statements (`GroupCommit`); inside a transaction the write is
+    // the caller's, made on its connection.
     const submit = yield* GroupCommit.make({
       key: (entry: NewDraft) => entry.workspaceId,
       write: insertPublishingAll

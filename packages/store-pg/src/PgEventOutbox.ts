@@ -1,8 +1,6 @@
 /**
- * The `EventOutbox` port of `@waybill/events` on PostgreSQL: events are rows of the `events`
- * table, written in one statement, so in the caller's transaction when there is one (run `publish`
- * inside `Transactor.withTransaction` together with the change that raised them) and atomic on
- * its own otherwise; their delivery body fixed as text.
+ * The `EventOutbox` port on PostgreSQL: events are rows of `events`, written in one statement, so
+ * in the caller's transaction when there is one and atomic on their own otherwise.
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -15,10 +13,8 @@ import { firstPerKey, insertKeys } from "./internal/idempotencyRows.js"
 import { defaultSchema } from "./Migrations.js"
 
 /**
- * The channel `pg_notify` signals after events are written in Waybill's schema `schema`, so
- * dispatchers wake up early: `<schema>_events`. Notification channels belong to the whole
- * database, so each schema has its own (the statements name it by `current_schema()`). The
- * payload is the writing transaction's id (`PgOutboxReader.ReadHorizon` reads it).
+ * The channel notified on commit of events written in `schema`, `<schema>_events` (channels belong
+ * to the whole database); the payload is the writing transaction's id.
  * @since 0.1.0
  */
 export const channelOf = (schema: string): string => `${schema}_events`
@@ -30,6 +26,7 @@ export const channelOf = (schema: string): string => `${schema}_events`
 export const channel = channelOf(defaultSchema)
 
 /**
+ * The outbox over the `SqlClient` in context.
  * @since 0.1.0
  */
 export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = sqlLayer(EventOutbox, (sql) => ({
@@ -37,17 +34,16 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = sqlLa
     Effect.gen(function* () {
       if (events.length === 0) return []
       const recorded = yield* recordAll(workspaceId, events)
-      // One statement (atomic without a transaction of its own): the rows, and a notification
-      // that PostgreSQL delivers on commit only; harmless where nobody listens. Its text is
-      // the same for any number of events (the rows are one JSON array), so it is prepared once.
+      // The rows and the notification in one statement; its text is the same for any number of
+      // events (the rows are one JSON array), so it is prepared once.
       yield* sql`
             WITH inserted AS (${insertEvents(sql, workspaceId, recorded)})
             SELECT pg_notify(current_schema() || '_events', pg_current_xact_id()::text) FROM (SELECT 1 FROM inserted LIMIT 1) AS written`
       yield* countPublished(recorded)
       return recorded
     }).pipe(Effect.orDie),
-  // Still one statement: the kept answers first (`keys`), then the events, an event with a
-  // record only when its key went in; the keys that did come back with the notification.
+  // Still one statement: the kept answers first, then the events, one with a record only when
+  // its key went in.
   publishIdempotent: (workspaceId, entries) =>
     Effect.gen(function* () {
       const writing = firstPerKey(entries)

@@ -1,7 +1,6 @@
 /**
- * The `FailureAlerts` port of `@waybill/webhooks` on PostgreSQL: every alert is stored (listed by
- * `GET /alerts`) and logged as one structured warning, without secrets (an alert carries ids,
- * the event type and the failure reason only).
+ * The `FailureAlerts` port on PostgreSQL: every alert is stored and logged as one structured
+ * warning, without secrets.
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -22,6 +21,7 @@ interface Row {
 }
 
 /**
+ * The alerts over the `SqlClient` in context.
  * @since 0.1.0
  */
 export const layer: Layer.Layer<FailureAlerts, never, SqlClient.SqlClient> = sqlLayer(FailureAlerts, (sql) => ({

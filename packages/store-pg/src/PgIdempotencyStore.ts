@@ -1,8 +1,6 @@
 /**
- * The `IdempotencyStore` port of `@waybill/core` on PostgreSQL: kept answers are rows of
- * `idempotency_keys`, unique per workspace and key (migration 0010). Creations that keep an
- * answer write it in their own statement where their adapter can (`DraftRepository`,
- * `EventOutbox`); `insert` is for the others, inside their transaction.
+ * The `IdempotencyStore` port on PostgreSQL: kept answers are rows of `idempotency_keys`. `insert`
+ * is for creations whose adapter cannot write the answer in its own statement.
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -24,6 +22,7 @@ interface Row {
 }
 
 /**
+ * The store over the `SqlClient` in context.
  * @since 0.1.0
  */
 export const layer: Layer.Layer<IdempotencyStore, never, SqlClient.SqlClient> = sqlLayer(IdempotencyStore, (sql) => {

@@ -1,9 +1,6 @@
 /**
- * The storage gauges of contract §8 "Metrics", read from the database when metrics are read:
- * `waybill_deliveries_pending` (pending and held deliveries, the whole database),
- * `waybill_outbox_lag_seconds` (age of the oldest event not yet fanned out, 0 when none) and
- * `waybill_database_up` (1 when this read was answered within `timeoutMs`, else 0, the other
- * two then left as they were).
+ * The storage gauges (`waybill_deliveries_pending`, `waybill_outbox_lag_seconds`,
+ * `waybill_database_up`), read from the database when metrics are read (docs/operations.md).
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"

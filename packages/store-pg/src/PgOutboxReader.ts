@@ -1,11 +1,6 @@
 /**
- * The `OutboxReader` port of `@waybill/webhooks` on PostgreSQL: the fan-out side of the events
- * outbox. The position and the lease are the one row of `fan_out`; events are read in the order
- * of their transaction's id (`xid8`), then `seq`, and only below the oldest transaction still
- * open (`pg_snapshot_xmin(pg_current_snapshot())`): every event there is committed or never will
- * be, so the position can pass it. A long-running writing transaction anywhere in the cluster
- * therefore delays fan-out (never loses an event) until it ends; a read says when events wait
- * behind one (`OutboxRead.waiting`).
+ * The `OutboxReader` port on PostgreSQL: events read in `(xid8, seq)` order below the oldest open
+ * transaction, so the position never passes an uncommitted event (docs/webhooks.md).
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -24,11 +19,8 @@ const parse = (position: string) => {
 }
 
 /**
- * What this process's fan-out has read up to: the oldest transaction still open when its last
- * read began. A notification names its transaction (`pg_current_xact_id()`); one below that
- * horizon asks for nothing the read did not see, so the listener need not wake fan-out for it
- * (without this, every commit of an event in this process woke fan-out twice: once in-process,
- * once by its notification, whose read found nothing).
+ * What this process's fan-out has read up to, so that the listener need not wake it for a
+ * notification of a transaction the last read saw already.
  * @since 0.1.0
  */
 export class ReadHorizon extends Context.Tag("@waybill/store-pg/PgOutboxReader/ReadHorizon")<
@@ -59,8 +51,7 @@ export const layer: Layer.Layer<OutboxReader | ReadHorizon, never, SqlClient.Sql
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => positionOf(row.xid, row.seq))),
           Effect.orDie
         ),
-      // Rows past the horizon come last in this order: they are returned (without their
-      // bodies) only to say that events wait there.
+      // Rows past the horizon come last, without bodies, only to say that events wait there.
       read: (position, limit) => {
         const after = parse(position)
         return sql<{

@@ -1,7 +1,6 @@
 /**
- * The generator's `RecurringMasterRepository` port on PostgreSQL, over the `drafts` table (the
- * cursor is `generated_until`), safe with several processes on one database (docs/internals.md,
- * PgRecurringMasterRepository).
+ * The `RecurringMasterRepository` port on PostgreSQL, safe with several processes on one database
+ * (docs/internals.md, PgRecurringMasterRepository).
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -29,8 +28,8 @@ const toState = (row: MasterRow): Option.Option<MasterState> =>
   toClaimedMaster(decodeWorkspace(row.workspace_id), decodeDraft(row.document), row.generated_until)
 
 /**
- * The port. `end` goes through `DraftService.endBySystem` inside the generator's transaction,
- * so the system `end-recurring` action, its events and the last tours commit together.
+ * The port; `end` runs in the generator's transaction, so the action, its events and the last
+ * tours commit together.
  * @since 0.1.0
  */
 export const layer: Layer.Layer<RecurringMasterRepository, never, SqlClient.SqlClient | DraftService> = Layer.effect(

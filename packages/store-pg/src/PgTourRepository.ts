@@ -1,7 +1,6 @@
 /**
- * Generated tours on PostgreSQL: the generator's `TourRepository` port (insert-if-absent by
- * `(draft_id, trigger_at)`) and the `TourQuery` read port of `@waybill/recurring`, over the
- * `tours` table.
+ * Generated tours on PostgreSQL: the `TourRepository` port (insert-if-absent by
+ * `(draft_id, trigger_at)`) and the `TourQuery` read port.
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -20,14 +19,12 @@ import { pageOfDocuments } from "./internal/documents.js"
 const encode = Schema.encodeSync(Tour)
 const decode = Schema.decodeUnknownSync(Tour)
 
-// Six parameters a row: 1,000 rows stay far below PostgreSQL's 65,535 parameters a statement,
-// whatever batch size the generator is tuned to.
+// Six parameters a row: far below PostgreSQL's 65,535 a statement, whatever the generator's batch.
 const ROWS_PER_STATEMENT = 1000
 
 /**
- * Both ports over one `SqlClient`. Writes run in the caller's transaction (the generator's
- * per-master transaction), so a tour, its `tour-created` event and the master's cursor commit
- * together.
+ * Both ports over one `SqlClient`; writes run in the caller's transaction, so a tour, its event
+ * and the master's cursor commit together.
  * @since 0.1.0
  */
 export const layer: Layer.Layer<TourRepository | TourQuery, never, SqlClient.SqlClient> = Layer.effectContext(

@@ -1,5 +1,5 @@
 /**
- * The `WebhookRepository` port of `@waybill/webhooks` on PostgreSQL.
+ * The `WebhookRepository` port on PostgreSQL.
  * @since 0.1.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -16,6 +16,7 @@ import { type WebhookRow, webhookColumns, webhookOf } from "./internal/webhookRo
 const encode = Schema.encodeSync(Webhook)
 
 /**
+ * The webhook repository over the `SqlClient` in context.
  * @since 0.1.0
  */
 export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> = sqlLayer(WebhookRepository, (sql) => {
@@ -43,9 +44,8 @@ export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> =
   const previousExpiresAt = (webhook: Webhook) =>
     webhook.auth.type === "hmac" ? (webhook.auth.previous?.expiresAt ?? null) : null
   return {
-    // The count and the insert under a lock per workspace, held to the end of the transaction:
-    // a registration waiting for it counts, in a statement of its own, what the one before it
-    // committed, so two at the limit minus one never make one too many.
+    // Count and insert under a lock per workspace, so two registrations at the limit minus one
+    // never make one too many.
     insert: (webhook, limit) =>
       sql
         .withTransaction(
@@ -117,9 +117,8 @@ export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> =
         Effect.map((rows) => rows.length),
         Effect.orDie
       ),
-    // One statement: each webhook's row is locked while its count moves, so endings counted by
-    // several processes at once add up; one whose count reaches the threshold is disabled in
-    // the same step, with a new revision that every process's caches notice.
+    // Each row is locked while its count moves, so several processes' counts add up; a webhook
+    // reaching the threshold is disabled in the same step, with a new revision.
     recordEndings: (endings, threshold, now) => {
       // Evaluated on the row as it is when the update takes it (the old values).
       const disables = sql.literal(

@@ -39,15 +39,13 @@ export const freshPostgresDatabase = (url: string) =>
 
 /**
  * The variable naming a migrated PGlite snapshot (`writeSnapshot`) that `backends` starts each
- * PGlite database from: a test run makes it once (the repository's vitest global setup) instead
- * of every suite creating and migrating a database of its own.
+ * PGlite database from, made once per test run instead of a migration per suite.
  * @since 0.1.0
  */
 export const snapshotVariable = "WAYBILL_TEST_PGLITE_SNAPSHOT"
 
 /**
- * Writes to `file` a PGlite data directory with every migration applied, for
- * `DatabaseConfig.snapshot`: loading it takes a fraction of PGlite's initdb and the migrations.
+ * Writes to `file` a PGlite data directory with every migration applied, for `DatabaseConfig.snapshot`.
  * @since 0.1.0
  */
 export const writeSnapshot = (file: string): Effect.Effect<void, unknown> =>
@@ -68,16 +66,14 @@ export const writeSnapshot = (file: string): Effect.Effect<void, unknown> =>
   )
 
 /**
- * The variable naming a migrated PGlite data directory (`writeDataDir`), which `makeDataDir`
- * copies for a server or a command that opens its database from a path, instead of each of them
- * running PGlite's initdb and the migrations (several seconds of CPU).
+ * The variable naming a migrated PGlite data directory (`writeDataDir`) that `makeDataDir` copies,
+ * sparing each server or command PGlite's initdb and the migrations.
  * @since 0.1.0
  */
 export const dataDirVariable = "WAYBILL_TEST_PGLITE_DATA_DIR"
 
 /**
- * Writes at `directory` (a path that does not exist yet) the PGlite data directory of the
- * snapshot `file` (`writeSnapshot`).
+ * Writes at `directory` (a path that does not exist yet) the PGlite data directory of a snapshot.
  * @since 0.1.0
  */
 export const writeDataDir = (file: string, directory: string): Effect.Effect<void, unknown> =>
@@ -89,10 +85,8 @@ export const writeDataDir = (file: string, directory: string): Effect.Effect<voi
   })
 
 /**
- * A new temporary directory, named with `prefix`, for `WAYBILL_DATA_DIR`: its `pglite` folder is
- * a copy of the directory `dataDirVariable` names, so a server or command opened on it starts on
- * the migrated database; empty when the variable is not set (the database is then made on first
- * start, as for a user). The caller removes it.
+ * A new temporary `WAYBILL_DATA_DIR` whose `pglite` folder copies the directory `dataDirVariable`
+ * names (empty when it is unset). The caller removes it.
  * @since 0.1.0
  */
 export const makeDataDir = async (prefix: string, env: Record<string, string | undefined> = process.env) => {
@@ -115,9 +109,8 @@ export const scopedDataDir = (prefix: string): Effect.Effect<string, never, Scop
   )
 
 /**
- * The back ends a storage suite runs on: embedded PGlite in memory always (from the snapshot
- * `snapshotVariable` names, when set), and PostgreSQL (a fresh database on the server of
- * `DATABASE_URL`) when that variable is set.
+ * The back ends a storage suite runs on: PGlite in memory always, and a fresh PostgreSQL database
+ * on the server of `DATABASE_URL` when it is set.
  * @since 0.1.0
  */
 export const backends = (env: Record<string, string | undefined> = process.env) => {
@@ -158,12 +151,9 @@ export const layer = (backend: ReturnType<typeof backends>[number]) =>
   Layer.unwrapScoped(Effect.map(backend.config, Database.layer))
 
 /**
- * Waits (in real time, whatever the test's clock) until every stored event is behind the
- * outbox's horizon, so one `fanOutAll` reads them all. Fan-out reads only events older than
- * every writing transaction open on the server, in any of its databases
- * (`PgOutboxReader`): on a PostgreSQL shared with other work, such as other suites migrating
- * their databases, a transaction elsewhere may hold fresh events back for a moment. Gives up
- * after about 10 s, leaving the test's own assertion to say what is missing.
+ * Waits (in real time) until every stored event is behind the outbox's horizon, so one `fanOutAll`
+ * reads them all: a transaction in another database of the server may hold them back. Gives up
+ * after about 10 s, leaving the test's assertion to say what is missing.
  * @since 0.1.0
  */
 export const eventsVisible: Effect.Effect<void, never, SqlClient.SqlClient> = Effect.gen(function* () {

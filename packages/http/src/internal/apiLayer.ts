@@ -1,7 +1,4 @@
-/**
- * The API layer's composition: every handler group, authentication, and the middleware around the
- * router (the request checks, the direct routes, the contract's failures).
- */
+/** The API layer: every handler group, authentication, and the middleware around the router. */
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpApp from "@effect/platform/HttpApp"
@@ -46,9 +43,8 @@ export type ApiRequirements =
   | Transactor
   | Idempotency
 
-// Around the router, outermost first: the contract's failures (with storage that can be
-// unreachable, an Availability layer, its outages are 503s, not 500s), then the request checks,
-// which answer the direct routes with the checked body.
+// Outermost first: the contract's failures (an `Availability` port makes outages 503s), then the
+// request checks, which answer the direct routes.
 const apiMiddleware = (options: { readonly directRoutes: boolean }) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
@@ -57,8 +53,7 @@ const apiMiddleware = (options: { readonly directRoutes: boolean }) =>
         Option.match(availability, { onNone: () => () => false, onSome: (port) => port.isOutage })
       )
       const checks = yield* RequestChecks.make(options.directRoutes ? yield* DirectRoutes.make : () => undefined)
-      // The API encodes every group's errors, the Authentication middleware's `Unauthorized`
-      // among them, but types a middleware of its own with the API-level errors only.
+      // The API encodes every group's errors but types its middleware with the API-level ones only.
       return HttpApiBuilder.middleware(
         WaybillApi,
         (app) => describe(checks(app)) as HttpApp.Default<BadRequest, HttpServerRequest.HttpServerRequest>
@@ -67,9 +62,8 @@ const apiMiddleware = (options: { readonly directRoutes: boolean }) =>
   )
 
 /**
- * The API with every handler, over its ports. `directRoutes` serves `POST /drafts` and
- * `POST /events` ahead of the router (`directRoutes.ts`); without them, every request takes the
- * router, which the tests use as the reference the direct routes must answer like.
+ * The API with every handler. Without `directRoutes` every request takes the router: the tests'
+ * reference the direct routes must answer like.
  */
 export const layerApiWith = (options: {
   readonly directRoutes: boolean

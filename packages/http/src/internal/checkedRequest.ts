@@ -1,9 +1,6 @@
 /**
- * What the request checks (`requestChecks.ts`) hand to the API behind them, through the context
- * and the platform's public request interface only: the caller's workspace and the checked body
- * (a `Context.Tag`), and a request of our own that answers `text`, `json`, `arrayBuffer`,
- * `stream` and `urlParamsBody` from the body the checks read, delegating everything else to the
- * platform's request. The platform's request object is never written to.
+ * What the request checks hand to the API through the context: the workspace, the checked body,
+ * and a request that answers its body from it (the platform's request is never written to).
  */
 import type * as Headers from "@effect/platform/Headers"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
@@ -27,9 +24,8 @@ export interface CheckedBody {
 }
 
 /**
- * What the checks established for a request with a body method (POST, PUT, PATCH): the workspace
- * of its key (authenticated before the body was read) and the body, `undefined` when it had none.
- * Absent for other methods.
+ * What the checks established for a request with a body method: its key's workspace and its body
+ * (`undefined` when it had none). Absent for other methods.
  */
 export class RequestChecks extends Context.Tag("@waybill/http/RequestChecks")<
   RequestChecks,
@@ -42,9 +38,8 @@ export const NO_BODY = "The request has no body; this endpoint takes a JSON body
 const EMPTY = new Uint8Array(0)
 
 /**
- * The platform's request, with its body answered from the checked body: the API decodes the
- * payload the checks parsed (no second read, no second parse). Without a body, `json` fails with
- * `NO_BODY` (the API answers 400) and the rest reads as empty.
+ * The platform's request with its body answered from the checked body: no second read or parse.
+ * Without a body, `json` fails with `NO_BODY` (400) and the rest reads as empty.
  */
 export class CheckedServerRequest extends Inspectable.Class implements HttpServerRequest.HttpServerRequest {
   readonly [HttpServerRequest.TypeId]: HttpServerRequest.TypeId = HttpServerRequest.TypeId
@@ -105,7 +100,6 @@ export class CheckedServerRequest extends Inspectable.Class implements HttpServe
       catch: (cause) => new HttpServerError.RequestError({ request: this, reason: "Decode", cause })
     })
   }
-  // The checks accept JSON bodies only, so there is never a multipart body to read.
   get multipart() {
     return Effect.fail(new Multipart.MultipartError({ reason: "Parse", cause: "The request body is JSON" }))
   }

@@ -1,6 +1,4 @@
-/**
- * The contract's error bodies (§1) for what the API definition does not describe itself.
- */
+/** The contract's error bodies for what the API definition does not describe itself. */
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerError from "@effect/platform/HttpServerError"
@@ -24,16 +22,11 @@ const unreadable = (error: HttpServerError.RequestError) =>
 export const RETRY_AFTER_SECONDS = 5
 
 /**
- * Failures the API definition does not describe itself, turned into the contract's body: request
- * decoding (400 with every issue), domain validation (400), unknown routes (404), the database
- * being unreachable (503, logged when an outage begins and once a minute while it lasts, not once
- * per request) and unexpected defects
- * (500, logged, no internals). Runs inside the API, around the router. `isOutage` tells an
- * unreachable database from a bug (the `Availability` port).
+ * Failures the API definition does not describe, as the contract's body: decoding and validation
+ * (400), unknown routes (404), an unreachable database (503, per `isOutage`), defects (500, logged).
  */
 export const describeFailures = (isOutage: (defect: unknown) => boolean) => {
-  // One line when an outage begins (no request refused for twice the Retry-After before), then
-  // one a minute at most while it lasts, with the count since the last.
+  // An outage is logged when it begins and at most once a minute while it lasts, not per request.
   let loggedAt = 0
   let refusedAt = 0
   let unlogged = 0
@@ -80,8 +73,7 @@ export const describeFailures = (isOutage: (defect: unknown) => boolean) => {
         }
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
         const defect = Cause.squash(cause)
-        // The router reads a payload with `orDie`: a body it could not read is still the
-        // client's, a 400, never a 500 whose log line would quote the URL.
+        // The router reads a payload with `orDie`: an unreadable body is still a 400, not a 500.
         if (defect instanceof HttpServerError.RequestError) return Effect.succeed(unreadable(defect))
         if (isOutage(defect)) return outage(defect)
         return Effect.as(

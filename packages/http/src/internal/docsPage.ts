@@ -1,10 +1,6 @@
 /**
- * `GET /docs`, the API reference page (Scalar), built when it is asked for and let go after.
- * The platform's `HttpApiScalar.layer` imports Scalar's 3.3-million-character script as a module
- * and builds the page at start-up: the module's source, the script's string and the encoded page
- * held about 17 MB of a server's heap for its whole life, for a page an operator opens now and
- * then (docs/benchmarks.md, RSS). This route answers the same page (the same HTML, the same
- * inline script) from the platform's file, read for each request.
+ * `GET /docs`, the platform's Scalar page built per request from its file: `HttpApiScalar.layer`
+ * would hold Scalar's script in the heap for the server's whole life (docs/benchmarks.md, RSS).
  */
 import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
@@ -16,8 +12,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 
-// The platform's module that holds the script, as `export const javascript = "…";` (a JSON
-// string literal).
+// Holds the script as `export const javascript = "…";` (a JSON string literal).
 const scriptModule = () =>
   join(
     dirname(createRequire(import.meta.url).resolve("@effect/platform/package.json")),
@@ -71,10 +66,7 @@ export const page = (spec: OpenApi.OpenAPISpec, script: string): string => {
 </html>`
 }
 
-/**
- * The reference page of the API in context at `path`, on `HttpApiBuilder.Router`, in place of
- * `HttpApiScalar.layer({ path })`.
- */
+/** The reference page of the API in context at `path`, in place of `HttpApiScalar.layer({ path })`. */
 export const layer = (path: `/${string}`): Layer.Layer<never, never, HttpApi.Api> =>
   HttpApiBuilder.Router.use((router) =>
     Effect.flatMap(HttpApi.Api, ({ api }) =>

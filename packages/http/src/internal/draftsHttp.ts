@@ -24,7 +24,6 @@ import { BadRequest, Conflict, type IdempotencyKeyReused, NotFound, Precondition
 import { type OccurrencesPage, occurrenceDays } from "../DraftsApi.js"
 import { answered, keyOf } from "./idempotencyHttp.js"
 
-// Domain errors → the contract's error bodies.
 const notFound = (error: DraftNotFound | ProductNotFound) =>
   Effect.fail(new NotFound({ message: error.message, issues: [] }))
 const badRequest = (error: ValidationError) =>
@@ -36,7 +35,6 @@ const conflict = (error: DraftConflict) =>
 const preconditionFailed = (error: DraftPreconditionFailed) =>
   Effect.fail(new PreconditionFailed({ message: error.message, issues: error.issues }))
 
-// The dry run of contract §2: nothing is stored, whatever the master's status and lead time.
 const occurrences = (drafts: DraftService["Type"], policy: VehicleClassPolicy["Type"], id: string, days: number) =>
   Effect.gen(function* () {
     const workspace = yield* CurrentWorkspace
@@ -56,20 +54,16 @@ const occurrences = (drafts: DraftService["Type"], policy: VehicleClassPolicy["T
       Effect.provideService(VehicleClassPolicy, policy)
     )
     const page: typeof OccurrencesPage.Type = run.truncated ? { data: run.data, truncated: true } : { data: run.data }
-    // Written as it is: the success schema's encode would walk up to 10,000 previews (longer than
-    // building them) only to give them back unchanged.
+    // Not encoded: that would walk up to 10,000 previews only to give them back unchanged.
     return HttpServerResponse.unsafeJson(asEncoded(page))
   })
 
-// The page is its own JSON (no field of a preview is transformed): this identity compiles only
-// while that holds.
+// Compiles only while the page is its own JSON (no field of a preview is transformed).
 const asEncoded = (page: typeof OccurrencesPage.Type): typeof OccurrencesPage.Encoded => page
 
 /**
- * `POST /drafts`: 201 with the new draft, or 400 with every issue. The answer is the draft's own
- * text (`toJson`, written once for storage, this answer and its event): the schema's encode would
- * walk the whole document only to give it back unchanged. With an `Idempotency-Key`, the kept
- * answer (contract §8).
+ * `POST /drafts`: 201 with the draft's own text (`toJson`, written once for storage, answer and
+ * event), or 400 with every issue; with an `Idempotency-Key`, the kept answer.
  */
 export const createDraft =
   (drafts: DraftService["Type"], idempotency: Idempotency.Idempotency["Type"]) =>

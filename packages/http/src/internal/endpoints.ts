@@ -24,11 +24,7 @@ const documented = <E extends { readonly annotate: <I, S>(tag: Context.Tag<I, S>
   return annotated
 }
 
-/**
- * A paged list (`GET`, answering `page`, a `{ data, nextCursor }`), with its OpenAPI `docs`: its
- * query `params` report every problem in one 400, not the first (contract §1), like every other
- * request schema.
- */
+/** A paged list answering `page`; its query `params` report every problem in one 400, not the first. */
 export const pagedList =
   <A, I extends Query, P extends Schema.Schema.Any>(params: Schema.Schema<A, I>, page: P, docs: Docs = {}) =>
   <Name extends string, Path, UrlParams, Payload, Headers, Success, Error, R, RE>(
@@ -42,11 +38,7 @@ export const pagedList =
       docs
     )
 
-/**
- * An idempotent intake (contract §8): a `POST` of `payload` (documented with `documentedUnknown`)
- * answering `success` with `status`, that takes an `Idempotency-Key` (see `idempotent`), with
- * its OpenAPI summary or description.
- */
+/** A `POST` of `payload` answering `success` with `status`, that takes an `Idempotency-Key`. */
 export const idempotentPost = <const Name extends string, P extends Schema.Schema.Any, S extends Schema.Schema.Any>(
   name: Name,
   path: HttpApiEndpoint.PathSegment,

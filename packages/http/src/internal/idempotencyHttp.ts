@@ -1,8 +1,6 @@
 /**
- * `Idempotency-Key` over HTTP (contract §8) for `POST /drafts`, `POST /events` and
- * `POST /webhooks`: the header read from the request, the kept answer written as it was first
- * sent (with `Idempotent-Replayed: true` on a replay), the service's refusals as the contract's
- * error bodies. (The endpoints' OpenAPI part is `openApi.idempotent`.)
+ * `Idempotency-Key` over HTTP: the header read, the kept answer written as first sent (marked
+ * `Idempotent-Replayed: true` on a replay), the service's refusals as the contract's error bodies.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -33,7 +31,6 @@ const isRefusal = (error: unknown): error is Refusal =>
   Predicate.isTagged(error, "IdempotencyKeyReused") ||
   Predicate.isTagged(error, "IdempotencyKeyInFlight")
 
-// The service's refusals of an idempotent request as the contract's error bodies.
 const refuse = (error: Refusal): Effect.Effect<never, BadRequest | IdempotencyKeyReused | Conflict> => {
   switch (error._tag) {
     case "ValidationError":
@@ -45,10 +42,7 @@ const refuse = (error: Refusal): Effect.Effect<never, BadRequest | IdempotencyKe
   }
 }
 
-/**
- * An idempotent run over HTTP: its outcome as the kept answer (`respond`), its refusals as the
- * contract's error bodies; other failures pass on.
- */
+/** An idempotent run over HTTP: its outcome as the kept answer; other failures pass on. */
 export const answered =
   (idempotency: Idempotency.Idempotency["Type"]) =>
   <E, R>(

@@ -1,9 +1,4 @@
-/**
- * What a served request leaves for operators (contract §8): `waybill_http_requests_total` and
- * `waybill_http_request_duration_seconds` by method, route template (never the raw path) and
- * status; and, while no tracer makes a request span, the trace of the request's `traceparent`
- * header for what it records (`TraceContext.withIncoming`).
- */
+/** What a served request leaves for operators: request metrics, and its trace or span. */
 import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -28,13 +23,12 @@ export const requestSpans: FiberRef.FiberRef<boolean> = GlobalValue.globalValue(
   () => FiberRef.unsafeMake(false)
 )
 
-/** Whether request metrics are off for the requests of this fiber (`Http.withRequestMetrics`). */
+/** Whether request metrics are off for the requests of this fiber. */
 export const requestMetricsDisabled: FiberRef.FiberRef<boolean> = GlobalValue.globalValue(
   Symbol.for("@waybill/http/requestMetricsDisabled"),
   () => FiberRef.unsafeMake(false)
 )
 
-// Paths served beside the API's endpoints (the reference, the console's default mount, metrics).
 const extraPaths = [
   "/openapi.json",
   "/docs",
@@ -50,13 +44,11 @@ interface Template {
 }
 
 /**
- * The route template of a request path (`/drafts/drf_…/actions` → `/drafts/{id}/actions`): one
- * of the API's endpoint paths (and the few served beside them), else `unmatched`. A bounded set,
- * so the series stay few whatever paths clients send.
+ * The route template of a request path (`/drafts/drf_…/actions` → `/drafts/{id}/actions`), else
+ * `unmatched`: a bounded set, so the series stay few whatever paths clients send.
  */
 export const makeRouteOf = (paths: ReadonlyArray<string>): ((url: string) => string) => {
   const bySize = new Map<number, Array<Template>>()
-  // Paths without parameters answer by one lookup (`/events`, `/health`: the busiest).
   const exact = new Set<string>()
   for (const path of new Set(paths)) {
     if (!path.includes("/:")) exact.add(path)
@@ -66,8 +58,7 @@ export const makeRouteOf = (paths: ReadonlyArray<string>): ((url: string) => str
     list.push({ template, segments: parts.map((part) => (part.startsWith(":") ? undefined : part)) })
     bySize.set(parts.length, list)
   }
-  // Static templates before parameterized ones of the same length (`/webhooks/stats` would
-  // otherwise be `/webhooks/{id}`).
+  // Static templates first, or `/webhooks/stats` would be `/webhooks/{id}`.
   for (const list of bySize.values()) {
     list.sort(
       (a, b) => b.segments.filter((s) => s !== undefined).length - a.segments.filter((s) => s !== undefined).length
@@ -99,7 +90,6 @@ const apiPaths = (): Array<string> => {
   return paths
 }
 
-/** The route template of a request path, over the API's endpoints. */
 export const routeOf = makeRouteOf(apiPaths())
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
@@ -107,7 +97,6 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) =>
   Exit.isSuccess(exit) ? exit.value.status : 500
 
-// Records the request's method, route template, status and duration.
 const record = (request: HttpServerRequest.HttpServerRequest, route: string, started: number, status: number) =>
   Metrics.recordRequest(
     METHODS.has(request.method) ? request.method : "other",
@@ -116,11 +105,8 @@ const record = (request: HttpServerRequest.HttpServerRequest, route: string, sta
     performance.now() - started
   )
 
-// The request's server span, `http.server <method>`, in the trace of its `traceparent`, with the
-// method, the route template and the status: what the platform's span says that a trace needs,
-// without its URL parsing and its attribute per request and response header. Made with the
-// fiber's tracer itself (`Tracing.fiberSpan`, not `Effect.useSpan`); its end records the
-// request's metrics too, when they are on (one `Tracing.onExitSync` for both).
+// What a trace needs of the platform's span, without its URL parsing and attribute per header;
+// its end records the metrics too.
 const spanned = <E, R>(
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
   running: FiberStatus.Running,
@@ -152,10 +138,8 @@ const spanned = <E, R>(
 }
 
 /**
- * Records each request's method, route template, status and duration, and continues an incoming
- * `traceparent` while no tracer makes a request span; with `requestSpans` and a tracer on, makes
- * that span. Each costs nothing when switched off (the metrics by `requestMetricsDisabled`; the
- * span by `requestSpans` or the tracer; the trace without the header).
+ * Records each request's metrics and continues its `traceparent`, or makes its span with
+ * `requestSpans` and a tracer on. Each costs nothing when switched off.
  */
 export const observe = <E, R>(
   app: HttpApp.Default<E, R>
@@ -164,7 +148,6 @@ export const observe = <E, R>(
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const spans = fiber.getFiberRef(requestSpans) && fiber.getFiberRef(FiberRef.currentTracerEnabled)
     const metrics = !fiber.getFiberRef(requestMetricsDisabled)
-    // The template is matched once, for the span and the metrics alike, and only if either wants it.
     const route = spans || metrics ? routeOf(request.url) : ""
     if (spans) return spanned(fiber, running, request, route, app, metrics)
     const traced = TraceContext.withIncoming(request.headers.traceparent)(app)

@@ -6,11 +6,8 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Conflict, IdempotencyKeyReused } from "../ApiError.js"
 
-/**
- * Effect's JSON Schema generator stamps schemas of `unknown`, `{}` and `object` with synthetic
- * ids (`"$id": "/schemas/unknown"`), once per use; OpenAPI 3.1 (JSON Schema 2020-12) requires
- * every `$id` to be unique, so they are dropped. They carry no meaning of their own.
- */
+// Effect stamps schemas of `unknown`, `{}` and `object` with an `$id` per use; OpenAPI 3.1 requires
+// every `$id` to be unique, so these meaningless ones are dropped.
 const isSyntheticId = (key: string, value: unknown) =>
   key === "$id" && typeof value === "string" && value.startsWith("/schemas/")
 
@@ -24,18 +21,13 @@ export const withoutSyntheticIds = <A>(value: A): A => {
   return result as A
 }
 
-/**
- * Component schemas that request bodies documented by `documentedUnknown` refer to; merged into
- * the document by the API's OpenAPI transform.
- */
+/** Component schemas that `documentedUnknown` bodies refer to, merged in by the API's transform. */
 export const extraComponents: Record<string, unknown> = {}
 
 /**
- * A request body accepted as any JSON value (a domain validator then reports every problem,
- * with its own messages and without echoing secrets), documented in OpenAPI and typed for
- * clients as `schema`. With `checkOnEncode`, the typed client still checks a payload against
- * `schema` before sending it (the server decodes leniently either way); bodies that carry
- * secrets leave it off, so no client-side parse error can quote one.
+ * A body accepted as any JSON value, so the domain validator reports every problem without
+ * echoing secrets, but documented and typed as `schema`. `checkOnEncode` makes the typed client
+ * check it; bodies with secrets leave it off, so no client-side parse error can quote one.
  */
 export const documentedUnknown = <A, I>(
   schema: Schema.Schema<A, I>,
@@ -80,20 +72,15 @@ const idempotencyKeyParameter = {
 } as const
 
 /**
- * The OpenAPI transform of an endpoint that takes an `Idempotency-Key` (contract §8): the header
- * documented as a parameter. It is read from the request rather than declared as the endpoint's
- * headers: that would make every typed-client call name a `headers` object; the client sends it
- * with `Client.withIdempotencyKey`. Endpoints declare it with `idempotent`.
+ * Documents the `Idempotency-Key` header. It is not declared as the endpoint's headers, which
+ * would make every typed-client call name a `headers` object.
  */
 export const documentIdempotencyKey = (operation: Record<string, unknown>): Record<string, unknown> => ({
   ...operation,
   parameters: [...((operation.parameters as ReadonlyArray<unknown> | undefined) ?? []), idempotencyKeyParameter]
 })
 
-/**
- * An endpoint that takes an `Idempotency-Key` (contract §8): its 422 (the key sent again with
- * another body or route) and 409 (the first request still running), and the header documented.
- */
+/** An endpoint that takes an `Idempotency-Key`: its 422 and 409, and the header documented. */
 export const idempotent = <
   Name extends string,
   Method extends HttpMethod,

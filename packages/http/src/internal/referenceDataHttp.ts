@@ -6,9 +6,8 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { WaybillApi } from "../Api.js"
 
-// Reference data does not change while the server runs: each list is encoded to its response
-// once, not on every request, and kept for as long as the port answers with the same array.
-// The response is the one HttpApi would build from the endpoint's success schema (200, JSON).
+// Reference data does not change while the server runs: each list is encoded once, and kept for
+// as long as the port answers with the same array.
 const cachedList = <A, I>(
   item: Schema.Schema<A, I>,
   read: (workspaceId: CurrentWorkspace["Type"]["id"]) => Effect.Effect<ReadonlyArray<A>>

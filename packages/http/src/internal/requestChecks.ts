@@ -1,12 +1,6 @@
 /**
- * The checks every request passes before routing (contract §1), inside the API so that the
- * reference server and every host mounting the web handler get them alike. A URL spelling a NUL
- * is 400. A request with a body method (POST, PUT, PATCH; every one is a protected endpoint) is
- * authenticated first, and answered 401 without its body being read. Its body must then be
- * `application/json` with no charset but UTF-8 (415), at most 1 MiB (413), valid UTF-8 and
- * well-formed JSON (400), and pass `JsonInput`'s one walk (400 at the path: nesting, reserved
- * keys, non-finite numbers, text that cannot be stored). The API behind gets the workspace and
- * the parsed value through the context (`checkedRequest.ts`).
+ * The checks every request passes before routing (docs/security.md, Requests); a body method is
+ * authenticated before its body is read. Handlers get the result through `checkedRequest.ts`.
  */
 import { IncomingMessage } from "node:http"
 import * as HttpApp from "@effect/platform/HttpApp"
@@ -28,21 +22,14 @@ import { type CheckedBody, CheckedServerRequest, RequestChecks } from "./checked
 import { errorResponse, RETRY_AFTER_SECONDS } from "./contractErrors.js"
 import type { Route } from "./directRoutes.js"
 
-/** Request bodies above this size are refused with 413 (contract §1). */
+/** Request bodies above this size are refused with 413. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 
-// ---------------------------------------------------------------------------------------------
-// The media type
-
 const JSON_MEDIA_TYPE = "application/json"
 
-/**
- * Why a `Content-Type` is refused (415), or `undefined` when it is `application/json` whose
- * parameters name no charset but UTF-8 (`charset=utf-8`, any case, quoted or not). Parameters
- * other than `charset` are allowed and ignored.
- */
+/** Why a `Content-Type` is refused (415), or `undefined` for JSON with no charset but UTF-8. */
 export const mediaTypeRefusal = (contentType: string | undefined): string | undefined => {
   if (contentType === JSON_MEDIA_TYPE) return undefined
   if (contentType === undefined) return "Request bodies must be sent as Content-Type: application/json"
@@ -60,8 +47,7 @@ export const mediaTypeRefusal = (contentType: string | undefined): string | unde
   return undefined
 }
 
-// `;name=value` pairs, a value a token or a quoted string (RFC 9110 §5.6.6); a segment without
-// `=` is skipped, as any parameter but the charset is ignored.
+// `;name=value` pairs, a value a token or a quoted string (RFC 9110 §5.6.6).
 const PARAMETER = /;\s*([^;=\s]*)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;]*))?/g
 
 const parameters = (text: string): Array<readonly [string, string]> => {
@@ -75,17 +61,11 @@ const parameters = (text: string): Array<readonly [string, string]> => {
   return found
 }
 
-// ---------------------------------------------------------------------------------------------
-// Reading the body
-
 const TOO_LARGE = Symbol("TooLarge")
 type Read = Uint8Array | typeof TOO_LARGE
 
-/**
- * A Node request body, read up to the limit. Past it the rest is drained unread and the caller
- * answers 413 with `Connection: close` (destroying the socket, as the platform's own reader does,
- * would leave the client without an answer).
- */
+// Past the limit the rest is drained unread, then 413 with `Connection: close`: destroying the
+// socket, as the platform's reader does, would leave the client without an answer.
 const readNodeBody = (source: IncomingMessage) =>
   Effect.async<Read, Error>((resume) => {
     const chunks: Array<Buffer> = []
@@ -116,15 +96,12 @@ const readNodeBody = (source: IncomingMessage) =>
     source.on("data", onData)
     source.on("end", onEnd)
     source.on("error", onError)
-    // Interrupted (the client went away, the deadline closed the connection): let go of it.
     return Effect.sync(cleanup)
   })
 
-/** A Fetch request body, read up to the limit; past it, drained unread (as above). */
 const readWebBody = (source: Request) =>
   Effect.tryPromise(async (signal): Promise<Read> => {
     const reader = source.body!.getReader()
-    // Interrupted (the client went away): stop reading.
     signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true })
     const chunks: Array<Uint8Array> = []
     let size = 0
@@ -145,7 +122,6 @@ const readWebBody = (source: Request) =>
     return bytes
   })
 
-/** Any other platform's request, through its public API, with the platform's own limit. */
 const readOtherBody = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.map(
     HttpIncomingMessage.withMaxBodySize(request.arrayBuffer, Option.some(MAX_BODY_BYTES)),
@@ -161,22 +137,15 @@ const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<R
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
   const length = request.headers["content-length"]
-  // A Fetch Request built in process (the web handler) may carry no length header; one that a
-  // Node adapter made of a request without a body (`content-length: 0`) still has a body stream.
+  // An in-process Request may lack a length; an adapter's bodiless one still has a body stream.
   if (request.source instanceof Request) return request.source.body !== null && length !== "0"
   return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
 }
 
-// Fatal: invalid UTF-8 is refused, never replaced by U+FFFD. A byte order mark is kept, so that
-// JSON.parse refuses it as it refuses any text before the value.
+// Invalid UTF-8 is refused, never replaced by U+FFFD; a kept byte order mark fails JSON.parse.
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
-// ---------------------------------------------------------------------------------------------
-// Responses
-
-// An answer sent before the request's body was read to its end: the connection closes after it,
-// as the rest of the body would otherwise be taken for the next request (and a host's adapter
-// may cut it short anyway).
+// For an answer sent before the body was read to its end: the rest would read as the next request.
 const closeConnection = (response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.setHeader(response, "connection", "close")
 
@@ -185,7 +154,6 @@ const closingConnection = (
   response: HttpServerResponse.HttpServerResponse
 ) => Effect.succeed(closeConnection(response))
 
-// Built only for a body that is too large: most requests never need it.
 const tooLarge = () => closeConnection(errorResponse(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`))
 
 const refusedBody = (message: string, issues: ReadonlyArray<Issue.Issue> = []) =>
@@ -198,15 +166,10 @@ const messageFor = (issues: ReadonlyArray<Issue.Issue>) =>
     ? "The request body holds text that cannot be stored"
     : `The request body holds ${issues.length === 1 ? "a value" : "values"} that cannot be taken as sent`
 
-/** The direct route of a request (`directRoutes.ts`), or `undefined` for one the app takes. */
 type DirectRoutes = (request: HttpServerRequest.HttpServerRequest) => Route | undefined
 
 type DirectError = BadRequest | IdempotencyKeyReused | Conflict
 
-/**
- * Checks the body of an authenticated request and runs its direct route with the workspace, or
- * `app` with the workspace and the checked body in context; or answers the refusal.
- */
 const checkBody = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
   workspace: CurrentWorkspace["Type"],
@@ -238,10 +201,8 @@ const checkBody = <E, R>(
           `Malformed JSON in the request body: ${error instanceof Error ? error.message : "parse error"}`
         )
       }
-      // V8's JSON.parse is iterative (it parses a 1 MiB body of nothing but brackets), but the
-      // schema decoders, their messages and JSON.stringify behind the routes recurse: a body they
-      // could not survive is refused here. Strings are looked at only when the text spells a NUL
-      // or a surrogate, which it must to hold one.
+      // JSON.parse is iterative but the decoders behind it recurse, so depth is refused here.
+      // Strings are looked at only when the text could spell a NUL or a surrogate.
       const found = JsonInput.inspect(value, { text: JsonText.mayHoldTextIssues(text) })
       if (found.tooDeep !== undefined) {
         return refusedBody(`The request body nests deeper than ${JsonDepth.maxDepth} levels of objects and arrays`, [
@@ -257,8 +218,6 @@ const checkBody = <E, R>(
   })
 }
 
-// Runs the app with one copy of the request's context: the checks' result, and the checked
-// request in place of the platform's.
 const withChecked = <E, R>(
   app: HttpApp.Default<E, R>,
   request: HttpServerRequest.HttpServerRequest,
@@ -271,9 +230,6 @@ const withChecked = <E, R>(
   return Effect.mapInputContext(app, (context: Context.Context<R>) => Context.merge(context, checked))
 }
 
-// ---------------------------------------------------------------------------------------------
-// The URL
-
 const NUL_ESCAPE = /%00/
 
 const decodedName = (encoded: string): string => {
@@ -284,10 +240,7 @@ const decodedName = (encoded: string): string => {
   }
 }
 
-/**
- * The 400 for a URL that spells a NUL character (`%00`), which no id, path or parameter holds
- * and PostgreSQL cannot take as text, naming where it is; nothing for any other URL.
- */
+// A NUL (`%00`) is in no id, path or parameter, and PostgreSQL cannot store it as text.
 const nulInUrl = (url: string): HttpServerResponse.HttpServerResponse | undefined => {
   if (!NUL_ESCAPE.test(url)) return undefined
   const query = url.indexOf("?")
@@ -305,8 +258,8 @@ const nulInUrl = (url: string): HttpServerResponse.HttpServerResponse | undefine
   )
 }
 
-// Every 503 (the database unreachable, readiness included) says when to try again (contract §1).
-// A pre-response handler, because the platform sends a response as soon as the app returns it.
+// Every 503 says when to try again: a pre-response handler, as the platform sends a response as
+// soon as the app returns it.
 const withRetryAfter = (
   _request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse
@@ -318,10 +271,8 @@ const withRetryAfter = (
   )
 
 /**
- * The middleware, over the API keys: URL and body checks before routing, so no handler ever sees
- * an unchecked request, and authentication before any body is read; every 503 gets its
- * `Retry-After`. A request with a direct route (`direct`) is answered by it once checked, in
- * place of `app`.
+ * The middleware over the API keys: no handler sees an unchecked request. A request with a
+ * direct route is answered by it once checked, in place of `app`.
  */
 export const make = (
   direct: DirectRoutes
@@ -346,11 +297,9 @@ export const make = (
             const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
             const refusedUrl = nulInUrl(request.url)
             if (refusedUrl !== undefined) return Effect.succeed(refusedUrl)
-            // A method without a body goes straight to the app, with no check to run.
             if (!BODY_METHODS.has(request.method)) return app
             return Effect.flatMap(
-              // A refused request's body is never read: its connection closes after the answer,
-              // so that no client sends its next request behind a body the server left unread.
+              // A refused request's body is never read, so its connection closes after the answer.
               Effect.tapError(authenticateRequest(keys, request), () =>
                 hasBody(request) ? HttpApp.appendPreResponseHandler(closingConnection) : Effect.void
               ),

@@ -1,8 +1,4 @@
-/**
- * A span as the exporter reads it when it ends: what the OTLP encoders write
- * (`otlpProtobuf.ts`, `otlpJson.ts`), read from the tracer's span itself, so that ending a
- * span makes no second object for it.
- */
+/** A span as the OTLP encoders read it when it ends: the tracer's span itself, no second object. */
 import type * as Tracer from "effect/Tracer"
 
 /** OTLP's `SpanKind` numbers (the API's plus one: 0 is "unspecified"). */

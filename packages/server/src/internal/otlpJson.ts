@@ -1,7 +1,6 @@
 /**
- * OTLP/JSON text of an ended span (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`): the protobuf
- * messages in proto3's JSON mapping as OTLP reads it (ids in hex, enums as numbers, 64-bit
- * integers as decimal text). A span becomes its text the moment it ends; a batch is those texts.
+ * OTLP/JSON text of an ended span: proto3's JSON mapping as OTLP reads it (ids in hex, enums as
+ * numbers, 64-bit integers as decimal text).
  */
 import * as Inspectable from "effect/Inspectable"
 import { type EndedSpan, flagsOf, forEachAttribute, isInt64, kindCodes } from "./endedSpan.js"
@@ -66,10 +65,7 @@ export const span = (ended: EndedSpan): string =>
 
 const encoder = new TextEncoder()
 
-/**
- * The `ExportTraceServiceRequest` around span texts (`span`) for `sender`, as UTF-8; its resource
- * and scope are written once, here, for every batch.
- */
+/** The `ExportTraceServiceRequest` around span texts for `sender`, as UTF-8. */
 export const requests = (sender: Sender): ((spans: ReadonlyArray<string>) => Uint8Array) => {
   const resource = JSON.stringify({ attributes: attributes(sender.resource), droppedAttributesCount: 0 })
   const scope = JSON.stringify({

@@ -1,8 +1,6 @@
 /**
- * OTLP/protobuf bytes written straight from an ended span (`opentelemetry/proto/trace/v1`,
- * `ExportTraceServiceRequest`), field for field as the SDK's own serializer writes them
- * (`@opentelemetry/otlp-transformer`, the test holds the two byte-equal). A span is written into
- * its batch's buffer the moment it ends, so nothing of it waits on the heap for the export.
+ * OTLP/protobuf bytes written straight from an ended span, field for field as the SDK's own
+ * serializer writes them (the test holds the two byte-equal).
  */
 import * as Inspectable from "effect/Inspectable"
 import { type EndedSpan, flagsOf, forEachAttribute, isInt64, kindCodes } from "./endedSpan.js"
@@ -14,7 +12,6 @@ const TWO_POW_32 = 0x1_0000_0000
 const NIBBLES = new Uint8Array(128)
 for (let digit = 0; digit < 16; digit++) NIBBLES[digit.toString(16).charCodeAt(0)] = digit
 
-// A varint's length in bytes.
 const varintSize = (value: number) => {
   let size = 1
   for (let rest = value >>> 7; rest > 0; rest >>>= 7) size++
@@ -285,10 +282,8 @@ export interface Sender {
 }
 
 /**
- * The `ExportTraceServiceRequest` around the spans a writer holds (`span`, one after another), for
- * `sender`: one `ResourceSpans` of its resource with one `ScopeSpans` of its scope, in a buffer of
- * its own, the writer emptied for the next batch. The resource and the scope are written once,
- * here, for every batch.
+ * The `ExportTraceServiceRequest` around the spans a writer holds, for `sender`, in a buffer of its
+ * own; the writer is emptied for the next batch.
  */
 export const requests = (sender: Sender): ((writer: ProtoWriter) => Uint8Array) => {
   const head = new ProtoWriter(1024)

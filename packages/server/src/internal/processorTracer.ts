@@ -1,11 +1,7 @@
 /**
- * Effect's tracer writing each sampled span to a sink when it ends (the OTLP batches of
- * `spanBatches.ts`). `@effect/opentelemetry`'s tracer makes each span through the SDK's
- * `Tracer`: an OpenTelemetry context per span, the SDK's span object with its clock and limits,
- * then a copy of every attribute into both; here a span is its ids, times and attributes, and
- * the sink reads it as it ends (`EndedSpan`), writing it into its batch at once. Cost against
- * the SDK's path: docs/decisions.md, "Spans straight to the span processor" and "Spans written
- * as they end".
+ * Effect's tracer writing each sampled span to a sink (`spanBatches.ts`) as it ends, without the
+ * SDK's context and span objects. Cost against the SDK's path: docs/decisions.md, "Spans straight
+ * to the span processor" and "Spans written as they end".
  */
 import * as OtelApi from "@opentelemetry/api"
 import { type Sampler, SamplingDecision } from "@opentelemetry/sdk-trace-base"
@@ -18,18 +14,11 @@ import * as Tracer from "effect/Tracer"
 import type { EndedSpan, SpanEvent, SpanSink, StatusCode } from "./endedSpan.js"
 import { UnrecordedSpan } from "./unrecordedSpan.js"
 
-/**
- * Where ended spans go and how new ones are sampled. Without `sampler`, a span follows its
- * parent's decision and a root is recorded (the SDK's default, `parentbased_always_on`), decided
- * here without asking a sampler object.
- */
+/** Where ended spans go and how new ones are sampled; without `sampler`, `parentbased_always_on`. */
 export interface Pipeline {
   readonly sink: SpanSink
   readonly sampler?: Sampler | undefined
-  /**
-   * Whether a span is made unrecorded (`UnrecordedSpan`, standing for its parent): the SQL
-   * client's spans unless statements are traced, and background statements when they are.
-   */
+  /** Whether a span is made unrecorded (`UnrecordedSpan`, standing for its parent). */
   readonly unrecorded?: ((name: string, parent: Option.Option<Tracer.AnySpan>) => boolean) | undefined
 }
 
@@ -76,8 +65,7 @@ class ProcessorSpan implements Tracer.Span, EndedSpan {
     startTime: bigint,
     readonly kind: Tracer.SpanKind
   ) {
-    // The parent in OpenTelemetry's terms: none when Effect's parent has no real ids (an
-    // unrecorded root that stands for nothing), as the SDK treats an invalid parent context.
+    // None when Effect's parent has no real ids, as the SDK treats an invalid parent context.
     const above = Option.getOrUndefined(parent)
     const real = above !== undefined && (above instanceof ProcessorSpan || TraceContext.hasIds(above))
     this.traceId = real ? above.traceId : TraceContext.traceId()
@@ -154,9 +142,8 @@ class ProcessorSpan implements Tracer.Span, EndedSpan {
   }
 }
 
-// The runtime calls a tracer's `context` around every step of every fiber. Nothing here needs a
-// hook, and the default tracer's own function (the one every fiber calls without tracing) keeps
-// that call as cheap as it is then: the runtime's call site keeps seeing one function.
+// The runtime calls `context` around every fiber step: the default tracer's own function keeps
+// that call site seeing one function, as cheap as without tracing.
 const defaultContext = Effect.runSync(Effect.tracer).context
 
 /** Effect's tracer over `pipeline`; the fiber's span is not made OpenTelemetry's active context. */

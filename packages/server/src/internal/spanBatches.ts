@@ -1,12 +1,7 @@
 /**
- * Ended spans written into OTLP batches as they end, and the batches sent one at a time through
- * the OpenTelemetry SDK's OTLP/HTTP transport (`@opentelemetry/otlp-exporter-base`: its retries,
- * timeout, headers and compression from the `OTEL_EXPORTER_OTLP_*` variables). The batching
- * follows the SDK's batch span processor and its `OTEL_BSP_*` settings: a batch goes when it
- * holds `maxExportBatchSize` spans or `scheduledDelayMillis` after the last went, and spans past
- * `maxQueueSize` waiting are dropped. What differs is what waits: bytes (or text), not span
- * objects, so a busy server's collector has no spans to copy (docs/decisions.md, "Spans written
- * as they end").
+ * Spans written into OTLP batches as they end, sent one batch at a time as the SDK's batch span
+ * processor would (`OTEL_BSP_*`). What waits is bytes, not span objects (docs/decisions.md, "Spans
+ * written as they end").
  */
 import type { SpanResult } from "@waybill/core/Metrics"
 import type { TracingBatch } from "../Config.js"
@@ -73,10 +68,7 @@ export interface SpanBatches extends SpanSink {
   readonly close: () => Promise<void>
 }
 
-/**
- * Batches of `format` sent by `send` as `settings` say; what became of each span is told to
- * `record` (`waybill_trace_spans_total` in the server).
- */
+/** Batches of `format` sent by `send` as `settings` say; what became of each span goes to `record`. */
 export const make = (format: Format, send: Send, settings: TracingBatch, record: Recorder): SpanBatches => {
   let openCount = 0
   const sealed: Array<Sealed> = []
@@ -85,7 +77,6 @@ export const make = (format: Format, send: Send, settings: TracingBatch, record:
   let sending = false
   let idle: Array<() => void> = []
 
-  // A batch becomes its request body when it closes: what waits for the export is bytes.
   const seal = () => {
     if (openCount === 0) return
     const count = openCount

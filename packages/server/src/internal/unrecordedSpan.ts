@@ -1,9 +1,6 @@
 /**
- * A span that is not recorded and stands for its parent (`Observability.layerTracing` makes one
- * for each SQL statement and transaction unless `WAYBILL_TRACE_SQL` is set): it carries the
- * parent's trace and span ids and sampling flag, so a span made inside it (a service's span in a
- * transaction) joins the parent, and `TraceContext.current` reads the parent. Nothing reaches the
- * OpenTelemetry SDK: no ids drawn, no sampler asked, nothing exported.
+ * A span that is not recorded and stands for its parent, carrying its ids and sampling flag: a
+ * span made inside it joins the parent. Nothing reaches the SDK.
  */
 import * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"

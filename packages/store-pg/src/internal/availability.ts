@@ -1,8 +1,4 @@
-/**
- * What an unreachable database looks like to our adapters, for the `Availability` port: a
- * `SqlError` whose cause (or a cause of it) is a connection failure, as opposed to a statement
- * the database refused.
- */
+/** The `Availability` port: a `SqlError` caused by a connection failure, not a refused statement. */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type { Availability } from "@waybill/core/Availability"
@@ -25,7 +21,6 @@ const isOutageCode = (code: unknown) =>
   typeof code === "string" &&
   (socketCodes.has(code) || code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03")
 
-// pg's own wording when a connection drops or cannot be made, and our pool's time-out.
 const outageMessage =
   /Connection terminated|Connection timed out|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|connect ECONNREFUSED/i
 

@@ -6,9 +6,8 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import * as Effect from "effect/Effect"
 
 /**
- * The pool uses ONE connection. PGlite is a single session, so more connections add no
- * parallelism, and with several, pglite-socket's multiplexing lost a query's rows while another
- * connection ran a transaction (reproduced by `serves concurrent queries and transactions`).
+ * The pool uses ONE connection: PGlite is a single session, and with several, pglite-socket lost a
+ * query's rows while another ran a transaction (`serves concurrent queries and transactions`).
  */
 export const POOL_CONNECTIONS = 1
 /** The socket server accepts one spare connection, so a pool replacing a broken one never waits. */
@@ -20,7 +19,6 @@ export class EmbeddedStartError extends Error {
   override readonly name = "EmbeddedStartError"
 }
 
-/** The prefix of the private socket directories, in the system's temporary folder. */
 export const SOCKET_DIR_PREFIX = "waybill-pglite-"
 /** The file in a socket directory that names its process: `<host> <pid>`. */
 export const OWNER_FILE = "owner"
@@ -36,11 +34,8 @@ const isAlive = (pid: number): boolean => {
 }
 
 /**
- * Removes the socket directories of processes of this host that have ended without removing
- * theirs (killed with SIGKILL, or by the OOM killer): each start would otherwise leave one more
- * in the temporary folder. A directory is left alone unless its owner file names this host and
- * a pid that no longer runs: one being made (no owner yet), another user's, one of another host
- * or container sharing the folder. Best effort: whatever cannot be read or removed is left.
+ * Removes the socket directories that killed processes of this host left behind. A directory is
+ * left alone unless its owner file names this host and a pid that no longer runs. Best effort.
  */
 export const removeStaleSocketDirs = async (folder: string = tmpdir()): Promise<void> => {
   const host = hostname()
@@ -57,10 +52,8 @@ export const removeStaleSocketDirs = async (folder: string = tmpdir()): Promise<
 }
 
 /**
- * Starts PGlite on a data directory (or in memory, optionally from a dumped data directory) and
- * serves it on a Unix socket in a fresh private directory, so `pg` (and with it `@effect/sql-pg`)
- * talks to it like to any PostgreSQL, and nothing is exposed on a TCP port. PGlite is a single
- * session, shared by every connection to the socket: `searchPath` is set on it once, here.
+ * Starts PGlite and serves it on a Unix socket in a fresh private directory, so `pg` talks to it
+ * like to any PostgreSQL, with no TCP port. Its one session gets `searchPath` once, here.
  */
 export const acquire = (
   dataDir: string,

@@ -2,10 +2,8 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { RecordedEvent } from "@waybill/events/EventOutbox"
 
 /**
- * The outbox insert of recorded events, in their order, as a fragment for a `WITH` clause
- * (`… AS (${insertEvents(…)})`) that ends in `RETURNING 1`. The rows travel as one JSON array:
- * its text is the same for any number of events (prepared once), and `JSON.stringify` escapes
- * the bodies natively, where a `text[]` parameter is escaped element by element in JavaScript.
+ * The outbox insert of recorded events, as a `WITH` clause. The rows travel as one JSON array:
+ * one text for any number of events (prepared once), escaped natively by `JSON.stringify`.
  */
 export const insertEvents = (
   sql: SqlClient.SqlClient,
@@ -28,9 +26,8 @@ export const insertEvents = (
   RETURNING 1`
 
 /**
- * `insertEvents` for a statement that also keeps idempotency answers (a `WITH` clause named
- * `keys`, `idempotencyRows.insertKeys`): an event whose `key` is set is inserted only if its key
- * is among those `keys` inserted; `keys[i]` belongs to `recorded[i]`.
+ * `insertEvents` beside `insertKeys` (a `WITH` clause named `keys`): an event with a key is
+ * inserted only if its key went in; `keys[i]` belongs to `recorded[i]`.
  */
 export const insertEventsKeyed = (
   sql: SqlClient.SqlClient,

@@ -2,10 +2,8 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { IdempotencyRecord } from "@waybill/core/Idempotency"
 
 /**
- * The insert of kept idempotency answers, as a `WITH` clause (`keys AS (${insertKeys(…)})`) that
- * returns the keys it inserted: a key kept already inserts nothing (a statement holding it,
- * uncommitted, is waited for), and the creations of the same statement filter on `keys`. The
- * records' keys must differ from one another.
+ * The insert of kept answers as a `WITH` clause returning the keys it inserted; a key kept already
+ * inserts nothing. The records' keys must differ from one another.
  */
 export const insertKeys = (
   sql: SqlClient.SqlClient,
@@ -29,10 +27,7 @@ export const insertKeys = (
   ON CONFLICT (workspace_id, key) DO NOTHING
   RETURNING key`
 
-/**
- * Of a batch's entries, those to write: every entry without a record, and of entries sharing a
- * key the first (a later one would find the key taken by it). The others are answered as taken.
- */
+/** Of a batch's entries, those to write: every one without a record, and the first of a key. */
 export const firstPerKey = <E extends { readonly record?: IdempotencyRecord | undefined }>(
   entries: ReadonlyArray<E>
 ): ReadonlyArray<E> => {

@@ -4,9 +4,8 @@ import * as Pg from "pg"
 export const MAX_PREPARED_PER_CONNECTION = 200
 
 /**
- * A `pg` client that runs every parameterised statement as one of `pg`'s named queries
- * (`{ name, text, values }`), so PostgreSQL parses and plans a text once per connection; the
- * pool is given it through its public `Client` option. See docs/decisions.md (issue 33).
+ * A `pg` client that runs every parameterised statement as a named query, so PostgreSQL plans a
+ * text once per connection. See docs/decisions.md (issue 33).
  */
 export class PreparingClient extends Pg.Client {
   readonly #names = new Map<string, string>()

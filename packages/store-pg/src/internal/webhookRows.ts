@@ -1,7 +1,4 @@
-/**
- * A webhook's row: its document, and what lives beside it in columns (the revision, 0007; flow
- * control, 0011). Shared by the repository and the delivery store, which reads targets.
- */
+/** A webhook's row: its document, and its revision and flow control in columns of their own. */
 import { Webhook } from "@waybill/webhooks/Webhook"
 import * as Schema from "effect/Schema"
 

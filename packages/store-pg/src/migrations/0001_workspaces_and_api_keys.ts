@@ -1,6 +1,6 @@
 import { migration } from "../internal/migration.js"
 
-// Times are epoch seconds (bigint) throughout, as on the wire (contract §1).
+// Times are epoch seconds (bigint) throughout, as on the wire.
 export default migration(function* (sql) {
   yield* sql`
     CREATE TABLE workspaces (

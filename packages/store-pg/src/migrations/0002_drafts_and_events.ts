@@ -1,9 +1,8 @@
 import { migration } from "../internal/migration.js"
 
-// Drafts keep their whole response document as `json` (not `jsonb`: the lenient transport keeps
-// its key order and form exactly as sent). Columns that queries filter or lock on are split out.
-// Events are the outbox: written in the transaction of the change that raised them, with the
-// delivery body fixed as text, in commit order by `seq` (ids sort by millisecond only); `fanned_out_at` marks the ones the dispatcher has fanned out.
+// Drafts keep their document as `json`, not `jsonb`, so the transport keeps its key order and
+// form as sent. Events are the outbox, their delivery body fixed as text, in order by `seq`
+// (ids sort by millisecond only).
 export default migration(function* (sql) {
   yield* sql`
     CREATE TABLE drafts (

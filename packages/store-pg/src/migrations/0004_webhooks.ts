@@ -1,8 +1,7 @@
 import { migration } from "../internal/migration.js"
 
-// Webhooks keep their stored document (secrets sealed by the SecretBox) as json; `events` is an
-// array for the subscription lookup of fan-out. Deliveries reference their event's fixed body
-// (never copied, never re-serialised) and their webhook's target; attempts are appended as jsonb.
+// Deliveries reference their event's fixed body (never copied, never re-serialised); attempts
+// are appended as jsonb.
 export default migration(function* (sql) {
   yield* sql`
     CREATE TABLE webhooks (

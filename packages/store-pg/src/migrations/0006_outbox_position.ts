@@ -1,17 +1,8 @@
 import { migration } from "../internal/migration.js"
 
-// Fan-out no longer marks each event: it reads events in order behind one stored position,
-// held by one dispatcher at a time under a lease, and moves the position in the transaction that
-// records their deliveries. The order is the writing transaction's id (`xid`), then `seq`;
-// fan-out reads only events older than every open transaction, so a transaction that commits
-// late can never leave an event behind the position.
-//
-// Events fanned out before this migration sort before the position (xid 0); the ones still
-// pending get this transaction's id, after it, and keep their `seq` order.
-//
-// Also dropped, as nothing reads them and every event or delivery paid for them: the index on
-// events by workspace, and the foreign key from deliveries to events (deliveries are only ever
-// made from events read from the table, and events are never deleted).
+// Fan-out reads events in (`xid`, `seq`) order behind one leased position, only below every open
+// transaction, so a late commit never leaves an event behind it. Events fanned out already sort
+// first (xid 0). The workspace index and the deliveries' foreign key went: nothing read them.
 export default migration(function* (sql) {
   yield* sql`ALTER TABLE events ADD COLUMN xid xid8`
   yield* sql`UPDATE events SET xid = CASE WHEN fanned_out_at IS NULL THEN pg_current_xact_id() ELSE '0'::xid8 END`

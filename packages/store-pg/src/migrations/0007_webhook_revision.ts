@@ -1,7 +1,6 @@
 import { migration } from "../internal/migration.js"
 
-// Webhooks can be edited (the operator console): each edit raises `revision`, which claims
-// return beside a delivery so that every process can tell a cached target from a stale one.
+// Each edit raises `revision`, which claims return, so every process can tell a stale cached target.
 export default migration(function* (sql) {
   yield* sql`ALTER TABLE webhooks ADD COLUMN revision integer NOT NULL DEFAULT 1`
 })

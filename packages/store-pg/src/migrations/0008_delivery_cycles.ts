@@ -1,13 +1,8 @@
 import { migration } from "../internal/migration.js"
 
-// Resend and replay (contract §5): a delivery can start a fresh attempt cycle after it ended.
-// `cycle_start` is how many attempts came before its current cycle (its retry is counted from
-// there) and `cycle_trigger` what started that cycle (`automatic`: fan-out; `manual`: a resend or
-// replay). A replay selects by the event's creation time in event order, so the delivery keeps
-// it (`event_created_at`, filled from the events for rows made before) beside `seq`, with an
-// index per webhook over the deliveries that have ended (only those are replayed: putting one
-// back to pending adds no entry to it). None of these columns changes on a claim, so claims
-// stay HOT (0005).
+// Resend and replay start a fresh attempt cycle: `cycle_start` counts the attempts before it.
+// A replay selects ended deliveries by event time, hence `event_created_at` and the partial index.
+// No column here changes on a claim, so claims stay HOT (0005).
 export default migration(function* (sql) {
   yield* sql`
     ALTER TABLE deliveries

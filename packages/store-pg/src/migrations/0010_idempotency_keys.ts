@@ -1,9 +1,7 @@
 import { migration } from "../internal/migration.js"
 
-// Idempotent requests (contract §8): the answer kept per workspace and key, written in the same
-// statement or transaction as what the request created. The primary key is what makes two
-// processes racing with one key create once: the second insert waits for the first to commit
-// and then inserts nothing. The sweep deletes by `expires_at`, in bounded steps.
+// The primary key makes two processes racing with one key create once: the second insert waits
+// for the first to commit, then inserts nothing.
 export default migration(function* (sql) {
   yield* sql`
     CREATE TABLE idempotency_keys (

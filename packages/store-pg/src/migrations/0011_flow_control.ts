@@ -1,12 +1,8 @@
 import { migration } from "../internal/migration.js"
 
-// Flow control (contract §8). A webhook's status, why and since when it is disabled, its rate
-// limit and ordering live in columns beside its document: claims read them in SQL, and automatic
-// disabling changes them in the statement that counts the failures in a row (`failure_streak`).
-// Claims of plain webhooks (enabled, no limit, no ordering) stay as they were; the others are
-// claimed under their row in `webhook_flow`, locked by the claiming transaction, which holds the
-// attempts started per 50 ms slot over the last second or so (`slot`: the newest slot's number,
-// `counts`: newest first) for the rate limit, and serialises FIFO claims across processes.
+// Flow control in columns, so claims and automatic disabling work in SQL. A flow-controlled
+// webhook is claimed under its locked `webhook_flow` row: attempts per 50 ms slot (`slot`: the
+// newest slot's number, `counts`: newest first) for the rate limit, and FIFO claims in turn.
 export default migration(function* (sql) {
   yield* sql`
     ALTER TABLE webhooks
