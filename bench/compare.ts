@@ -18,7 +18,7 @@
  * of the same run): each side's runs and median, the ratio of the medians (this checkout / base)
  * with a 90 % bootstrap interval that takes the runs as independent, and the mean of each pair's
  * ratio with its interval (pairs resampled: the two runs of a pair ran one after the other, so
- * the machine's drift over the session cancels within a pair). A bound holds when the interval
+ * the machine's drift over the whole run cancels within a pair). A bound holds when the interval
  * lies on its side; an interval across it says the machine cannot tell.
  */
 import { execFileSync, spawnSync } from "node:child_process"
@@ -115,7 +115,7 @@ const percentiles = (draw: () => number): readonly [number, number] => {
 const interval = (base: ReadonlyArray<number>, head: ReadonlyArray<number>) =>
   percentiles(() => median(resample(head)) / median(resample(base)))
 // A 90 % interval of the mean of each pair's ratio, pairs resampled: the two runs of a pair ran
-// one after the other, so what drifts with the machine over the session cancels within a pair.
+// one after the other, so what drifts with the machine over the whole run cancels within a pair.
 const pairedInterval = (ratios: ReadonlyArray<number>) => percentiles(() => mean(resample(ratios)))
 
 const { base, head, pairs, name } = parseArgs(process.argv.slice(2))

@@ -1,7 +1,8 @@
 /**
  * The dispatcher's cost per delivery in instructions, counted by valgrind's callgrind: a count
  * that does not move with the machine's load, where rates here move by ±10 % between runs of
- * one code (docs/benchmarks.md), too much to show a bound of a few per cent (issue 35's 3 %).
+ * one code (docs/benchmarks.md, "Method notes"), too much to show a bound of a few per cent
+ * (issue 35's 3 %).
  *
  * `dispatcher-workload.ts` (the dispatcher benchmark's in-memory ports, HMAC webhook and loopback
  * receiver) runs under callgrind: once it has started and made its warm-up deliveries, the
@@ -15,7 +16,8 @@
  *   delivery costs follows how the work batches, which follows timing: about ±5 % run to run.
  * - `one-at-a-time`: a quarter as many after 250, each recorded before the next is published,
  *   no clock in the dispatcher's way: the same work each time; nine runs in twelve within 1.3 %
- *   of their median, a few higher (docs/benchmarks.md), so `bench:compare`'s pairs matter.
+ *   of their median, a few higher (docs/benchmarks.md, "Method notes"), so `bench:compare`'s
+ *   pairs matter.
  * - `tracing`: the reference server itself (`tracing-workload.ts`), half as many events after
  *   1,000, once as it runs by default and once with metrics and tracing on: what issue 36's
  *   observability adds to the server's own work, whatever the machine's load (a run's ratio

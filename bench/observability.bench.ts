@@ -15,11 +15,12 @@
  * That is one pair of servers; `BENCH_PAIRS` (default 3) pairs are started one after the other,
  * each with `BENCH_ROUNDS` (default 4, an even number) rounds, the order alternating: each server
  * runs first as often as second, and as often right after its own previous round (which was
- * worth a few per cent to it, docs/benchmarks.md). One pair's ratio is one draw: two fresh processes
- * of the same code differ by up to a tenth for their whole life (their JIT's and collector's
- * choices, their databases), so single pairs of the default setting gave 0.76 to 0.93 in one
- * session (docs/benchmarks.md). Reported: per pair, on / off as the median of its rounds' ratios;
- * the targets (≥ 0.9 for both) take the median over pairs.
+ * worth a few per cent to it, docs/benchmarks.md, "Method notes"). One pair's ratio is one draw:
+ * two fresh processes of the same code differ by up to a tenth for their whole life (their JIT's
+ * and collector's choices, their databases), so single pairs of the default setting spread from
+ * 0.73 to 1.24 on one machine in one day (docs/benchmarks.md, "Method notes"). Reported: per
+ * pair, on / off as the median of its rounds' ratios; the targets (≥ 0.9 for both) take the
+ * median over pairs.
  *
  * `BENCH_ON_ENV` (a JSON object of variables) is added to the "on" server's environment, to price
  * one setting against off in the same way: `{"OTEL_TRACES_SAMPLER":"traceidratio",

@@ -25,7 +25,7 @@ import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Exit, Scope } from "effect"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-// README.md joins once it carries markers (it is the lead's file; see the report of issue 10).
+// README.md joins once it carries markers.
 const readmeMarked = /<!-- (sample|run): /.test(readFileSync(join(root, "README.md"), "utf8"))
 const guides = [
   "docs/quickstart.md",
