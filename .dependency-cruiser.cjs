@@ -1,5 +1,5 @@
 // The layering of Waybill's packages, checked by `npm run layering` (part of `npm test`).
-// The rules, and why, are in docs/decisions.md ("Layering checked").
+// The rules, and why, are in docs/decisions/0070-layering-checked.md.
 const fs = require("node:fs")
 const path = require("node:path")
 

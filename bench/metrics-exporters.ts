@@ -1,6 +1,7 @@
 /**
- * The cost figure behind the choice of the metrics exporter (docs/decisions.md, issue 36): the
- * same series, recorded and scraped three ways in one process. (1) Effect's `Metric` with
+ * The cost figure behind the choice of the metrics exporter
+ * (docs/decisions/0086-metrics-effect-metric-own-serializer.md): the same series, recorded and
+ * scraped three ways in one process. (1) Effect's `Metric` with
  * Waybill's own text serializer (`PrometheusText`); (2) Effect's `Metric` read by
  * `@effect/opentelemetry`'s metric producer into the OpenTelemetry Prometheus exporter; (3)
  * prom-client recording and serializing by itself. Run once by hand, not part of `npm run bench`:

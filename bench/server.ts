@@ -108,7 +108,8 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 
 // The server runs as it is deployed: compiled (`npm run build`, the package's `waybill-server`
 // binary), not under tsx, whose esbuild output wraps every closure the code creates in a
-// `defineProperty` call (`keepNames`), which costs the request path 15–25 % (docs/decisions.md).
+// `defineProperty` call (`keepNames`), which costs the request path 15–25 %
+// (docs/decisions/0048-benchmarks-run-code-as-deployed.md).
 let built: Promise<void> | undefined
 const build = () =>
   (built ??= new Promise<void>((resolve, reject) => {

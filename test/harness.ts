@@ -179,7 +179,7 @@ export type ServerServices = Exclude<Layer.Layer.Success<ReturnType<typeof expre
  * Every pair of a back end and a host is covered, not every combination: the reference server
  * on each back end, and the Express host on PGlite. The host only adapts HTTP above the same
  * ports and the back end sits below them, so Express on PostgreSQL would run the code of the
- * other three again (docs/decisions.md, "A faster test run").
+ * other three again (docs/decisions/0038-end-to-end-suites-each-back-end-and-host.md).
  */
 export const forEachServer = (
   name: string,

@@ -10,7 +10,7 @@
 import { relative } from "node:path"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
-/** Paths from the repository's root, longest first as measured (docs/decisions.md). */
+/** Paths from the repository's root, longest first as measured (docs/decisions/0041-test-files-three-at-a-time-longest-first.md). */
 export const longestFiles: ReadonlyArray<string> = [
   "test/docs.test.ts",
   "test/data-dir-lock.test.ts",
