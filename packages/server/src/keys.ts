@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * API keys of the reference server (`npm run keys -- <command>`), on the database the server
+ * API keys of the reference server (`npx waybill-keys <command>`; `npm run keys --` in this repository), on the database the server
  * uses: the same environment (`DATABASE_URL`, else the embedded database in `WAYBILL_DATA_DIR`).
  *
  *   create --workspace <id>   issue a key for a workspace; the key is printed once, only its
@@ -30,7 +30,7 @@ import { databaseConfig, settings as readSettings, type ServerConfig } from "./C
 import * as DataDirLock from "./DataDirLock.js"
 import * as Startup from "./Startup.js"
 
-const usage = `Usage: npm run keys -- <command>
+const usage = `Usage: ${Startup.keysCommand} <command>
 
   create --workspace <id>   issue an API key for a workspace (printed once, stored hashed)
   list                      list keys: id, workspace, created, revoked
@@ -115,7 +115,7 @@ const run = (command: Command) =>
         case "List": {
           const records = yield* service.list
           if (records.length === 0)
-            console.log("No keys stored. Create one with: npm run keys -- create --workspace <id>")
+            console.log(`No keys stored. Create one with: ${Startup.keysCommand} create --workspace <id>`)
           else {
             console.log(
               table([
