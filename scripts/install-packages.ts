@@ -9,7 +9,8 @@
  * (them and their `@waybill/*` dependencies, nothing else) into `<project>/waybill-packages/`, pins
  * each of those packages to its tarball in the project's `overrides` (npm would otherwise look
  * the dependencies up on the registry, where they are not), and runs `npm install` of the named
- * ones in the project. Peer dependencies (`effect`, `@effect/*`) come from the registry as usual.
+ * ones in the project, with their peer dependencies (`effect`, `@effect/*`) from the registry,
+ * written into the project's dependencies unless it names them already (its code imports them).
  * Options after the names go to `npm install` (`--prefer-offline`, ...). Run it again after
  * pulling a new version: it replaces the tarballs and the overrides.
  */
@@ -27,6 +28,7 @@ export const tarballFolder = "waybill-packages"
 interface Manifest {
   readonly name: string
   readonly dependencies?: Record<string, string>
+  readonly peerDependencies?: Record<string, string>
   readonly overrides?: Record<string, unknown>
 }
 
@@ -54,6 +56,17 @@ export const closure = (names: ReadonlyArray<string>): ReadonlyArray<string> => 
   }
   for (const name of names) visit(name)
   return [...found].sort()
+}
+
+/** The peer dependencies of some Waybill packages, as `name@range`, each once. */
+export const peersOf = (names: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const peers = new Map<string, string>()
+  for (const directory of packageDirectories()) {
+    const manifest = read(join(root, directory, "package.json"))
+    if (!names.includes(manifest.name)) continue
+    for (const [name, range] of Object.entries(manifest.peerDependencies ?? {})) peers.set(name, range)
+  }
+  return [...peers].sort(([a], [b]) => a.localeCompare(b)).map(([name, range]) => `${name}@${range}`)
 }
 
 /** Packs, copies, pins and installs, as the module's comment says; answers the installed packages. */
@@ -84,7 +97,12 @@ export const installPackages = (
   for (const name of Object.keys(overrides)) if (name.startsWith("@waybill/")) delete overrides[name]
   for (const [name, file] of spec) overrides[name] = file
   writeFileSync(manifestPath, `${JSON.stringify({ ...manifest, overrides }, null, 2)}\n`)
-  execFileSync("npm", ["install", ...names.map((name) => spec.get(name)!), ...npmOptions], {
+  const named = {
+    ...(manifest.dependencies as object | undefined),
+    ...(manifest.devDependencies as object | undefined)
+  }
+  const peers = peersOf(needed).filter((peer) => !Object.hasOwn(named, peer.slice(0, peer.lastIndexOf("@"))))
+  execFileSync("npm", ["install", ...names.map((name) => spec.get(name)!), ...peers, ...npmOptions], {
     cwd: project,
     stdio: "inherit"
   })

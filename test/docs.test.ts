@@ -387,6 +387,8 @@ describe("docs: commands", () => {
     const key = (await server.waitFor(DEV_KEY))[0]
     // The key comes before the server says where it listens.
     assert.isBelow(server.output().indexOf(key), server.output().indexOf("Listening on"), server.output())
+    // The start-up log names the API reference and the operator console.
+    assert.include(server.output(), `API reference at ${base}/docs, operator console at ${base}/console`)
 
     const script = runBlocks("quickstart")
       .map((block) => block.content)

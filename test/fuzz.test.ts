@@ -7,6 +7,7 @@
  * invalid UTF-8, a charset other than UTF-8, non-finite numbers, reserved keys at any depth. (On
  * the embedded database: this is about the HTTP and domain layers, and what reaches storage.)
  */
+import { connect } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import * as Server from "@waybill/server/Server"
 import * as Testing from "@waybill/store-pg/Testing"
@@ -21,6 +22,9 @@ log.showOnFailure()
 
 const codes: Record<number, string> = {
   400: "bad_request",
+  408: "request_timeout",
+  431: "request_header_fields_too_large",
+  505: "http_version_not_supported",
   401: "unauthorized",
   404: "not_found",
   409: "conflict",
@@ -201,6 +205,82 @@ const sentFor = (start: unknown): fc.Arbitrary<Sent> =>
     }
   )
 
+// The headers Waybill reads, each with a valid value to start from (Content-Length is the body's).
+const readHeaders = {
+  Authorization: `Bearer ${keys.a}`,
+  "Content-Type": "application/json",
+  "Idempotency-Key": "fuzz-key",
+  traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+  tracestate: "vendor=value",
+  "Transfer-Encoding": "identity"
+} as const
+
+// A header value: as it was, with a control character (or DEL, or a raw byte above ASCII) put
+// anywhere in it, replaced by arbitrary bytes, or left out.
+const headerValue = (valid: string) =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.constant<string | undefined>(valid) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .tuple(fc.nat(), fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.constantFrom(0x7f, 0x80, 0xff)))
+        .map(([at, code]) => {
+          const position = at % (valid.length + 1)
+          return valid.slice(0, position) + String.fromCharCode(code) + valid.slice(position)
+        })
+    },
+    { weight: 1, arbitrary: fc.string({ unit: "binary-ascii", maxLength: 40 }) },
+    { weight: 1, arbitrary: fc.constant(undefined) }
+  )
+
+/** The raw bytes of a request, `Connection: close` first so that each answer ends its connection. */
+const rawRequest = (method: string, path: string, headers: ReadonlyArray<readonly [string, string]>, body: string) =>
+  Buffer.from(
+    [
+      `${method} ${path} HTTP/1.1`,
+      "Host: 127.0.0.1",
+      "Connection: close",
+      ...headers.map(([name, value]) => `${name}: ${value}`),
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      "",
+      body
+    ].join("\r\n"),
+    "latin1"
+  )
+
+/** What came back on a raw connection once the server closed it (or after 40 s). */
+const exchange = (port: number, bytes: Buffer) =>
+  new Promise<string>((resolve) => {
+    const chunks: Array<Buffer> = []
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes))
+    socket.setTimeout(40_000, () => socket.destroy())
+    socket.on("data", (chunk) => chunks.push(chunk))
+    socket.on("error", () => {})
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")))
+  })
+
+/** The first answer's status and body (a chunked body decoded). */
+const firstAnswer = (received: string) => {
+  const end = received.indexOf("\r\n\r\n")
+  const head = end === -1 ? received : received.slice(0, end)
+  const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1] ?? 0)
+  let body = end === -1 ? "" : received.slice(end + 4)
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head)
+  if (length !== null) body = body.slice(0, Number(length[1]))
+  else if (/\r\ntransfer-encoding: *chunked/i.test(head)) {
+    let decoded = ""
+    for (let at = 0; ; ) {
+      const lineEnd = body.indexOf("\r\n", at)
+      const size = Number.parseInt(body.slice(at, lineEnd), 16)
+      if (lineEnd === -1 || !(size > 0)) break
+      decoded += body.slice(lineEnd + 2, lineEnd + 2 + size)
+      at = lineEnd + 4 + size
+    }
+    body = decoded
+  }
+  return { status, body: Buffer.from(body, "latin1").toString("utf8") }
+}
+
 layer(serverLayer(pglite, {}, {}, log), { timeout: "300 seconds", excludeTestServices: true })(
   "bad input at volume [pglite]",
   (it) => {
@@ -280,6 +360,73 @@ layer(serverLayer(pglite, {}, {}, log), { timeout: "300 seconds", excludeTestSer
         }),
       // 10,000 requests take 13 s on an idle machine, and well over the e2e project's 60 s on a
       // shared one (the event loop of the test and its in-process server lagging by a second).
+      300_000
+    )
+
+    it.effect(
+      "2,000 requests with control characters and raw bytes in every header Waybill reads: each refusal carries the error body",
+      () =>
+        Effect.gen(function* () {
+          const base = yield* Server.baseUrl
+          const port = Number(new URL(base).port)
+          const routes = [
+            { method: "GET", path: "/health", body: "" },
+            { method: "GET", path: "/transport-shapes", body: "" },
+            { method: "POST", path: "/events", body: JSON.stringify(valid.event) },
+            { method: "POST", path: "/drafts", body: JSON.stringify(valid.draft) },
+            { method: "POST", path: "/webhooks", body: JSON.stringify(valid.webhook) }
+          ] as const
+          const request = fc.record({
+            route: fc.constantFrom(...routes),
+            headers: fc.record(
+              Object.fromEntries(Object.entries(readHeaders).map(([name, value]) => [name, headerValue(value)]))
+            )
+          })
+          let sent = 0
+          let refusedWithoutBody = 0
+          const statuses = new Map<number, number>()
+          yield* Effect.promise(() =>
+            fc.assert(
+              fc.asyncProperty(fc.array(request, { minLength: 40, maxLength: 40 }), async (batch) => {
+                await Promise.all(
+                  batch.map(async ({ route, headers }) => {
+                    const lines = Object.entries(headers).flatMap(([name, value]) =>
+                      value === undefined ? [] : [[name, value] as const]
+                    )
+                    const received = await exchange(port, rawRequest(route.method, route.path, lines, route.body))
+                    const { status, body } = firstAnswer(received)
+                    sent++
+                    statuses.set(status, (statuses.get(status) ?? 0) + 1)
+                    const where = `${route.method} ${route.path} ${JSON.stringify(lines)} → ${received.slice(0, 300)}`
+                    assert.isAbove(status, 0, `no answer: ${where}`)
+                    assert.isBelow(status, 500, where)
+                    if (status < 400) return
+                    let error: { code?: unknown; message?: unknown; issues?: unknown } | undefined
+                    try {
+                      error = JSON.parse(body)
+                    } catch {
+                      error = undefined
+                    }
+                    const shaped =
+                      error !== undefined &&
+                      Object.keys(error).sort().join(",") === "code,issues,message" &&
+                      (error.code === codes[status] || status === 409) &&
+                      typeof error.message === "string" &&
+                      Array.isArray(error.issues)
+                    if (!shaped) refusedWithoutBody++
+                    assert.isTrue(shaped, where)
+                  })
+                )
+              }),
+              { numRuns: 50 }
+            )
+          )
+          assert.isAtLeast(sent, 2_000)
+          assert.strictEqual(refusedWithoutBody, 0)
+          console.log(
+            `headers with control characters: ${sent} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${refusedWithoutBody} refusals without the error body`
+          )
+        }),
       300_000
     )
   }

@@ -53,6 +53,40 @@ const closedWithin10s = (closed: Promise<number>) =>
     ])
   )
 
+/**
+ * The first answer on a raw connection: its status, headers (lower-case names) and the error body
+ * it carries, `undefined` when it has none of the contract's shape.
+ */
+const rawAnswer = (received: string) => {
+  const [head = "", ...rest] = received.split("\r\n\r\n")
+  const [statusLine = "", ...headerLines] = head.split("\r\n")
+  const headers = Object.fromEntries(
+    headerLines.map((line) => [
+      line.slice(0, line.indexOf(":")).toLowerCase(),
+      line.slice(line.indexOf(":") + 1).trim()
+    ])
+  )
+  const length = Number(headers["content-length"] ?? Number.NaN)
+  let error: { code: string; message: string; issues: Array<{ path: string; message: string }> } | undefined
+  try {
+    const parsed = JSON.parse(rest.join("\r\n\r\n").slice(0, length))
+    if (Object.keys(parsed).sort().join(",") === "code,issues,message") error = parsed
+  } catch {
+    error = undefined
+  }
+  return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0), headers, error }
+}
+
+/** Sends raw bytes on a new connection and answers what came back once the server closed it. */
+const exchange = (port: number, bytes: string) =>
+  Effect.gen(function* () {
+    const connection = yield* rawConnection(port)
+    connection.socket.write(Buffer.from(bytes, "latin1"))
+    yield* closedWithin10s(connection.closed)
+    connection.socket.destroy()
+    return rawAnswer(connection.received())
+  })
+
 /** A request with repeated headers, as Node's client sends them (one line per value). */
 const withHeaderLines = (
   port: number,
@@ -325,6 +359,7 @@ layer(serverLayer(pglite, { requestTimeoutMs: 600, maxConnections: 4 }), {
       clearInterval(trickle)
       assert.isAtMost(closedAt - started, 5_000)
       assert.match(body.received(), /^HTTP\/1\.1 408 /)
+      assert.strictEqual(rawAnswer(body.received()).error?.code, "request_timeout", body.received())
 
       const headers = yield* rawConnection(port)
       const headersStarted = Date.now()
@@ -333,7 +368,8 @@ layer(serverLayer(pglite, { requestTimeoutMs: 600, maxConnections: 4 }), {
       const headersClosedAt = yield* closedWithin10s(headers.closed)
       clearInterval(slowHeader)
       assert.isAtMost(headersClosedAt - headersStarted, 5_000)
-      assert.notMatch(headers.received(), /^HTTP\/1\.1 200 /)
+      assert.strictEqual(rawAnswer(headers.received()).status, 408, headers.received())
+      assert.strictEqual(rawAnswer(headers.received()).error?.code, "request_timeout", headers.received())
 
       // A request that arrives in time is answered, and its connection kept.
       const quick = yield* rawConnection(port)
@@ -342,6 +378,48 @@ layer(serverLayer(pglite, { requestTimeoutMs: 600, maxConnections: 4 }), {
       assert.match(quick.received(), /^HTTP\/1\.1 200 /)
       assert.isFalse(quick.socket.destroyed)
       quick.socket.destroy()
+    })
+  )
+
+  it.effect("what Node's parser refuses is answered with the error body, naming a bad header, and closed", () =>
+    Effect.gen(function* () {
+      const port = yield* portOf
+      const cases: ReadonlyArray<readonly [string, number, string]> = [
+        [
+          `POST /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.a}\r\nIdempotency-Key: a\x01b\r\nContent-Length: 2\r\n\r\n{}`,
+          400,
+          "bad_request"
+        ],
+        [
+          `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+          431,
+          "request_header_fields_too_large"
+        ],
+        ["GET /health HTTP/1.2\r\nHost: x\r\n\r\n", 505, "http_version_not_supported"],
+        ["GARBAGE\r\n\r\n", 400, "bad_request"],
+        ["GET /health HTTP/1.1\r\nHo st: x\r\n\r\n", 400, "bad_request"]
+      ]
+      for (const [bytes, status, code] of cases) {
+        const answer = yield* exchange(port, bytes)
+        const shown = JSON.stringify(bytes.slice(0, 80))
+        assert.strictEqual(answer.status, status, shown)
+        assert.strictEqual(answer.error?.code, code, shown)
+        assert.strictEqual(answer.headers["content-type"], "application/json", shown)
+        assert.strictEqual(answer.headers.connection, "close", shown)
+      }
+      const control = yield* exchange(port, cases[0]![0])
+      assert.deepStrictEqual(control.error?.issues, [
+        { path: "Idempotency-Key", message: "must not contain control characters" }
+      ])
+      // A bearer key with a control character is refused without quoting it back.
+      const secret = yield* exchange(
+        port,
+        `GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cr\x7fet\r\n\r\n`
+      )
+      assert.deepStrictEqual(secret.error?.issues, [
+        { path: "Authorization", message: "must not contain control characters" }
+      ])
+      assert.notInclude(JSON.stringify(secret.error), "s3cr")
     })
   )
 

@@ -9,6 +9,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { rm } from "node:fs/promises"
+import { request as nodeRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -42,6 +43,25 @@ const scrape = (authorization?: string) =>
           text: await response.text()
         })
       )
+    )
+  })
+
+/** A scrape with repeated `Authorization` headers, one line each, as Node's client sends them. */
+const scrapeWithHeaderLines = (authorization: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const url = new URL(`${yield* baseUrl}/metrics`)
+    return yield* Effect.promise(
+      () =>
+        new Promise<{ status: number; text: string }>((resolve, reject) => {
+          const request = nodeRequest(url, { headers: { Authorization: [...authorization] } }, (response) => {
+            let text = ""
+            response.setEncoding("utf8")
+            response.on("data", (chunk: string) => (text += chunk))
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, text }))
+          })
+          request.on("error", reject)
+          request.end()
+        })
     )
   })
 
@@ -176,6 +196,22 @@ for (const backend of Testing.backends()) {
         assert.include(reply.text, "waybill_database_up 1\n")
         const openapi = yield* call("/openapi.json")
         assert.notProperty(openapi.body.paths, "/metrics")
+      })
+    )
+
+    it.effect("two Authorization headers are 401, whichever comes first, as on every other route", () =>
+      Effect.gen(function* () {
+        const good = `Bearer ${token}`
+        assert.strictEqual((yield* scrapeWithHeaderLines([good])).status, 200)
+        for (const twice of [
+          [good, "Bearer x"],
+          ["Bearer x", good],
+          [good, good]
+        ]) {
+          const reply = yield* scrapeWithHeaderLines(twice)
+          assert.strictEqual(reply.status, 401, String(twice))
+          assert.strictEqual(JSON.parse(reply.text).code, "unauthorized")
+        }
       })
     )
 

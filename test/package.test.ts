@@ -7,8 +7,10 @@
  * from CommonJS, the CommonJS host of the guide runs with `require` and an async main, a
  * TypeScript consumer (ES modules as `.mts`) is type-checked under `moduleResolution: nodenext`
  * and run with plain Node, and Express and Hono applications mount the web handler, answer and
- * deliver a signed event that the receiver kit verifies. A second empty project installs
- * `@waybill/signing` alone and gets it with `@waybill/core`, nothing else. And every package
+ * deliver a signed event that the receiver kit verifies; the keys command names itself as the
+ * host runs it, and Effect is in the host's own dependencies. A second empty project installs
+ * `@waybill/signing` alone, gets it with `@waybill/core`, nothing else, and every import of the
+ * receiver guide resolves there. And every package
  * passes `npm publish --dry-run` without a warning of its own.
  */
 import { execFile } from "node:child_process"
@@ -154,6 +156,11 @@ describe("the packages in a project outside the workspace, installed as docs/emb
     }
     assert.strictEqual(manifest.type, "commonjs")
     assert.strictEqual(manifest.dependencies["@waybill/server"], "file:waybill-packages/waybill-server-0.1.0.tgz")
+    // The host's code imports Effect (the guide's host does): a peer, named in its own dependencies.
+    const serverPeers = JSON.parse(readFileSync(join(root, "packages/server/package.json"), "utf8")) as {
+      peerDependencies: Record<string, string>
+    }
+    assert.containsAllKeys(manifest.dependencies, Object.keys(serverPeers.peerDependencies))
     assert.sameMembers(
       Object.keys(manifest.overrides),
       readdirSync(join(project, "node_modules/@waybill")).map((name) => `@waybill/${name}`)
@@ -206,6 +213,26 @@ describe("the packages in a project outside the workspace, installed as docs/emb
     const ran = await run(process.execPath, ["verify.cjs"], { cwd: signingOnly })
     assert.strictEqual(ran.code, 0, ran.output)
     assert.include(ran.output, "verified")
+    // Every name docs/receiving-webhooks.md's receivers import from Waybill and Effect resolves in
+    // a project that has installed @waybill/signing alone, as the guide says.
+    const guide = readFileSync(join(root, "docs/receiving-webhooks.md"), "utf8")
+    const imports = [...guide.matchAll(/^import \{ ([^}]+) \} from "([^"]+)"$/gm)].filter(
+      ([, , from]) => from!.startsWith("@waybill/") || from === "effect"
+    )
+    assert.isAbove(imports.length, 0)
+    for (const [line, names, from] of imports) {
+      const wanted = names!.split(",").map((name) => name.trim().replace(/^type /, ""))
+      const check = await run(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `const m = await import(${JSON.stringify(from)}); const missing = ${JSON.stringify(wanted)}.filter((n) => !(n in m)); console.log(missing.length === 0 ? "resolved" : "missing " + missing)`
+        ],
+        { cwd: signingOnly }
+      )
+      assert.include(check.output, "resolved", `${line}: ${check.output}`)
+    }
   }, 300_000)
 
   it("every package passes npm publish --dry-run with its README, LICENSE, changelog and build", () => {
@@ -239,6 +266,18 @@ describe("the packages in a project outside the workspace, installed as docs/emb
       )
     }
   })
+
+  it("the keys command, as a host runs it, names itself in its hints", async () => {
+    assert.strictEqual(install.code, 0, install.output)
+    const dataDir = join(work, "keys-data")
+    const listed = await run("npx", ["waybill-keys", "list"], { env: { WAYBILL_DATA_DIR: dataDir } })
+    assert.strictEqual(listed.code, 0, listed.output)
+    assert.include(listed.output, "No keys stored. Create one with: npx waybill-keys create --workspace <id>")
+    const wrong = await run("npx", ["waybill-keys", "bogus"], { env: { WAYBILL_DATA_DIR: dataDir } })
+    assert.strictEqual(wrong.code, 2, wrong.output)
+    assert.include(wrong.output, "Usage: npx waybill-keys <command>")
+    assert.notInclude(listed.output + wrong.output, "npm run keys")
+  }, 120_000)
 
   it("requires the packages from CommonJS", async () => {
     assert.strictEqual(install.code, 0, install.output)

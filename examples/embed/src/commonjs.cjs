@@ -20,6 +20,7 @@ async function main() {
     const url = `http://127.0.0.1:${server.address().port}`
     console.log(`Listening on ${url}; Waybill at ${url}/waybill (try ${url}/waybill/health)`)
   })
+  Waybill.answerClientErrors(server)
   const stop = () => server.close(() => waybill.close().then(() => process.exit(0)))
   process.once("SIGINT", stop)
   process.once("SIGTERM", stop)

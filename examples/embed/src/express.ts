@@ -7,6 +7,7 @@
 import type { AddressInfo } from "node:net"
 import { getRequestListener } from "@hono/node-server"
 import * as PrometheusText from "@waybill/core/PrometheusText"
+import * as Authentication from "@waybill/http/Authentication"
 import * as Observability from "@waybill/server/Observability"
 import * as Waybill from "@waybill/server/Waybill"
 import * as Redacted from "effect/Redacted"
@@ -27,7 +28,8 @@ export const application = (waybill: Pick<Waybill.Waybill, "handler">, metrics?:
   })
   if (metrics !== undefined) {
     app.get("/metrics", async (req, res) => {
-      if (!Observability.isMetricsBearer(req.headers.authorization, metrics.token)) {
+      // The one Authorization header (Node's req.headers keeps the first of several).
+      if (!Observability.isMetricsBearer(Authentication.authorizationOfRawHeaders(req.rawHeaders), metrics.token)) {
         res.status(401).json({ code: "unauthorized", message: "Bearer token required", issues: [] })
         return
       }
@@ -50,6 +52,8 @@ export const start = async (port: number, env: Record<string, string | undefined
   const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
     const listening = app.listen(port, "127.0.0.1", (error?: Error) => (error ? reject(error) : resolve(listening)))
   })
+  // What Node refuses before Express sees a request gets the API's error body too.
+  Waybill.answerClientErrors(server)
   const { port: bound } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${bound}`,

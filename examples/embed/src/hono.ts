@@ -4,6 +4,7 @@
  *
  *   WAYBILL_API_KEYS=acme:a-long-random-key npx tsx examples/embed/src/hono.ts
  */
+import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { serve } from "@hono/node-server"
 import * as Waybill from "@waybill/server/Waybill"
@@ -22,6 +23,9 @@ export const start = async (port: number, env: Record<string, string | undefined
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const listening = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, () => resolve(listening))
   })
+  // What Node refuses before Hono sees a request gets the API's error body too (`serve` made an
+  // HTTP/1.1 server: no `createServer` option was given).
+  Waybill.answerClientErrors(server as Server)
   const { port: bound } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${bound}`,

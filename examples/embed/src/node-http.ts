@@ -22,6 +22,8 @@ export const start = async (port: number, env: Record<string, string | undefined
     }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ app: "my backend" }))
   })
+  // What Node refuses before the listener sees a request gets the API's error body too.
+  Waybill.answerClientErrors(server)
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
   const { port: bound } = server.address() as AddressInfo
   return {

@@ -1,14 +1,14 @@
 /**
  * A small webhook receiver on `node:http`: it authenticates every delivery (HMAC in the
- * `waybill` or the `standard-webhooks` scheme, Basic or Bearer, as configured) with `@waybill/signing`, drops repeats by `X-Delivery-Id` with the
- * `@waybill/events` deduplicator, prints one line per event and answers 2xx.
+ * `waybill` or the `standard-webhooks` scheme, Basic or Bearer, as configured) and drops repeats
+ * by `X-Delivery-Id` with `@waybill/signing`, prints one line per event and answers 2xx.
  *
  * @since 0.1.0
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Consumer, Envelope } from "@waybill/events"
-import { Receiver, VerificationError } from "@waybill/signing"
+import { Envelope } from "@waybill/events"
+import { Deduplicator, Receiver, VerificationError } from "@waybill/signing"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { ReceiverConfig } from "./Config.js"
@@ -85,7 +85,7 @@ const MAX_DELIVERY_ID_LENGTH = 256
 
 const handle = async (
   config: ReceiverConfig,
-  deduplicator: Consumer.Deduplicator,
+  deduplicator: Deduplicator.Deduplicator,
   options: StartOptions,
   request: IncomingMessage,
   response: ServerResponse
@@ -166,7 +166,7 @@ const handle = async (
  * @category constructors
  */
 export const start = (config: ReceiverConfig, options: StartOptions = {}): Promise<RunningReceiver> => {
-  const deduplicator = Consumer.makeDeduplicator({ capacity: config.dedupCapacity })
+  const deduplicator = Deduplicator.make({ capacity: config.dedupCapacity })
   const server = createServer((request, response) => {
     handle(config, deduplicator, options, request, response).catch((error: unknown) => {
       ;(options.log ?? console.log)(`error ${error instanceof Error ? error.message : String(error)}`)

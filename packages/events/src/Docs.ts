@@ -200,7 +200,7 @@ export const render = (): string => {
     "",
     'Every delivery is an HTTP POST whose JSON body is exactly `{ "id": "evt_…", "type": "<event type>", "createdAt": <epoch seconds>, "payload": {…} }`, with the headers `Content-Type: application/json`, `X-Delivery-Id` (one per event and webhook, constant across the retry: deduplicate on it), `X-Event-Id`, `X-Event-Type`, `X-Delivery-Attempt` (1 or 2) and the webhook\'s authentication (Basic, Bearer, or the HMAC headers `X-Signature-Algorithm`, `X-Signature-Timestamp`, `X-Signature`). Any 2xx within 20 seconds acknowledges it; otherwise it is retried once. Timestamps are epoch seconds, except `*Milliseconds` fields and `callout-action-created`\'s `action.createdAt`.',
     "",
-    "Receivers: `Envelope.decodeJson(body)` checks a body against the catalogue; `Consumer.makeDeduplicator({ capacity })` drops repeats by `X-Delivery-Id`; `Consumer.calloutCreatedAtMillis` reads a callout action's `createdAt` (below 10^12 it is seconds, × 1000); `Consumer.isTerminalLoss(load)` tells a Perished load (terminal, no follow-up shipment) from a Returned one.",
+    "Receivers: `Envelope.decodeJson(body)` checks a body against the catalogue; `Deduplicator.make({ capacity })` of `@waybill/signing` drops repeats by `X-Delivery-Id`; `Consumer.calloutCreatedAtMillis` reads a callout action's `createdAt` (below 10^12 it is seconds, × 1000); `Consumer.isTerminalLoss(load)` tells a Perished load (terminal, no follow-up shipment) from a Returned one.",
     "",
     "## Event types",
     "",

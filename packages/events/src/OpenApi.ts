@@ -33,6 +33,13 @@ export interface OpenApiWebhooks {
 
 const definitionPath = "#/components/schemas/"
 
+/**
+ * The tag of the webhooks section's operations: the events Waybill sends, apart from the API's
+ * own "Webhooks" routes that register the receivers.
+ * @since 0.2.0
+ */
+export const deliveredEventsTag = "Events delivered to webhooks"
+
 // Effect marks its built-in schemas with `$id: "/schemas/…"`; the same `$id` repeated across a
 // document is ambiguous to JSON Schema validators, so it is dropped (with its generic title).
 const clean = (value: unknown, rename: (name: string) => string): unknown => {
@@ -143,7 +150,7 @@ export const openApiWebhooks = (options: { readonly componentPrefix?: string } =
             operationId: `webhook.${type}`,
             summary: type,
             ...(typeof description === "string" ? { description } : {}),
-            tags: ["Webhooks"],
+            tags: [deliveredEventsTag],
             parameters: [
               ...parameterRefs,
               parameter("X-Event-Type", true, "The event type.", { type: "string", const: type })

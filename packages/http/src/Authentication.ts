@@ -69,16 +69,24 @@ export const authorizationOf = (request: HttpServerRequest.HttpServerRequest): s
   const header = request.headers.authorization
   if (header === undefined) return undefined
   const raw = rawHeadersOf(request.source)
-  if (raw === undefined) return header
-  let seen = false
+  return raw === undefined ? header : authorizationOfRawHeaders(raw)
+}
+
+/**
+ * The one `Authorization` header of Node's raw header list (`req.rawHeaders`), else `undefined`
+ * (none, or several: refused like a missing one). For a host's own routes beside Waybill's.
+ * @since 0.2.0
+ */
+export const authorizationOfRawHeaders = (raw: ReadonlyArray<string>): string | undefined => {
+  let found: string | undefined
   for (let index = 0; index < raw.length; index += 2) {
     const name = raw[index]!
     if (name.length === AUTHORIZATION.length && name.toLowerCase() === AUTHORIZATION) {
-      if (seen) return undefined
-      seen = true
+      if (found !== undefined) return undefined
+      found = raw[index + 1] ?? ""
     }
   }
-  return header
+  return found
 }
 
 /**

@@ -121,6 +121,7 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
       .annotate(OpenApi.Description, "A running (active or paused) master must be ended first: 409 conflict.")
   )
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Drafts")
   .annotate(OpenApi.Description, "Transport drafts and recurring masters") {}
 
 /**
@@ -141,4 +142,5 @@ export class ProductsApi extends HttpApiGroup.make("products")
   // Every route names a product: an unknown one (or draft) is a 404.
   .addError(NotFound)
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Products")
   .annotate(OpenApi.Description, "Product evaluation") {}

@@ -20,4 +20,5 @@ export class ReferenceDataApi extends HttpApiGroup.make("referenceData")
   .add(HttpApiEndpoint.get("vehicleClasses", "/vehicle-classes").addSuccess(list(VehicleClass)))
   .add(HttpApiEndpoint.get("products", "/products").addSuccess(list(Product)))
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Reference data")
   .annotate(OpenApi.Description, "Reference data the server was seeded with") {}

@@ -24,4 +24,5 @@ export class SystemApi extends HttpApiGroup.make("system")
       .addError(Unavailable)
       .annotate(OpenApi.Summary, "Readiness: the database answers (503 with Retry-After while it does not)")
   )
+  .annotate(OpenApi.Title, "System")
   .annotate(OpenApi.Description, "System endpoints; no API key needed") {}

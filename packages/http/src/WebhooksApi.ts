@@ -131,4 +131,5 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     })
   )
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Webhooks")
   .annotate(OpenApi.Description, "Webhooks, deliveries, alerts and event publishing") {}

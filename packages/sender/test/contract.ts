@@ -58,7 +58,9 @@ export const senderContract = (name: string, makeSender: MakeSender) =>
           `http://localhost:${receiver.port}/`,
           `https://127.0.0.1:${receiver.port}/`
         ]) {
-          assert.strictEqual(reasonOf(yield* Effect.either(send.send(request(url)))), "ssrf", url)
+          const result = yield* Effect.either(send.send(request(url)))
+          assert.strictEqual(reasonOf(result), "ssrf", url)
+          if (Either.isLeft(result)) assert.include(result.left.message, "WAYBILL_ALLOW_PRIVATE_TARGETS=true", url)
         }
         assert.strictEqual(receiver.connections(), 0)
         const allowed = yield* sender(true)

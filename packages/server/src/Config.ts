@@ -341,17 +341,25 @@ export const settings: Config.Config<ServerConfig> = Config.all({
  * nothing is touched before refusing.
  * @since 0.1.0
  */
-export const config: Config.Config<ServerConfig> = settings.pipe(
-  Config.mapOrFail((server) =>
-    server.database._tag === "Postgres" && Option.isNone(server.secretKey)
-      ? Either.left(
-          ConfigError.InvalidData(
-            ["WAYBILL_SECRET_KEY"],
-            "is required with DATABASE_URL: every process sharing the database must encrypt webhook secrets with the same key (generate one with: openssl rand -hex 32)"
+export const config: Config.Config<ServerConfig> = Config.zipWith(
+  settings,
+  // Read beside `settings`, not after them, so that every bad or missing variable is reported at once.
+  Config.all({
+    databaseUrl: Config.option(Config.string("DATABASE_URL")),
+    secretKey: Config.option(Config.string("WAYBILL_SECRET_KEY"))
+  }).pipe(
+    Config.mapOrFail(({ databaseUrl, secretKey }) =>
+      Option.isSome(databaseUrl) && Option.isNone(secretKey)
+        ? Either.left(
+            ConfigError.InvalidData(
+              ["WAYBILL_SECRET_KEY"],
+              "is required with DATABASE_URL: every process sharing the database must encrypt webhook secrets with the same key (generate one with: openssl rand -hex 32)"
+            )
           )
-        )
-      : Either.right(server)
-  )
+        : Either.right(undefined)
+    )
+  ),
+  (server) => server
 )
 
 /**

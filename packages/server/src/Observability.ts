@@ -13,6 +13,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Sampler } from "@opentelemetry/sdk-trace-base"
 import * as Metrics from "@waybill/core/Metrics"
 import * as PrometheusText from "@waybill/core/PrometheusText"
+import { authorizationOf } from "@waybill/http/Authentication"
 import * as PgMetrics from "@waybill/store-pg/PgMetrics"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -104,7 +105,7 @@ export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer
       Metrics.registerFixed()
       const text = Effect.provideService(metricsText, SqlClient.SqlClient, sql)
       const handler = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        isMetricsBearer(request.headers.authorization, token)
+        isMetricsBearer(authorizationOf(request), token)
           ? Effect.map(text, (body) => HttpServerResponse.text(body, { contentType: PrometheusText.contentType }))
           : Effect.succeed(unauthorized)
       )

@@ -41,9 +41,11 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { databaseConfig, defaultMaxConnections, defaultRequestTimeoutMs, type ServerConfig } from "./Config.js"
 import * as Generation from "./Generation.js"
+import * as ClientErrors from "./internal/clientErrors.js"
 import * as Observability from "./Observability.js"
 import type { ReferenceDataFile } from "./ReferenceDataFile.js"
 import * as SecretKey from "./SecretKey.js"
+import { keysCommand } from "./Startup.js"
 import * as Sweeps from "./Sweeps.js"
 
 /**
@@ -60,7 +62,7 @@ const developmentKey = (config: ServerConfig) =>
       const keys = yield* ApiKeys.ApiKeys
       const active = (yield* keys.list).filter((key) => key.revokedAt === null)
       if (active.length > 0) {
-        yield* Effect.logInfo(`${active.length} API key(s) on file; manage them with npm run keys`)
+        yield* Effect.logInfo(`${active.length} API key(s) on file; manage them with ${keysCommand}`)
         return
       }
       const { key } = yield* keys.create(developmentWorkspace)
@@ -73,6 +75,7 @@ const developmentKey = (config: ServerConfig) =>
             `    ${Redacted.value(key)}`,
             `  Try: curl -H "Authorization: Bearer ${Redacted.value(key)}" ${url}/transport-shapes`,
             `  API reference: ${url}/docs`,
+            `  Operator console: ${url}/console`,
             ""
           ].join("\n")
         )
@@ -179,7 +182,8 @@ export const layerBackground = (config: ServerConfig) =>
 
 /**
  * The Node HTTP server the reference server listens with: a request not fully arrived within
- * `requestTimeoutMs` is answered 408, and at most `maxConnections` connections are open at once.
+ * `requestTimeoutMs` is answered 408, at most `maxConnections` connections are open at once, and
+ * what Node refuses carries the API's error body (`Waybill.answerClientErrors`).
  * @since 0.1.0
  */
 export const makeNodeServer = (
@@ -194,7 +198,7 @@ export const makeNodeServer = (
   })
   server.maxConnections = options.maxConnections
   server.on("drop", () => onDrop(options.maxConnections))
-  return server
+  return ClientErrors.install(server)
 }
 
 // At most one warning a minute, with the count since the last.
@@ -251,7 +255,13 @@ export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, op
         ? Console.layer()
         : Layer.merge(Console.layer(), Observability.layerMetricsRoute(config.metricsToken))
     ),
-    layerBackground(config)
+    layerBackground(config),
+    // Where an operator goes next, once the server listens.
+    Layer.effectDiscard(
+      Effect.flatMap(baseUrl, (url) =>
+        Effect.logInfo(`API reference at ${url}/docs, operator console at ${url}/console`)
+      )
+    )
   ).pipe(
     // The development key is printed before the server says where it listens.
     Layer.provideMerge(developmentKey(config)),

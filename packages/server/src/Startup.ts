@@ -12,6 +12,13 @@ import * as Redacted from "effect/Redacted"
 import { databaseConfig, describeError, type ServerConfig } from "./Config.js"
 import { ReferenceDataError } from "./ReferenceDataFile.js"
 
+/**
+ * The keys tool's command where this code runs: `npm run keys --` from this repository's sources,
+ * `npx waybill-keys` where the package is installed (a host has no `keys` script).
+ * @since 0.2.0
+ */
+export const keysCommand: string = import.meta.url.endsWith(".ts") ? "npm run keys --" : "npx waybill-keys"
+
 const hasTag = (value: unknown, tag: string): value is { readonly _tag: string; readonly message: string } =>
   typeof value === "object" && value !== null && (value as { readonly _tag?: unknown })._tag === tag
 

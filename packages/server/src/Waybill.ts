@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 
+import type * as NodeHttp from "node:http"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import * as Metrics from "@waybill/core/Metrics"
@@ -20,6 +21,7 @@ import * as Scope from "effect/Scope"
 import * as AdjustableClock from "./AdjustableClock.js"
 import { config, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
+import * as ClientErrors from "./internal/clientErrors.js"
 import * as Observability from "./Observability.js"
 import * as ReferenceDataFile from "./ReferenceDataFile.js"
 import * as Server from "./Server.js"
@@ -133,3 +135,12 @@ export const toWebHandler = (
     dispose: () => web.dispose()
   }
 }
+
+/**
+ * Answers what a `node:http` server refuses before any handler sees a request (malformed 400, a
+ * request deadline 408, headers too large 431, an HTTP version other than 1.x 505) with the
+ * API's error body instead of Node's bare status line. Call it on the server that serves the
+ * handler (Express's `app.listen(…)` returns it); `Server.makeNodeServer` does it already.
+ * @since 0.2.0
+ */
+export const answerClientErrors: <S extends NodeHttp.Server>(server: S) => S = ClientErrors.install

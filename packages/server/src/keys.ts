@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * API keys of the reference server (`npm run keys -- <command>`, see `usage`), on the server's
- * database. Exit codes: 0 done, 1 failed, 2 wrong usage.
+ * API keys of the reference server (`npx waybill-keys <command>`, `npm run keys --` in this
+ * repository; see `usage`), on the server's database. Exit codes: 0 done, 1 failed, 2 wrong usage.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as ApiKeys from "@waybill/core/ApiKeys"
@@ -23,7 +23,7 @@ import { databaseConfig, settings as readSettings, type ServerConfig } from "./C
 import * as DataDirLock from "./DataDirLock.js"
 import * as Startup from "./Startup.js"
 
-const usage = `Usage: npm run keys -- <command>
+const usage = `Usage: ${Startup.keysCommand} <command>
 
   create --workspace <id>   issue an API key for a workspace (printed once, stored hashed)
   list                      list keys: id, workspace, created, revoked
@@ -108,7 +108,7 @@ const run = (command: Command) =>
         case "List": {
           const records = yield* service.list
           if (records.length === 0)
-            console.log("No keys stored. Create one with: npm run keys -- create --workspace <id>")
+            console.log(`No keys stored. Create one with: ${Startup.keysCommand} create --workspace <id>`)
           else {
             console.log(
               table([

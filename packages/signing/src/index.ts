@@ -9,6 +9,12 @@
 export * as Authorization from "./Authorization.js"
 
 /**
+ * A bounded memory of the delivery ids a receiver already handled.
+ * @since 0.2.0
+ */
+export * as Deduplicator from "./Deduplicator.js"
+
+/**
  * HMAC-SHA256 signatures: `sign`, `signatureHeaders`, `verify` with a replay window.
  * @since 0.1.0
  */

@@ -95,7 +95,7 @@ export const hostToResolve = (input: unknown): Option.Option<string> => {
 const refusedTarget = (what: string, category: Ssrf.AddressCategory, address: string) =>
   Issue.make(
     "url",
-    `${what} ${Ssrf.describe(category)} (${address}): only globally reachable targets are allowed unless the server allows private targets`
+    `${what} ${Ssrf.describe(category)} (${address}): only globally reachable targets are allowed (${Ssrf.allowPrivateTargetsHint})`
   )
 
 /**
@@ -114,7 +114,8 @@ export const validateUrl = (value: unknown, context: RegistrationContext): Array
   if (url === undefined) return [Issue.make("url", "must be an absolute URL")]
   const issues: Array<Issue.Issue> = []
   if (url.protocol === "http:") {
-    if (!context.allowPrivateTargets) issues.push(Issue.make("url", "must use https://"))
+    if (!context.allowPrivateTargets)
+      issues.push(Issue.make("url", `must use https:// (http:// targets: ${Ssrf.allowPrivateTargetsHint})`))
   } else if (url.protocol !== "https:") {
     return [Issue.make("url", "must be an https:// URL")]
   }

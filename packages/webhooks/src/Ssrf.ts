@@ -58,6 +58,12 @@ const descriptions: Record<AddressCategory, string> = {
 export const describe = (category: AddressCategory): string => descriptions[category]
 
 /**
+ * How an operator allows private targets, for the messages that refuse them.
+ * @since 0.1.0
+ */
+export const allowPrivateTargetsHint = "WAYBILL_ALLOW_PRIVATE_TARGETS=true allows them, for development and tests only"
+
+/**
  * A parsed IP address: IPv4 as an unsigned 32-bit number, IPv6 as eight 16-bit groups.
  * @since 0.1.0
  */

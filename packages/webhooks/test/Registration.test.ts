@@ -116,7 +116,10 @@ describe("validateRegistration", () => {
         [42, "must be a string"],
         ["hooks.example.org/x", "must be an absolute URL"],
         ["ftp://hooks.example.org/x", "must be an https:// URL"],
-        ["http://hooks.example.org/x", "must use https://"],
+        [
+          "http://hooks.example.org/x",
+          "must use https:// (http:// targets: WAYBILL_ALLOW_PRIVATE_TARGETS=true allows them, for development and tests only)"
+        ],
         ["https://user:pw@hooks.example.org/x", "must not contain credentials; use auth instead"],
         ["https://hooks.example.org/x#frag", "must not contain a fragment (#…)"],
         [" https://hooks.example.org/x", "must not contain white space or control characters"],
@@ -151,6 +154,7 @@ describe("validateRegistration", () => {
         assert.strictEqual(issues.length, 1, url)
         assert.strictEqual(issues[0]!.path, "url")
         assert.match(issues[0]!.message, /^must not target /, url)
+        assert.include(issues[0]!.message, "(WAYBILL_ALLOW_PRIVATE_TARGETS=true allows them", url)
       }
       assert.match(issuesOf(registration({ url: "https://169.254.169.254/" }))[0]!.message, /cloud metadata/)
       assert.deepStrictEqual(issuesOf(registration({ url: "https://93.184.215.14/x" })), [])

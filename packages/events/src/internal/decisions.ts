@@ -79,7 +79,7 @@ export const decisions: ReadonlyArray<string> = [
     "expressed as the security schemes `WebhookBasic`, `WebhookBearer`, `WebhookHmac`, because OpenAPI ignores " +
     "an `Authorization` header parameter. Responses are `2XX` and `default`. Effect's `$id: /schemas/…` markers " +
     "are dropped, since a repeated `$id` is ambiguous to JSON Schema validators.",
-  "**Deduplicator.** `makeDeduplicator({ capacity })` remembers the most recently seen delivery ids (least " +
+  "**Deduplicator.** `@waybill/signing`'s `Deduplicator.make({ capacity })` remembers the most recently seen delivery ids (least " +
     "recently seen evicted first); `seen(id)` checks and records at once; `forget(id)` lets the retry through " +
     "when handling the first attempt failed.",
   "**Nesting depth.** A payload nests at most `EventOutbox.maxPayloadDepth` (128) levels of objects and arrays, " +

@@ -38,6 +38,14 @@ const escapeJson = (value: unknown) =>
 const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 const escapeAttribute = (text: string) => escapeText(text).replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
+// The API key's scheme is selected from the start (every route but /health and /ready needs it).
+const configuration = {
+  _integration: "html",
+  authentication: { preferredSecurityScheme: "apiKey" },
+  // No fonts from Scalar's CDN: the page loads nothing from another origin.
+  withDefaultFonts: false
+}
+
 /** The page `HttpApiScalar.layer` serves for `spec`, with `script` inline. */
 export const page = (spec: OpenApi.OpenAPISpec, script: string): string => {
   const description = spec.info.description
@@ -49,6 +57,7 @@ export const page = (spec: OpenApi.OpenAPISpec, script: string): string => {
   <head>
     <meta charset="utf-8" />
     <title>${escapeText(spec.info.title)}</title>
+    <link rel="icon" href="data:," />
     ${description}
     <meta
       name="viewport"
@@ -59,7 +68,7 @@ export const page = (spec: OpenApi.OpenAPISpec, script: string): string => {
       ${escapeJson(spec)}
     </script>
     <script>
-      document.getElementById('api-reference').dataset.configuration = JSON.stringify(${escapeJson({ _integration: "html" })})
+      document.getElementById('api-reference').dataset.configuration = JSON.stringify(${escapeJson(configuration)})
     </script>
     <script>${script}</script>
   </body>

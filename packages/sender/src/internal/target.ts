@@ -29,7 +29,10 @@ export const targetOf = (text: string, allowPrivateTargets: boolean): Target => 
   if (!allowPrivateTargets && Option.isSome(literal)) {
     const category = Ssrf.classify(literal.value)
     if (Option.isSome(category)) {
-      return refused("ssrf", `${host} is ${Ssrf.describe(category.value)}; private targets are not allowed`)
+      return refused(
+        "ssrf",
+        `${host} is ${Ssrf.describe(category.value)}; private targets are not allowed (${Ssrf.allowPrivateTargetsHint})`
+      )
     }
   }
   return { _tag: "Target", url, host, isLiteral: Option.isSome(literal) }
@@ -40,7 +43,7 @@ export const refusalOfName = (host: string, addresses: ReadonlyArray<string>): s
   for (const address of addresses) {
     const category = Ssrf.refusal(address)
     if (Option.isSome(category)) {
-      return `${host} resolves to ${Ssrf.describe(category.value)} (${address}); private targets are not allowed`
+      return `${host} resolves to ${Ssrf.describe(category.value)} (${address}); private targets are not allowed (${Ssrf.allowPrivateTargetsHint})`
     }
   }
   return undefined
