@@ -52,6 +52,12 @@ export * as HostResolver from "./HostResolver.js"
 export * as HttpSender from "./HttpSender.js"
 
 /**
+ * The in-memory `DeliveryStore`, for tests and embedders without storage.
+ * @since 0.2.0
+ */
+export * as MemoryDeliveryStore from "./MemoryDeliveryStore.js"
+
+/**
  * The fan-out side of the outbox.
  * @since 0.1.0
  */
