@@ -21,12 +21,6 @@ export * as DeliveryStore from "./DeliveryStore.js"
 export * as Dispatcher from "./Dispatcher.js"
 
 /**
- * `POST /events`: validate, redact and record an event.
- * @since 0.1.0
- */
-export * as EventIntake from "./EventIntake.js"
-
-/**
  * The failure-alert port.
  * @since 0.1.0
  */

@@ -2,7 +2,7 @@
  * `POST /events` (contract §5), the embedding seam: `{ type, payload }` is checked against the
  * catalogue (every issue, at `type` or `payload.<path>`), the catalogue's redaction rules are
  * applied, and the event is recorded through the outbox like any event the service raises.
- * @since 0.1.0
+ * @since 0.2.0
  */
 import * as GroupCommitWriter from "@waybill/core/GroupCommit"
 import * as Id from "@waybill/core/Id"
@@ -13,20 +13,20 @@ import * as TraceContext from "@waybill/core/TraceContext"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
-import { EventOutbox, type NewEvent, type RecordedEvent } from "@waybill/events/EventOutbox"
-import { isEventType, notInCatalogue } from "@waybill/events/EventType"
-import { decodePayload } from "@waybill/events/Payload"
-import { redact } from "@waybill/events/Producer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { EventOutbox, type NewEvent, type RecordedEvent } from "./EventOutbox.js"
+import { isEventType, notInCatalogue } from "./EventType.js"
+import { decodePayload } from "./Payload.js"
+import { redact } from "./Producer.js"
 
 /**
  * The body of `POST /events`, for documentation; `decodeEvent` is what checks it.
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const PublishEvent = Schema.Struct({
   type: Schema.String.annotations({ description: "A catalogue event type" }),
@@ -35,7 +35,7 @@ export const PublishEvent = Schema.Struct({
 
 /**
  * The answer of `POST /events` (202).
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const Published = Schema.Struct({ id: Schema.String }).annotations({ identifier: "PublishedEvent" })
 
@@ -48,7 +48,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * the limit is crossed, as over HTTP, before anything recursive sees it; a `__proto__`,
  * `constructor` or `prototype` key or a number that is not finite is refused at its path,
  * anywhere in the payload (`JsonInput`).
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArray<Issue.Issue>> => {
   // Text is left alone: the outbox stores an event's body as text, whatever it holds.
@@ -79,9 +79,9 @@ export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArr
  * so a busy intake costs the database far fewer statements. An event published when nothing is
  * being written is written at once. Each caller still gets its own event or its own failure.
  * Without it in context, every event is its own write.
- * @since 0.1.0
+ * @since 0.2.0
  */
-export class GroupCommit extends Context.Tag("@waybill/webhooks/EventIntake/GroupCommit")<
+export class GroupCommit extends Context.Tag("@waybill/events/EventIntake/GroupCommit")<
   GroupCommit,
   {
     readonly record: (workspaceId: WorkspaceId, event: NewEvent) => Effect.Effect<RecordedEvent>
@@ -102,7 +102,7 @@ export class GroupCommit extends Context.Tag("@waybill/webhooks/EventIntake/Grou
 
 /**
  * The group commit over the `EventOutbox` in context; its writer runs while the layer lives.
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const layerGroupCommit: Layer.Layer<GroupCommit, never, EventOutbox> = Layer.scoped(
   GroupCommit,
@@ -138,7 +138,7 @@ export const layerGroupCommit: Layer.Layer<GroupCommit, never, EventOutbox> = La
  * Records `POST /events` bodies in the caller's workspace, over the `EventOutbox` and, when one is
  * in context, the `GroupCommit` it was built with: a handler called for every event resolves
  * them once, not on each call.
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const publisher: Effect.Effect<
   (input: unknown) => Effect.Effect<RecordedEvent, ValidationError.ValidationError, CurrentWorkspace>,
@@ -169,7 +169,7 @@ export const publisher: Effect.Effect<
 
 /**
  * The answer of `POST /events`, kept for its `Idempotency-Key`: the event's id.
- * @since 0.1.0
+ * @since 0.2.0
  */
 export type PublishedEvent = typeof Published.Type
 
@@ -181,7 +181,7 @@ const decodePublished = Schema.decodeUnknownSync(Published)
  * `{ "id": … }`) is kept in the same write as the event (with the `GroupCommit`, shared with other
  * events; else by `EventOutbox.publishIdempotent`; else in one `Transactor` transaction). The
  * same key and body again replays the answer and records nothing; see `Idempotency.run`.
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const idempotentPublisher: Effect.Effect<
   (
@@ -236,7 +236,7 @@ export const idempotentPublisher: Effect.Effect<
 
 /**
  * Records a `POST /events` body in the caller's workspace (`publisher`, resolved for this call).
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const publish = (
   input: unknown
