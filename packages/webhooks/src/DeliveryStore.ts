@@ -1,8 +1,7 @@
 /**
- * The storage port for deliveries and their attempts: fan-out inserts them, dispatchers claim due
- * ones under a lease and complete what they claimed, only while their lease holds. Times are epoch
- * milliseconds from the dispatcher's `Clock`; storage failures are defects. Details:
- * docs/internals.md (DeliveryStore).
+ * The storage port for deliveries: fan-out inserts them, dispatchers claim due ones under a lease
+ * and complete them while it holds. Times are epoch milliseconds from the dispatcher's `Clock`;
+ * storage failures are defects. Details: docs/internals.md (DeliveryStore).
  * @since 0.1.0
  */
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -14,11 +13,9 @@ import type * as Page from "./Page.js"
 import type { Target } from "./Webhook.js"
 
 /**
- * A delivery made at fan-out. `body` and `target` come along so that a store may keep them
- * with the row; a relational store may instead join them from the events and webhooks tables.
- * Its id is derived from event and webhook, so a store keeps the first row for an id and
- * ignores a second one (the same event fanned out again after a crash). One made while its
- * webhook is disabled (`target.status`) is stored `held` (`statusOf`).
+ * A delivery made at fan-out; a store keeps the first row for an id and ignores a second (the
+ * same event fanned out again after a crash). One made while its webhook is disabled is stored
+ * `held` (`statusOf`).
  * @since 0.1.0
  */
 export interface NewDelivery {
@@ -35,14 +32,11 @@ export interface NewDelivery {
   readonly dueAt: number
   readonly body: string
   readonly target: Target
-  /** Its event's W3C `traceparent` (contract §8 "Tracing"); absent for an event without one. */
+  /** Its event's W3C `traceparent`; absent for an event without one. */
   readonly traceparent?: string | null | undefined
   /** Set when the dispatcher that fans out delivers it itself: it is claimed as it is made. */
   readonly lease?: { readonly until: number; readonly token: string } | undefined
-  /**
-   * Set when its first attempt ended before the delivery was recorded: `succeeded`, or
-   * `pending` with `dueAt` the retry time. Default `pending` with no attempt.
-   */
+  /** Set when its first attempt ended before the delivery was recorded (`pending`: `dueAt` is the retry). */
   readonly outcome?:
     | {
         readonly status: DeliveryStatus
@@ -54,11 +48,9 @@ export interface NewDelivery {
 }
 
 /**
- * What `claimDue` takes: pending deliveries with `dueAt <= now` whose lease is absent or expired
- * (`leaseUntil <= now`), oldest `dueAt` first (then in the order they were made), at most `limit`
- * in all and at most `maxPerWebhook` of any one webhook, or fewer for a webhook listed in
- * `roomByWebhook` (the dispatcher already holds some of its work; `0` leaves it out). Each
- * claimed delivery gets `leaseUntil` and `leaseToken`.
+ * What `claimDue` takes: due, unleased (or lease expired) pending deliveries, oldest `dueAt` first,
+ * at most `limit` in all and `maxPerWebhook` (or its `roomByWebhook`, `0` leaving it out) of one
+ * webhook; each claimed one gets `leaseUntil` and `leaseToken`.
  * @since 0.1.0
  */
 export interface ClaimRequest {
@@ -66,12 +58,9 @@ export interface ClaimRequest {
   readonly limit: number
   readonly maxPerWebhook: number
   /**
-   * For flow-controlled webhooks (`FlowControl.isControlled`), which are claimed under their
-   * rules instead: at most this many of one webhook (its attempts start at once, so the rate is
-   * counted when they start), or its `roomByWebhook` if less. A disabled webhook's deliveries are
-   * never claimed; default `maxPerWebhook`. A rate-limited one's no more than its window allows (`FlowControl.allowance`,
-   * over every claimer); a FIFO one's only its earliest pending delivery (in the order they were
-   * made), and only once it is due and no claimer holds it.
+   * For flow-controlled webhooks (`FlowControl.isControlled`): at most this many of one (default
+   * `maxPerWebhook`), never a disabled one's, a rate-limited one's within `FlowControl.allowance`
+   * over every claimer, a FIFO one's only its earliest pending delivery while no claimer holds one.
    */
   readonly maxInFlightPerWebhook?: number | undefined
   readonly roomByWebhook: ReadonlyMap<string, number>
@@ -80,9 +69,8 @@ export interface ClaimRequest {
 }
 
 /**
- * A claimed delivery: everything one attempt needs. `attempts` counts the attempts recorded so
- * far; the next one is `attempts + 1`. `cycleStart` is how many of them came before its current
- * cycle (0, or the count at its last resend or replay), and `trigger` what started that cycle.
+ * A claimed delivery: everything one attempt needs. `attempts` counts those recorded so far,
+ * `cycleStart` those before its current cycle, and `trigger` says what started that cycle.
  * @since 0.1.0
  */
 export interface ClaimedDelivery {
@@ -122,11 +110,9 @@ export interface ReplayCursor {
 }
 
 /**
- * One step of a replay: of one webhook's deliveries that are not pending and whose event was
- * created in `[since, until)` (epoch seconds), the next at most `limit` after `after` in event
- * order are looked at, and those whose status is in `statuses` go back to `pending`, due at `now`
- * (epoch milliseconds), with a fresh manual cycle. A delivery that is pending already is left
- * alone, so concurrent replays never make one delivery due twice.
+ * One step of a replay: the next `limit` ended deliveries after `after` whose events fall in
+ * `[since, until)` (epoch seconds); those with a status in `statuses` go back to `pending`, due at
+ * `now`, with a fresh manual cycle. A pending one is left alone, so none is made due twice.
  * @since 0.1.0
  */
 export interface ReplayRequest {
@@ -151,9 +137,8 @@ export interface ReplayStep {
 }
 
 /**
- * The result of one attempt: record `attempt`, then set `status` (`pending` with `retryAt` for
- * the one retry). Applies only while the delivery still holds `leaseToken`; the lease is
- * released.
+ * The result of one attempt: `attempt` recorded and `status` set (`pending` with `retryAt` for
+ * the retry), only while the delivery still holds `leaseToken`; the lease is released.
  * @since 0.1.0
  */
 export interface Completion {
@@ -163,15 +148,12 @@ export interface Completion {
   readonly status: DeliveryStatus
   /** Epoch milliseconds, when `status` is `pending`; else `null`. */
   readonly retryAt: number | null
-  /**
-   * When the attempt ended the delivery (`succeeded` or `failed`): milliseconds from its event's
-   * recording to the attempt's end, what the delivery statistics report. Absent or `null`:
-   * unknown.
-   */
+  /** When the attempt ended the delivery: milliseconds from its event's recording to the end; `null`: unknown. */
   readonly latencyMs?: number | null | undefined
 }
 
 /**
+ * The storage port for deliveries and their attempts.
  * @since 0.1.0
  */
 export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore")<
@@ -188,16 +170,13 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
       query: Page.Query
     ) => Effect.Effect<Page.Page<DeliveryLog>>
     /**
-     * A webhook's URL or authentication changed (an edit in the console): attempts that start
-     * from now on send to `target`, whatever target their delivery was made with. A store that
-     * reads the target at claim time (by the webhook's id and revision) only updates what it
-     * cached.
+     * A webhook's URL or authentication changed: attempts that start from now on send to
+     * `target`, whatever their delivery was made with.
      */
     readonly retarget: (workspaceId: WorkspaceId, target: Target) => Effect.Effect<void>
     /**
-     * An operator's resend: a delivery of the webhook that is not pending goes back to
-     * `pending`, due at `now` (epoch milliseconds), unleased, with a fresh manual cycle; its
-     * attempts so far stay in its log. One atomic step.
+     * An operator's resend: an ended delivery goes back to `pending`, due at `now`, unleased,
+     * with a fresh manual cycle, its attempts kept. One atomic step.
      */
     readonly resend: (
       workspaceId: WorkspaceId,
@@ -205,23 +184,16 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
       deliveryId: string,
       now: number
     ) => Effect.Effect<ResendResult>
-    /**
-     * The webhook was disabled (contract §8): its pending deliveries that are not in flight (no
-     * lease, or one that ran out by `now`, epoch milliseconds) become `held`. One atomic step.
-     */
+    /** The webhook was disabled: its pending deliveries not in flight by `now` become `held`. One atomic step. */
     readonly hold: (workspaceId: WorkspaceId, webhookId: string, now: number) => Effect.Effect<void>
     /**
      * The webhook was enabled: its held deliveries go back to `pending`, due at `now`, unleased,
-     * keeping their cycle (a held retry gets its retry). One atomic step, so a held delivery is
-     * released once whoever else enables it.
+     * keeping their cycle. One atomic step, so each is released once.
      */
     readonly release: (workspaceId: WorkspaceId, webhookId: string, now: number) => Effect.Effect<void>
     /** One bounded step of a replay (one statement on PostgreSQL). */
     readonly replayStep: (request: ReplayRequest) => Effect.Effect<ReplayStep>
-    /**
-     * The statistics of a webhook's deliveries whose events were recorded in `window` (see
-     * `DeliveryStats`), counted by the store in one read.
-     */
+    /** The statistics of a webhook's deliveries whose events were recorded in `window`, in one read. */
     readonly stats: (workspaceId: WorkspaceId, webhookId: string, window: StatsWindow) => Effect.Effect<DeliveryStats>
     /** Removes a webhook's deliveries and attempts (the webhook is being deleted). */
     readonly deleteForWebhook: (workspaceId: WorkspaceId, webhookId: string) => Effect.Effect<void>
