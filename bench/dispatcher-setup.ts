@@ -16,6 +16,7 @@ import * as DeliveryStore from "@waybill/webhooks/DeliveryStore"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
 import * as FailureAlerts from "@waybill/webhooks/FailureAlerts"
 import * as HostResolver from "@waybill/webhooks/HostResolver"
+import * as MemoryDeliveryStore from "@waybill/webhooks/MemoryDeliveryStore"
 import * as OutboxReader from "@waybill/webhooks/OutboxReader"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import * as WebhookRepository from "@waybill/webhooks/WebhookRepository"
@@ -81,7 +82,7 @@ export const untilSucceeded = (count: number): Effect.Effect<void> =>
 const CountingStore = Layer.effect(
   DeliveryStore.DeliveryStore,
   Effect.sync(() => {
-    const store = DeliveryStore.makeMemory()
+    const store = MemoryDeliveryStore.make()
     return DeliveryStore.DeliveryStore.of({
       ...store,
       insert: (deliveries) =>

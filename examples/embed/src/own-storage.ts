@@ -18,9 +18,9 @@ import * as TourQuery from "@waybill/recurring/TourQuery"
 import * as TourRepository from "@waybill/recurring/TourRepository"
 import * as VehicleClass from "@waybill/recurring/VehicleClass"
 import * as WebhookSender from "@waybill/sender/WebhookSender"
-import * as DeliveryStore from "@waybill/webhooks/DeliveryStore"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
 import * as FailureAlerts from "@waybill/webhooks/FailureAlerts"
+import * as MemoryDeliveryStore from "@waybill/webhooks/MemoryDeliveryStore"
 import * as OutboxReader from "@waybill/webhooks/OutboxReader"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import * as WebhookRepository from "@waybill/webhooks/WebhookRepository"
@@ -79,7 +79,7 @@ export const layer = (keys: Record<string, string>) =>
       Layer.provide(
         Layer.mergeAll(
           WebhookRepository.layerMemory,
-          DeliveryStore.layerMemory,
+          MemoryDeliveryStore.layer,
           FailureAlerts.layerMemory,
           SecretBox.layerMemory,
           PropertyDefinition.layerFixed([]),

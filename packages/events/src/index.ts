@@ -33,6 +33,12 @@ export * as EntityAction from "./EntityAction.js"
 export * as Envelope from "./Envelope.js"
 
 /**
+ * `POST /events`: validate, redact and record an event through the outbox.
+ * @since 0.2.0
+ */
+export * as EventIntake from "./EventIntake.js"
+
+/**
  * The outbox port producers publish events through.
  * @since 0.1.0
  */

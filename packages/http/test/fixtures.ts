@@ -13,11 +13,11 @@ import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
 import * as TourQuery from "@waybill/recurring/TourQuery"
 import * as TourRepository from "@waybill/recurring/TourRepository"
 import * as VehicleClass from "@waybill/recurring/VehicleClass"
-import * as DeliveryStore from "@waybill/webhooks/DeliveryStore"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
 import * as FailureAlerts from "@waybill/webhooks/FailureAlerts"
 import * as HostResolver from "@waybill/webhooks/HostResolver"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
+import * as MemoryDeliveryStore from "@waybill/webhooks/MemoryDeliveryStore"
 import * as OutboxReader from "@waybill/webhooks/OutboxReader"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import * as WebhookRepository from "@waybill/webhooks/WebhookRepository"
@@ -53,7 +53,7 @@ export const ports = Layer.mergeAll(
     Layer.provide(
       Layer.mergeAll(
         WebhookRepository.layerMemory,
-        DeliveryStore.layerMemory,
+        MemoryDeliveryStore.layer,
         FailureAlerts.layerMemory,
         SecretBox.layerMemory,
         HostResolver.layerNone,

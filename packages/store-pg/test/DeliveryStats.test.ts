@@ -1,7 +1,7 @@
 import { assert } from "@effect/vitest"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
+import * as EventIntake from "@waybill/events/EventIntake"
 import { Dispatcher } from "@waybill/webhooks/Dispatcher"
-import * as EventIntake from "@waybill/webhooks/EventIntake"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
 import { WebhookService } from "@waybill/webhooks/WebhookService"
 import { Effect, Schema, TestClock } from "effect"

@@ -12,8 +12,8 @@ import * as StandardWebhooks from "@waybill/signing/StandardWebhooks"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { isRecord, openObject, own } from "./internal/jsonObject.js"
 import * as Ssrf from "./Ssrf.js"
+import { isRecord, openObject, own } from "./service/jsonObject.js"
 import {
   type Filters,
   limits,

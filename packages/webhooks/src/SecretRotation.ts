@@ -10,9 +10,9 @@ import * as ValidationError from "@waybill/core/ValidationError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { isRecord, openObject, own } from "./internal/jsonObject.js"
 import { validateAuth } from "./Registration.js"
 import type { SecretBox } from "./SecretBox.js"
+import { isRecord, openObject, own } from "./service/jsonObject.js"
 import {
   AuthRequest,
   MASK,

@@ -21,12 +21,6 @@ export * as DeliveryStore from "./DeliveryStore.js"
 export * as Dispatcher from "./Dispatcher.js"
 
 /**
- * `POST /events`: validate, redact and record an event.
- * @since 0.1.0
- */
-export * as EventIntake from "./EventIntake.js"
-
-/**
  * The failure-alert port.
  * @since 0.1.0
  */
@@ -49,6 +43,12 @@ export * as HostResolver from "./HostResolver.js"
  * @since 0.1.0
  */
 export * as HttpSender from "./HttpSender.js"
+
+/**
+ * The in-memory `DeliveryStore`, for tests and embedders without storage.
+ * @since 0.2.0
+ */
+export * as MemoryDeliveryStore from "./MemoryDeliveryStore.js"
 
 /**
  * The fan-out side of the outbox.

@@ -4,8 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Issue } from "@waybill/core/Issue"
+import { decodeEvent } from "@waybill/events/EventIntake"
 import * as Either from "effect/Either"
-import { decodeEvent } from "../src/EventIntake.js"
 import { validateRegistration } from "../src/Registration.js"
 import { definitions, registration, tour } from "./fixtures.js"
 

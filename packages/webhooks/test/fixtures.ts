@@ -1,5 +1,6 @@
 import * as Transactor from "@waybill/core/Transactor"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
+import * as EventIntake from "@waybill/events/EventIntake"
 import type { EventType } from "@waybill/events/EventType"
 import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
 import * as Context from "effect/Context"
@@ -8,12 +9,11 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
-import * as DeliveryStore from "../src/DeliveryStore.js"
 import * as Dispatcher from "../src/Dispatcher.js"
-import * as EventIntake from "../src/EventIntake.js"
 import * as FailureAlerts from "../src/FailureAlerts.js"
 import * as HostResolver from "../src/HostResolver.js"
 import * as HttpSender from "../src/HttpSender.js"
+import * as MemoryDeliveryStore from "../src/MemoryDeliveryStore.js"
 import * as OutboxReader from "../src/OutboxReader.js"
 import * as SecretBox from "../src/SecretBox.js"
 import * as WebhookRepository from "../src/WebhookRepository.js"
@@ -74,7 +74,7 @@ export const makeLayer = (options: {
 }) => {
   const ports = Layer.mergeAll(
     WebhookRepository.layerMemory,
-    DeliveryStore.layerMemory,
+    MemoryDeliveryStore.layer,
     FailureAlerts.layerMemory,
     SecretBox.layerMemory,
     HostResolver.layerStatic(options.resolver ?? { "hooks.example.org": ["93.184.215.14"] }),

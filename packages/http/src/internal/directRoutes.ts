@@ -1,16 +1,7 @@
 /**
- * The API's two busiest endpoints, `POST /drafts` and `POST /events` (every draft a host creates
- * and every event it raises), answered ahead of the HttpApi router by the same handlers, with the
- * same authentication and the same error bodies (their failures go to the API's error encoding
- * like any handler's). For each request the router would copy the fiber's whole context, look the
- * route up, merge the handler group's context in, decode the payload (any JSON value for these
- * two) and provide the workspace through the security middleware: about a sixth of these
- * requests' CPU (docs/benchmarks.md, Throughput). The API definition is unchanged, so OpenAPI, the
- * reference and the typed client describe both endpoints as before. A request these routes do
- * not take (another spelling of the path, a query string, no body) goes to the router. The
- * request checks have authenticated the request and parsed its body, and run the route in place
- * of the router, with the workspace and nothing else provided: no request context of the
- * checks' own is built for it (docs/benchmarks.md).
+ * `POST /drafts` and `POST /events`, the API's busiest endpoints, answered ahead of the HttpApi
+ * router by the router's own handlers, which saves the router's work per request (about a sixth
+ * of their CPU: docs/benchmarks.md, Throughput). Any other request goes to the router.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -19,8 +10,7 @@ import type { Transactor } from "@waybill/core/Transactor"
 import type { CurrentWorkspace } from "@waybill/core/Workspace"
 import { DraftService } from "@waybill/drafts/DraftService"
 import type { EventOutbox } from "@waybill/events/EventOutbox"
-import { Dispatcher } from "@waybill/webhooks/Dispatcher"
-import * as EventIntake from "@waybill/webhooks/EventIntake"
+import type { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -61,15 +51,10 @@ export const make: Effect.Effect<
   never,
   DraftService | Dispatcher | EventOutbox | Transactor | Idempotency
 > = Effect.gen(function* () {
-  const idempotency = yield* Idempotency
-  const dispatcher = yield* Dispatcher
   // Keyed by the exact URL: any other spelling the router would also accept is left to it.
   const routes: ReadonlyMap<string, Handler> = new Map([
-    ["/drafts", createDraft(yield* DraftService, idempotency)],
-    [
-      "/events",
-      publishEvent(yield* EventIntake.publisher, yield* EventIntake.idempotentPublisher, dispatcher, idempotency)
-    ]
+    ["/drafts", createDraft(yield* DraftService, yield* Idempotency)],
+    ["/events", yield* publishEvent]
   ])
   return (request) => {
     const handler = request.method === "POST" ? routes.get(request.url) : undefined

@@ -1,10 +1,12 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Idempotency from "@waybill/core/Idempotency"
+import type { Transactor } from "@waybill/core/Transactor"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import type { CurrentWorkspace } from "@waybill/core/Workspace"
+import * as EventIntake from "@waybill/events/EventIntake"
+import type { EventOutbox } from "@waybill/events/EventOutbox"
 import { Dispatcher } from "@waybill/webhooks/Dispatcher"
-import * as EventIntake from "@waybill/webhooks/EventIntake"
 import type { DeliveryNotFound, DeliveryPending } from "@waybill/webhooks/Replay"
 import { type WebhookLimitReached, type WebhookNotFound, WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Effect from "effect/Effect"
@@ -20,29 +22,31 @@ const conflict = (error: DeliveryPending | WebhookLimitReached) =>
   Effect.fail(new Conflict({ code: "conflict", message: error.message, issues: [] }))
 
 /**
- * `POST /events`: 202 with the recorded event's id, or 400 with every issue. The dispatcher is
- * hurried once the event is committed instead of waiting for its next poll; the answer is written
- * as it is (the success schema's encode would only give `{ id }` back). With an
- * `Idempotency-Key`, the kept answer (contract §8); a replay records nothing, so wakes nobody.
+ * `POST /events`, the one handler of both entrances (the router's `publish` endpoint and the
+ * direct route): 202 with the event's id, or 400 with every issue; with an `Idempotency-Key`, the
+ * kept answer. An event recorded wakes this process's dispatcher; a replay records nothing.
  */
-export const publishEvent =
+export const publishEvent: Effect.Effect<
   (
-    publish: Effect.Effect.Success<typeof EventIntake.publisher>,
-    publishIdempotent: Effect.Effect.Success<typeof EventIntake.idempotentPublisher>,
-    dispatcher: Dispatcher["Type"],
-    idempotency: Idempotency.Idempotency["Type"]
-  ): ((
     payload: unknown,
     key: string | undefined
   ) => Effect.Effect<
     HttpServerResponse.HttpServerResponse,
     BadRequest | IdempotencyKeyReused | Conflict,
     CurrentWorkspace
-  >) =>
-  (payload, key) =>
+  >,
+  never,
+  EventOutbox | Transactor | Dispatcher | Idempotency.Idempotency
+> = Effect.gen(function* () {
+  const publish = yield* EventIntake.publisher
+  const publishIdempotent = yield* EventIntake.idempotentPublisher
+  const dispatcher = yield* Dispatcher
+  const idempotency = yield* Idempotency.Idempotency
+  return (payload, key) =>
     key === undefined
       ? publish(payload).pipe(
           Effect.tap(() => dispatcher.wake),
+          // Written as it is: the success schema's encode would only give `{ id }` back.
           Effect.map((event) => HttpServerResponse.unsafeJson({ id: event.id }, { status: 202 })),
           Effect.catchTag("ValidationError", badRequest)
         )
@@ -50,18 +54,14 @@ export const publishEvent =
           Effect.tap((outcome) => (outcome.replayed ? Effect.void : dispatcher.wake)),
           answered(idempotency)
         )
+})
 
 export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handlers) =>
   Effect.gen(function* () {
     const webhooks = yield* WebhookService
     const dispatcher = yield* Dispatcher
     const idempotency = yield* Idempotency.Idempotency
-    const publish = publishEvent(
-      yield* EventIntake.publisher,
-      yield* EventIntake.idempotentPublisher,
-      dispatcher,
-      idempotency
-    )
+    const publish = yield* publishEvent
     return handlers
       .handle("register", ({ payload, request }) => {
         const key = keyOf(request)

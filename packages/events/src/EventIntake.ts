@@ -1,8 +1,7 @@
 /**
- * `POST /events` (contract §5), the embedding seam: `{ type, payload }` is checked against the
- * catalogue (every issue, at `type` or `payload.<path>`), the catalogue's redaction rules are
- * applied, and the event is recorded through the outbox like any event the service raises.
- * @since 0.1.0
+ * `POST /events`, the embedding seam: `{ type, payload }` checked against the catalogue, redacted
+ * by its rules, and recorded through the outbox like any event the service raises.
+ * @since 0.2.0
  */
 import * as GroupCommitWriter from "@waybill/core/GroupCommit"
 import * as Id from "@waybill/core/Id"
@@ -13,20 +12,20 @@ import * as TraceContext from "@waybill/core/TraceContext"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
-import { EventOutbox, type NewEvent, type RecordedEvent } from "@waybill/events/EventOutbox"
-import { isEventType, notInCatalogue } from "@waybill/events/EventType"
-import { decodePayload } from "@waybill/events/Payload"
-import { redact } from "@waybill/events/Producer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { EventOutbox, type NewEvent, type RecordedEvent } from "./EventOutbox.js"
+import { isEventType, notInCatalogue } from "./EventType.js"
+import { decodePayload } from "./Payload.js"
+import { redact } from "./Producer.js"
 
 /**
  * The body of `POST /events`, for documentation; `decodeEvent` is what checks it.
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const PublishEvent = Schema.Struct({
   type: Schema.String.annotations({ description: "A catalogue event type" }),
@@ -35,7 +34,7 @@ export const PublishEvent = Schema.Struct({
 
 /**
  * The answer of `POST /events` (202).
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const Published = Schema.Struct({ id: Schema.String }).annotations({ identifier: "PublishedEvent" })
 
@@ -43,12 +42,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
- * Checks a `POST /events` body: every issue, or the event to record with its payload redacted.
- * A body nested deeper than `JsonDepth.maxDepth` levels (contract §1) gets the one issue where
- * the limit is crossed, as over HTTP, before anything recursive sees it; a `__proto__`,
- * `constructor` or `prototype` key or a number that is not finite is refused at its path,
- * anywhere in the payload (`JsonInput`).
- * @since 0.1.0
+ * Checks a `POST /events` body: every issue (at `type` or `payload.<path>`), or the event to
+ * record with its payload redacted. Depth, reserved keys and non-finite numbers are refused as
+ * over HTTP (`JsonInput`).
+ * @since 0.2.0
  */
 export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArray<Issue.Issue>> => {
   // Text is left alone: the outbox stores an event's body as text, whatever it holds.
@@ -74,21 +71,18 @@ export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArr
 }
 
 /**
- * Group commit for `publish`: while one write is in flight, the events published meanwhile wait
- * and are recorded together by the next (one statement per workspace, and one notification),
- * so a busy intake costs the database far fewer statements. An event published when nothing is
- * being written is written at once. Each caller still gets its own event or its own failure.
- * Without it in context, every event is its own write.
- * @since 0.1.0
+ * Group commit for `publish`: events published while a write is in flight are recorded together
+ * by the next write, each caller getting its own event or failure. Without it in context, every
+ * event is its own write.
+ * @since 0.2.0
  */
-export class GroupCommit extends Context.Tag("@waybill/webhooks/EventIntake/GroupCommit")<
+export class GroupCommit extends Context.Tag("@waybill/events/EventIntake/GroupCommit")<
   GroupCommit,
   {
     readonly record: (workspaceId: WorkspaceId, event: NewEvent) => Effect.Effect<RecordedEvent>
     /**
-     * `record` with the idempotency record of its request in the same write, when the outbox
-     * can (`EventOutbox.publishIdempotent`): `undefined`, nothing recorded, when the key is kept
-     * already. Idempotent and plain events share writes.
+     * `record` with its request's idempotency record in the same write, when the outbox can
+     * (`EventOutbox.publishIdempotent`); `undefined`, nothing recorded, when the key is kept already.
      */
     readonly recordIdempotent?:
       | ((
@@ -102,7 +96,7 @@ export class GroupCommit extends Context.Tag("@waybill/webhooks/EventIntake/Grou
 
 /**
  * The group commit over the `EventOutbox` in context; its writer runs while the layer lives.
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const layerGroupCommit: Layer.Layer<GroupCommit, never, EventOutbox> = Layer.scoped(
   GroupCommit,
@@ -135,10 +129,9 @@ export const layerGroupCommit: Layer.Layer<GroupCommit, never, EventOutbox> = La
 )
 
 /**
- * Records `POST /events` bodies in the caller's workspace, over the `EventOutbox` and, when one is
- * in context, the `GroupCommit` it was built with: a handler called for every event resolves
- * them once, not on each call.
- * @since 0.1.0
+ * Records `POST /events` bodies in the caller's workspace, over the `EventOutbox` and the
+ * `GroupCommit` if one is in context, resolved once for every call.
+ * @since 0.2.0
  */
 export const publisher: Effect.Effect<
   (input: unknown) => Effect.Effect<RecordedEvent, ValidationError.ValidationError, CurrentWorkspace>,
@@ -147,8 +140,7 @@ export const publisher: Effect.Effect<
 > = Effect.gen(function* () {
   const outbox = yield* EventOutbox
   const groupCommit = yield* Effect.serviceOption(GroupCommit)
-  // `publish` is atomic by itself: one event needs no transaction of its own. With a
-  // `GroupCommit`, it shares a write with the events published meanwhile.
+  // `publish` is atomic by itself: one event needs no transaction of its own.
   const record = Option.match(groupCommit, {
     onNone: () => (workspaceId: WorkspaceId, event: NewEvent) =>
       Effect.map(outbox.publish(workspaceId, [event]), (recorded) => recorded[0]!),
@@ -156,8 +148,8 @@ export const publisher: Effect.Effect<
     onSome: (commit) => (workspaceId: WorkspaceId, event: NewEvent) =>
       Effect.flatMap(TraceContext.current, (traceparent) => commit.record(workspaceId, { ...event, traceparent }))
   })
-  // No span of its own (nor in `idempotentPublisher`): the request's span covers it, and with
-  // tracing on every span per event is paid on the hot path (docs/decisions.md, issue 36).
+  // No span of its own (nor in `idempotentPublisher`): the request's span covers it
+  // (docs/decisions.md, issue 36).
   return (input: unknown) =>
     Effect.flatMap(CurrentWorkspace, (workspace) =>
       Either.match(decodeEvent(input), {
@@ -169,19 +161,16 @@ export const publisher: Effect.Effect<
 
 /**
  * The answer of `POST /events`, kept for its `Idempotency-Key`: the event's id.
- * @since 0.1.0
+ * @since 0.2.0
  */
 export type PublishedEvent = typeof Published.Type
 
 const decodePublished = Schema.decodeUnknownSync(Published)
 
 /**
- * `POST /events` with an `Idempotency-Key` (contract §8), in the caller's workspace: `publisher`,
- * once per workspace and key. The event gets its id before it is written, so its answer (202 and
- * `{ "id": … }`) is kept in the same write as the event (with the `GroupCommit`, shared with other
- * events; else by `EventOutbox.publishIdempotent`; else in one `Transactor` transaction). The
- * same key and body again replays the answer and records nothing; see `Idempotency.run`.
- * @since 0.1.0
+ * `publisher` once per workspace and `Idempotency-Key`: the answer (202, `{ "id": … }`) is kept in
+ * the same write as the event; the same key and body again replays it and records nothing.
+ * @since 0.2.0
  */
 export const idempotentPublisher: Effect.Effect<
   (
@@ -236,7 +225,7 @@ export const idempotentPublisher: Effect.Effect<
 
 /**
  * Records a `POST /events` body in the caller's workspace (`publisher`, resolved for this call).
- * @since 0.1.0
+ * @since 0.2.0
  */
 export const publish = (
   input: unknown

@@ -1,9 +1,25 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Issue } from "@waybill/core/Issue"
+import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { decodeEvent } from "../src/EventIntake.js"
-import { makeLayer, ok, publish, tour } from "./fixtures.js"
+import * as EventIntake from "../src/EventIntake.js"
+import * as EventOutbox from "../src/EventOutbox.js"
+import type { EventType } from "../src/EventType.js"
+
+const { decodeEvent } = EventIntake
+
+const tour = (properties: Record<string, unknown> = {}) => ({
+  id: "tour_1",
+  status: "planned",
+  substatus: null,
+  properties
+})
+
+const publish = (type: EventType, payload: unknown) =>
+  EventIntake.publish({ type, payload }).pipe(
+    Effect.provideService(CurrentWorkspace, { id: "ws_a" as WorkspaceId, apiKeyId: "key_ws_a" })
+  )
 
 const issuesOf = (input: unknown): ReadonlyArray<Issue> =>
   Either.match(decodeEvent(input), { onLeft: (issues) => issues, onRight: () => [] })
@@ -76,7 +92,7 @@ describe("EventIntake", () => {
       const error = yield* Effect.flip(publish("tour-created", { tour: {} }))
       assert.strictEqual(error._tag, "ValidationError")
       assert.isTrue(error.issues.every((issue) => issue.path.startsWith("payload.")))
-    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+    }).pipe(Effect.provide(EventOutbox.layerMemory))
   )
 
   it("takes a body of 64 levels and refuses deeper ones at the path where the limit is crossed", () => {

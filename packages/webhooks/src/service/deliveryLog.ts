@@ -1,7 +1,6 @@
 // The webhook service's operations on a webhook's delivery log: list, resend, replay, statistics
-// and failure alerts. Each finds the webhook in the caller's workspace first (`find`), so another
+// and failure alerts. Each finds the webhook in the caller's workspace first, so another
 // workspace's webhook is never reached.
-import type * as Id from "@waybill/core/Id"
 import * as ValidationError from "@waybill/core/ValidationError"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import * as Clock from "effect/Clock"
@@ -9,37 +8,22 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as DeliveryStats from "../DeliveryStats.js"
 import type * as DeliveryStore from "../DeliveryStore.js"
-import type { FailureAlerts } from "../FailureAlerts.js"
 import type * as Page from "../Page.js"
 import * as Replay from "../Replay.js"
-import type { Webhook } from "../Webhook.js"
-
-/** What the delivery log's operations need from the service. */
-export interface Env<E> {
-  readonly find: (id: string) => Effect.Effect<Webhook, E, CurrentWorkspace>
-  readonly pageQuery: (
-    prefix: Id.Prefix,
-    params: Page.Params
-  ) => Effect.Effect<Page.Query, ValidationError.ValidationError>
-  readonly deliveryStore: DeliveryStore.DeliveryStore["Type"]
-  readonly failureAlerts: FailureAlerts["Type"]
-  readonly retentionSeconds: number
-  readonly stepSize: number
-}
+import { type Env, find, nowSeconds, pageQuery } from "./env.js"
 
 /** The delivery log's operations over `env`. */
-export const make = <E>(env: Env<E>) => {
-  const { find, pageQuery, deliveryStore } = env
-  const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
+export const make = (env: Env) => {
+  const { deliveryStore, settings } = env
 
   const deliveries = Effect.fn("WebhookService.deliveries")(function* (id: string, params: Page.Params) {
-    const webhook = yield* find(id)
+    const webhook = yield* find(env, id)
     const query = yield* pageQuery("dlv", params)
     return yield* deliveryStore.list(webhook.workspaceId, webhook.id, query)
   })
 
   const resend = Effect.fn("WebhookService.resend")(function* (id: string, deliveryId: string) {
-    const webhook = yield* find(id)
+    const webhook = yield* find(env, id)
     const result = yield* deliveryStore.resend(
       webhook.workspaceId,
       webhook.id,
@@ -57,8 +41,8 @@ export const make = <E>(env: Env<E>) => {
   })
 
   const replay = Effect.fn("WebhookService.replay")(function* (id: string, input: unknown) {
-    const webhook = yield* find(id)
-    const window = yield* Either.match(Replay.validate(input, yield* nowSeconds, env.retentionSeconds), {
+    const webhook = yield* find(env, id)
+    const window = yield* Either.match(Replay.validate(input, yield* nowSeconds, settings.retentionSeconds), {
       onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "replay")),
       onRight: Effect.succeed
     })
@@ -74,7 +58,7 @@ export const make = <E>(env: Env<E>) => {
         until: window.until,
         statuses: window.statuses,
         after,
-        limit: env.stepSize,
+        limit: settings.stepSize,
         now: yield* Clock.currentTimeMillis
       })
       resent += step.resent
@@ -85,7 +69,7 @@ export const make = <E>(env: Env<E>) => {
   })
 
   const stats = Effect.fn("WebhookService.stats")(function* (id: string, params: DeliveryStats.StatsParams) {
-    const webhook = yield* find(id)
+    const webhook = yield* find(env, id)
     const hours = yield* Either.match(DeliveryStats.hoursOf(params), {
       onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "query")),
       onRight: Effect.succeed

@@ -2,7 +2,6 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Availability from "@waybill/core/Availability"
 import type { ValidationError } from "@waybill/core/ValidationError"
 import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
-import { EventOutbox, type NewEvent, type RecordedEvent, recordAll } from "@waybill/events/EventOutbox"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -10,7 +9,14 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as EventIntake from "../src/EventIntake.js"
-import { tour } from "./fixtures.js"
+import { EventOutbox, type NewEvent, type RecordedEvent, recordAll } from "../src/EventOutbox.js"
+
+const tour = (properties: Record<string, unknown> = {}) => ({
+  id: "tour_1",
+  status: "planned",
+  substatus: null,
+  properties
+})
 
 const ws = (id: string) => id as WorkspaceId
 const body = (id: string) => ({ type: "tour-created", payload: { tour: { ...tour(), id } } })

@@ -1,0 +1,103 @@
+// What the webhook service's operations share: its ports and settings, how they find a webhook of
+// the caller's workspace, and how they store a change to one.
+import type * as Id from "@waybill/core/Id"
+import { Transactor } from "@waybill/core/Transactor"
+import * as ValidationError from "@waybill/core/ValidationError"
+import { CurrentWorkspace } from "@waybill/core/Workspace"
+import { PropertyDefinitions } from "@waybill/events/PropertyDefinition"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { DeliveryStore } from "../DeliveryStore.js"
+import { FailureAlerts } from "../FailureAlerts.js"
+import { HostResolver } from "../HostResolver.js"
+import * as Page from "../Page.js"
+import { SecretBox } from "../SecretBox.js"
+import { targetOf, type Webhook } from "../Webhook.js"
+import { WebhookRepository } from "../WebhookRepository.js"
+import { WebhookNotFound } from "./errors.js"
+
+/** `WebhookService.Options`, resolved. */
+export interface Settings {
+  readonly allowPrivateTargets: boolean
+  readonly resolveTimeoutMs: number
+  readonly retentionSeconds: number
+  readonly stepSize: number
+  readonly maxWebhooks: number
+}
+
+/** The service's settings and ports. */
+export interface Env {
+  readonly settings: Settings
+  readonly repository: WebhookRepository["Type"]
+  readonly deliveryStore: DeliveryStore["Type"]
+  readonly failureAlerts: FailureAlerts["Type"]
+  readonly secretBox: SecretBox["Type"]
+  readonly resolver: HostResolver["Type"]
+  readonly propertyDefinitions: PropertyDefinitions["Type"]
+  readonly transactor: Transactor["Type"]
+}
+
+/** The ports in context, with `settings`. */
+export const make = (settings: Settings) =>
+  Effect.gen(function* () {
+    return {
+      settings,
+      repository: yield* WebhookRepository,
+      deliveryStore: yield* DeliveryStore,
+      failureAlerts: yield* FailureAlerts,
+      secretBox: yield* SecretBox,
+      resolver: yield* HostResolver,
+      propertyDefinitions: yield* PropertyDefinitions,
+      transactor: yield* Transactor
+    } satisfies Env
+  })
+
+export const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
+
+/** The page a list request asks for, or its issues at `query`. */
+export const pageQuery = (prefix: Id.Prefix, params: Page.Params) => {
+  const { issues, query } = Page.query(prefix, params)
+  return issues.length > 0 ? Effect.fail(ValidationError.fromIssues(issues, "query")) : Effect.succeed(query)
+}
+
+/** The webhook with this id in the caller's workspace. */
+export const find = (env: Env, id: string) =>
+  Effect.flatMap(CurrentWorkspace, (workspace) =>
+    Effect.flatMap(env.repository.get(workspace.id, id), (found) =>
+      Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(WebhookNotFound.of(id))
+    )
+  )
+
+/** What a change computes when it leaves the webhook as it is: nothing is stored. */
+export const unchanged: unique symbol = Symbol("unchanged")
+
+/**
+ * Stores a change computed from the stored webhook and points its pending deliveries at the
+ * result; `after` runs in the same transaction, with the webhook as stored. When another change
+ * landed meanwhile (its revision moved on), the change is computed afresh from the webhook read
+ * again, so none is overwritten unseen.
+ */
+export const change = <E>(
+  env: Env,
+  id: string,
+  compute: (current: Webhook) => Effect.Effect<Webhook | typeof unchanged, E, CurrentWorkspace>,
+  after: (stored: Webhook) => Effect.Effect<void> = () => Effect.void
+) =>
+  Effect.gen(function* () {
+    for (;;) {
+      const current = yield* find(env, id)
+      const changed = yield* compute(current)
+      if (changed === unchanged) return current
+      const stored = yield* env.transactor.withTransaction(
+        Effect.tap(env.repository.update(changed), (updated) =>
+          Option.match(updated, {
+            onNone: () => Effect.void,
+            onSome: (webhook) =>
+              Effect.zipRight(env.deliveryStore.retarget(webhook.workspaceId, targetOf(webhook)), after(webhook))
+          })
+        )
+      )
+      if (Option.isSome(stored)) return stored.value
+    }
+  })
