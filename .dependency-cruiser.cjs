@@ -73,17 +73,18 @@ module.exports = {
     },
     {
       name: "no-internal-across-packages",
-      comment: "A package's internal/ modules are its own: nobody else imports them (its tests do).",
+      comment:
+        "A package's modules in folders under src/ (internal/, service/, …) are its own: nobody else imports them (its tests do).",
       severity: "error",
       from: { path: "^packages/([^/]+)/" },
-      to: { path: "^packages/[^/]+/src/internal/", pathNot: "^packages/$1/" }
+      to: { path: "^packages/[^/]+/src/[^/]+/", pathNot: "^packages/$1/" }
     },
     {
       name: "no-internal-from-outside",
       comment: "The end-to-end tests, benchmarks, examples and scripts use the packages' public modules.",
       severity: "error",
       from: { path: "^(test|bench|examples|scripts)/" },
-      to: { path: "^packages/[^/]+/src/internal/" }
+      to: { path: "^packages/[^/]+/src/[^/]+/" }
     },
     {
       name: "not-to-unresolvable",
