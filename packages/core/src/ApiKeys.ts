@@ -112,7 +112,7 @@ export const make = (staticKeys: ReadonlyArray<StaticKey>) =>
       apiKeyId: `env-${index + 1}`,
       digest: digest(Redacted.value(entry.key))
     }))
-    // Digests only, never validity, so revocation holds at once (docs/decisions.md).
+    // Digests only, never validity, so revocation holds at once (docs/decisions/0005).
     const digests = makeDigestCache(digest, DIGEST_CACHE_CAPACITY)
 
     const authenticate = (presented: Redacted.Redacted<string>) =>

@@ -1,7 +1,7 @@
 /**
  * Group commit: while one write is in flight, arriving items queue up and the next write takes them
  * all (one write per key). A group's failed write is tried again item by item, unless the storage is
- * out. Why and what it saves: docs/benchmarks.md (Throughput).
+ * out. Why and what it saves: docs/decisions/0049.
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"

@@ -1,6 +1,6 @@
 /**
  * The Prometheus text format (0.0.4) of Effect's metric registry: every counter, gauge and histogram,
- * Waybill's and the host's. Chosen over the OpenTelemetry exporter and prom-client (docs/decisions.md, issue 36).
+ * Waybill's and the host's. Chosen over the OpenTelemetry exporter and prom-client (docs/decisions/0086).
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"

@@ -1,6 +1,6 @@
 /**
  * Spans on hot paths, made only when a tracer is on: `Effect.withSpan` with the tracer off still makes
- * a no-op span and copies the fiber's whole context (docs/benchmarks.md, Throughput).
+ * a no-op span and copies the fiber's whole context (docs/decisions/0089).
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
@@ -27,7 +27,7 @@ export const withSpan =
 
 /**
  * Runs `self`, then `finish` with its exit, as `Effect.onExit` with `Effect.sync` does; where the fiber
- * already runs uninterruptibly (`status`), one match without `onExit`'s mask (docs/benchmarks.md).
+ * already runs uninterruptibly (`status`), one match without `onExit`'s mask (docs/decisions/0095).
  * `finish` must not throw.
  * @since 0.1.0
  */

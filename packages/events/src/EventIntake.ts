@@ -149,7 +149,7 @@ export const publisher: Effect.Effect<
       Effect.flatMap(TraceContext.current, (traceparent) => commit.record(workspaceId, { ...event, traceparent }))
   })
   // No span of its own (nor in `idempotentPublisher`): the request's span covers it
-  // (docs/decisions.md, issue 36).
+  // (docs/decisions/0091).
   return (input: unknown) =>
     Effect.flatMap(CurrentWorkspace, (workspace) =>
       Either.match(decodeEvent(input), {

@@ -39,7 +39,7 @@ export type Requirements = ApiRequirements
 
 /**
  * The API with every handler, behind the request checks (docs/security.md, Requests). `POST /drafts`
- * and `POST /events` are answered ahead of the HttpApi router (docs/decisions.md, Throughput).
+ * and `POST /events` are answered ahead of the HttpApi router (docs/decisions/0103).
  * @since 0.1.0
  */
 export const layerApi: Layer.Layer<HttpApi.Api, never, Requirements> = layerApiWith({ directRoutes: true })
@@ -120,7 +120,7 @@ export const requestSpans: FiberRef.FiberRef<boolean> = observeRequestSpans
 export const routeTemplate: (url: string) => string = routeOf
 
 // `HttpApiBuilder.serve`, but requests run in a context of the platform's services alone, cheaper
-// to copy per request: the handlers took their ports when built (docs/benchmarks.md, Throughput).
+// to copy per request: the handlers took their ports when built (docs/decisions/0050).
 const serve = Layer.scopedDiscard(
   Effect.gen(function* () {
     const app = yield* HttpApiBuilder.httpApp

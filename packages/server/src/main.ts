@@ -39,7 +39,7 @@ const program = Effect.gen(function* () {
   }
   const options = settings.clockStart === undefined ? {} : { clock: AdjustableClock.make(settings.clockStart) }
   // Without an OTLP endpoint no spans are made, as nothing would export them; with one, the
-  // request span is the middleware's, cheaper than the platform's (docs/decisions.md).
+  // request span is the middleware's, cheaper than the platform's (docs/decisions/0091).
   const tracing = settings.tracing
   const served = HttpMiddleware.withTracerDisabledWhen(Server.layer(settings, referenceData, options), () => true)
   const server = tracing === undefined ? served : Layer.provide(served, Observability.layerTracing(tracing))

@@ -1,7 +1,7 @@
 /**
  * `POST /drafts` and `POST /events`, the API's busiest endpoints, answered ahead of the HttpApi
  * router by the router's own handlers, which saves the router's work per request (about a sixth
- * of their CPU: docs/benchmarks.md, Throughput). Any other request goes to the router.
+ * of their CPU: docs/decisions/0103). Any other request goes to the router.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"

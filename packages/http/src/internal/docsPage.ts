@@ -1,6 +1,6 @@
 /**
  * `GET /docs`, the platform's Scalar page built per request from its file: `HttpApiScalar.layer`
- * would hold Scalar's script in the heap for the server's whole life (docs/benchmarks.md, RSS).
+ * would hold Scalar's script in the heap for the server's whole life (docs/decisions/0100).
  */
 import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"

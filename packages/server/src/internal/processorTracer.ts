@@ -1,7 +1,6 @@
 /**
  * Effect's tracer writing each sampled span to a sink (`spanBatches.ts`) as it ends, without the
- * SDK's context and span objects. Cost against the SDK's path: docs/decisions.md, "Spans straight
- * to the span processor" and "Spans written as they end".
+ * SDK's context and span objects. Cost against the SDK's path: docs/decisions/0092 and 0093.
  */
 import * as OtelApi from "@opentelemetry/api"
 import { type Sampler, SamplingDecision } from "@opentelemetry/sdk-trace-base"

@@ -1,7 +1,6 @@
 /**
  * Spans written into OTLP batches as they end, sent one batch at a time as the SDK's batch span
- * processor would (`OTEL_BSP_*`). What waits is bytes, not span objects (docs/decisions.md, "Spans
- * written as they end").
+ * processor would (`OTEL_BSP_*`). What waits is bytes, not span objects (docs/decisions/0093).
  */
 import type { SpanResult } from "@waybill/core/Metrics"
 import type { TracingBatch } from "../Config.js"

@@ -5,7 +5,7 @@ export const MAX_PREPARED_PER_CONNECTION = 200
 
 /**
  * A `pg` client that runs every parameterised statement as a named query, so PostgreSQL plans a
- * text once per connection. See docs/decisions.md (issue 33).
+ * text once per connection. See docs/decisions/0018.
  */
 export class PreparingClient extends Pg.Client {
   readonly #names = new Map<string, string>()
