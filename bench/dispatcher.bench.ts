@@ -1,5 +1,5 @@
 /**
- * The dispatcher's own cost (issue 9): events recorded in the outbox → fanned out → delivered
+ * The dispatcher's own cost: events recorded in the outbox → fanned out → delivered
  * over real HTTP (the Node `WebhookSender`, HMAC-signed) → recorded, on the in-memory ports, to a
  * loopback receiver in this process that answers 200 at once; beside a bare keep-alive HTTP
  * client loop posting the same bodies with the same headers to the same receiver with the same
@@ -8,7 +8,7 @@
  * server's.
  *
  * A second bare loop posts the same way over a bare undici `Agent`, the client the sender is built
- * on (issue 23): the dispatcher's ratio to it is what the dispatcher and the sender add to their
+ * on: the dispatcher's ratio to it is what the dispatcher and the sender add to their
  * client.
  *
  * Reported: deliveries/s for rounds of 3,000 events published at once (the contenders take

@@ -1,6 +1,6 @@
 /**
  * `POST /drafts` of a realistic recurring master against the reference server on PostgreSQL,
- * beside the same server's `GET /health` as the ceiling, in one run (issue 7).
+ * beside the same server's `GET /health` as the ceiling, in one run.
  */
 import { master } from "./payloads.js"
 import { apiKey, databaseServerUrl, freshDatabase, load, reportLoad, startServer } from "./server.js"

@@ -1,5 +1,5 @@
 /**
- * Filter evaluation throughput (issue 4): one realistic filter of 6 conditions over 3 levels
+ * Filter evaluation throughput: one realistic filter of 6 conditions over 3 levels
  * (text begins_with and equals, numbers, a checkbox, any/all nesting) evaluated over 200k varied
  * tour payloads (parsed from JSON, as the dispatcher stores them), against
  * - a hand-written JS predicate of the same logic (the physical limit),

@@ -1,5 +1,5 @@
 /**
- * Flow control (issue 35), on PostgreSQL: the reference server in its own process runs the
+ * Flow control, on PostgreSQL: the reference server in its own process runs the
  * dispatcher; a loopback receiver in this process answers every request after 5 ms. A FIFO
  * webhook (`"ordering": "fifo"`: one delivery in flight at a time, in event order) gets `COUNT`
  * events, timed from publishing until every delivery is recorded as succeeded; beside it, in the

@@ -1,13 +1,13 @@
 /**
- * The reference server's request path against its floor (issue 23): a minimal
+ * The reference server's request path against its floor: a minimal
  * `@effect/platform` HttpApi server with one endpoint (`bench/floor.ts`), measured in the same
  * run, round by round, with autocannon (16 connections). Routes: `GET /health`, an
  * authenticated `GET /transport-shapes`, `POST /events` and `POST /drafts` (a recurring
  * master), on a fresh PostgreSQL database. Each route's ratio is the median of its per-round
  * ratios to the floor measured just before it.
  *
- * `POST /events (Idempotency-Key)` sends a fresh `Idempotency-Key` with every request (issue 34:
- * the answer is kept in the event's own write); its target is against `POST /events` measured in
+ * `POST /events (Idempotency-Key)` sends a fresh `Idempotency-Key` with every request (the answer
+ * is kept in the event's own write); its target is against `POST /events` measured in
  * the same round: ≥ 0.8 × its throughput.
  *
  * Beside them, a reference without a target: the same minimal server with one `POST` endpoint
@@ -214,7 +214,7 @@ try {
       `${ratio.toFixed(2)} × floor${ofPostFloor} (target ≥ ${route.target}${route.p99Under === undefined ? "" : `, p99 < ${route.p99Under} ms`}) ${pass ? "PASS" : "MISS"}   ${rounds}; CPU per request: server ${serverUs} µs, PostgreSQL ${median(list.map((entry) => entry.postgresUs)).toFixed(0)} µs`
     )
   }
-  // Issue 34's target: a fresh Idempotency-Key per request against none, round by round.
+  // The Idempotency-Key target: a fresh Idempotency-Key per request against none, round by round.
   const plain = results.get("POST /events")
   const keyed = results.get(IDEMPOTENT_EVENTS)
   if (plain !== undefined && keyed !== undefined) {

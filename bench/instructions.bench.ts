@@ -2,7 +2,7 @@
  * The dispatcher's cost per delivery in instructions, counted by valgrind's callgrind: a count
  * that does not move with the machine's load, where rates here move by ±10 % between runs of
  * one code (docs/benchmarks.md, "Method notes"), too much to show a bound of a few per cent
- * (issue 35's 3 %).
+ * (3 % for flow control's bound).
  *
  * `dispatcher-workload.ts` (the dispatcher benchmark's in-memory ports, HMAC webhook and loopback
  * receiver) runs under callgrind: once it has started and made its warm-up deliveries, the
@@ -19,7 +19,7 @@
  *   of their median, a few higher (docs/benchmarks.md, "Method notes"), so `bench:compare`'s
  *   pairs matter.
  * - `tracing`: the reference server itself (`tracing-workload.ts`), half as many events after
- *   1,000, once as it runs by default and once with metrics and tracing on: what issue 36's
+ *   1,000, once as it runs by default and once with metrics and tracing on: what
  *   observability adds to the server's own work, whatever the machine's load (a run's ratio
  *   moves by about ±0.04 as the work batches). Reported as on / off; memory-bound work (the
  *   collector copying spans that wait for export) costs more time than its instructions say.

@@ -1,5 +1,5 @@
 /**
- * Publish→receipt latency at fixed rates (issue 37): the reference server as deployed (built,
+ * Publish→receipt latency at fixed rates: the reference server as deployed (built,
  * `packages/server/dist/main.js` in its own process) with one webhook to a receiver on loopback
  * that answers at once, fed by an open-loop publisher (`bench/openloop.ts`), against the floor:
  * the smallest honest outbox relay (`bench/relay.ts`), measured the same way in the same run.

@@ -1,5 +1,5 @@
 /**
- * What the two benchmarks of issue 36's cost share (`observability.bench.ts` in rates,
+ * What the two benchmarks of observability's cost share (`observability.bench.ts` in rates,
  * `tracing-workload.ts` in instructions): a sink that takes both the deliveries and the OTLP span
  * exports, the "on" server's variables, and the `POST /events` they send.
  */

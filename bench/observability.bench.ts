@@ -1,5 +1,5 @@
 /**
- * The cost of observability (issue 36): two reference servers, each on a fresh PostgreSQL
+ * The cost of observability: two reference servers, each on a fresh PostgreSQL
  * database, one as it runs by default (no `WAYBILL_METRICS_TOKEN`, no `OTEL_*`: no request
  * metrics, no spans, only the `traceparent` header), the other with metrics and tracing on
  * (`GET /metrics` scraped every second by this process, spans exported over OTLP/HTTP protobuf

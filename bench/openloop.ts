@@ -1,5 +1,5 @@
 /**
- * The latency benchmark's instruments (issue 37): a webhook receiver on loopback that answers at
+ * The latency benchmark's instruments: a webhook receiver on loopback that answers at
  * once and notes when each event arrived, an open-loop publisher that sends `POST /events` on a
  * fixed schedule whatever the answers, and the readings of a process's CPU and memory.
  *

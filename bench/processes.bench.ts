@@ -1,5 +1,5 @@
 /**
- * Several reference-server processes on one PostgreSQL (issue 23): 1, then 2 processes on a
+ * Several reference-server processes on one PostgreSQL: 1, then 2 processes on a
  * fresh database each time, every one running its dispatcher. Reported for each:
  *
  * - delivery: events published through the outbox by this process (transactions of 10, 8 at

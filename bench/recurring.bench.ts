@@ -3,7 +3,7 @@
  * across the 2027-03-28 DST change), expanded from scratch and incrementally from a cursor,
  * beside raw cron-parser iteration of the same expressions in the same run.
  *
- * Targets (issue 6): expansion ≥ 1 × raw cron-parser in the zone (occurrences/s), and an
+ * Targets: expansion ≥ 1 × raw cron-parser in the zone (occurrences/s), and an
  * incremental run with nothing new costs at most 1/20 of the from-scratch run.
  */
 import * as Transactor from "@waybill/core/Transactor"

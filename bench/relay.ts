@@ -1,5 +1,5 @@
 /**
- * The latency benchmark's floor (issue 37): the smallest honest outbox relay, written for the
+ * The latency benchmark's floor: the smallest honest outbox relay, written for the
  * benchmark and nothing else, so that Waybill's publish→receipt latency is judged against what
  * the design itself costs on this machine.
  *

@@ -1,5 +1,5 @@
 /**
- * Replay against fresh delivery (issue 21), on PostgreSQL: the reference server in its own
+ * Replay against fresh delivery, on PostgreSQL: the reference server in its own
  * process runs the dispatcher; a loopback receiver in this process answers at once. One webhook
  * gets `COUNT` deliveries that fail twice each (the receiver answers 500 to it while it is
  * "down"), then a replay of them all (`POST /webhooks/{id}/replay`) is timed from the request

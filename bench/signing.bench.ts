@@ -3,7 +3,7 @@
  * (`createHmac`, plus `timingSafeEqual` for verify) and against the `standardwebhooks` package
  * (a different scheme, the same work: one HMAC-SHA256 over the body and a constant-time compare).
  *
- * Targets (issue 5): sign ≥ 0.9 × raw createHmac, verify ≥ 0.8 × raw createHmac.
+ * Targets: sign ≥ 0.9 × raw createHmac, verify ≥ 0.8 × raw createHmac.
  *
  * The machine is shared and its load swings within seconds, so contenders are measured in many
  * short slices, taking turns; a contender's rate is the median of its slices, and each target

@@ -1,5 +1,5 @@
 /**
- * The delivery statistics query (`GET /webhooks/{id}/stats`, issue 35) at 1,000,000 deliveries,
+ * The delivery statistics query (`GET /webhooks/{id}/stats`) at 1,000,000 deliveries,
  * with and without its index: a one-off measurement, not part of `npm run bench` (it takes a
  * minute or two and measures a query, not throughput).
  *

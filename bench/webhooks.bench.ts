@@ -1,5 +1,5 @@
 /**
- * Events published → fanned out, delivered and recorded, end to end (issue 9), on PostgreSQL:
+ * Events published → fanned out, delivered and recorded, end to end, on PostgreSQL:
  * the reference server in its own process runs the dispatcher; a loopback receiver answers at
  * once; the webhook signs with HMAC. The ceiling is a bare HTTP client loop posting the same
  * bodies to the same receiver in the same run. Both sides are warmed up alike before they are

@@ -1,5 +1,5 @@
 /**
- * Issue 31's points over real HTTP on the reference server (contract §1, §2, §5): webhooks per
+ * The request rules over real HTTP on the reference server (contract §1, §2, §5): webhooks per
  * workspace, 401 before the body and two `Authorization` headers, a request log without query
  * values, the request deadline and connection cap, reserved keys, non-finite numbers, invalid
  * UTF-8 and other charsets, and the dry run's cap.

@@ -1,5 +1,5 @@
 /**
- * Load held (issue 22, item 6): 50 connections on `GET /drafts` and `POST /drafts` for 30 s
+ * Load held: 50 connections on `GET /drafts` and `POST /drafts` for 30 s
  * against a reference server process on PostgreSQL (a throw-away database on `DATABASE_URL`'s
  * server). Every request answered 2xx, none failed or timed out, nothing logged as an error,
  * and the server's memory flat: its resident set after the load within twice what it was after

@@ -3,7 +3,7 @@
  */
 
 /**
- * Helpers for webhook receivers: deduplication, timestamp normalisation, leg-load outcomes.
+ * Helpers for receivers of the catalogue's payloads: timestamp normalisation, leg-load outcomes.
  * @since 0.1.0
  */
 export * as Consumer from "./Consumer.js"
