@@ -7,7 +7,6 @@
 import * as NodeHttp from "node:http"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import * as Idempotency from "@waybill/core/Idempotency"
@@ -144,11 +143,11 @@ const dispatching = (config: ServerConfig) =>
       const dispatcher = yield* Dispatcher.Dispatcher
       yield* Effect.forkScoped(dispatcher.run)
       if (config.database._tag === "Postgres") {
-        const pg = yield* PgClient.PgClient
+        const notifications = yield* Database.Notifications
         let lost = false
         const channel = PgEventOutbox.channelOf(Database.schemaOf(databaseConfig(config)))
         const horizon = yield* PgOutboxReader.ReadHorizon
-        const listening = pg.listen(channel).pipe(
+        const listening = notifications.listen(channel).pipe(
           Stream.runForEach((notification) => {
             if (!lost) return horizon.covers(notification) ? Effect.void : dispatcher.wake
             lost = false

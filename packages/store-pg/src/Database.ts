@@ -121,12 +121,23 @@ const postgresPool = (url: string, maxConnections: number, schema: string) =>
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
   )
 
-// Notifications on a connection of their own, as `PgClient.listen` does, except that every
-// notification on the channel is emitted, an empty one too (`PgClient.listen` drops those, and
-// the outbox's were empty before they named their transaction), and a lost connection
-// ends the stream with a failure (`PgClient.listen` ignores the connection's errors: after a
-// restart of PostgreSQL its stream stays open and silent for good), so that a caller can listen
-// again.
+/**
+ * Notifications on a channel of the database (`LISTEN`), provided by `layer` beside the client.
+ * @since 0.2.0
+ */
+export class Notifications extends Context.Tag("@waybill/store-pg/Database/Notifications")<
+  Notifications,
+  {
+    /**
+     * Every notification on `channel`, empty ones too. On PostgreSQL the stream fails once its
+     * connection is lost: listen again.
+     */
+    readonly listen: (channel: string) => Stream.Stream<string, SqlError>
+  }
+>() {}
+
+// Not `PgClient.listen`, which drops empty notifications and ignores the connection's errors
+// (after a restart of PostgreSQL its stream stays open and silent for good).
 const listen =
   (url: string, schema: string) =>
   (channel: string): Stream.Stream<string, SqlError> =>
@@ -182,14 +193,14 @@ const client = (config: DatabaseConfig, schema: string) =>
         applicationName: "waybill",
         types
       })
-      return Object.assign(pg, { listen: listen(url, schema) })
+      return { pg, notifications: Notifications.of({ listen: listen(url, schema) }) }
     }
     // PGlite is one session shared by whatever connects to its socket, so statements prepared
     // by a connection that broke would still be there for its replacement: unnamed ones only.
     // Its session, which is ours alone, has the schema as its search_path (it ignores the
     // start-up options of connections).
     const embedded = yield* Embedded.acquire(config.dataDir, { searchPath: schema, snapshot: config.snapshot })
-    return yield* PgClient.make({
+    const pg = yield* PgClient.make({
       host: embedded.socketDir,
       port: Embedded.SOCKET_PORT,
       username: "postgres",
@@ -198,19 +209,20 @@ const client = (config: DatabaseConfig, schema: string) =>
       applicationName: "waybill",
       types
     })
+    return { pg, notifications: Notifications.of({ listen: (channel) => pg.listen(channel) }) }
   })
 
 /**
- * The database: `PgClient`, `SqlClient`, a `Transactor` backed by SQL transactions and its
- * `Availability` (a `SELECT 1`; connection failures are outages), with every migration applied
- * in the configured schema (`Migrations.runIn`). A schema name that is not a plain identifier
- * fails before anything is opened.
+ * The database: `PgClient`, `SqlClient`, a `Transactor` backed by SQL transactions, its
+ * `Availability` (a `SELECT 1`; connection failures are outages) and its `Notifications`, with
+ * every migration applied in the configured schema (`Migrations.runIn`). A schema name that is
+ * not a plain identifier fails before anything is opened.
  * @since 0.1.0
  */
 export const layer = (
   config: DatabaseConfig
 ): Layer.Layer<
-  PgClient.PgClient | SqlClient.SqlClient | Transactor | Availability,
+  PgClient.PgClient | SqlClient.SqlClient | Transactor | Availability | Notifications,
   SqlError | MigrationError | Embedded.EmbeddedStartError
 > =>
   Layer.scopedContext(
@@ -220,12 +232,13 @@ export const layer = (
       if (Option.isSome(problem)) {
         return yield* new MigrationError({ reason: "bad-state", message: `schema ${schema}: ${problem.value}` })
       }
-      const pg = yield* client(config, schema)
+      const { notifications, pg } = yield* client(config, schema)
       yield* Migrations.runIn(schema).pipe(Effect.provideService(SqlClient.SqlClient, pg))
       return Context.make(PgClient.PgClient, pg).pipe(
         Context.add(SqlClient.SqlClient, pg),
         Context.add(Transactor, transactorFrom(pg)),
-        Context.add(Availability, StorageAvailability.make(pg))
+        Context.add(Availability, StorageAvailability.make(pg)),
+        Context.add(Notifications, notifications)
       )
     })
   ).pipe(Layer.provide(Reactivity.layer))
