@@ -96,20 +96,22 @@ const compareInstant = (instant: number, dayBounds: DayBounds): number =>
 const compareDay = (day: number, dayBounds: DayBounds): number =>
   day < dayBounds.day ? -1 : day > dayBounds.day ? 1 : 0
 
-/** Whether the last `readIso` result is a Berlin wall-clock day rather than an instant. */
-let isoIsLocalDay = false
+// `readIso` answers a Berlin day as its day number, a small integer (returned unboxed), and an
+// instant as INSTANT + epoch ms, which no day number reaches: the kind rides in the value. Years
+// 0000-9999 keep every such sum an exact integer below 2^53.
+const INSTANT = 2 ** 52
+const isInstant = (read: number): boolean => read >= INSTANT / 2
 
 /**
  * Reads an ISO-8601 date or date-time without allocating: `YYYY-MM-DD`, or
  * `YYYY-MM-DDThh:mm[:ss[.fff…]]` (`T`, `t` or a space; `.` or `,` before the fraction) with an
  * optional offset `Z`, `±hh:mm`, `±hhmm` or `±hh`. A date-time with an offset is an instant
- * (epoch ms, `isoIsLocalDay` false); a date, or a date-time without offset, is a Berlin
- * wall-clock date whose day number is returned (`isoIsLocalDay` true). NaN when malformed.
+ * (`INSTANT` + epoch ms); a date, or a date-time without offset, is a Berlin wall-clock date (its
+ * day number). NaN when malformed.
  */
 const readIso = (text: string): number => {
   const day = Calendar.readDate(text)
   if (Number.isNaN(day)) return Number.NaN
-  isoIsLocalDay = true
   const length = text.length
   if (length === 10) return day
   const separator = text.charCodeAt(10)
@@ -148,8 +150,7 @@ const readIso = (text: string): number => {
   // "Z" or "z"
   if (sign === 90 || sign === 122) {
     if (at + 1 !== length) return Number.NaN
-    isoIsLocalDay = false
-    return local
+    return INSTANT + local
   }
   // "+" or "-", then "hh", "hh:mm" or "hhmm"
   if (sign !== 43 && sign !== 45) return Number.NaN
@@ -161,8 +162,7 @@ const readIso = (text: string): number => {
   else if (rest !== 0) return Number.NaN
   if (offsetHour < 0 || offsetHour > 23 || offsetMinute < 0 || offsetMinute > 59) return Number.NaN
   const offset = (offsetHour * 60 + offsetMinute) * 60_000
-  isoIsLocalDay = false
-  return sign === 45 ? local + offset : local - offset
+  return INSTANT + (sign === 45 ? local + offset : local - offset)
 }
 
 /** The epoch milliseconds of an epoch number (seconds below 10^12, milliseconds from there). */
@@ -180,7 +180,7 @@ export const compare = (value: unknown, dayBounds: DayBounds): number => {
   if (typeof value !== "string") return Number.NaN
   const read = readIso(value)
   if (Number.isNaN(read)) return Number.NaN
-  return isoIsLocalDay ? compareDay(read, dayBounds) : compareInstant(read, dayBounds)
+  return isInstant(read) ? compareInstant(read - INSTANT, dayBounds) : compareDay(read, dayBounds)
 }
 
 /**
@@ -195,8 +195,8 @@ export const dayOf = (value: unknown): Option.Option<number> => {
   } else if (typeof value === "string") {
     const read = readIso(value)
     if (Number.isNaN(read)) return Option.none()
-    if (isoIsLocalDay) return Option.some(read)
-    instant = read
+    if (!isInstant(read)) return Option.some(read)
+    instant = read - INSTANT
   } else {
     return Option.none()
   }
