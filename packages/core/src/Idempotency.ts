@@ -1,16 +1,6 @@
 /**
- * Idempotent requests (contract §8): a request that carries an `Idempotency-Key` is processed
- * once per workspace and key. Its answer (status and body, when 2xx) is kept with what it
- * created, in the same write, for at least 24 hours; the same key, operation and body (the same
- * JSON value, whatever its spacing or key order) gets that answer again and changes nothing;
- * another body or operation is refused (`IdempotencyKeyReused`, 422); the same key while the
- * first request is still being processed in this process is refused (`IdempotencyKeyInFlight`,
- * 409); a request that fails keeps nothing.
- *
- * Across processes the storage decides: a creation writes its record in the same transaction
- * (or statement) as what it created, the key being unique per workspace, so of two processes
- * that race with one key one creates and the other finds the key taken, waits for the winner to
- * commit, and replays its answer.
+ * Idempotent requests (contract §8): key checks, request fingerprints, and the run that creates
+ * once, replays a kept answer or refuses. The rules: docs/webhooks.md (Idempotent requests).
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
@@ -100,9 +90,8 @@ const canonical = (value: unknown): string => {
 }
 
 /**
- * The fingerprint of a request body: SHA-256 (hex) of its canonical JSON, so two bodies have the
- * same fingerprint exactly when they are the same JSON value. A body nested deeper than the
- * outbox's payload limit (which no operation accepts) has a fingerprint no accepted body has.
+ * The fingerprint of a request body: SHA-256 (hex) of its canonical JSON, the same exactly for
+ * the same JSON value; a body too deep for any operation gets one no accepted body has.
  * @since 0.1.0
  */
 export const fingerprint = (body: unknown): string =>
@@ -175,6 +164,7 @@ export interface Taken {
 }
 
 /**
+ * A `Created` outcome.
  * @since 0.1.0
  */
 export const created = <A>(value: A, status: number, body: string): Created<A> => ({
@@ -185,6 +175,7 @@ export const created = <A>(value: A, status: number, body: string): Created<A> =
 })
 
 /**
+ * The `Taken` outcome.
  * @since 0.1.0
  */
 export const taken: Taken = { _tag: "Taken" }
@@ -221,6 +212,7 @@ export interface Request<A, E, R> {
 }
 
 /**
+ * The service that runs idempotent requests over a store.
  * @since 0.1.0
  */
 export class Idempotency extends Context.Tag("@waybill/core/Idempotency")<
@@ -228,11 +220,9 @@ export class Idempotency extends Context.Tag("@waybill/core/Idempotency")<
   {
     readonly store: IdempotencyStore["Type"]
     /**
-     * Runs an idempotent request: the key checked (a `ValidationError` at `Idempotency-Key`);
-     * refused while the same key is being processed in this process; else created, or, when the
-     * key is kept already (found after a failure, or taken when written), the kept answer
-     * replayed if it was for the same operation and body, refused with `IdempotencyKeyReused`
-     * if not. A failure of `create` with no kept answer is the failure: nothing is kept.
+     * Runs an idempotent request: the key checked, refused while in flight in this process, else
+     * created; a key kept already replays its answer for the same operation and body and is
+     * `IdempotencyKeyReused` for another. A failed `create` with no kept answer keeps nothing.
      */
     readonly run: <A, E, R>(
       request: Request<A, E, R>
@@ -277,8 +267,7 @@ export const runInCurrentWorkspace = <A, E, R>(
 
 /**
  * An idempotent operation of the caller's workspace, declared once: `create` makes the creation
- * for a request body, with the pending record and the store to write it with; `replay` reads a
- * kept answer back.
+ * for a body, with the pending record and the store; `replay` reads a kept answer back.
  * @since 0.1.0
  */
 export interface Operation<A, E, R> extends Pick<Request<A, E, R>, "operation" | "replay"> {
@@ -419,10 +408,9 @@ export interface Answer<A> {
 }
 
 /**
- * The end of a `create`: the pending record completed with the creation's `answer`, then
- * written with the creation by `write` (true when it wrote both, false when the key was kept
- * already, as `writeInTransaction` answers), and its outcome: `Created` with the
- * answer as kept, or `Taken`.
+ * The end of a `create`: the pending record completed with `answer` and written with the
+ * creation by `write` (true when it wrote both, false when the key was kept already, as
+ * `writeInTransaction` answers); `Created` with the answer as kept, or `Taken`.
  * @since 0.1.0
  */
 export const complete = <A, E, R>(

@@ -23,14 +23,12 @@ export const startsGeneration = (type: ActionType): boolean => starting.has(type
 /**
  * The draft service whose actions that start generation also store the master's first tours. In
  * one transaction, opened here, in order:
- * 1. `DraftService.act` joins it: the draft's row locked, `Transition.transition` (activation's
- *    checks, the new status, the action record), the draft written and its lifecycle and
- *    `transport-draft-action-created` events published;
- * 2. `TourGenerator.runMaster(ref, { joinTransaction: true })`: the master claimed (its row lock
- *    is the action's own, so nothing skips it), its lead-time tours (up to `maxToursPerMaster`;
- *    the loop adds the rest) stored with their `tour-created` events, its cursor moved.
- * All commit together, so the answer means the tours exist; if generation fails, the action fails
- * and nothing is written. Other actions pass through.
+ * 1. `DraftService.act`, joining it: the draft's row locked, `Transition.transition` (activation's
+ *    checks, the new status, the action record), the draft and its events written;
+ * 2. `TourGenerator.runMaster(ref, { joinTransaction: true })`: the master claimed under the
+ *    action's own row lock, its lead-time tours (up to `maxToursPerMaster`) and their
+ *    `tour-created` events stored, its cursor moved.
+ * The answer means the tours exist; if generation fails, nothing is written.
  * @since 0.2.0
  */
 export const layer: Layer.Layer<DraftService, never, DraftService | TourGenerator | Transactor> = Layer.effect(

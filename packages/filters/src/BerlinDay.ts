@@ -1,8 +1,7 @@
 /**
  * Calendar days anchored at Europe/Berlin (spec "Filtering deliveries" rule 11, contract §6): a
- * day's bounds taken once from the time-zone database, then date-field values (epoch seconds or
- * milliseconds, ISO-8601 strings) compared with them by arithmetic alone. Details:
- * docs/internals.md (BerlinDay).
+ * day's bounds taken once from the time-zone database, then date-field values compared with them
+ * by arithmetic alone. Details: docs/internals.md (BerlinDay).
  * @since 0.1.0
  */
 import * as Calendar from "@waybill/core/Calendar"
@@ -96,19 +95,14 @@ const compareInstant = (instant: number, dayBounds: DayBounds): number =>
 const compareDay = (day: number, dayBounds: DayBounds): number =>
   day < dayBounds.day ? -1 : day > dayBounds.day ? 1 : 0
 
-// `readIso` answers a Berlin day as its day number, a small integer (returned unboxed), and an
-// instant as INSTANT + epoch ms, which no day number reaches: the kind rides in the value. Years
-// 0000-9999 keep every such sum an exact integer below 2^53.
+// The kind of `readIso`'s answer rides in its value: a day stays a small integer (unboxed), an
+// instant is INSTANT + epoch ms, which no day reaches and which stays exact for years 0000-9999.
 const INSTANT = 2 ** 52
 const isInstant = (read: number): boolean => read >= INSTANT / 2
 
-/**
- * Reads an ISO-8601 date or date-time without allocating: `YYYY-MM-DD`, or
- * `YYYY-MM-DDThh:mm[:ss[.fff…]]` (`T`, `t` or a space; `.` or `,` before the fraction) with an
- * optional offset `Z`, `±hh:mm`, `±hhmm` or `±hh`. A date-time with an offset is an instant
- * (`INSTANT` + epoch ms); a date, or a date-time without offset, is a Berlin wall-clock date (its
- * day number). NaN when malformed.
- */
+// `YYYY-MM-DD`, or `YYYY-MM-DDThh:mm[:ss[.fff…]]` (`T`, `t` or a space; `.` or `,`) with an
+// optional `Z`, `±hh:mm`, `±hhmm` or `±hh`, without allocating: an instant when there is an
+// offset, else a Berlin wall-clock day. NaN when malformed.
 const readIso = (text: string): number => {
   const day = Calendar.readDate(text)
   if (Number.isNaN(day)) return Number.NaN
@@ -169,10 +163,9 @@ const readIso = (text: string): number => {
 const epochMillis = (value: number): number => (value >= MILLISECONDS_THRESHOLD ? value : value * 1000)
 
 /**
- * Where a date-field value lies relative to a Berlin day: -1 before it, 0 on it, 1 after it,
- * NaN when the value is not a date (another type, a malformed string, a non-finite number, an
- * instant outside the ECMAScript time range). NaN makes every ordered comparison false, which
- * is exactly "a value of the wrong type does not match". No allocation, no `Intl`.
+ * Where a date-field value lies relative to a Berlin day: -1 before, 0 on, 1 after, NaN when it
+ * is not a date, which makes every ordered comparison false ("the wrong type does not match").
+ * No allocation, no `Intl`.
  * @since 0.1.0
  */
 export const compare = (value: unknown, dayBounds: DayBounds): number => {

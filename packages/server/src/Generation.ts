@@ -1,7 +1,6 @@
 /**
  * Tour generation in the reference server (contract §2, §3): the generator over the PostgreSQL
- * ports, a run every `WAYBILL_GENERATOR_INTERVAL_MS`, and an immediate run inside an activation's
- * or resumption's transaction; safe with several processes (docs/internals.md, Generation).
+ * ports, its loop, and activations with their first tours. Details: docs/internals.md (Generation).
  * @since 0.1.0
  */
 import * as Availability from "@waybill/core/Availability"

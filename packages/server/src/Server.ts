@@ -130,13 +130,9 @@ export const layerPorts = (
   )
 }
 
-// The dispatcher fans out and delivers in the background for as long as the server runs. On
-// PostgreSQL, a notification on the events channel wakes it at once (any process may have
-// written the event), unless this process's fan-out has read past its transaction already (the
-// in-process wake after a publish got there first); PGlite has no LISTEN, so there it polls (and
-// in-process publishers wake it).
-// A lost connection (the database restarted) ends the notifications: the server listens again
-// every second until it can, meanwhile polling, and logs the loss and the return once each.
+// On PostgreSQL a notification on the events channel wakes the dispatcher, unless this process's
+// fan-out has read past its transaction already; PGlite has no LISTEN: it polls. After a lost
+// connection the server listens again every second, polling meanwhile, and logs each change once.
 const dispatching = (config: ServerConfig) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
@@ -183,12 +179,9 @@ export const layerBackground = (config: ServerConfig) =>
   Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs), Sweeps.layerLoop())
 
 /**
- * The Node HTTP server the reference server listens with (contract §1): a request whose headers
- * and body have not fully arrived within `requestTimeoutMs` is answered 408 by Node and its
- * connection closed, and at most `maxConnections` connections are open at once (one more is
- * closed as it arrives, and a warning logged at most once a minute). Node checks the deadline
- * every `connectionsCheckingInterval`, which is 30 s unless set: here a tenth of the deadline, at
- * most 1 s, so a request is closed within 10 % (or a second) of its deadline.
+ * The Node HTTP server the reference server listens with (contract §1): a request not fully
+ * arrived within `requestTimeoutMs` (checked every tenth of it, at most 1 s) is answered 408, and
+ * at most `maxConnections` connections are open at once (`onDrop` hears of each one refused).
  * @since 0.1.0
  */
 export const makeNodeServer = (
