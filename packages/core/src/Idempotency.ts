@@ -1,33 +1,34 @@
 /**
- * Idempotent requests (contract §8): a request that carries an `Idempotency-Key` is processed
- * once per workspace and key. Its answer (status and body, when 2xx) is kept with what it
- * created, in the same write, for at least 24 hours; the same key, operation and body (the same
- * JSON value, whatever its spacing or key order) gets that answer again and changes nothing;
- * another body or operation is refused (`IdempotencyKeyReused`, 422); the same key while the
- * first request is still being processed in this process is refused (`IdempotencyKeyInFlight`,
- * 409); a request that fails keeps nothing.
- *
- * Across processes the storage decides: a creation writes its record in the same transaction
- * (or statement) as what it created, the key being unique per workspace, so of two processes
- * that race with one key one creates and the other finds the key taken, waits for the winner to
- * commit, and replays its answer.
+ * Idempotent requests (contract §8): key checks, request fingerprints, and the run that creates
+ * once, replays a kept answer or refuses. The rules: docs/webhooks.md (Idempotent requests).
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { type IdempotencyRecord, IdempotencyStore, makeMemory } from "./IdempotencyStore.js"
 import * as Issue from "./Issue.js"
 import * as JsonDepth from "./JsonDepth.js"
-import * as Sweep from "./Sweep.js"
-import type { Transactor } from "./Transactor.js"
 import * as ValidationError from "./ValidationError.js"
 import { CurrentWorkspace, type WorkspaceId } from "./Workspace.js"
+
+/**
+ * The storage port and its helpers, also `@waybill/core/IdempotencyStore`.
+ * @since 0.1.0
+ */
+export {
+  type IdempotencyRecord,
+  IdempotencyStore,
+  makeMemory,
+  sweepBatchSize,
+  sweepExpired,
+  writeInTransaction
+} from "./IdempotencyStore.js"
 
 /**
  * The request header, and the path its issues are reported at.
@@ -89,31 +90,14 @@ const canonical = (value: unknown): string => {
 }
 
 /**
- * The fingerprint of a request body: SHA-256 (hex) of its canonical JSON, so two bodies have the
- * same fingerprint exactly when they are the same JSON value. A body nested deeper than the
- * outbox's payload limit (which no operation accepts) has a fingerprint no accepted body has.
+ * The fingerprint of a request body: SHA-256 (hex) of its canonical JSON, the same exactly for
+ * the same JSON value; a body too deep for any operation gets one no accepted body has.
  * @since 0.1.0
  */
 export const fingerprint = (body: unknown): string =>
   JsonDepth.isWithinDepth(body, 2 * JsonDepth.maxDepth)
     ? createHash("sha256").update(canonical(body), "utf8").digest("hex")
     : "too-deep"
-
-/**
- * A kept answer: what `operation` (e.g. `POST /drafts`) answered to the body with `fingerprint`
- * for `key` in a workspace. Times are epoch seconds.
- * @since 0.1.0
- */
-export interface IdempotencyRecord {
-  readonly workspaceId: WorkspaceId
-  readonly key: string
-  readonly operation: string
-  readonly fingerprint: string
-  readonly status: number
-  readonly body: string
-  readonly createdAt: number
-  readonly expiresAt: number
-}
 
 /**
  * The key was used before with another body or operation (422 `idempotency_key_reused`).
@@ -149,57 +133,6 @@ export class IdempotencyKeyInFlight extends Schema.TaggedError<IdempotencyKeyInF
 }
 
 /**
- * The storage port of kept answers. Storage failures are defects.
- * @since 0.1.0
- */
-export class IdempotencyStore extends Context.Tag("@waybill/core/IdempotencyStore")<
-  IdempotencyStore,
-  {
-    /** The answer kept for a key of a workspace, if any. */
-    readonly find: (workspaceId: WorkspaceId, key: string) => Effect.Effect<Option.Option<IdempotencyRecord>>
-    /**
-     * Keeps an answer, in the caller's transaction (run it in the transaction that writes what
-     * the request created); `false`, and nothing written, when the key is kept already. A
-     * transaction that holds the same key, uncommitted, is waited for.
-     */
-    readonly insert: (record: IdempotencyRecord) => Effect.Effect<boolean>
-    /** Deletes at most `limit` answers whose `expiresAt` is at or before `now`; answers how many. */
-    readonly sweep: (now: number, limit: number) => Effect.Effect<number>
-  }
->() {}
-
-/**
- * An in-memory store, for tests and embedders without storage.
- * @since 0.1.0
- */
-export const makeMemory = (): IdempotencyStore["Type"] => {
-  const records = new Map<string, IdempotencyRecord>()
-  const id = (workspaceId: string, key: string) => `${workspaceId}\u0000${key}`
-  return IdempotencyStore.of({
-    find: (workspaceId, key) => Effect.sync(() => Option.fromNullable(records.get(id(workspaceId, key)))),
-    insert: (record) =>
-      Effect.sync(() => {
-        const at = id(record.workspaceId, record.key)
-        if (records.has(at)) return false
-        records.set(at, record)
-        return true
-      }),
-    sweep: (now, limit) =>
-      Effect.sync(() => {
-        let deleted = 0
-        for (const [at, record] of records) {
-          if (deleted >= limit) break
-          if (record.expiresAt <= now) {
-            records.delete(at)
-            deleted++
-          }
-        }
-        return deleted
-      })
-  })
-}
-
-/**
  * What an idempotent operation answers: the value, whether it is a replay, and the status and
  * body (JSON text) to send, the same for the first answer and every replay.
  * @since 0.1.0
@@ -231,6 +164,7 @@ export interface Taken {
 }
 
 /**
+ * A `Created` outcome.
  * @since 0.1.0
  */
 export const created = <A>(value: A, status: number, body: string): Created<A> => ({
@@ -241,6 +175,7 @@ export const created = <A>(value: A, status: number, body: string): Created<A> =
 })
 
 /**
+ * The `Taken` outcome.
  * @since 0.1.0
  */
 export const taken: Taken = { _tag: "Taken" }
@@ -277,6 +212,7 @@ export interface Request<A, E, R> {
 }
 
 /**
+ * The service that runs idempotent requests over a store.
  * @since 0.1.0
  */
 export class Idempotency extends Context.Tag("@waybill/core/Idempotency")<
@@ -284,11 +220,9 @@ export class Idempotency extends Context.Tag("@waybill/core/Idempotency")<
   {
     readonly store: IdempotencyStore["Type"]
     /**
-     * Runs an idempotent request: the key checked (a `ValidationError` at `Idempotency-Key`);
-     * refused while the same key is being processed in this process; else created, or, when the
-     * key is kept already (found after a failure, or taken when written), the kept answer
-     * replayed if it was for the same operation and body, refused with `IdempotencyKeyReused`
-     * if not. A failure of `create` with no kept answer is the failure: nothing is kept.
+     * Runs an idempotent request: the key checked, refused while in flight in this process, else
+     * created; a key kept already replays its answer for the same operation and body and is
+     * `IdempotencyKeyReused` for another. A failed `create` with no kept answer keeps nothing.
      */
     readonly run: <A, E, R>(
       request: Request<A, E, R>
@@ -333,8 +267,7 @@ export const runInCurrentWorkspace = <A, E, R>(
 
 /**
  * An idempotent operation of the caller's workspace, declared once: `create` makes the creation
- * for a request body, with the pending record and the store to write it with; `replay` reads a
- * kept answer back.
+ * for a body, with the pending record and the store; `replay` reads a kept answer back.
  * @since 0.1.0
  */
 export interface Operation<A, E, R> extends Pick<Request<A, E, R>, "operation" | "replay"> {
@@ -465,59 +398,6 @@ export const layerMemory: Layer.Layer<Idempotency | IdempotencyStore> = Layer.ef
 )
 
 /**
- * Kept answers one sweep step deletes at most (one statement each step).
- * @since 0.1.0
- */
-export const sweepBatchSize = 1_000
-
-/**
- * Deletes every kept answer whose time is up by the `Clock`'s now, in bounded steps
- * (`sweepBatchSize` per statement); answers how many. Answers are kept `retentionSeconds` at
- * least, and until the next sweep at most.
- * @since 0.1.0
- */
-export const sweepExpired: Effect.Effect<number, never, IdempotencyStore> = Effect.flatMap(IdempotencyStore, (store) =>
-  Sweep.inSteps(sweepBatchSize, store.sweep)
-)
-
-// Rolls a transaction back when the record's key turns out to be kept already.
-class KeyTaken extends Data.TaggedError("@waybill/core/Idempotency/KeyTaken") {}
-
-/**
- * The creation written with its record in one `Transactor` transaction, for adapters without a
- * write of their own that takes records (see `DraftRepository.insertPublishingIdempotent`): the
- * key is looked up first (in memory, under the transaction's lock, that decides), then `write`
- * runs and the record is inserted after it. Answers true when both were committed, false when the
- * key was kept already (found, or found by the insert because another process committed it
- * meanwhile: the transaction rolls back): what `complete` takes.
- * @since 0.1.0
- */
-export const writeInTransaction = <E, R>(
-  transactor: Transactor["Type"],
-  store: IdempotencyStore["Type"],
-  record: IdempotencyRecord,
-  write: Effect.Effect<unknown, E, R>
-): Effect.Effect<boolean, E, R> =>
-  transactor
-    .withTransaction(
-      Effect.flatMap(store.find(record.workspaceId, record.key), (found) =>
-        Option.isSome(found)
-          ? Effect.succeed(false)
-          : Effect.flatMap(write, () =>
-              Effect.flatMap(store.insert(record), (inserted) =>
-                inserted ? Effect.succeed(true) : Effect.fail(new KeyTaken())
-              )
-            )
-      )
-    )
-    .pipe(
-      Effect.catchIf(
-        (error): error is KeyTaken => error instanceof KeyTaken,
-        () => Effect.succeed(false)
-      )
-    )
-
-/**
  * The answer of a creation: its value, and the status and body (JSON text) sent for it.
  * @since 0.1.0
  */
@@ -528,10 +408,9 @@ export interface Answer<A> {
 }
 
 /**
- * The end of a `create`: the pending record completed with the creation's `answer`, then
- * written with the creation by `write` (true when it wrote both, false when the key was kept
- * already, as `writeInTransaction` answers), and its outcome: `Created` with the
- * answer as kept, or `Taken`.
+ * The end of a `create`: the pending record completed with `answer` and written with the
+ * creation by `write` (true when it wrote both, false when the key was kept already, as
+ * `writeInTransaction` answers); `Created` with the answer as kept, or `Taken`.
  * @since 0.1.0
  */
 export const complete = <A, E, R>(

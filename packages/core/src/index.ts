@@ -35,6 +35,12 @@ export * as Id from "./Id.js"
  * @since 0.1.0
  */
 export * as Idempotency from "./Idempotency.js"
+
+/**
+ * The storage port of idempotent requests' kept answers, its in-memory adapter and sweep.
+ * @since 0.2.0
+ */
+export * as IdempotencyStore from "./IdempotencyStore.js"
 /**
  * Validation issues with dotted paths.
  * @since 0.1.0

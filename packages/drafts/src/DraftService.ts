@@ -1,8 +1,7 @@
 /**
- * The draft service: create, read, list, delete, act on drafts and evaluate products, over the
- * ports `DraftRepository`, `ReferenceData`, `ProductEvaluator`, `EventOutbox`, `Transactor` and
- * `Clock`. Every state change and the events it raises commit in one transaction; actions on
- * one draft are serialised by `DraftRepository.getForUpdate`.
+ * The draft service: create, read, list, delete, act on drafts and evaluate products, over its
+ * ports. Every state change commits with its events in one transaction; actions on one draft are
+ * serialised by `DraftRepository.getForUpdate`.
  * @since 0.1.0
  */
 import * as Id from "@waybill/core/Id"
@@ -85,11 +84,8 @@ export class DraftService extends Context.Tag("@waybill/drafts/DraftService")<
     ) => Effect.Effect<Draft, ValidationError.ValidationError, CurrentWorkspace>
     /**
      * `POST /drafts` with an `Idempotency-Key` (contract §8): `create`, once per workspace and
-     * key. The answer (201 and the draft's JSON) is written with the draft and its events; the
-     * same key and body again replays it (`replayed: true`, nothing created), another body is
-     * `IdempotencyKeyReused`, the same key still in flight in this process
-     * `IdempotencyKeyInFlight`, a key that is not 1–255 visible ASCII characters a
-     * `ValidationError` at `Idempotency-Key`; a refused request keeps nothing.
+     * key, its answer (201 and the draft's JSON) written with the draft and its events; replays
+     * and refusals as `Idempotency.run` says.
      */
     readonly createIdempotent: (
       request: CreateDraft | unknown,
@@ -106,10 +102,9 @@ export class DraftService extends Context.Tag("@waybill/drafts/DraftService")<
     /** `DELETE /drafts/{id}` → 204. Emits `transport-drafts-deleted`; a running master → `DraftConflict`. */
     readonly delete: (id: string) => Effect.Effect<void, DraftNotFound | DraftConflict, CurrentWorkspace>
     /**
-     * `POST /drafts/{id}/actions` → 200, performed by `actor` (any non-empty type; a malformed
-     * actor fails with a `ValidationError` at `actor.*`, as does a reserved key, a number that is
-     * not finite or text that cannot be stored in the request or the actor). Emits the lifecycle
-     * event and `transport-draft-action-created`.
+     * `POST /drafts/{id}/actions` → 200, performed by `actor` (a malformed actor, a reserved key,
+     * a number that is not finite or text that cannot be stored is a `ValidationError`). Emits the
+     * lifecycle event and `transport-draft-action-created`; `Activation.layer` adds the first tours.
      */
     readonly act: (
       id: string,
@@ -126,14 +121,10 @@ export class DraftService extends Context.Tag("@waybill/drafts/DraftService")<
       request: ExecuteRequest
     ) => Effect.Effect<ExecuteResult, ProductNotFound | DraftNotFound | PreconditionFailed, CurrentWorkspace>
     /**
-     * Ends a master whose `endsAt` has passed, as the system (for the recurring generator's
-     * `RecurringMasterRepository.end`), with the same events as `end-recurring`. Idempotent: an already
-     * ended master gives `Option.none()`. A master whose window has not ended, or a draft that
-     * is not an active or paused master, fails with `InvalidTransition`.
-     *
-     * It runs in its own transaction unless `joinTransaction` is set: then the caller's
-     * transaction must already be open (the generator's run), which also avoids nesting the
-     * in-memory `Transactor`, whose lock is not reentrant.
+     * Ends a master whose `endsAt` has passed, as the system (`RecurringMasterRepository.end`),
+     * with the events of `end-recurring`; `Option.none()` if ended already, `InvalidTransition`
+     * for any other draft or window. In its own transaction unless `joinTransaction`: then in
+     * the caller's open one (the generator's run).
      */
     readonly endBySystem: (
       workspaceId: WorkspaceId,
@@ -192,9 +183,8 @@ export const make = Effect.gen(function* () {
       return { draft, events: DraftEvents.created(draft) }
     })
 
-  // Untraced, with a span of its own without a stack trace, made only while a tracer is on:
-  // `Effect.fn` makes an `Error` for the call site on every call, which costs as much as some of
-  // the draft's checks, and any span copies the fiber's context.
+  // Untraced, with a span only while a tracer is on: `Effect.fn` makes an `Error` for the call site
+  // on every call, which costs as much as some of the draft's checks.
   const create = Effect.fnUntraced(
     function* (request: unknown) {
       const workspace = yield* CurrentWorkspace

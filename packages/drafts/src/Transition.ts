@@ -61,11 +61,9 @@ export interface Transitioned {
 }
 
 /**
- * The cross-entity validation of activation (contract §2): every create rule again except
- * "startsAt not in the past", the shape still exists, recurring-enabled with `tour` output, the
- * vehicle class exists, the shape's `requiredFields` are present, `endsAt` (if set) is in the
- * future and the schedule has a trigger in its validity window from now on. `now` is epoch
- * milliseconds.
+ * The cross-entity validation of activation (contract §2): the create rules but "startsAt not in
+ * the past", the shape still recurring with `tour` output and its `requiredFields` present, the
+ * vehicle class existing, `endsAt` ahead and a trigger in the window from now. `now` is epoch ms.
  * @since 0.1.0
  */
 export const activationIssues = (
@@ -106,11 +104,9 @@ const refuse = (draft: Draft, type: ActionType, message: string): InvalidTransit
   new InvalidTransition({ draftId: draft.id, status: draft.status, action: type, message })
 
 /**
- * Applies an action to a draft. Returns the new draft (status and `updatedAt` changed), the
- * action record and its events, or fails with `InvalidTransition` (not a recurring master, or
- * the action is not allowed in the current status) or `ValidationError` (activation's
- * cross-entity validation). A `system` actor may only end a master whose `endsAt` has passed.
- * Total and pure; `now` is epoch milliseconds.
+ * Applies an action to a draft: the new draft (status and `updatedAt`), the action record and its
+ * events, or `InvalidTransition` (not a master, or not allowed from its status; a `system` actor
+ * only ends a master past `endsAt`) or activation's `ValidationError`. Pure; `now` is epoch ms.
  * @since 0.1.0
  */
 export const transition = (

@@ -3,6 +3,12 @@
  */
 
 /**
+ * Starting a recurring master: its status change, its events and its first tours, in one transaction.
+ * @since 0.2.0
+ */
+export * as Activation from "./Activation.js"
+
+/**
  * The body of `POST /drafts` and the pure creation rules.
  * @since 0.1.0
  */

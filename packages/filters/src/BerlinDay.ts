@@ -1,8 +1,7 @@
 /**
  * Calendar days anchored at Europe/Berlin (spec "Filtering deliveries" rule 11, contract §6): a
- * day's bounds taken once from the time-zone database, then date-field values (epoch seconds or
- * milliseconds, ISO-8601 strings) compared with them by arithmetic alone. Details:
- * docs/internals.md (BerlinDay).
+ * day's bounds taken once from the time-zone database, then date-field values compared with them
+ * by arithmetic alone. Details: docs/internals.md (BerlinDay).
  * @since 0.1.0
  */
 import * as Calendar from "@waybill/core/Calendar"
@@ -96,20 +95,17 @@ const compareInstant = (instant: number, dayBounds: DayBounds): number =>
 const compareDay = (day: number, dayBounds: DayBounds): number =>
   day < dayBounds.day ? -1 : day > dayBounds.day ? 1 : 0
 
-/** Whether the last `readIso` result is a Berlin wall-clock day rather than an instant. */
-let isoIsLocalDay = false
+// The kind of `readIso`'s answer rides in its value: a day stays a small integer (unboxed), an
+// instant is INSTANT + epoch ms, which no day reaches and which stays exact for years 0000-9999.
+const INSTANT = 2 ** 52
+const isInstant = (read: number): boolean => read >= INSTANT / 2
 
-/**
- * Reads an ISO-8601 date or date-time without allocating: `YYYY-MM-DD`, or
- * `YYYY-MM-DDThh:mm[:ss[.fff…]]` (`T`, `t` or a space; `.` or `,` before the fraction) with an
- * optional offset `Z`, `±hh:mm`, `±hhmm` or `±hh`. A date-time with an offset is an instant
- * (epoch ms, `isoIsLocalDay` false); a date, or a date-time without offset, is a Berlin
- * wall-clock date whose day number is returned (`isoIsLocalDay` true). NaN when malformed.
- */
+// `YYYY-MM-DD`, or `YYYY-MM-DDThh:mm[:ss[.fff…]]` (`T`, `t` or a space; `.` or `,`) with an
+// optional `Z`, `±hh:mm`, `±hhmm` or `±hh`, without allocating: an instant when there is an
+// offset, else a Berlin wall-clock day. NaN when malformed.
 const readIso = (text: string): number => {
   const day = Calendar.readDate(text)
   if (Number.isNaN(day)) return Number.NaN
-  isoIsLocalDay = true
   const length = text.length
   if (length === 10) return day
   const separator = text.charCodeAt(10)
@@ -148,8 +144,7 @@ const readIso = (text: string): number => {
   // "Z" or "z"
   if (sign === 90 || sign === 122) {
     if (at + 1 !== length) return Number.NaN
-    isoIsLocalDay = false
-    return local
+    return INSTANT + local
   }
   // "+" or "-", then "hh", "hh:mm" or "hhmm"
   if (sign !== 43 && sign !== 45) return Number.NaN
@@ -161,18 +156,16 @@ const readIso = (text: string): number => {
   else if (rest !== 0) return Number.NaN
   if (offsetHour < 0 || offsetHour > 23 || offsetMinute < 0 || offsetMinute > 59) return Number.NaN
   const offset = (offsetHour * 60 + offsetMinute) * 60_000
-  isoIsLocalDay = false
-  return sign === 45 ? local + offset : local - offset
+  return INSTANT + (sign === 45 ? local + offset : local - offset)
 }
 
 /** The epoch milliseconds of an epoch number (seconds below 10^12, milliseconds from there). */
 const epochMillis = (value: number): number => (value >= MILLISECONDS_THRESHOLD ? value : value * 1000)
 
 /**
- * Where a date-field value lies relative to a Berlin day: -1 before it, 0 on it, 1 after it,
- * NaN when the value is not a date (another type, a malformed string, a non-finite number, an
- * instant outside the ECMAScript time range). NaN makes every ordered comparison false, which
- * is exactly "a value of the wrong type does not match". No allocation, no `Intl`.
+ * Where a date-field value lies relative to a Berlin day: -1 before, 0 on, 1 after, NaN when it
+ * is not a date, which makes every ordered comparison false ("the wrong type does not match").
+ * No allocation, no `Intl`.
  * @since 0.1.0
  */
 export const compare = (value: unknown, dayBounds: DayBounds): number => {
@@ -180,7 +173,7 @@ export const compare = (value: unknown, dayBounds: DayBounds): number => {
   if (typeof value !== "string") return Number.NaN
   const read = readIso(value)
   if (Number.isNaN(read)) return Number.NaN
-  return isoIsLocalDay ? compareDay(read, dayBounds) : compareInstant(read, dayBounds)
+  return isInstant(read) ? compareInstant(read - INSTANT, dayBounds) : compareDay(read, dayBounds)
 }
 
 /**
@@ -195,8 +188,8 @@ export const dayOf = (value: unknown): Option.Option<number> => {
   } else if (typeof value === "string") {
     const read = readIso(value)
     if (Number.isNaN(read)) return Option.none()
-    if (isoIsLocalDay) return Option.some(read)
-    instant = read
+    if (!isInstant(read)) return Option.some(read)
+    instant = read - INSTANT
   } else {
     return Option.none()
   }

@@ -61,11 +61,8 @@ export class TourGenerator extends Context.Tag("@waybill/recurring/TourGenerator
     readonly run: Effect.Effect<RunSummary>
     /**
      * One master right away, in a transaction of its own; a failure is logged and reported as
-     * `failed` (the loop retries it). With `joinTransaction`, it runs inside the caller's open
-     * transaction instead and a failure fails the caller's transaction: the reference server
-     * generates a master's lead-time tours in the transaction of its `activate-recurring` or
-     * `resume-recurring`, so the action and its tours commit together, whatever else runs at
-     * the same time.
+     * `failed` (the loop retries it). With `joinTransaction`, in the caller's open transaction,
+     * which a failure fails (a master's first tours: `Activation` of `@waybill/drafts`).
      */
     readonly runMaster: (
       ref: MasterRef,
@@ -171,9 +168,8 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
     const runMaster = (ref: MasterRef, runOptions?: { readonly joinTransaction?: boolean }) =>
       Effect.provide(runOptions?.joinTransaction ? processClaimed(ref) : processOne(ref), context)
 
-    // From the listed (maybe stale) state: an active master with no trigger due before its
-    // horizon and a window still open needs no transaction this run. Its cursor stays put, so
-    // the next run looks at a slightly wider slice; storage sees no write for idle masters.
+    // From the listed (maybe stale) state: an active master with nothing due before its horizon
+    // and its window open needs no transaction this run (safe: cursor and activeSince only grow).
     const nothingDue = (state: MasterState, now: number): boolean => {
       const { activeSince, cursor, master, status } = state
       const schedule = master.schedule

@@ -1,14 +1,11 @@
 /**
  * Tour generation in the reference server (contract §2, §3): the generator over the PostgreSQL
- * ports, a run every `WAYBILL_GENERATOR_INTERVAL_MS`, and an immediate run inside an activation's
- * or resumption's transaction; safe with several processes (docs/internals.md, Generation).
+ * ports, its loop, and activations with their first tours. Details: docs/internals.md (Generation).
  * @since 0.1.0
  */
 import * as Availability from "@waybill/core/Availability"
-import * as Transactor from "@waybill/core/Transactor"
-import { CurrentWorkspace } from "@waybill/core/Workspace"
-import type { ActionType } from "@waybill/drafts/Draft"
-import { DraftService } from "@waybill/drafts/DraftService"
+import * as Activation from "@waybill/drafts/Activation"
+import type { DraftService } from "@waybill/drafts/DraftService"
 import { ReferenceData } from "@waybill/drafts/ReferenceData"
 import * as TourGenerator from "@waybill/recurring/TourGenerator"
 import * as VehicleClass from "@waybill/recurring/VehicleClass"
@@ -32,8 +29,6 @@ export interface Options {
   /** Generator tuning, e.g. `maxToursPerMaster` (the batch a master gets per run). */
   readonly generator?: TourGenerator.Options | undefined
 }
-
-const startsGeneration: ReadonlySet<ActionType> = new Set(["activate-recurring", "resume-recurring"])
 
 /**
  * The reference vehicle-class policy over the reference data's classes (contract §2).
@@ -66,48 +61,9 @@ export const layerGenerator = (
   )
 
 /**
- * Wraps the draft service: an action that (re)starts generation runs the master's generation in
- * its own transaction, after the status change, so the action, its events and the lead-time
- * tours (up to `maxToursPerMaster`; the loop adds the rest) commit together. A client reading
- * `GET /tours` right after the 200 sees them, whatever runs at the same time: another process's
- * generator holding the row, or a racing action that is about to get its 409 (the claim inside
- * the action's transaction is its own lock, never skipped). If generation fails, the action
- * fails and nothing is written.
- * @since 0.1.0
- */
-export const layerImmediateRuns: Layer.Layer<
-  DraftService,
-  never,
-  DraftService | TourGenerator.TourGenerator | Transactor.Transactor
-> = Layer.effect(
-  DraftService,
-  Effect.gen(function* () {
-    const drafts = yield* DraftService
-    const generator = yield* TourGenerator.TourGenerator
-    const transactor = yield* Transactor.Transactor
-    return DraftService.of({
-      ...drafts,
-      act: (id, request, actor) =>
-        startsGeneration.has(request.type)
-          ? transactor.withTransaction(
-              Effect.tap(drafts.act(id, request, actor), (result) =>
-                Effect.flatMap(CurrentWorkspace, (workspace) =>
-                  generator.runMaster(
-                    { workspaceId: workspace.id, id: result.transportDraft.id },
-                    { joinTransaction: true }
-                  )
-                )
-              )
-            )
-          : drafts.act(id, request, actor)
-    })
-  })
-)
-
-/**
- * Adds generation to a draft service: the PostgreSQL `RecurringMasterRepository` and `TourRepository`
- * ports (`TourQuery` too, for the tours endpoints), the vehicle-class policy, the generator,
- * and the draft service again, now running a master right after its activation or resumption.
+ * Adds generation to a draft service: the PostgreSQL `RecurringMasterRepository` and
+ * `TourRepository` ports (`TourQuery` too), the vehicle-class policy, the generator, and
+ * `Activation.layer` over the draft service, so activations come with their first tours.
  * @since 0.1.0
  */
 export const withTours = <E, R>(drafts: Layer.Layer<DraftService, E, R>, options: Options = {}) => {
@@ -116,7 +72,7 @@ export const withTours = <E, R>(drafts: Layer.Layer<DraftService, E, R>, options
       Layer.mergeAll(PgRecurringMasterRepository.layer, PgTourRepository.layer, layerVehicleClassPolicy)
     )
   )
-  return layerImmediateRuns.pipe(Layer.provideMerge(generator), Layer.provide(drafts))
+  return Activation.layer.pipe(Layer.provideMerge(generator), Layer.provide(drafts))
 }
 
 /**

@@ -7,7 +7,6 @@
 import * as NodeHttp from "node:http"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import * as Idempotency from "@waybill/core/Idempotency"
@@ -143,11 +142,11 @@ const dispatching = (config: ServerConfig) =>
       const dispatcher = yield* Dispatcher.Dispatcher
       yield* Effect.forkScoped(dispatcher.run)
       if (config.database._tag === "Postgres") {
-        const pg = yield* PgClient.PgClient
+        const notifications = yield* Database.Notifications
         let lost = false
         const channel = PgEventOutbox.channelOf(Database.schemaOf(databaseConfig(config)))
         const horizon = yield* PgOutboxReader.ReadHorizon
-        const listening = pg.listen(channel).pipe(
+        const listening = notifications.listen(channel).pipe(
           Stream.runForEach((notification) => {
             if (!lost) return horizon.covers(notification) ? Effect.void : dispatcher.wake
             lost = false
@@ -182,8 +181,9 @@ export const layerBackground = (config: ServerConfig) =>
 
 /**
  * The Node HTTP server the reference server listens with: a request not fully arrived within
- * `requestTimeoutMs` is answered 408, at most `maxConnections` connections are open at once, and
- * what Node refuses carries the API's error body (`Waybill.answerClientErrors`).
+ * `requestTimeoutMs` (checked every tenth of it, at most 1 s) is answered 408, at most
+ * `maxConnections` connections are open at once (`onDrop` hears of each one refused), and what
+ * Node refuses carries the API's error body (`Waybill.answerClientErrors`).
  * @since 0.1.0
  */
 export const makeNodeServer = (

@@ -1,13 +1,7 @@
 /**
- * One database layer for both back ends: a real PostgreSQL (`DATABASE_URL`) or the embedded
- * PGlite (a data directory or `memory://`). Both are reached through `@effect/sql-pg`, so the
- * same SQL, the same migrations and the same value parsing serve both. Migrations run when the
- * layer starts.
- *
- * Waybill's tables live in a PostgreSQL schema of their own (`waybill` by default): every
- * connection of the layer, its pool's and the one that listens for notifications, has that
- * schema as its `search_path`, so the SQL stays unqualified and a host's tables in the same
- * database are never seen. The layer opens its own connections; a host's are never altered.
+ * One database layer for PostgreSQL (`DATABASE_URL`) and the embedded PGlite, both through
+ * `@effect/sql-pg`, migrated when it starts. Every connection it opens has Waybill's schema as
+ * its `search_path`; a host's connections are never altered.
  * @since 0.1.0
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -67,8 +61,7 @@ export const schemaOf = (config: DatabaseConfig): string => config.schema ?? Mig
  */
 export { EmbeddedStartError } from "./internal/embedded.js"
 
-// int8 columns (epoch seconds, counters) come back as numbers, not strings; every value we
-// store in them is far below 2^53.
+// int8 columns come back as numbers: every value stored in them is far below 2^53.
 const INT8_OID = 20
 const types: Pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
@@ -81,16 +74,14 @@ const transactorFrom = (sql: SqlClient.SqlClient) =>
   Transactor.of({
     withTransaction: (self) =>
       sql.withTransaction(self).pipe(
-        // BEGIN/COMMIT failures are infrastructure faults, not domain errors: adapters inside
-        // the transaction already turn their own SQL failures into defects.
+        // BEGIN/COMMIT failures are faults, not domain errors (adapters' own SQL failures are defects too).
         Effect.catchIf((error): error is SqlError => error instanceof SqlError, Effect.die)
       ) as typeof self
   })
 
-// Real PostgreSQL: our own pool, so its connections keep their statements prepared; opening it
-// checks the server answers, as `PgClient.make` does. The driver's own connect deadline bounds
-// that check (and every later connect): a timeout around an uninterruptible acquire would never
-// fire against a host that accepts TCP but never speaks PostgreSQL.
+// Our own pool, so its connections keep their statements prepared. The driver's connect deadline
+// bounds every connect: a timeout around an uninterruptible acquire would never fire against a
+// host that accepts TCP but never speaks PostgreSQL.
 const connectTimeoutMs = 5_000
 
 const postgresPool = (url: string, maxConnections: number, schema: string) =>
@@ -101,7 +92,6 @@ const postgresPool = (url: string, maxConnections: number, schema: string) =>
           connectionString: url,
           max: maxConnections,
           application_name: "waybill",
-          // Set at connection start-up, so every connection of the pool has it from its first statement.
           options: searchPathOption(schema),
           connectionTimeoutMillis: connectTimeoutMs,
           types,
@@ -121,12 +111,23 @@ const postgresPool = (url: string, maxConnections: number, schema: string) =>
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
   )
 
-// Notifications on a connection of their own, as `PgClient.listen` does, except that every
-// notification on the channel is emitted, an empty one too (`PgClient.listen` drops those, and
-// the outbox's were empty before they named their transaction), and a lost connection
-// ends the stream with a failure (`PgClient.listen` ignores the connection's errors: after a
-// restart of PostgreSQL its stream stays open and silent for good), so that a caller can listen
-// again.
+/**
+ * Notifications on a channel of the database (`LISTEN`), provided by `layer` beside the client.
+ * @since 0.2.0
+ */
+export class Notifications extends Context.Tag("@waybill/store-pg/Database/Notifications")<
+  Notifications,
+  {
+    /**
+     * Every notification on `channel`, empty ones too. On PostgreSQL the stream fails once its
+     * connection is lost: listen again.
+     */
+    readonly listen: (channel: string) => Stream.Stream<string, SqlError>
+  }
+>() {}
+
+// Not `PgClient.listen`, which drops empty notifications and ignores the connection's errors
+// (after a restart of PostgreSQL its stream stays open and silent for good).
 const listen =
   (url: string, schema: string) =>
   (channel: string): Stream.Stream<string, SqlError> =>
@@ -138,7 +139,6 @@ const listen =
               connectionString: url,
               application_name: "waybill",
               options: searchPathOption(schema),
-              // As the pool's: a host that never answers must not keep the listener from trying again.
               connectionTimeoutMillis: connectTimeoutMs
             })
             const lost = (cause: unknown) =>
@@ -182,14 +182,12 @@ const client = (config: DatabaseConfig, schema: string) =>
         applicationName: "waybill",
         types
       })
-      return Object.assign(pg, { listen: listen(url, schema) })
+      return { pg, notifications: Notifications.of({ listen: listen(url, schema) }) }
     }
-    // PGlite is one session shared by whatever connects to its socket, so statements prepared
-    // by a connection that broke would still be there for its replacement: unnamed ones only.
-    // Its session, which is ours alone, has the schema as its search_path (it ignores the
-    // start-up options of connections).
+    // PGlite is one session for every connection (unnamed statements only, so none outlives a
+    // broken connection), and it ignores start-up options: its session has the search_path.
     const embedded = yield* Embedded.acquire(config.dataDir, { searchPath: schema, snapshot: config.snapshot })
-    return yield* PgClient.make({
+    const pg = yield* PgClient.make({
       host: embedded.socketDir,
       port: Embedded.SOCKET_PORT,
       username: "postgres",
@@ -198,19 +196,19 @@ const client = (config: DatabaseConfig, schema: string) =>
       applicationName: "waybill",
       types
     })
+    return { pg, notifications: Notifications.of({ listen: (channel) => pg.listen(channel) }) }
   })
 
 /**
- * The database: `PgClient`, `SqlClient`, a `Transactor` backed by SQL transactions and its
- * `Availability` (a `SELECT 1`; connection failures are outages), with every migration applied
- * in the configured schema (`Migrations.runIn`). A schema name that is not a plain identifier
- * fails before anything is opened.
+ * The database, migrated (`Migrations.runIn`): `PgClient`, `SqlClient`, a `Transactor` over SQL
+ * transactions, its `Availability` and `Notifications`. A schema name that is not a plain
+ * identifier fails before anything is opened.
  * @since 0.1.0
  */
 export const layer = (
   config: DatabaseConfig
 ): Layer.Layer<
-  PgClient.PgClient | SqlClient.SqlClient | Transactor | Availability,
+  PgClient.PgClient | SqlClient.SqlClient | Transactor | Availability | Notifications,
   SqlError | MigrationError | Embedded.EmbeddedStartError
 > =>
   Layer.scopedContext(
@@ -220,12 +218,13 @@ export const layer = (
       if (Option.isSome(problem)) {
         return yield* new MigrationError({ reason: "bad-state", message: `schema ${schema}: ${problem.value}` })
       }
-      const pg = yield* client(config, schema)
+      const { notifications, pg } = yield* client(config, schema)
       yield* Migrations.runIn(schema).pipe(Effect.provideService(SqlClient.SqlClient, pg))
       return Context.make(PgClient.PgClient, pg).pipe(
         Context.add(SqlClient.SqlClient, pg),
         Context.add(Transactor, transactorFrom(pg)),
-        Context.add(Availability, StorageAvailability.make(pg))
+        Context.add(Availability, StorageAvailability.make(pg)),
+        Context.add(Notifications, notifications)
       )
     })
   ).pipe(Layer.provide(Reactivity.layer))

@@ -188,11 +188,13 @@ it.live.skipIf(!process.env.DATABASE_URL)(
       )
       const pg = Context.get(context, PgClient.PgClient)
       const heard = yield* Queue.unbounded<string>()
-      const listening = yield* pg.listen(PgEventOutbox.channel).pipe(
-        Stream.runForEach((payload) => Queue.offer(heard, payload)),
-        Effect.exit,
-        Effect.fork
-      )
+      const listening = yield* Context.get(context, Database.Notifications)
+        .listen(PgEventOutbox.channel)
+        .pipe(
+          Stream.runForEach((payload) => Queue.offer(heard, payload)),
+          Effect.exit,
+          Effect.fork
+        )
       // Until the LISTEN is in place, notifications are sent again.
       let payload: Option.Option<string> = Option.none()
       for (let tries = 0; tries < 25 && Option.isNone(payload); tries++) {

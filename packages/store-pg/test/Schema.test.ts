@@ -385,7 +385,7 @@ it.live.skipIf(!process.env.DATABASE_URL)(
         ["tenant_a", a],
         ["tenant_b", b]
       ] as const) {
-        yield* Context.get(context, PgClient.PgClient)
+        yield* Context.get(context, Database.Notifications)
           .listen(PgEventOutbox.channelOf(schema))
           .pipe(
             Stream.runForEach(() => Effect.sync(() => heard[schema]++)),

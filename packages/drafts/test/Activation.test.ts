@@ -1,10 +1,11 @@
 /**
- * The immediate run after `activate-recurring` / `resume-recurring`, over in-memory ports: it
- * runs in the action's transaction, so the tours exist when the action answers.
+ * The first tours of `activate-recurring` / `resume-recurring`, over in-memory ports: they are
+ * generated in the action's transaction, so the tours exist when the action answers.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Transactor from "@waybill/core/Transactor"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
+import * as Activation from "@waybill/drafts/Activation"
 import * as CreateDraft from "@waybill/drafts/CreateDraft"
 import { apiKeyActor } from "@waybill/drafts/Draft"
 import * as DraftRepository from "@waybill/drafts/DraftRepository"
@@ -15,8 +16,8 @@ import * as EventOutbox from "@waybill/events/EventOutbox"
 import * as RecurringMasterRepository from "@waybill/recurring/RecurringMasterRepository"
 import * as TourGenerator from "@waybill/recurring/TourGenerator"
 import * as TourRepository from "@waybill/recurring/TourRepository"
+import * as VehicleClass from "@waybill/recurring/VehicleClass"
 import { Cause, Chunk, Effect, Exit, Fiber, Layer, Option, Schema, TestClock } from "effect"
-import * as Generation from "../src/Generation.js"
 
 const workspace = Schema.decodeSync(WorkspaceId)("ws-a")
 const referenceData: ReferenceData.ReferenceDataSet = {
@@ -67,9 +68,9 @@ const masters = Layer.effect(
 )
 
 const app = (generator: Layer.Layer<TourGenerator.TourGenerator, never, TourGenerator.Requirements>) =>
-  Generation.layerImmediateRuns.pipe(
+  Activation.layer.pipe(
     Layer.provideMerge(generator),
-    Layer.provideMerge(Layer.mergeAll(masters, Generation.layerVehicleClassPolicy)),
+    Layer.provideMerge(Layer.mergeAll(masters, VehicleClass.layerFromList(referenceData.vehicleClasses))),
     // The wrapped service outlives the inner one in the merged context (later wins).
     Layer.provideMerge(DraftService.layerMemory(referenceData)),
     Layer.provideMerge(Layer.mergeAll(Transactor.layerMemory, EventOutbox.layerMemory, TourRepository.layerMemory))
@@ -85,7 +86,7 @@ const createAndActivate = Effect.gen(function* () {
   return yield* service.act(draft.id, { type: "activate-recurring" }, apiKeyActor("env-1")).pipe(as)
 })
 
-describe("immediate runs", () => {
+describe("Activation", () => {
   it.effect("the tours exist when activate-recurring and resume-recurring answer; pause runs nothing", () =>
     Effect.gen(function* () {
       const result = yield* createAndActivate
@@ -105,7 +106,7 @@ describe("immediate runs", () => {
         (yield* (yield* TourRepository.MemoryTours).all).map((entry) => entry.tour.triggerDate),
         ["2027-01-04", "2027-01-05", "2027-01-06", "2027-01-10", "2027-01-11", "2027-01-12"]
       )
-    }).pipe(Effect.provide(app(Generation.layerGenerator())))
+    }).pipe(Effect.provide(app(TourGenerator.layer())))
   )
 
   it.effect("a run that dies fails the action: no 200 without its tours", () =>
