@@ -13,18 +13,12 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Bundle from "./internal/bundle.js"
 
-/**
- * Where the console lives, relative to the API's root (default `/console`).
- * @since 0.1.0
- */
+/** Where the console lives, relative to the API's root (default `/console`). @since 0.1.0 */
 export interface Options {
   readonly path?: string | undefined
 }
 
-/**
- * One answer of the console: status, headers and body.
- * @since 0.1.0
- */
+/** One answer of the console: status, headers and body. @since 0.1.0 */
 export interface Asset {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
@@ -126,10 +120,7 @@ const toResponse = (asset: Asset) =>
     contentType: asset.headers["content-type"]
   })
 
-/**
- * The console's routes on `HttpApiBuilder.Router`: give it to `Http.layerServerWith`.
- * @since 0.1.0
- */
+/** The console's routes on `HttpApiBuilder.Router`: give it to `Http.layerServerWith`. @since 0.1.0 */
 export const layer = (options: Options = {}): Layer.Layer<never> => {
   const base = normalise(options.path)
   const handler = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>

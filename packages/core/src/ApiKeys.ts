@@ -15,10 +15,7 @@ import * as Id from "./Id.js"
 import { makeDigestCache } from "./internal/digestCache.js"
 import type { WorkspaceId } from "./Workspace.js"
 
-/**
- * A stored key, without its secret.
- * @since 0.1.0
- */
+/** A stored key, without its secret. @since 0.1.0 */
 export interface ApiKeyRecord {
   readonly id: string
   readonly workspaceId: WorkspaceId
@@ -26,19 +23,13 @@ export interface ApiKeyRecord {
   readonly revokedAt: number | null
 }
 
-/**
- * Who presented a valid key.
- * @since 0.1.0
- */
+/** Who presented a valid key. @since 0.1.0 */
 export interface Principal {
   readonly workspaceId: WorkspaceId
   readonly apiKeyId: string
 }
 
-/**
- * Storage of issued keys. Implemented in memory here and on PostgreSQL by `@waybill/store-pg`.
- * @since 0.1.0
- */
+/** Storage of issued keys. Implemented in memory here and on PostgreSQL by `@waybill/store-pg`. @since 0.1.0 */
 export class ApiKeyStore extends Context.Tag("@waybill/core/ApiKeyStore")<
   ApiKeyStore,
   {
@@ -49,19 +40,13 @@ export class ApiKeyStore extends Context.Tag("@waybill/core/ApiKeyStore")<
   }
 >() {}
 
-/**
- * Keys given in configuration, as `workspaceId` and key pairs.
- * @since 0.1.0
- */
+/** Keys given in configuration, as `workspaceId` and key pairs. @since 0.1.0 */
 export interface StaticKey {
   readonly workspaceId: WorkspaceId
   readonly key: Redacted.Redacted<string>
 }
 
-/**
- * The key service: issue, authenticate, list, revoke.
- * @since 0.1.0
- */
+/** The key service: issue, authenticate, list, revoke. @since 0.1.0 */
 export class ApiKeys extends Context.Tag("@waybill/core/ApiKeys")<
   ApiKeys,
   {
@@ -75,10 +60,7 @@ export class ApiKeys extends Context.Tag("@waybill/core/ApiKeys")<
   }
 >() {}
 
-/**
- * SHA-256 of a key, lowercase hex.
- * @since 0.1.0
- */
+/** SHA-256 of a key, lowercase hex. @since 0.1.0 */
 export const hash = (key: string): string => digest(key).toString("hex")
 
 const digest = (key: string): Buffer => createHash("sha256").update(key, "utf8").digest()
@@ -91,19 +73,13 @@ const DIGEST_CACHE_CAPACITY = 1024
 
 const ISSUED = /^wbk_([0-9a-hjkmnp-tv-z]{26})_[A-Za-z0-9_-]{43}$/
 
-/**
- * The key id of an issued key, if the string has that form.
- * @since 0.1.0
- */
+/** The key id of an issued key, if the string has that form. @since 0.1.0 */
 export const issuedKeyId = (key: string): Option.Option<string> => {
   const match = ISSUED.exec(key)
   return match === null ? Option.none() : Option.some(`key_${match[1]}`)
 }
 
-/**
- * Builds the key service over an `ApiKeyStore` and the statically configured keys.
- * @since 0.1.0
- */
+/** Builds the key service over an `ApiKeyStore` and the statically configured keys. @since 0.1.0 */
 export const make = (staticKeys: ReadonlyArray<StaticKey>) =>
   Effect.gen(function* () {
     const store = yield* ApiKeyStore
@@ -158,17 +134,11 @@ export const make = (staticKeys: ReadonlyArray<StaticKey>) =>
     return ApiKeys.of({ authenticate, create, list: store.list, revoke })
   })
 
-/**
- * The key service over the `ApiKeyStore` in context.
- * @since 0.1.0
- */
+/** The key service over the `ApiKeyStore` in context. @since 0.1.0 */
 export const layer = (staticKeys: ReadonlyArray<StaticKey>): Layer.Layer<ApiKeys, never, ApiKeyStore> =>
   Layer.effect(ApiKeys, make(staticKeys))
 
-/**
- * An in-memory `ApiKeyStore`.
- * @since 0.1.0
- */
+/** An in-memory `ApiKeyStore`. @since 0.1.0 */
 export const layerStoreMemory: Layer.Layer<ApiKeyStore> = Layer.effect(
   ApiKeyStore,
   Effect.gen(function* () {

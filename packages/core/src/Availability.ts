@@ -13,9 +13,7 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class Availability extends Context.Tag("@waybill/core/Availability")<
   Availability,
   {
@@ -26,10 +24,7 @@ export class Availability extends Context.Tag("@waybill/core/Availability")<
   }
 >() {}
 
-/**
- * Storage that is always available: in-memory ports.
- * @since 0.1.0
- */
+/** Storage that is always available: in-memory ports. @since 0.1.0 */
 export const layerAlways: Layer.Layer<Availability> = Layer.succeed(Availability, {
   check: Effect.succeed(true),
   isOutage: () => false
@@ -45,10 +40,7 @@ export interface LoopReporter {
   readonly succeeded: Effect.Effect<void>
 }
 
-/**
- * A reporter for the loop named `loop`; `failure` is the message of a failure that is not an outage.
- * @since 0.1.0
- */
+/** A reporter for the loop named `loop`; `failure` is the message of a failure that is not an outage. @since 0.1.0 */
 export const loopReporter = (loop: string, failure: string): Effect.Effect<LoopReporter> =>
   Effect.map(Effect.serviceOption(Availability), (availability) => {
     // When the loop met the current outage; undefined while it runs.

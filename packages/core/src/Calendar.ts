@@ -4,16 +4,10 @@
  * @since 0.1.0
  */
 
-/**
- * Seconds in a calendar day of the wall-clock ("floating") time line.
- * @since 0.1.0
- */
+/** Seconds in a calendar day of the wall-clock ("floating") time line. @since 0.1.0 */
 export const SECONDS_PER_DAY = 86_400
 
-/**
- * Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
- * @since 0.1.0
- */
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`). @since 0.1.0 */
 export const fromCivil = (year: number, month: number, day: number): number => {
   const y = month <= 2 ? year - 1 : year
   const era = Math.floor(y / 400)
@@ -43,40 +37,25 @@ export const civilInto = (days: number, out: [number, number, number]): [number,
   return out
 }
 
-/**
- * The date of a day number.
- * @since 0.1.0
- */
+/** The date of a day number. @since 0.1.0 */
 export const toCivil = (days: number): { readonly year: number; readonly month: number; readonly day: number } => {
   const [year, month, day] = civilInto(days, [0, 0, 0])
   return { year, month, day }
 }
 
-/**
- * Day of the week of a day number: 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday).
- * @since 0.1.0
- */
+/** Day of the week of a day number: 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday). @since 0.1.0 */
 export const weekdayOf = (days: number): number => (((days + 4) % 7) + 7) % 7
 
-/**
- * Whether a year is a leap year.
- * @since 0.1.0
- */
+/** Whether a year is a leap year. @since 0.1.0 */
 export const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
 
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
-/**
- * Days in a month (1–12) of a year.
- * @since 0.1.0
- */
+/** Days in a month (1–12) of a year. @since 0.1.0 */
 export const daysInMonth = (year: number, month: number): number =>
   month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1]!
 
-/**
- * Reads `count` ASCII digits of `text` at `at` as a number; -1 when any is not a digit.
- * @since 0.1.0
- */
+/** Reads `count` ASCII digits of `text` at `at` as a number; -1 when any is not a digit. @since 0.1.0 */
 export const readDigits = (text: string, at: number, count: number): number => {
   let value = 0
   for (let i = at; i < at + count; i++) {
@@ -101,20 +80,14 @@ export const readDate = (text: string): number => {
   return fromCivil(year, month, day)
 }
 
-/**
- * The day number of a real calendar date `YYYY-MM-DD` (years 0000–9999), or `undefined`.
- * @since 0.1.0
- */
+/** The day number of a real calendar date `YYYY-MM-DD` (years 0000–9999), or `undefined`. @since 0.1.0 */
 export const parseDate = (text: string): number | undefined => {
   if (text.length !== 10) return undefined
   const day = readDate(text)
   return Number.isNaN(day) ? undefined : day
 }
 
-/**
- * Minutes after midnight of a 24-hour `HH:MM` time, or `undefined`.
- * @since 0.1.0
- */
+/** Minutes after midnight of a 24-hour `HH:MM` time, or `undefined`. @since 0.1.0 */
 export const parseTime = (text: string): number | undefined => {
   if (text.length !== 5 || text.charCodeAt(2) !== 58) return undefined
   const hour = readDigits(text, 0, 2)
@@ -124,10 +97,7 @@ export const parseTime = (text: string): number | undefined => {
 
 const pad = (value: number, width: number): string => String(value).padStart(width, "0")
 
-/**
- * `YYYY-MM-DD` of a day number.
- * @since 0.1.0
- */
+/** `YYYY-MM-DD` of a day number. @since 0.1.0 */
 export const formatDate = (days: number): string => {
   const [year, month, day] = civilInto(days, [0, 0, 0])
   return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`
@@ -197,10 +167,7 @@ const offsetAtHour = (zone: string, cache: Map<number, number>, hour: number): n
   return offset
 }
 
-/**
- * The zone's UTC offset in seconds at an instant (epoch seconds).
- * @since 0.1.0
- */
+/** The zone's UTC offset in seconds at an instant (epoch seconds). @since 0.1.0 */
 export const offsetAt = (zone: string, instant: number): number => {
   let cache = hourStarts.get(zone)
   if (cache === undefined) {
@@ -244,10 +211,7 @@ export const resolve = (zone: string, floating: number): number => {
   return early
 }
 
-/**
- * Drops every cached offset (for benchmarks that measure a cold start).
- * @since 0.1.0
- */
+/** Drops every cached offset (for benchmarks that measure a cold start). @since 0.1.0 */
 export const clearCache = (): void => {
   hourStarts.clear()
 }

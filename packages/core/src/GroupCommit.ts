@@ -15,10 +15,7 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Availability from "./Availability.js"
 
-/**
- * How to group and write items.
- * @since 0.1.0
- */
+/** How to group and write items. @since 0.1.0 */
 export interface Options<K, A, B, E> {
   /** Items with equal keys (compared with `===`) may share a write. */
   readonly key: (item: A) => K

@@ -11,16 +11,10 @@ import * as RandomBytes from "./RandomBytes.js"
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
-/**
- * The prefixes the contract names.
- * @since 0.1.0
- */
+/** The prefixes the contract names. @since 0.1.0 */
 export type Prefix = "drf" | "act" | "tour" | "whk" | "evt" | "dlv" | "alr" | "key" | "wsp"
 
-/**
- * Builds an id from a time and 10 random bytes; pure, for tests and replays.
- * @since 0.1.0
- */
+/** Builds an id from a time and 10 random bytes; pure, for tests and replays. @since 0.1.0 */
 export const format = (prefix: Prefix, epochMillis: number, random: Uint8Array): string => {
   let time = ""
   let rest = Math.max(0, Math.floor(epochMillis))
@@ -38,17 +32,11 @@ export const format = (prefix: Prefix, epochMillis: number, random: Uint8Array):
   return `${prefix}_${time}${tail}`
 }
 
-/**
- * A fresh id for a time already read (one `Clock` reading for a batch of ids).
- * @since 0.1.0
- */
+/** A fresh id for a time already read (one `Clock` reading for a batch of ids). @since 0.1.0 */
 export const makeAt = (prefix: Prefix, epochMillis: number): string =>
   format(prefix, epochMillis, RandomBytes.bytes(10))
 
-/**
- * A fresh id for the current `Clock` time.
- * @since 0.1.0
- */
+/** A fresh id for the current `Clock` time. @since 0.1.0 */
 export const make = (prefix: Prefix): Effect.Effect<string> =>
   Effect.map(Clock.currentTimeMillis, (now) => makeAt(prefix, now))
 
@@ -106,10 +94,7 @@ export const timeOf = (id: string): Option.Option<number> => {
   return Option.some(millis)
 }
 
-/**
- * Whether a string looks like an id of the given prefix.
- * @since 0.1.0
- */
+/** Whether a string looks like an id of the given prefix. @since 0.1.0 */
 export const isId = (prefix: Prefix, value: string): boolean =>
   value.length === prefix.length + 27 &&
   value.startsWith(`${prefix}_`) &&

@@ -17,10 +17,7 @@ import * as JsonDepth from "./JsonDepth.js"
 import * as ValidationError from "./ValidationError.js"
 import { CurrentWorkspace, type WorkspaceId } from "./Workspace.js"
 
-/**
- * The storage port and its helpers, also `@waybill/core/IdempotencyStore`.
- * @since 0.1.0
- */
+/** The storage port and its helpers, also `@waybill/core/IdempotencyStore`. @since 0.1.0 */
 export {
   type IdempotencyRecord,
   IdempotencyStore,
@@ -30,34 +27,19 @@ export {
   writeInTransaction
 } from "./IdempotencyStore.js"
 
-/**
- * The request header, and the path its issues are reported at.
- * @since 0.1.0
- */
+/** The request header, and the path its issues are reported at. @since 0.1.0 */
 export const header = "Idempotency-Key"
 
-/**
- * The answer header of a replay: `Idempotent-Replayed: true`.
- * @since 0.1.0
- */
+/** The answer header of a replay: `Idempotent-Replayed: true`. @since 0.1.0 */
 export const replayedHeader = "Idempotent-Replayed"
 
-/**
- * A key's length, in characters (each a visible ASCII character, `!` to `~`).
- * @since 0.1.0
- */
+/** A key's length, in characters (each a visible ASCII character, `!` to `~`). @since 0.1.0 */
 export const keyLength = { min: 1, max: 255 } as const
 
-/**
- * How long a kept answer is kept at least: 24 hours, in seconds. The sweep deletes it after.
- * @since 0.1.0
- */
+/** How long a kept answer is kept at least: 24 hours, in seconds. The sweep deletes it after. @since 0.1.0 */
 export const retentionSeconds = 86_400
 
-/**
- * The issues of a key (at path `Idempotency-Key`): none for 1 to 255 visible ASCII characters.
- * @since 0.1.0
- */
+/** The issues of a key (at path `Idempotency-Key`): none for 1 to 255 visible ASCII characters. @since 0.1.0 */
 export const keyIssues = (key: unknown): ReadonlyArray<Issue.Issue> => {
   if (typeof key !== "string") return [Issue.make(header, "must be a string")]
   let valid = key.length >= keyLength.min && key.length <= keyLength.max
@@ -99,16 +81,11 @@ export const fingerprint = (body: unknown): string =>
     ? createHash("sha256").update(canonical(body), "utf8").digest("hex")
     : "too-deep"
 
-/**
- * The key was used before with another body or operation (422 `idempotency_key_reused`).
- * @since 0.1.0
- */
+/** The key was used before with another body or operation (422 `idempotency_key_reused`). @since 0.1.0 */
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>(
   "@waybill/core/IdempotencyKeyReused"
 )("IdempotencyKeyReused", { message: Schema.String }) {
-  /**
-   * @since 0.1.0
-   */
+  /** @since 0.1.0 */
   static of(operation: string): IdempotencyKeyReused {
     return new IdempotencyKeyReused({
       message: `This ${header} was already used with another request (another body, or another operation than ${operation}); use a new key for a new request.`
@@ -124,9 +101,7 @@ export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReuse
 export class IdempotencyKeyInFlight extends Schema.TaggedError<IdempotencyKeyInFlight>(
   "@waybill/core/IdempotencyKeyInFlight"
 )("IdempotencyKeyInFlight", { message: Schema.String }) {
-  /**
-   * @since 0.1.0
-   */
+  /** @since 0.1.0 */
   static readonly instance = new IdempotencyKeyInFlight({
     message: `A request with this ${header} is still being processed; retry once it has been answered.`
   })
@@ -144,10 +119,7 @@ export interface Outcome<A> {
   readonly body: string
 }
 
-/**
- * A creation and its answer, written together with its record.
- * @since 0.1.0
- */
+/** A creation and its answer, written together with its record. @since 0.1.0 */
 export interface Created<A> {
   readonly _tag: "Created"
   readonly value: A
@@ -155,18 +127,12 @@ export interface Created<A> {
   readonly body: string
 }
 
-/**
- * Nothing written: the key was kept already when the creation came to be written.
- * @since 0.1.0
- */
+/** Nothing written: the key was kept already when the creation came to be written. @since 0.1.0 */
 export interface Taken {
   readonly _tag: "Taken"
 }
 
-/**
- * A `Created` outcome.
- * @since 0.1.0
- */
+/** A `Created` outcome. @since 0.1.0 */
 export const created = <A>(value: A, status: number, body: string): Created<A> => ({
   _tag: "Created",
   value,
@@ -174,16 +140,10 @@ export const created = <A>(value: A, status: number, body: string): Created<A> =
   body
 })
 
-/**
- * The `Taken` outcome.
- * @since 0.1.0
- */
+/** The `Taken` outcome. @since 0.1.0 */
 export const taken: Taken = { _tag: "Taken" }
 
-/**
- * The record a creation writes, waiting for its answer: `complete(status, body)` gives it.
- * @since 0.1.0
- */
+/** The record a creation writes, waiting for its answer: `complete(status, body)` gives it. @since 0.1.0 */
 export interface Pending {
   readonly workspaceId: WorkspaceId
   readonly key: string
@@ -211,10 +171,7 @@ export interface Request<A, E, R> {
   readonly replay: (record: IdempotencyRecord) => A
 }
 
-/**
- * The service that runs idempotent requests over a store.
- * @since 0.1.0
- */
+/** The service that runs idempotent requests over a store. @since 0.1.0 */
 export class Idempotency extends Context.Tag("@waybill/core/Idempotency")<
   Idempotency,
   {
@@ -301,10 +258,7 @@ export const operation =
       replay: definition.replay
     })
 
-/**
- * The service over a store; keys in flight are tracked in this process.
- * @since 0.1.0
- */
+/** The service over a store; keys in flight are tracked in this process. @since 0.1.0 */
 export const make = (store: IdempotencyStore["Type"]): Idempotency["Type"] => {
   const inFlight = new Set<string>()
   const run = <A, E, R>(
@@ -377,19 +331,13 @@ export const make = (store: IdempotencyStore["Type"]): Idempotency["Type"] => {
   return Idempotency.of({ store, run })
 }
 
-/**
- * The service over the `IdempotencyStore` in context.
- * @since 0.1.0
- */
+/** The service over the `IdempotencyStore` in context. @since 0.1.0 */
 export const layer: Layer.Layer<Idempotency, never, IdempotencyStore> = Layer.effect(
   Idempotency,
   Effect.map(IdempotencyStore, make)
 )
 
-/**
- * The service over an in-memory store (also provided), for tests and embedders without storage.
- * @since 0.1.0
- */
+/** The service over an in-memory store (also provided), for tests and embedders without storage. @since 0.1.0 */
 export const layerMemory: Layer.Layer<Idempotency | IdempotencyStore> = Layer.effectContext(
   Effect.sync(() => {
     const store = makeMemory()
@@ -397,10 +345,7 @@ export const layerMemory: Layer.Layer<Idempotency | IdempotencyStore> = Layer.ef
   })
 )
 
-/**
- * The answer of a creation: its value, and the status and body (JSON text) sent for it.
- * @since 0.1.0
- */
+/** The answer of a creation: its value, and the status and body (JSON text) sent for it. @since 0.1.0 */
 export interface Answer<A> {
   readonly value: A
   readonly status: number

@@ -27,10 +27,7 @@ export interface IdempotencyRecord {
   readonly expiresAt: number
 }
 
-/**
- * The storage port of kept answers. Storage failures are defects.
- * @since 0.1.0
- */
+/** The storage port of kept answers. Storage failures are defects. @since 0.1.0 */
 export class IdempotencyStore extends Context.Tag("@waybill/core/IdempotencyStore")<
   IdempotencyStore,
   {
@@ -47,10 +44,7 @@ export class IdempotencyStore extends Context.Tag("@waybill/core/IdempotencyStor
   }
 >() {}
 
-/**
- * An in-memory store, for tests and embedders without storage.
- * @since 0.1.0
- */
+/** An in-memory store, for tests and embedders without storage. @since 0.1.0 */
 export const makeMemory = (): IdempotencyStore["Type"] => {
   const records = new Map<string, IdempotencyRecord>()
   const id = (workspaceId: string, key: string) => `${workspaceId}\u0000${key}`
@@ -78,10 +72,7 @@ export const makeMemory = (): IdempotencyStore["Type"] => {
   })
 }
 
-/**
- * Kept answers one sweep step deletes at most (one statement each step).
- * @since 0.1.0
- */
+/** Kept answers one sweep step deletes at most (one statement each step). @since 0.1.0 */
 export const sweepBatchSize = 1_000
 
 /**

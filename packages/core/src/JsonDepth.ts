@@ -7,10 +7,7 @@ import * as Option from "effect/Option"
 import * as Issue from "./Issue.js"
 import { type Frame, frameOf, nextKey, pathOf, tooDeepMessage } from "./internal/jsonWalk.js"
 
-/**
- * The deepest nesting accepted, in levels of objects and arrays.
- * @since 0.1.0
- */
+/** The deepest nesting accepted, in levels of objects and arrays. @since 0.1.0 */
 export const maxDepth = 64
 
 /**
@@ -33,9 +30,6 @@ export const depthIssue = (value: unknown, limit: number = maxDepth, path = ""):
   return Option.none()
 }
 
-/**
- * Whether a value nests at most `limit` levels of objects and arrays.
- * @since 0.1.0
- */
+/** Whether a value nests at most `limit` levels of objects and arrays. @since 0.1.0 */
 export const isWithinDepth = (value: unknown, limit: number = maxDepth): boolean =>
   Option.isNone(depthIssue(value, limit))

@@ -9,16 +9,10 @@ import { type Frame, frameOf, nextKey, pathOf, textProblemOf, tooDeepMessage } f
 import { maxDepth as defaultMaxDepth } from "./JsonDepth.js"
 import { maxIssues } from "./JsonText.js"
 
-/**
- * The keys refused anywhere in JSON input: the names through which objects reach their prototypes.
- * @since 0.1.0
- */
+/** The keys refused anywhere in JSON input: the names through which objects reach their prototypes. @since 0.1.0 */
 export const forbiddenKeys: ReadonlyArray<string> = ["__proto__", "constructor", "prototype"]
 
-/**
- * Whether a key is one of `forbiddenKeys`.
- * @since 0.1.0
- */
+/** Whether a key is one of `forbiddenKeys`. @since 0.1.0 */
 export const isForbiddenKey = (key: string): boolean =>
   key === "__proto__" || key === "constructor" || key === "prototype"
 
@@ -32,9 +26,7 @@ export interface Inspection {
   readonly issues: ReadonlyArray<Issue.Issue>
 }
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export interface Options {
   /** Where the value sits, prefixed to every path. */
   readonly path?: string | undefined
@@ -92,10 +84,7 @@ export const inspect = (value: unknown, options: Options = {}): Inspection => {
   return { tooDeep: undefined, issues: issues.slice(0, maxIssues) }
 }
 
-/**
- * Every issue `inspect` finds, as one list: the nesting issue alone when there is one.
- * @since 0.1.0
- */
+/** Every issue `inspect` finds, as one list: the nesting issue alone when there is one. @since 0.1.0 */
 export const issues = (value: unknown, options: Options = {}): ReadonlyArray<Issue.Issue> => {
   const found = inspect(value, options)
   return found.tooDeep === undefined ? found.issues : [found.tooDeep]

@@ -7,26 +7,17 @@ import * as Issue from "./Issue.js"
 import { type Frame, frameOf, nextKey, pathOf, textProblemOf } from "./internal/jsonWalk.js"
 import { maxDepth } from "./JsonDepth.js"
 
-/**
- * The most issues one check reports: a body full of NULs gets a bounded answer.
- * @since 0.1.0
- */
+/** The most issues one check reports: a body full of NULs gets a bounded answer. @since 0.1.0 */
 export const maxIssues = 20
 
-/**
- * What is wrong with a string as stored text, or `undefined` when nothing is.
- * @since 0.1.0
- */
+/** What is wrong with a string as stored text, or `undefined` when nothing is. @since 0.1.0 */
 export const problemOf: (text: string) => string | undefined = textProblemOf
 
 // A JSON text spells a NUL or a surrogate only as a `\u` escape (raw, a NUL is malformed JSON,
 // and invalid UTF-8 is decoded as U+FFFD): without such an escape there is nothing to look for.
 const SUSPICIOUS_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/
 
-/**
- * Whether a JSON text may hold strings `textIssues` would refuse: one scan that spares the walk.
- * @since 0.1.0
- */
+/** Whether a JSON text may hold strings `textIssues` would refuse: one scan that spares the walk. @since 0.1.0 */
 export const mayHoldTextIssues = (json: string): boolean => SUSPICIOUS_ESCAPE.test(json)
 
 /**

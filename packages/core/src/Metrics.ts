@@ -11,16 +11,10 @@ import * as MetricKey from "effect/MetricKey"
 import type * as MetricKeyType from "effect/MetricKeyType"
 import * as MetricLabel from "effect/MetricLabel"
 
-/**
- * How an attempt ended, as `waybill_delivery_attempts_total` labels it.
- * @since 0.1.0
- */
+/** How an attempt ended, as `waybill_delivery_attempts_total` labels it. @since 0.1.0 */
 export type AttemptResult = "success" | "http" | "timeout" | "connect" | "dns" | "tls" | "ssrf"
 
-/**
- * Every `result` label value of `waybill_delivery_attempts_total`.
- * @since 0.1.0
- */
+/** Every `result` label value of `waybill_delivery_attempts_total`. @since 0.1.0 */
 export const attemptResults: ReadonlyArray<AttemptResult> = [
   "success",
   "http",
@@ -38,10 +32,7 @@ export const attemptResults: ReadonlyArray<AttemptResult> = [
  */
 export type SpanResult = "exported" | "failed" | "dropped"
 
-/**
- * Every `result` label value of `waybill_trace_spans_total`.
- * @since 0.1.0
- */
+/** Every `result` label value of `waybill_trace_spans_total`. @since 0.1.0 */
 export const spanResults: ReadonlyArray<SpanResult> = ["exported", "failed", "dropped"]
 
 const eventsHelp = "Events recorded (published or raised by the service), by event type."
@@ -58,10 +49,7 @@ const eventsKey = MetricKey.counter("waybill_events_published_total", {
   incremental: true
 })
 
-/**
- * `waybill_events_published_total{type}`: events recorded by this process.
- * @since 0.1.0
- */
+/** `waybill_events_published_total{type}`: events recorded by this process. @since 0.1.0 */
 export const eventsPublished = Metric.fromMetricKey(eventsKey)
 
 const deliveriesKey = MetricKey.counter("waybill_deliveries_total", {
@@ -69,10 +57,7 @@ const deliveriesKey = MetricKey.counter("waybill_deliveries_total", {
   incremental: true
 })
 
-/**
- * `waybill_deliveries_total{status}`: deliveries that ended, `succeeded` or `failed`.
- * @since 0.1.0
- */
+/** `waybill_deliveries_total{status}`: deliveries that ended, `succeeded` or `failed`. @since 0.1.0 */
 export const deliveries = Metric.fromMetricKey(deliveriesKey)
 
 const attemptsKey = MetricKey.counter("waybill_delivery_attempts_total", {
@@ -80,10 +65,7 @@ const attemptsKey = MetricKey.counter("waybill_delivery_attempts_total", {
   incremental: true
 })
 
-/**
- * `waybill_delivery_attempts_total{result}`.
- * @since 0.1.0
- */
+/** `waybill_delivery_attempts_total{result}`. @since 0.1.0 */
 export const attempts = Metric.fromMetricKey(attemptsKey)
 
 const attemptDurationKey = MetricKey.histogram(
@@ -92,10 +74,7 @@ const attemptDurationKey = MetricKey.histogram(
   "Duration of one delivery attempt, from the request to the response or the failure."
 )
 
-/**
- * `waybill_delivery_attempt_duration_seconds`: one attempt, request to response (or failure).
- * @since 0.1.0
- */
+/** `waybill_delivery_attempt_duration_seconds`: one attempt, request to response (or failure). @since 0.1.0 */
 export const attemptDuration = Metric.fromMetricKey(attemptDurationKey)
 
 const deliveryLatencyKey = MetricKey.histogram(
@@ -104,40 +83,25 @@ const deliveryLatencyKey = MetricKey.histogram(
   "From the event being recorded to the response of the attempt that ended its delivery."
 )
 
-/**
- * `waybill_delivery_latency_seconds`: event recorded → the response that ended the delivery.
- * @since 0.1.0
- */
+/** `waybill_delivery_latency_seconds`: event recorded → the response that ended the delivery. @since 0.1.0 */
 export const deliveryLatency = Metric.fromMetricKey(deliveryLatencyKey)
 
-/**
- * `waybill_deliveries_pending`: pending and held deliveries in the whole database, set when read.
- * @since 0.1.0
- */
+/** `waybill_deliveries_pending`: pending and held deliveries in the whole database, set when read. @since 0.1.0 */
 export const deliveriesPending = Metric.gauge("waybill_deliveries_pending", {
   description: "Deliveries pending or held, in the whole database."
 })
 
-/**
- * `waybill_outbox_lag_seconds`: age of the oldest event not yet fanned out, 0 when none.
- * @since 0.1.0
- */
+/** `waybill_outbox_lag_seconds`: age of the oldest event not yet fanned out, 0 when none. @since 0.1.0 */
 export const outboxLag = Metric.gauge("waybill_outbox_lag_seconds", {
   description: "Age of the oldest event not yet fanned out into deliveries; 0 when none waits."
 })
 
-/**
- * `waybill_database_up`: 1 when the database answered the last check, else 0.
- * @since 0.1.0
- */
+/** `waybill_database_up`: 1 when the database answered the last check, else 0. @since 0.1.0 */
 export const databaseUp = Metric.gauge("waybill_database_up", {
   description: "1 when the database answered the last check, 0 when it did not."
 })
 
-/**
- * `waybill_tours_generated_total`: tours the generator stored.
- * @since 0.1.0
- */
+/** `waybill_tours_generated_total`: tours the generator stored. @since 0.1.0 */
 export const toursGenerated = Metric.counter("waybill_tours_generated_total", {
   description: "Tours generated from recurring masters and stored.",
   incremental: true
@@ -148,18 +112,12 @@ const requestsKey = MetricKey.counter("waybill_http_requests_total", {
   incremental: true
 })
 
-/**
- * `waybill_http_requests_total{method,route,status}`.
- * @since 0.1.0
- */
+/** `waybill_http_requests_total{method,route,status}`. @since 0.1.0 */
 export const httpRequests = Metric.fromMetricKey(requestsKey)
 
 const durationKey = MetricKey.histogram("waybill_http_request_duration_seconds", seconds, durationHelp)
 
-/**
- * `waybill_http_request_duration_seconds{method,route}`.
- * @since 0.1.0
- */
+/** `waybill_http_request_duration_seconds{method,route}`. @since 0.1.0 */
 export const httpRequestDuration = Metric.fromMetricKey(durationKey)
 
 const traceSpansKey = MetricKey.counter("waybill_trace_spans_total", {
@@ -167,16 +125,10 @@ const traceSpansKey = MetricKey.counter("waybill_trace_spans_total", {
   incremental: true
 })
 
-/**
- * `waybill_trace_spans_total{result}`: spans handed to the trace exporter, by what became of them.
- * @since 0.1.0
- */
+/** `waybill_trace_spans_total{result}`: spans handed to the trace exporter, by what became of them. @since 0.1.0 */
 export const traceSpans = Metric.fromMetricKey(traceSpansKey)
 
-/**
- * Every family declared here, for exporters that describe a family before it has a series.
- * @since 0.1.0
- */
+/** Every family declared here, for exporters that describe a family before it has a series. @since 0.1.0 */
 export const families: ReadonlyArray<{
   readonly name: string
   readonly help: string
@@ -234,16 +186,10 @@ const durationBy = taggedBy(durationKey, 512)
 const attemptDurationOf = untagged(attemptDurationKey)
 const deliveryLatencyOf = untagged(deliveryLatencyKey)
 
-/**
- * Counts `count` recorded events of `type`.
- * @since 0.1.0
- */
+/** Counts `count` recorded events of `type`. @since 0.1.0 */
 export const recordPublished = (type: string, count = 1): void => byType(type, () => [["type", type]])(count)
 
-/**
- * Counts one attempt: its result and duration in milliseconds.
- * @since 0.1.0
- */
+/** Counts one attempt: its result and duration in milliseconds. @since 0.1.0 */
 export const recordAttempt = (result: AttemptResult, durationMs: number): void => {
   byResult(result, () => [["result", result]])(1)
   attemptDurationOf(durationMs / 1000)
@@ -258,25 +204,16 @@ export const recordDelivery = (status: "succeeded" | "failed", latencyMs: number
   if (latencyMs !== undefined) deliveryLatencyOf(Math.max(0, latencyMs) / 1000)
 }
 
-/**
- * Counts `count` spans the trace exporter is done with, by `result` (0 makes the series exist).
- * @since 0.1.0
- */
+/** Counts `count` spans the trace exporter is done with, by `result` (0 makes the series exist). @since 0.1.0 */
 export const recordSpans = (result: SpanResult, count: number): void =>
   bySpanResult(result, () => [["result", result]])(count)
 
-/**
- * Counts `count` generated tours.
- * @since 0.1.0
- */
+/** Counts `count` generated tours. @since 0.1.0 */
 export const recordTours = (count: number): void => {
   if (count > 0) toursGenerated.unsafeUpdate(count, [])
 }
 
-/**
- * Counts one answered request: method, route template (never a raw path), status, duration in ms.
- * @since 0.1.0
- */
+/** Counts one answered request: method, route template (never a raw path), status, duration in ms. @since 0.1.0 */
 export const recordRequest = (method: string, route: string, status: number, durationMs: number): void => {
   const key = `${method} ${route}`
   requestsBy(`${key} ${status}`, () => [
@@ -290,10 +227,7 @@ export const recordRequest = (method: string, route: string, status: number, dur
   ])(durationMs / 1000)
 }
 
-/**
- * Sets the storage gauges: up, and when up the pending deliveries and the outbox lag in seconds.
- * @since 0.1.0
- */
+/** Sets the storage gauges: up, and when up the pending deliveries and the outbox lag in seconds. @since 0.1.0 */
 export const recordStorage = (
   state: { readonly up: false } | { readonly up: true; readonly pending: number; readonly lagSeconds: number }
 ): void => {

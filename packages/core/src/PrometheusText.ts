@@ -11,10 +11,7 @@ import * as MetricState from "effect/MetricState"
 import * as Option from "effect/Option"
 import * as Metrics from "./Metrics.js"
 
-/**
- * The `Content-Type` of the text format.
- * @since 0.1.0
- */
+/** The `Content-Type` of the text format. @since 0.1.0 */
 export const contentType = "text/plain; version=0.0.4; charset=utf-8"
 
 const name = (raw: string) => raw.replace(/[^a-zA-Z0-9_:]/g, "_").replace(/^([0-9])/, "_$1")
@@ -91,8 +88,5 @@ export const format = (
   return out.length === 0 ? "" : `${out.join("\n")}\n`
 }
 
-/**
- * The text of Effect's metric registry now, Waybill's families described from the start.
- * @since 0.1.0
- */
+/** The text of Effect's metric registry now, Waybill's families described from the start. @since 0.1.0 */
 export const text: Effect.Effect<string> = Effect.map(Metric.snapshot, (snapshot) => format(snapshot, Metrics.families))

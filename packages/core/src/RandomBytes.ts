@@ -10,10 +10,7 @@ import { randomFillSync } from "node:crypto"
 const pool = new Uint8Array(4096)
 let offset = pool.length
 
-/**
- * `size` random bytes (at most 4096), valid until the next call: copy them to keep them.
- * @since 0.1.0
- */
+/** `size` random bytes (at most 4096), valid until the next call: copy them to keep them. @since 0.1.0 */
 export const bytes = (size: number): Uint8Array => {
   const start = take(size)
   return pool.subarray(start, start + size)
@@ -31,10 +28,7 @@ const take = (size: number): number => {
 
 const HEX_DIGITS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
 
-/**
- * `size` random bytes (at most 4096) as lowercase hexadecimal, read straight from the pool.
- * @since 0.1.0
- */
+/** `size` random bytes (at most 4096) as lowercase hexadecimal, read straight from the pool. @since 0.1.0 */
 export const hex = (size: number): string => {
   const start = take(size)
   let out = ""
@@ -42,8 +36,5 @@ export const hex = (size: number): string => {
   return out
 }
 
-/**
- * 128 random bits as 32 hexadecimal characters.
- * @since 0.1.0
- */
+/** 128 random bits as 32 hexadecimal characters. @since 0.1.0 */
 export const token = (): string => hex(16)

@@ -5,10 +5,7 @@
  */
 import type * as Effect from "effect/Effect"
 
-/**
- * Everything recorded so far, oldest first, as it stands when `all` runs.
- * @since 0.1.0
- */
+/** Everything recorded so far, oldest first, as it stands when `all` runs. @since 0.1.0 */
 export interface Recorded<A> {
   readonly all: Effect.Effect<ReadonlyArray<A>>
 }

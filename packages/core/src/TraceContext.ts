@@ -9,10 +9,7 @@ import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import * as RandomBytes from "./RandomBytes.js"
 
-/**
- * A parsed `traceparent`: 32 and 16 lowercase hex digits, neither all zeros, and the sampled flag.
- * @since 0.1.0
- */
+/** A parsed `traceparent`: 32 and 16 lowercase hex digits, neither all zeros, and the sampled flag. @since 0.1.0 */
 export interface TraceParent {
   readonly traceId: string
   readonly spanId: string
@@ -53,29 +50,17 @@ export const parse = (header: string | null | undefined): Option.Option<TracePar
   return Option.some({ traceId: traceId!, spanId: spanId!, sampled: (Number.parseInt(flags!, 16) & 1) === 1 })
 }
 
-/**
- * The header for a trace context: `00-<trace id>-<span id>-<flags>`.
- * @since 0.1.0
- */
+/** The header for a trace context: `00-<trace id>-<span id>-<flags>`. @since 0.1.0 */
 export const format = (context: TraceParent): string =>
   `00-${context.traceId}-${context.spanId}-${context.sampled ? "01" : "00"}`
 
-/**
- * A fresh span id: 16 random hex digits.
- * @since 0.1.0
- */
+/** A fresh span id: 16 random hex digits. @since 0.1.0 */
 export const spanId = (): string => RandomBytes.hex(8)
 
-/**
- * A fresh trace id: 32 random hex digits.
- * @since 0.1.0
- */
+/** A fresh trace id: 32 random hex digits. @since 0.1.0 */
 export const traceId = (): string => RandomBytes.hex(16)
 
-/**
- * A new trace: random ids, sampled as `sampled` says.
- * @since 0.1.0
- */
+/** A new trace: random ids, sampled as `sampled` says. @since 0.1.0 */
 export const root = (sampled: boolean): TraceParent => ({ traceId: traceId(), spanId: spanId(), sampled })
 
 /**
@@ -96,17 +81,11 @@ export const child = (stored: string | null | undefined): string => {
   )
 }
 
-/**
- * A span as the parent of spans made here: the trace context of a stored header.
- * @since 0.1.0
- */
+/** A span as the parent of spans made here: the trace context of a stored header. @since 0.1.0 */
 export const externalSpan = (context: TraceParent): Tracer.ExternalSpan =>
   Tracer.externalSpan({ traceId: context.traceId, spanId: context.spanId, sampled: context.sampled })
 
-/**
- * Whether a span has ids a trace can carry: not a no-op span made while the tracer is off.
- * @since 0.1.0
- */
+/** Whether a span has ids a trace can carry: not a no-op span made while the tracer is off. @since 0.1.0 */
 export const hasIds = (span: Tracer.AnySpan): boolean => isTraceId(span.traceId) && isSpanId(span.spanId)
 
 // The innermost span of the fiber with real ids. A span made while the tracer is off is a no-op

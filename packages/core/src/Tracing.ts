@@ -14,10 +14,7 @@ import type * as Option from "effect/Option"
 import * as RuntimeFlags from "effect/RuntimeFlags"
 import type * as Tracer from "effect/Tracer"
 
-/**
- * `Effect.withSpan(name, options)` while the fiber's tracer is on; nothing otherwise.
- * @since 0.1.0
- */
+/** `Effect.withSpan(name, options)` while the fiber's tracer is on; nothing otherwise. @since 0.1.0 */
 export const withSpan =
   (name: string, options?: Tracer.SpanOptions) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>

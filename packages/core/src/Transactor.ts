@@ -8,9 +8,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class Transactor extends Context.Tag("@waybill/core/Transactor")<
   Transactor,
   {
@@ -18,10 +16,7 @@ export class Transactor extends Context.Tag("@waybill/core/Transactor")<
   }
 >() {}
 
-/**
- * Runs an effect inside the current `Transactor`'s transaction.
- * @since 0.1.0
- */
+/** Runs an effect inside the current `Transactor`'s transaction. @since 0.1.0 */
 export const withTransaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Transactor> =>
   Effect.flatMap(Transactor, (transactor) => transactor.withTransaction(self))
 

@@ -1,14 +1,8 @@
-/**
- * The error every validator fails with: a sentence and every issue found.
- * @since 0.1.0
- */
+/** The error every validator fails with: a sentence and every issue found. @since 0.1.0 */
 import * as Schema from "effect/Schema"
 import { Issue } from "./Issue.js"
 
-/**
- * Input broke one or more rules. `issues` lists every violation, each with its path.
- * @since 0.1.0
- */
+/** Input broke one or more rules. `issues` lists every violation, each with its path. @since 0.1.0 */
 export class ValidationError extends Schema.TaggedError<ValidationError>("@waybill/core/ValidationError")(
   "ValidationError",
   {
@@ -17,10 +11,7 @@ export class ValidationError extends Schema.TaggedError<ValidationError>("@waybi
   }
 ) {}
 
-/**
- * Builds a `ValidationError` whose message summarises the issues.
- * @since 0.1.0
- */
+/** Builds a `ValidationError` whose message summarises the issues. @since 0.1.0 */
 export const fromIssues = (issues: ReadonlyArray<Issue>, what = "request"): ValidationError =>
   new ValidationError({
     message:

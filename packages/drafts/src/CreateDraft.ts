@@ -1,7 +1,4 @@
-/**
- * The body of `POST /drafts` and the pure creation rules.
- * @since 0.1.0
- */
+/** The body of `POST /drafts` and the pure creation rules. @since 0.1.0 */
 import * as Issue from "@waybill/core/Issue"
 import * as JsonInput from "@waybill/core/JsonInput"
 import * as Schedule from "@waybill/recurring/Schedule"
@@ -49,9 +46,7 @@ export const CreateDraft = Schema.Struct({
   )
 }).annotations({ identifier: "CreateDraft" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type CreateDraft = typeof CreateDraft.Type
 
 /**
@@ -111,10 +106,7 @@ const decodeFields = (input: Record<string, unknown>): Decoded => {
   return { request: request as Partial<CreateDraft>, malformed, issues }
 }
 
-/**
- * The template draft id a create request names, for the caller to build `CreateContext.template`.
- * @since 0.1.0
- */
+/** The template draft id a create request names, for the caller to build `CreateContext.template`. @since 0.1.0 */
 export const requestedTemplateId = (input: unknown): Option.Option<string> => {
   const value = isObject(input) ? own(input, "templateDraftId") : undefined
   return typeof value === "string" ? Option.some(value) : Option.none()

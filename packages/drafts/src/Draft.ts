@@ -1,41 +1,25 @@
-/**
- * The transport draft as stored and answered, its statuses, actions and action records.
- * @since 0.1.0
- */
+/** The transport draft as stored and answered, its statuses, actions and action records. @since 0.1.0 */
 import { RecurringSchedule } from "@waybill/recurring/Schedule"
 import * as Schema from "effect/Schema"
 
-/**
- * Any JSON object (not an array, not null), as `transport` and `payload` are stored.
- * @since 0.1.0
- */
+/** Any JSON object (not an array, not null), as `transport` and `payload` are stored. @since 0.1.0 */
 export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   identifier: "JsonObject",
   message: () => "must be a JSON object"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type JsonObject = typeof JsonObject.Type
 
-/**
- * Where a draft came from: an inbox (`decode`), the hub composer (`hub`), composer/API (`manual`).
- * @since 0.1.0
- */
+/** Where a draft came from: an inbox (`decode`), the hub composer (`hub`), composer/API (`manual`). @since 0.1.0 */
 export const Origin = Schema.Literal("decode", "hub", "manual").annotations({ identifier: "DraftOrigin" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Origin = typeof Origin.Type
 
 const RecurringStatus = Schema.Literal("active-recurring", "paused-recurring", "ended-recurring")
 
-/**
- * The six draft statuses.
- * @since 0.1.0
- */
+/** The six draft statuses. @since 0.1.0 */
 export const DraftStatus = Schema.Literal(
   "draft",
   "review-order",
@@ -45,21 +29,13 @@ export const DraftStatus = Schema.Literal(
   identifier: "DraftStatus"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type DraftStatus = typeof DraftStatus.Type
 
-/**
- * Every status, in the order of the contract.
- * @since 0.1.0
- */
+/** Every status, in the order of the contract. @since 0.1.0 */
 export const statuses: ReadonlyArray<DraftStatus> = DraftStatus.literals
 
-/**
- * The statuses only the status machine reaches; none of them can be set at creation.
- * @since 0.1.0
- */
+/** The statuses only the status machine reaches; none of them can be set at creation. @since 0.1.0 */
 export const recurringStatuses: ReadonlyArray<DraftStatus> = RecurringStatus.literals
 
 /**
@@ -83,9 +59,7 @@ export const Draft = Schema.Struct({
   updatedAt: Schema.Int
 }).annotations({ identifier: "Draft" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Draft = typeof Draft.Type
 
 /**
@@ -111,16 +85,10 @@ export const toJson = (draft: Draft): string => {
   return text
 }
 
-/**
- * Whether a draft is a recurring master (created with a `recurringSchedule`).
- * @since 0.1.0
- */
+/** Whether a draft is a recurring master (created with a `recurringSchedule`). @since 0.1.0 */
 export const isRecurringMaster = (draft: Draft): boolean => draft.recurringSchedule !== null
 
-/**
- * The action verbs of `POST /drafts/{id}/actions`.
- * @since 0.1.0
- */
+/** The action verbs of `POST /drafts/{id}/actions`. @since 0.1.0 */
 export const ActionType = Schema.Literal(
   "activate-recurring",
   "pause-recurring",
@@ -128,21 +96,13 @@ export const ActionType = Schema.Literal(
   "end-recurring"
 ).annotations({ identifier: "TransportDraftActionType" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ActionType = typeof ActionType.Type
 
-/**
- * Every action verb.
- * @since 0.1.0
- */
+/** Every action verb. @since 0.1.0 */
 export const actionTypes: ReadonlyArray<ActionType> = ActionType.literals
 
-/**
- * The body of `POST /drafts/{id}/actions`. A `null` reason counts as none.
- * @since 0.1.0
- */
+/** The body of `POST /drafts/{id}/actions`. A `null` reason counts as none. @since 0.1.0 */
 export const ActionRequest = Schema.Struct({
   type: ActionType.annotations({
     message: () => ({
@@ -153,9 +113,7 @@ export const ActionRequest = Schema.Struct({
   reason: Schema.optionalWith(Schema.String, { nullable: true })
 }).annotations({ identifier: "TransportDraftActionRequest" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ActionRequest = typeof ActionRequest.Type
 
 /**
@@ -171,21 +129,13 @@ export const Actor = Schema.Struct({
   id: Schema.String
 }).annotations({ identifier: "TransportDraftActor" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Actor = typeof Actor.Type
 
-/**
- * The actor of the transitions the service makes by itself (the end of a validity window).
- * @since 0.1.0
- */
+/** The actor of the transitions the service makes by itself (the end of a validity window). @since 0.1.0 */
 export const systemActor: Actor = { type: "system", id: "system" }
 
-/**
- * The actor of an action taken with an API key: the HTTP layer's actor for every request.
- * @since 0.1.0
- */
+/** The actor of an action taken with an API key: the HTTP layer's actor for every request. @since 0.1.0 */
 export const apiKeyActor = (apiKeyId: string): Actor => ({ type: "api-key", id: apiKeyId })
 
 /**
@@ -205,21 +155,14 @@ export const TransportDraftAction = Schema.Struct({
   createdAtMilliseconds: Schema.Int
 }).annotations({ identifier: "TransportDraftAction" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type TransportDraftAction = typeof TransportDraftAction.Type
 
-/**
- * The answer of `POST /drafts/{id}/actions`: the draft after the action and the action record.
- * @since 0.1.0
- */
+/** The answer of `POST /drafts/{id}/actions`: the draft after the action and the action record. @since 0.1.0 */
 export const ActionResult = Schema.Struct({
   transportDraft: Draft,
   action: TransportDraftAction
 }).annotations({ identifier: "TransportDraftActionResult" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ActionResult = typeof ActionResult.Type

@@ -1,14 +1,8 @@
-/**
- * The events drafts raise, ready for `EventOutbox.publish`.
- * @since 0.1.0
- */
+/** The events drafts raise, ready for `EventOutbox.publish`. @since 0.1.0 */
 import type { NewEvent } from "@waybill/events/EventOutbox"
 import { type ActionType, type Draft, type TransportDraftAction, toJson } from "./Draft.js"
 
-/**
- * The event types a draft change can raise.
- * @since 0.1.0
- */
+/** The event types a draft change can raise. @since 0.1.0 */
 export const EventType = {
   created: "transport-drafts-created",
   deleted: "transport-drafts-deleted",
@@ -20,15 +14,10 @@ export const EventType = {
   recurringEnded: "transport-draft-recurring-ended"
 } as const
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type EventType = (typeof EventType)[keyof typeof EventType]
 
-/**
- * The lifecycle event each action raises beside `transport-draft-action-created`.
- * @since 0.1.0
- */
+/** The lifecycle event each action raises beside `transport-draft-action-created`. @since 0.1.0 */
 export const lifecycleEventOf: Readonly<Record<ActionType, EventType>> = {
   "activate-recurring": EventType.recurringActivated,
   "pause-recurring": EventType.recurringPaused,
@@ -36,10 +25,7 @@ export const lifecycleEventOf: Readonly<Record<ActionType, EventType>> = {
   "end-recurring": EventType.recurringEnded
 }
 
-/**
- * What `POST /drafts` raises: `transport-drafts-created`, plus `decode-job-result` if decoded.
- * @since 0.1.0
- */
+/** What `POST /drafts` raises: `transport-drafts-created`, plus `decode-job-result` if decoded. @since 0.1.0 */
 export const created = (draft: Draft): ReadonlyArray<NewEvent> => {
   // The draft's text is written once (`toJson`); the bodies are built around it.
   const created: NewEvent = {
@@ -59,18 +45,12 @@ export const created = (draft: Draft): ReadonlyArray<NewEvent> => {
     : [created]
 }
 
-/**
- * What `DELETE /drafts/{id}` raises.
- * @since 0.1.0
- */
+/** What `DELETE /drafts/{id}` raises. @since 0.1.0 */
 export const deleted = (draftId: string): ReadonlyArray<NewEvent> => [
   { type: EventType.deleted, payload: { transportDraftIds: [draftId] } }
 ]
 
-/**
- * What an action raises: its lifecycle event, then `transport-draft-action-created`.
- * @since 0.1.0
- */
+/** What an action raises: its lifecycle event, then `transport-draft-action-created`. @since 0.1.0 */
 export const acted = (draft: Draft, action: TransportDraftAction): ReadonlyArray<NewEvent> => [
   { type: lifecycleEventOf[action.payload.type], payload: { transportDraft: draft } },
   { type: EventType.actionCreated, payload: { transportDraft: draft, action } }

@@ -13,28 +13,20 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { Draft, DraftStatus } from "./Draft.js"
 
-/**
- * One page of `list`, newest first (by id); `after` is the last id of the previous page.
- * @since 0.1.0
- */
+/** One page of `list`, newest first (by id); `after` is the last id of the previous page. @since 0.1.0 */
 export interface ListQuery {
   readonly status?: DraftStatus | undefined
   readonly limit: number
   readonly after?: string | undefined
 }
 
-/**
- * A page of drafts and the cursor of the next page (`null` on the last page).
- * @since 0.1.0
- */
+/** A page of drafts and the cursor of the next page (`null` on the last page). @since 0.1.0 */
 export interface DraftPage {
   readonly data: ReadonlyArray<Draft>
   readonly nextCursor: string | null
 }
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class DraftRepository extends Context.Tag("@waybill/drafts/DraftRepository")<
   DraftRepository,
   {
@@ -67,22 +59,13 @@ export class DraftRepository extends Context.Tag("@waybill/drafts/DraftRepositor
   }
 >() {}
 
-/**
- * The opaque cursor that points after a draft; adapters build `nextCursor` with it.
- * @since 0.1.0
- */
+/** The opaque cursor that points after a draft; adapters build `nextCursor` with it. @since 0.1.0 */
 export const encodeCursor = (draftId: string): string => Cursor.afterId("drf", draftId)
 
-/**
- * The draft id a cursor points after, or none when the cursor is not one of ours.
- * @since 0.1.0
- */
+/** The draft id a cursor points after, or none when the cursor is not one of ours. @since 0.1.0 */
 export const decodeCursor = (cursor: string): Option.Option<string> => Cursor.idAfter("drf", cursor)
 
-/**
- * Builds a page from up to `limit + 1` rows in list order; the extra one only signals a next page.
- * @since 0.1.0
- */
+/** Builds a page from up to `limit + 1` rows in list order; the extra one only signals a next page. @since 0.1.0 */
 export const makePage = (rows: ReadonlyArray<Draft>, limit: number): DraftPage => {
   const data = rows.slice(0, limit)
   return {
@@ -124,8 +107,5 @@ export const makeMemory = (): DraftRepository["Type"] => {
   })
 }
 
-/**
- * An in-memory layer, for tests and embedders without storage.
- * @since 0.1.0
- */
+/** An in-memory layer, for tests and embedders without storage. @since 0.1.0 */
 export const layerMemory: Layer.Layer<DraftRepository> = Layer.sync(DraftRepository, makeMemory)

@@ -38,16 +38,10 @@ import { lookup, ReferenceData, type ReferenceDataSet } from "./ReferenceData.js
 import { transition } from "./Transition.js"
 import * as TransportForProducts from "./TransportForProducts.js"
 
-/**
- * Default and largest page size of `list`.
- * @since 0.1.0
- */
+/** Default and largest page size of `list`. @since 0.1.0 */
 export const pageSize = { default: 20, max: 100 } as const
 
-/**
- * The query of `GET /drafts` as URL parameters (`?status=&limit=&cursor=`).
- * @since 0.1.0
- */
+/** The query of `GET /drafts` as URL parameters (`?status=&limit=&cursor=`). @since 0.1.0 */
 export const ListParams = Schema.Struct({
   status: Schema.optional(
     DraftStatus.annotations({
@@ -60,9 +54,7 @@ export const ListParams = Schema.Struct({
   cursor: Schema.optional(Schema.String)
 }).annotations({ identifier: "ListDraftsParams" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ListParams = typeof ListParams.Type
 
 /**
@@ -152,10 +144,7 @@ const listIssues = (params: ListParams): Array<Issue.Issue> => {
 const orFail = <A, E>(lookup: Effect.Effect<Option.Option<A>>, notFound: () => E): Effect.Effect<A, E> =>
   Effect.flatMap(lookup, (found) => (Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(notFound())))
 
-/**
- * Builds the service from its ports.
- * @since 0.1.0
- */
+/** Builds the service from its ports. @since 0.1.0 */
 export const make = Effect.gen(function* () {
   const repository = yield* DraftRepository
   const referenceData = yield* ReferenceData

@@ -4,10 +4,7 @@
  * @since 0.1.0
  */
 
-/**
- * One entry of the table.
- * @since 0.1.0
- */
+/** One entry of the table. @since 0.1.0 */
 export interface Country {
   readonly alpha3: string
   readonly alpha2: string
@@ -266,29 +263,17 @@ const TABLE: ReadonlyArray<readonly [alpha3: string, alpha2: string, name: strin
   ["ZWE", "ZW", "Zimbabwe"]
 ]
 
-/**
- * Every officially assigned country, ordered by alpha-3 code.
- * @since 0.1.0
- */
+/** Every officially assigned country, ordered by alpha-3 code. @since 0.1.0 */
 export const countries: ReadonlyArray<Country> = TABLE.map(([alpha3, alpha2, name]) => ({ alpha3, alpha2, name }))
 
 const byAlpha3 = new Map(countries.map((country) => [country.alpha3, country] as const))
 const byAlpha2 = new Map(countries.map((country) => [country.alpha2, country] as const))
 
-/**
- * Whether a value is an officially assigned ISO 3166-1 alpha-3 code (upper case, as ISO writes it).
- * @since 0.1.0
- */
+/** Whether a value is an officially assigned ISO 3166-1 alpha-3 code (upper case, as ISO writes it). @since 0.1.0 */
 export const isAlpha3 = (value: unknown): value is string => typeof value === "string" && byAlpha3.has(value)
 
-/**
- * The country of an alpha-3 code.
- * @since 0.1.0
- */
+/** The country of an alpha-3 code. @since 0.1.0 */
 export const fromAlpha3 = (code: string): Country | undefined => byAlpha3.get(code)
 
-/**
- * The country of an alpha-2 code (used to suggest the alpha-3 code in error messages).
- * @since 0.1.0
- */
+/** The country of an alpha-2 code (used to suggest the alpha-3 code in error messages). @since 0.1.0 */
 export const fromAlpha2 = (code: string): Country | undefined => byAlpha2.get(code)

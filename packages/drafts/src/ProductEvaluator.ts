@@ -14,10 +14,7 @@ import { own } from "./internal/json.js"
 import type { Product } from "./ReferenceData.js"
 import { ProductsMode, type TransportForProducts } from "./TransportForProducts.js"
 
-/**
- * What an evaluator gets: the product, the draft, and its transport already parsed.
- * @since 0.1.0
- */
+/** What an evaluator gets: the product, the draft, and its transport already parsed. @since 0.1.0 */
 export interface Evaluation {
   readonly workspaceId: WorkspaceId
   readonly product: Product
@@ -25,23 +22,15 @@ export interface Evaluation {
   readonly transport: TransportForProducts
 }
 
-/**
- * The body of `POST /products/{productId}/execute`.
- * @since 0.1.0
- */
+/** The body of `POST /products/{productId}/execute`. @since 0.1.0 */
 export const ExecuteRequest = Schema.Struct({ draftId: Schema.String }).annotations({
   identifier: "ExecuteProductRequest"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ExecuteRequest = typeof ExecuteRequest.Type
 
-/**
- * The 200 answer of `POST /products/{productId}/execute`.
- * @since 0.1.0
- */
+/** The 200 answer of `POST /products/{productId}/execute`. @since 0.1.0 */
 export const ExecuteResult = Schema.Struct({
   productId: Schema.String,
   draftId: Schema.String,
@@ -49,15 +38,10 @@ export const ExecuteResult = Schema.Struct({
   result: JsonObject
 }).annotations({ identifier: "ExecuteProductResult" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ExecuteResult = typeof ExecuteResult.Type
 
-/**
- * The port: turns a parsed draft and a product into the `result` object of the answer.
- * @since 0.1.0
- */
+/** The port: turns a parsed draft and a product into the `result` object of the answer. @since 0.1.0 */
 export class ProductEvaluator extends Context.Tag("@waybill/drafts/ProductEvaluator")<
   ProductEvaluator,
   { readonly evaluate: (evaluation: Evaluation) => Effect.Effect<JsonObject> }
@@ -68,10 +52,7 @@ const weightOf = (load: unknown): number => {
   return typeof weight === "number" && Number.isFinite(weight) && weight >= 0 ? weight : 0
 }
 
-/**
- * The reference evaluator: no pricing, a deterministic summary of what a real one works from.
- * @since 0.1.0
- */
+/** The reference evaluator: no pricing, a deterministic summary of what a real one works from. @since 0.1.0 */
 export const reference = (evaluation: Evaluation): JsonObject => {
   const { product, transport } = evaluation
   const stops = own(transport.multiStopData, "stops")
@@ -105,10 +86,7 @@ export const reference = (evaluation: Evaluation): JsonObject => {
   }
 }
 
-/**
- * The reference evaluator as a layer.
- * @since 0.1.0
- */
+/** The reference evaluator as a layer. @since 0.1.0 */
 export const layerReference: Layer.Layer<ProductEvaluator> = Layer.succeed(
   ProductEvaluator,
   ProductEvaluator.of({ evaluate: (evaluation) => Effect.sync(() => reference(evaluation)) })

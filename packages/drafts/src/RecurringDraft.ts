@@ -1,7 +1,4 @@
-/**
- * Drafts as the recurring generator sees them, for adapters of its `RecurringMasterRepository`.
- * @since 0.1.0
- */
+/** Drafts as the recurring generator sees them, for adapters of its `RecurringMasterRepository`. @since 0.1.0 */
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import type { RecurringMaster, Stop } from "@waybill/recurring/RecurringMaster"
 import type { ClaimedMaster } from "@waybill/recurring/RecurringMasterRepository"

@@ -24,50 +24,32 @@ export const TransportShape = Schema.Struct({
   requiredFields: Schema.Array(Schema.String)
 }).annotations({ identifier: "TransportShape" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type TransportShape = typeof TransportShape.Type
 
-/**
- * A vehicle class, as `@waybill/recurring` defines it.
- * @since 0.1.0
- */
+/** A vehicle class, as `@waybill/recurring` defines it. @since 0.1.0 */
 export { VehicleClass } from "@waybill/recurring/VehicleClass"
 
-/**
- * A product a draft can be evaluated against.
- * @since 0.1.0
- */
+/** A product a draft can be evaluated against. @since 0.1.0 */
 export const Product = Schema.Struct({
   id: Schema.String,
   name: Schema.String
 }).annotations({ identifier: "Product" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Product = typeof Product.Type
 
-/**
- * The reference-data file (`WAYBILL_REFERENCE_DATA`); keys of other packages are ignored here.
- * @since 0.1.0
- */
+/** The reference-data file (`WAYBILL_REFERENCE_DATA`); keys of other packages are ignored here. @since 0.1.0 */
 export const ReferenceDataSet = Schema.Struct({
   transportShapes: Schema.Array(TransportShape),
   vehicleClasses: Schema.Array(VehicleClass),
   products: Schema.Array(Product)
 }).annotations({ identifier: "ReferenceDataSet" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ReferenceDataSet = typeof ReferenceDataSet.Type
 
-/**
- * The port; every read is per workspace, so an embedder may give each tenant its own data.
- * @since 0.1.0
- */
+/** The port; every read is per workspace, so an embedder may give each tenant its own data. @since 0.1.0 */
 export class ReferenceData extends Context.Tag("@waybill/drafts/ReferenceData")<
   ReferenceData,
   {
@@ -78,10 +60,7 @@ export class ReferenceData extends Context.Tag("@waybill/drafts/ReferenceData")<
   }
 >() {}
 
-/**
- * A lookup by id over a list, as the pure rules take them.
- * @since 0.1.0
- */
+/** A lookup by id over a list, as the pure rules take them. @since 0.1.0 */
 export const lookup = <A extends { readonly id: string }>(
   items: ReadonlyArray<A>
 ): ((id: string) => Option.Option<A>) => {
@@ -89,10 +68,7 @@ export const lookup = <A extends { readonly id: string }>(
   return (id) => Option.fromNullable(byId.get(id))
 }
 
-/**
- * Serves one fixed data set to every workspace.
- * @since 0.1.0
- */
+/** Serves one fixed data set to every workspace. @since 0.1.0 */
 export const make = (data: ReferenceDataSet): ReferenceData["Type"] => {
   const product = lookup(data.products)
   return ReferenceData.of({
@@ -103,15 +79,9 @@ export const make = (data: ReferenceDataSet): ReferenceData["Type"] => {
   })
 }
 
-/**
- * An in-memory layer over one fixed data set.
- * @since 0.1.0
- */
+/** An in-memory layer over one fixed data set. @since 0.1.0 */
 export const layerMemory = (data: ReferenceDataSet): Layer.Layer<ReferenceData> =>
   Layer.succeed(ReferenceData, make(data))
 
-/**
- * Decodes a reference-data file's JSON, failing with every problem found.
- * @since 0.1.0
- */
+/** Decodes a reference-data file's JSON, failing with every problem found. @since 0.1.0 */
 export const decode = Schema.decodeUnknown(ReferenceDataSet, { errors: "all" })

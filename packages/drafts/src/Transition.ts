@@ -16,10 +16,7 @@ import { atPath, isPresent } from "./internal/json.js"
 import * as rules from "./internal/rules.js"
 import type { TransportShape, VehicleClass } from "./ReferenceData.js"
 
-/**
- * One row of the table: the statuses an action leaves from and the status it leads to.
- * @since 0.1.0
- */
+/** One row of the table: the statuses an action leaves from and the status it leads to. @since 0.1.0 */
 export interface Move {
   readonly from: ReadonlyArray<DraftStatus>
   readonly to: DraftStatus

@@ -12,24 +12,16 @@ import * as Iso3166 from "./Iso3166.js"
 import { forEachCountry, pathOf } from "./internal/countries.js"
 import { isObject } from "./internal/json.js"
 
-/**
- * How products are applied; `booking` when omitted.
- * @since 0.1.0
- */
+/** How products are applied; `booking` when omitted. @since 0.1.0 */
 export const ProductsMode = Schema.Literal("booking", "rfq").annotations({ identifier: "ProductsMode" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ProductsMode = typeof ProductsMode.Type
 
 const NonEmptyString = Schema.String.pipe(Schema.minLength(1))
 const ObjectOrArray = Schema.Union(JsonObject, Schema.Array(Schema.Unknown))
 
-/**
- * The parsed transport; keys beyond the table are kept as they are.
- * @since 0.1.0
- */
+/** The parsed transport; keys beyond the table are kept as they are. @since 0.1.0 */
 export const TransportForProducts = Schema.Struct(
   {
     template: JsonObject,
@@ -56,15 +48,10 @@ export const TransportForProducts = Schema.Struct(
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 ).annotations({ identifier: "TransportForProducts" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type TransportForProducts = typeof TransportForProducts.Type
 
-/**
- * One problem of the 412 message: `path` relative to the transport, array indices as numbers.
- * @since 0.1.0
- */
+/** One problem of the 412 message: `path` relative to the transport, array indices as numbers. @since 0.1.0 */
 export interface ParseIssue {
   readonly path: ReadonlyArray<string | number>
   readonly message: string
@@ -186,17 +173,11 @@ export const parse = (transport: unknown): Either.Either<TransportForProducts, R
   return issues.length > 0 ? Either.left(issues) : Either.right(output as TransportForProducts)
 }
 
-/**
- * The 412 message: the contract's literal prefix followed by the serialised issues.
- * @since 0.1.0
- */
+/** The 412 message: the contract's literal prefix followed by the serialised issues. @since 0.1.0 */
 export const failureMessage = (issues: ReadonlyArray<ParseIssue>): string =>
   `TransportForProductsSchema parse failed: ${JSON.stringify(issues.map(({ path, message }) => ({ path, message })))}`
 
-/**
- * The 412 error: the contract message, and the same problems with paths from the request root.
- * @since 0.1.0
- */
+/** The 412 error: the contract message, and the same problems with paths from the request root. @since 0.1.0 */
 export const preconditionFailed = (issues: ReadonlyArray<ParseIssue>): PreconditionFailed =>
   new PreconditionFailed({
     message: failureMessage(issues),

@@ -184,10 +184,7 @@ const operatorTable = (): Array<string> => [
   })
 ]
 
-/**
- * The full text of `docs/events.md`.
- * @since 0.1.0
- */
+/** The full text of `docs/events.md`. @since 0.1.0 */
 export const render = (): string => {
   const lines: Array<string> = [
     "# Events",

@@ -8,16 +8,10 @@ import * as Schema from "effect/Schema"
 import { EntityId, FieldTypeId, FilterAsId } from "./internal/annotations.js"
 import { oneOf, optional, together } from "./internal/schemas.js"
 
-/**
- * The index signature that keeps fields the spec does not show.
- * @since 0.1.0
- */
+/** The index signature that keeps fields the spec does not show. @since 0.1.0 */
 export const OpenFields = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-/**
- * Any JSON object, kept as it is.
- * @since 0.1.0
- */
+/** Any JSON object, kept as it is. @since 0.1.0 */
 export const OpenObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   description: "any JSON object"
 })
@@ -33,55 +27,37 @@ export const AnyJson = (filterAs: Schema.Schema.Any) =>
     [FilterAsId]: filterAs.ast
   })
 
-/**
- * Like `AnyJson`, for a field that must be present (any value, but not absent).
- * @since 0.1.0
- */
+/** Like `AnyJson`, for a field that must be present (any value, but not absent). @since 0.1.0 */
 export const AnyJsonPresent = (filterAs: Schema.Schema.Any) =>
   AnyJson(filterAs).pipe(Schema.filter((value) => value !== undefined || "is required"))
 
-/**
- * Integer epoch seconds.
- * @since 0.1.0
- */
+/** Integer epoch seconds. @since 0.1.0 */
 export const Timestamp = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
   title: "epoch seconds",
   description: "integer epoch seconds",
   [FieldTypeId]: "date"
 })
 
-/**
- * Integer epoch milliseconds (`*Milliseconds` fields, and the callout action's `createdAt`).
- * @since 0.1.0
- */
+/** Integer epoch milliseconds (`*Milliseconds` fields, and the callout action's `createdAt`). @since 0.1.0 */
 export const TimestampMillis = Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
   title: "epoch milliseconds",
   description: "integer epoch milliseconds",
   [FieldTypeId]: "date"
 })
 
-/**
- * A calendar day `YYYY-MM-DD`.
- * @since 0.1.0
- */
+/** A calendar day `YYYY-MM-DD`. @since 0.1.0 */
 export const CalendarDay = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/)).annotations({
   title: "calendar day",
   description: "calendar day YYYY-MM-DD",
   [FieldTypeId]: "date"
 })
 
-/**
- * Custom properties keyed by property id; values of any type pass through.
- * @since 0.1.0
- */
+/** Custom properties keyed by property id; values of any type pass through. @since 0.1.0 */
 export const Properties = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   description: "custom properties keyed by property id"
 })
 
-/**
- * The entities delivered whole, which may carry custom `properties` (see `PropertyDefinition`).
- * @since 0.1.0
- */
+/** The entities delivered whole, which may carry custom `properties` (see `PropertyDefinition`). @since 0.1.0 */
 export const entityNames = [
   "tour",
   "shipment",
@@ -105,9 +81,7 @@ export const entityNames = [
   "sequenceInvocation"
 ] as const
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type EntityName = (typeof entityNames)[number]
 
 const entity = <Fields extends Schema.Struct.Fields>(
@@ -141,9 +115,7 @@ export const Tour = entity("tour", "Tour", "A tour.", {
   createdAt: optional(Timestamp)
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Tour = typeof Tour.Type
 
 /**
@@ -160,50 +132,33 @@ export const CalloutTour = Schema.Struct(
   [EntityId]: "tour"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type CalloutTour = typeof CalloutTour.Type
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const Shipment = entity("shipment", "Shipment", "A shipment.", {
   status: optional(AnyJson(Schema.String))
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Shipment = typeof Shipment.Type
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const Order = entity("order", "Order", "An order.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Order = typeof Order.Type
 
-/**
- * A link between a document and an entity; a task's PDF receipt has `targetEntityType` `task`.
- * @since 0.1.0
- */
+/** A link between a document and an entity; a task's PDF receipt has `targetEntityType` `task`. @since 0.1.0 */
 export const DocumentLink = entity("documentLink", "DocumentLink", "A link between a document and an entity.", {
   targetEntityType: optional(Schema.String),
   targetEntityId: optional(AnyJson(Schema.String))
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type DocumentLink = typeof DocumentLink.Type
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const OperatorUserInvite = entity(
   "operatorUserInvite",
   "OperatorUserInvite",
@@ -211,53 +166,33 @@ export const OperatorUserInvite = entity(
   {}
 )
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const OperatorUser = entity("operatorUser", "OperatorUser", "An operator user.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const Shipper = entity("shipper", "Shipper", "A shipper.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const ShipperTeam = entity("shipperTeam", "ShipperTeam", "A team of a shipper.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const ShipperUser = entity("shipperUser", "ShipperUser", "A user of a shipper.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const ShipperAddress = entity("shipperAddress", "ShipperAddress", "An address of a shipper.", {})
 
-/**
- * Mailbox status values.
- * @since 0.1.0
- */
+/** Mailbox status values. @since 0.1.0 */
 export const MailboxStatus = oneOf("active", "inactive").annotations({ identifier: "MailboxStatus" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type MailboxStatus = typeof MailboxStatus.Type
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const Mailbox = entity("mailbox", "Mailbox", "A mailbox drafts are decoded from.", {
   status: optional(MailboxStatus)
 })
 
-/**
- * The recurring schedule of a draft in events, typed leniently: the draft is delivered as stored.
- * @since 0.1.0
- */
+/** The recurring schedule of a draft in events, typed leniently: the draft is delivered as stored. @since 0.1.0 */
 export const RecurringSchedule = Schema.Struct(
   {
     cronExpressions: optional(Schema.Array(Schema.String)),
@@ -271,10 +206,7 @@ export const RecurringSchedule = Schema.Struct(
   OpenFields
 ).annotations({ identifier: "RecurringSchedule", description: "The schedule of a recurring master." })
 
-/**
- * A transport draft, as the drafts API answers it.
- * @since 0.1.0
- */
+/** A transport draft, as the drafts API answers it. @since 0.1.0 */
 export const TransportDraft = entity("transportDraft", "TransportDraft", "A transport draft (contract §2).", {
   origin: oneOf("decode", "hub", "manual"),
   status: oneOf("draft", "review-order", "review-rfq", "active-recurring", "paused-recurring", "ended-recurring"),
@@ -290,15 +222,10 @@ export const TransportDraft = entity("transportDraft", "TransportDraft", "A tran
   updatedAt: optional(Timestamp)
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type TransportDraft = typeof TransportDraft.Type
 
-/**
- * A callout (a tour offered to a carrier) with bidding stats; secret auctions only `suggestedBid`.
- * @since 0.1.0
- */
+/** A callout (a tour offered to a carrier) with bidding stats; secret auctions only `suggestedBid`. @since 0.1.0 */
 export const CalloutWithStats = Schema.Struct(
   {
     id: Schema.String,
@@ -313,24 +240,16 @@ export const CalloutWithStats = Schema.Struct(
   description: "A callout enriched with bidding stats; secret auctions carry only suggestedBid."
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type CalloutWithStats = typeof CalloutWithStats.Type
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const Carrier = entity("carrier", "Carrier", "A carrier.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const CarrierTeam = entity("carrierTeam", "CarrierTeam", "A team of a carrier.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const CarrierUser = entity("carrierUser", "CarrierUser", "A user of a carrier.", {})
 
 const writeOffFields = {
@@ -341,10 +260,7 @@ const writeOffFields = {
 
 const NeverOnLost = Schema.Never.annotations({ message: () => "is never present on a Lost load" })
 
-/**
- * The write-off of a load whose goods were lost. It never carries `disposedAt`/`disposedBy`.
- * @since 0.1.0
- */
+/** The write-off of a load whose goods were lost. It never carries `disposedAt`/`disposedBy`. @since 0.1.0 */
 export const LostWriteOff = Schema.Struct(
   {
     reason: Schema.Literal("Lost"),
@@ -355,10 +271,7 @@ export const LostWriteOff = Schema.Struct(
   OpenFields
 ).annotations({ identifier: "LostWriteOff", description: "Write-off of lost goods; never disposed." })
 
-/**
- * The write-off of damaged goods; once disposed it carries both `disposedAt` and `disposedBy`.
- * @since 0.1.0
- */
+/** The write-off of damaged goods; once disposed it carries both `disposedAt` and `disposedBy`. @since 0.1.0 */
 export const DamagedWriteOff = Schema.Struct(
   {
     reason: Schema.Literal("Damaged"),
@@ -380,21 +293,13 @@ export const DamagedWriteOff = Schema.Struct(
     description: "Write-off of damaged goods; once disposed it carries disposedAt and disposedBy."
   })
 
-/**
- * Why a Perished load was written off.
- * @since 0.1.0
- */
+/** Why a Perished load was written off. @since 0.1.0 */
 export const WriteOff = Schema.Union(LostWriteOff, DamagedWriteOff).annotations({ identifier: "WriteOff" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type WriteOff = typeof WriteOff.Type
 
-/**
- * The statuses a load ends in: `Returned` (goods intact) or `Perished` (written off, terminal).
- * @since 0.1.0
- */
+/** The statuses a load ends in: `Returned` (goods intact) or `Perished` (written off, terminal). @since 0.1.0 */
 export const terminalLoadStatuses = ["Returned", "Perished"] as const
 
 /**
@@ -434,36 +339,23 @@ export const LegLoad = Schema.Struct(
     description: "A load of a leg; it may end Returned or Perished (then with its write-off)."
   })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type LegLoad = typeof LegLoad.Type
 
-/**
- * A leg; leg events carry the whole leg after the transition.
- * @since 0.1.0
- */
+/** A leg; leg events carry the whole leg after the transition. @since 0.1.0 */
 export const Leg = entity("leg", "Leg", "A leg of a shipment; delivered whole after each transition.", {
   status: optional(AnyJson(Schema.String)),
   loads: optional(Schema.Array(LegLoad))
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Leg = typeof Leg.Type
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const Comment = entity("comment", "Comment", "A comment.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const CommentReaction = entity("commentReaction", "CommentReaction", "A reaction to a comment.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const SequenceInvocation = entity("sequenceInvocation", "SequenceInvocation", "An invocation of a sequence.", {})

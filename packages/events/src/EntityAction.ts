@@ -7,10 +7,7 @@ import * as Schema from "effect/Schema"
 import { OpenFields, Timestamp, TimestampMillis } from "./Entity.js"
 import { oneOf, optional } from "./internal/schemas.js"
 
-/**
- * The `payload` of an action record: `type` is the verb; the rest mirrors the request.
- * @since 0.1.0
- */
+/** The `payload` of an action record: `type` is the verb; the rest mirrors the request. @since 0.1.0 */
 export const ActionPayload = Schema.Struct({ type: Schema.String }, OpenFields).annotations({
   identifier: "ActionPayload",
   description: "type is the verb of the action; other fields mirror the request."
@@ -28,29 +25,19 @@ const action = <Fields extends Schema.Struct.Fields>(identifier: string, descrip
     OpenFields
   ).annotations({ identifier, description })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const TourAction = action("TourAction", "An action on a tour; carrier-integration internals redacted.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type TourAction = typeof TourAction.Type
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const ShipperAction = action("ShipperAction", "An action on a shipper.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const ShipperTeamAction = action("ShipperTeamAction", "An action on a shipper team.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const ShipperUserAction = action("ShipperUserAction", "An action on a shipper user.", {})
 
 /**
@@ -69,20 +56,13 @@ export const CalloutAction = action(
   }
 )
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type CalloutAction = typeof CalloutAction.Type
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const SequenceInvocationAction = action("SequenceInvocationAction", "An action on a sequence invocation.", {})
 
-/**
- * An action on a transport draft.
- * @since 0.1.0
- */
+/** An action on a transport draft. @since 0.1.0 */
 export const TransportDraftAction = action("TransportDraftAction", "An action on a transport draft (contract §2).", {
   draftId: optional(Schema.String),
   payload: Schema.Struct(
@@ -108,29 +88,19 @@ export const TransportDraftAction = action("TransportDraftAction", "An action on
   )
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type TransportDraftAction = typeof TransportDraftAction.Type
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const CarrierAction = action("CarrierAction", "An action on a carrier.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const CarrierTeamAction = action("CarrierTeamAction", "An action on a carrier team.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const CarrierUserAction = action("CarrierUserAction", "An action on a carrier user.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export const DocumentLinkAction = action("DocumentLinkAction", "An action on a document link.", {})
 
 /**
@@ -140,7 +110,5 @@ export const DocumentLinkAction = action("DocumentLinkAction", "An action on a d
  */
 export const LegAction = action("LegAction", "A leg lifecycle transition; the verb is in payload.type.", {})
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type LegAction = typeof LegAction.Type

@@ -1,7 +1,4 @@
-/**
- * The delivery envelope: every delivery body is exactly `{ id, type, createdAt, payload }`.
- * @since 0.1.0
- */
+/** The delivery envelope: every delivery body is exactly `{ id, type, createdAt, payload }`. @since 0.1.0 */
 import type { Issue } from "@waybill/core/Issue"
 import * as IssueM from "@waybill/core/Issue"
 import * as JsonDepth from "@waybill/core/JsonDepth"
@@ -15,18 +12,12 @@ import { fromParseError } from "./internal/issues.js"
 import { pascal } from "./internal/names.js"
 import { decodePayload, type PayloadOf, parseOptions, schemas } from "./Payload.js"
 
-/**
- * An event id (`evt_…`).
- * @since 0.1.0
- */
+/** An event id (`evt_…`). @since 0.1.0 */
 export const EventId = Schema.String.pipe(
   Schema.pattern(/^evt_\S+$/, { message: () => "must be an event id (evt_…)" })
 ).annotations({ title: "event id", description: "evt_… (also sent as X-Event-Id)" })
 
-/**
- * The envelope of any event, its payload not yet checked.
- * @since 0.1.0
- */
+/** The envelope of any event, its payload not yet checked. @since 0.1.0 */
 export const Envelope = Schema.Struct({
   id: EventId,
   type: EventType,
@@ -34,10 +25,7 @@ export const Envelope = Schema.Struct({
   payload: Schema.Unknown
 }).annotations({ identifier: "EventEnvelope", description: "A delivery body: exactly id, type, createdAt, payload." })
 
-/**
- * The envelope of one event type.
- * @since 0.1.0
- */
+/** The envelope of one event type. @since 0.1.0 */
 export interface EnvelopeOf<T extends EventType> {
   readonly id: string
   readonly type: T
@@ -45,10 +33,7 @@ export interface EnvelopeOf<T extends EventType> {
   readonly payload: PayloadOf<T>
 }
 
-/**
- * The envelope of any event, discriminated by `type` so a `switch` narrows the payload.
- * @since 0.1.0
- */
+/** The envelope of any event, discriminated by `type` so a `switch` narrows the payload. @since 0.1.0 */
 export type AnyEnvelope = { readonly [K in EventType]: EnvelopeOf<K> }[EventType]
 
 const envelopes = new Map<EventType, Schema.Schema.AnyNoContext>(
@@ -66,10 +51,7 @@ const envelopes = new Map<EventType, Schema.Schema.AnyNoContext>(
   ])
 )
 
-/**
- * The envelope schema of one event type, its payload typed.
- * @since 0.1.0
- */
+/** The envelope schema of one event type, its payload typed. @since 0.1.0 */
 export const envelopeSchema = <T extends EventType>(type: T): Schema.Schema<EnvelopeOf<T>, EnvelopeOf<T>> =>
   envelopes.get(type) as Schema.Schema<EnvelopeOf<T>, EnvelopeOf<T>>
 
@@ -101,10 +83,7 @@ export const decode = (input: unknown): Either.Either<AnyEnvelope, ReadonlyArray
   return Either.left(issues)
 }
 
-/**
- * Decodes a raw delivery body (the bytes received, as text); invalid JSON is one issue at `""`.
- * @since 0.1.0
- */
+/** Decodes a raw delivery body (the bytes received, as text); invalid JSON is one issue at `""`. @since 0.1.0 */
 export const decodeJson = (body: string): Either.Either<AnyEnvelope, ReadonlyArray<Issue>> => {
   let parsed: unknown
   try {

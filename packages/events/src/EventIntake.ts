@@ -23,19 +23,13 @@ import { isEventType, notInCatalogue } from "./EventType.js"
 import { decodePayload } from "./Payload.js"
 import { redact } from "./Producer.js"
 
-/**
- * The body of `POST /events`, for documentation; `decodeEvent` is what checks it.
- * @since 0.2.0
- */
+/** The body of `POST /events`, for documentation; `decodeEvent` is what checks it. @since 0.2.0 */
 export const PublishEvent = Schema.Struct({
   type: Schema.String.annotations({ description: "A catalogue event type" }),
   payload: Schema.Unknown.annotations({ description: "The payload of that event type (see the webhooks section)" })
 }).annotations({ identifier: "PublishEvent" })
 
-/**
- * The answer of `POST /events` (202).
- * @since 0.2.0
- */
+/** The answer of `POST /events` (202). @since 0.2.0 */
 export const Published = Schema.Struct({ id: Schema.String }).annotations({ identifier: "PublishedEvent" })
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -94,10 +88,7 @@ export class GroupCommit extends Context.Tag("@waybill/events/EventIntake/GroupC
   }
 >() {}
 
-/**
- * The group commit over the `EventOutbox` in context; its writer runs while the layer lives.
- * @since 0.2.0
- */
+/** The group commit over the `EventOutbox` in context; its writer runs while the layer lives. @since 0.2.0 */
 export const layerGroupCommit: Layer.Layer<GroupCommit, never, EventOutbox> = Layer.scoped(
   GroupCommit,
   Effect.gen(function* () {
@@ -159,10 +150,7 @@ export const publisher: Effect.Effect<
     )
 })
 
-/**
- * The answer of `POST /events`, kept for its `Idempotency-Key`: the event's id.
- * @since 0.2.0
- */
+/** The answer of `POST /events`, kept for its `Idempotency-Key`: the event's id. @since 0.2.0 */
 export type PublishedEvent = typeof Published.Type
 
 const decodePublished = Schema.decodeUnknownSync(Published)
@@ -223,10 +211,7 @@ export const idempotentPublisher: Effect.Effect<
   })
 })
 
-/**
- * Records a `POST /events` body in the caller's workspace (`publisher`, resolved for this call).
- * @since 0.2.0
- */
+/** Records a `POST /events` body in the caller's workspace (`publisher`, resolved for this call). @since 0.2.0 */
 export const publish = (
   input: unknown
 ): Effect.Effect<RecordedEvent, ValidationError.ValidationError, EventOutbox | CurrentWorkspace> =>

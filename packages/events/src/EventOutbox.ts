@@ -29,10 +29,7 @@ import type { EventType } from "./EventType.js"
  */
 export const maxPayloadDepth = 2 * JsonDepth.maxDepth
 
-/**
- * An event a producer wants to publish.
- * @since 0.1.0
- */
+/** An event a producer wants to publish. @since 0.1.0 */
 export interface NewEvent {
   readonly type: EventType
   readonly payload: unknown
@@ -56,10 +53,7 @@ export interface NewEvent {
   readonly traceparent?: string | undefined
 }
 
-/**
- * An event as recorded: id, time, and the exact body every delivery of it sends.
- * @since 0.1.0
- */
+/** An event as recorded: id, time, and the exact body every delivery of it sends. @since 0.1.0 */
 export interface RecordedEvent {
   readonly id: string
   readonly workspaceId: WorkspaceId
@@ -72,9 +66,7 @@ export interface RecordedEvent {
   readonly traceparent: string
 }
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class EventOutbox extends Context.Tag("@waybill/events/EventOutbox")<
   EventOutbox,
   {
@@ -146,19 +138,13 @@ export const countPublished = (recorded: ReadonlyArray<RecordedEvent | undefined
     for (const event of recorded) if (event !== undefined) Metrics.recordPublished(event.type)
   })
 
-/**
- * Reads what an in-memory outbox recorded, for tests and embedders without storage.
- * @since 0.1.0
- */
+/** Reads what an in-memory outbox recorded, for tests and embedders without storage. @since 0.1.0 */
 export class MemoryEventLog extends Context.Tag("@waybill/events/MemoryEventLog")<
   MemoryEventLog,
   Recorded<RecordedEvent>
 >() {}
 
-/**
- * An in-memory outbox that keeps every recorded event in order.
- * @since 0.1.0
- */
+/** An in-memory outbox that keeps every recorded event in order. @since 0.1.0 */
 export const layerMemory: Layer.Layer<EventOutbox | MemoryEventLog> = Layer.effectContext(
   Effect.gen(function* () {
     const log = yield* Ref.make<ReadonlyArray<RecordedEvent>>([])

@@ -1,13 +1,7 @@
-/**
- * The 60 event types of the catalogue, spelled and ordered exactly as the spec's table.
- * @since 0.1.0
- */
+/** The 60 event types of the catalogue, spelled and ordered exactly as the spec's table. @since 0.1.0 */
 import * as Schema from "effect/Schema"
 
-/**
- * Every event type, in the spec's order.
- * @since 0.1.0
- */
+/** Every event type, in the spec's order. @since 0.1.0 */
 export const all = [
   "tour-created",
   "tour-assigned",
@@ -71,27 +65,19 @@ export const all = [
   "task-cancelled"
 ] as const
 
-/**
- * An event type name.
- * @since 0.1.0
- */
+/** An event type name. @since 0.1.0 */
 export const EventType = Schema.Literal(...all).annotations({
   identifier: "EventType",
   description: "A catalogue event type.",
   message: (issue) => ({ message: notInCatalogue(issue.actual), override: true })
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type EventType = typeof EventType.Type
 
 const known: ReadonlySet<string> = new Set(all)
 
-/**
- * Whether a string names a catalogue event type.
- * @since 0.1.0
- */
+/** Whether a string names a catalogue event type. @since 0.1.0 */
 export const isEventType = (value: unknown): value is EventType => typeof value === "string" && known.has(value)
 
 // Edit distance with transpositions (optimal string alignment), given up beyond `limit`.

@@ -10,18 +10,12 @@ import { envelopeSchema } from "./Envelope.js"
 import { all, type EventType } from "./EventType.js"
 import { schemas } from "./Payload.js"
 
-/**
- * A JSON object as it appears in an OpenAPI document.
- * @since 0.1.0
- */
+/** A JSON object as it appears in an OpenAPI document. @since 0.1.0 */
 export interface JsonObject {
   readonly [key: string]: unknown
 }
 
-/**
- * What the HTTP layer merges into its OpenAPI document: `webhooks` and the components they use.
- * @since 0.1.0
- */
+/** What the HTTP layer merges into its OpenAPI document: `webhooks` and the components they use. @since 0.1.0 */
 export interface OpenApiWebhooks {
   readonly webhooks: { readonly [K in EventType]: JsonObject }
   readonly components: {

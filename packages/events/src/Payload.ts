@@ -55,10 +55,7 @@ const reference = { referencedEntity: Task.ReferencedEntity }
 
 const statusSnapshotKey = Schema.optionalWith(Schema.String, { exact: true })
 
-/**
- * Payload schemas by event type.
- * @since 0.1.0
- */
+/** Payload schemas by event type. @since 0.1.0 */
 export const schemas = identified({
   "tour-created": about("tour", "A tour was created (each tour a recurring master generates, too)."),
   "tour-assigned": about("tour", "A carrier was assigned to a tour."),
@@ -208,16 +205,10 @@ export const schemas = identified({
   })
 })
 
-/**
- * The payload of an event type.
- * @since 0.1.0
- */
+/** The payload of an event type. @since 0.1.0 */
 export type PayloadOf<T extends EventType> = Schema.Schema.Type<(typeof schemas)[T]>
 
-/**
- * The payload schema of an event type.
- * @since 0.1.0
- */
+/** The payload schema of an event type. @since 0.1.0 */
 export const payloadSchema = <T extends EventType>(type: T): Schema.Schema<PayloadOf<T>, PayloadOf<T>> =>
   schemas[type] as unknown as Schema.Schema<PayloadOf<T>, PayloadOf<T>>
 

@@ -15,19 +15,13 @@ import type { EventType } from "./EventType.js"
 import type { PayloadOf } from "./Payload.js"
 import type * as Task from "./Task.js"
 
-/**
- * An event with a payload typed by its event type; assignable to `EventOutbox.NewEvent`.
- * @since 0.1.0
- */
+/** An event with a payload typed by its event type; assignable to `EventOutbox.NewEvent`. @since 0.1.0 */
 export interface Event<T extends EventType> {
   readonly type: T
   readonly payload: PayloadOf<T>
 }
 
-/**
- * Builds a typed event.
- * @since 0.1.0
- */
+/** Builds a typed event. @since 0.1.0 */
 export const event = <T extends EventType>(type: T, payload: PayloadOf<T>): Event<T> => ({ type, payload })
 
 type JsonRecord = Readonly<Record<string, unknown>>
@@ -42,10 +36,7 @@ const pick = (record: JsonRecord, keys: ReadonlyArray<string>): Record<string, u
 const omit = <A extends JsonRecord>(record: A, keys: ReadonlyArray<string>): A =>
   Object.fromEntries(Object.entries(record).filter(([key]) => !keys.includes(key))) as A
 
-/**
- * The fields a carrier-booking record is reduced to.
- * @since 0.1.0
- */
+/** The fields a carrier-booking record is reduced to. @since 0.1.0 */
 export const carrierBookingFields = ["provider", "carrierId", "carrierBookingId", "trackingRef"] as const
 
 const reduceCarrierBooking = (value: unknown): { readonly keep: boolean; readonly value?: unknown } => {
@@ -100,19 +91,13 @@ export const redactTourAction = (action: EntityAction.TourAction): EntityAction.
     : stripped
 }
 
-/**
- * Removes the internal dispatch context (`payload.dispatchContext`) from a callout action.
- * @since 0.1.0
- */
+/** Removes the internal dispatch context (`payload.dispatchContext`) from a callout action. @since 0.1.0 */
 export const redactCalloutAction = <A extends { readonly payload: JsonRecord }>(action: A): A => ({
   ...action,
   payload: omit(action.payload, ["dispatchContext"])
 })
 
-/**
- * Reduces a tour to what `callout-action-created` delivers: `id` and `properties`.
- * @since 0.1.0
- */
+/** Reduces a tour to what `callout-action-created` delivers: `id` and `properties`. @since 0.1.0 */
 export const reduceCalloutTour = (tour: Entity.CalloutTour): Entity.CalloutTour =>
   pick(tour, ["id", "properties"]) as Entity.CalloutTour
 
@@ -141,19 +126,13 @@ export const redact = <T extends EventType>(type: T, payload: PayloadOf<T>): Pay
   }
 }
 
-/**
- * The status snapshot a commit relays with its first action.
- * @since 0.1.0
- */
+/** The status snapshot a commit relays with its first action. @since 0.1.0 */
 export interface StatusSnapshot {
   readonly oldStatus: string
   readonly newStatus: string
 }
 
-/**
- * A `tour-action-created` event, the action redacted; `oldStatus`/`newStatus` only with a snapshot.
- * @since 0.1.0
- */
+/** A `tour-action-created` event, the action redacted; `oldStatus`/`newStatus` only with a snapshot. @since 0.1.0 */
 export const tourActionCreated = (input: {
   readonly tour: Entity.Tour
   readonly action: EntityAction.TourAction
@@ -167,10 +146,7 @@ export const tourActionCreated = (input: {
       : { oldStatus: input.snapshot.oldStatus, newStatus: input.snapshot.newStatus })
   })
 
-/**
- * The `tour-action-created` events of one commit, in order; a snapshot goes with the first only.
- * @since 0.1.0
- */
+/** The `tour-action-created` events of one commit, in order; a snapshot goes with the first only. @since 0.1.0 */
 export const tourCommitEvents = (input: {
   readonly tour: Entity.Tour
   readonly actions: ReadonlyArray<EntityAction.TourAction>
@@ -180,24 +156,15 @@ export const tourCommitEvents = (input: {
     tourActionCreated({ tour: input.tour, action, snapshot: index === 0 ? input.snapshot : undefined })
   )
 
-/**
- * `tour-deleted` carries only the id.
- * @since 0.1.0
- */
+/** `tour-deleted` carries only the id. @since 0.1.0 */
 export const tourDeleted = (tour: { readonly id: string }): Event<"tour-deleted"> =>
   event("tour-deleted", { tourId: tour.id })
 
-/**
- * `shipment-deleted` carries only the id.
- * @since 0.1.0
- */
+/** `shipment-deleted` carries only the id. @since 0.1.0 */
 export const shipmentDeleted = (shipment: { readonly id: string }): Event<"shipment-deleted"> =>
   event("shipment-deleted", { shipmentId: shipment.id })
 
-/**
- * Bidding stats of a callout, as the bidding engine computes them.
- * @since 0.1.0
- */
+/** Bidding stats of a callout, as the bidding engine computes them. @since 0.1.0 */
 export interface BiddingStats {
   readonly currentBid: number | null
   readonly bidCount: number
@@ -205,25 +172,16 @@ export interface BiddingStats {
   readonly suggestedBid: number | null
 }
 
-/**
- * The stat fields a callout is enriched with.
- * @since 0.1.0
- */
+/** The stat fields a callout is enriched with. @since 0.1.0 */
 export const biddingStatFields = ["currentBid", "bidCount", "isWinning", "suggestedBid"] as const
 
-/**
- * A callout as stored, before enrichment.
- * @since 0.1.0
- */
+/** A callout as stored, before enrichment. @since 0.1.0 */
 export interface Callout {
   readonly id: string
   readonly [key: string]: unknown
 }
 
-/**
- * Enriches a callout with its bidding stats; a secret auction reveals only `suggestedBid`.
- * @since 0.1.0
- */
+/** Enriches a callout with its bidding stats; a secret auction reveals only `suggestedBid`. @since 0.1.0 */
 export const enrichCallout = (
   callout: Callout,
   stats: BiddingStats,
@@ -241,10 +199,7 @@ export const enrichCallout = (
       }
 }
 
-/**
- * A callout action as the dispatcher records it; `createdAtMilliseconds` is the truth.
- * @since 0.1.0
- */
+/** A callout action as the dispatcher records it; `createdAtMilliseconds` is the truth. @since 0.1.0 */
 export interface CalloutActionInput {
   readonly id: string
   readonly payload: EntityAction.CalloutAction["payload"]
@@ -275,16 +230,10 @@ export const calloutActionCreated = (input: {
   })
 }
 
-/**
- * The event types of tasks.
- * @since 0.1.0
- */
+/** The event types of tasks. @since 0.1.0 */
 export type TaskEventType = "task-created" | "task-completed" | "task-skipped" | "task-cancelled"
 
-/**
- * The closing event of each closed task status.
- * @since 0.1.0
- */
+/** The closing event of each closed task status. @since 0.1.0 */
 export const closingEventTypes = {
   completed: "task-completed",
   skipped: "task-skipped",
@@ -294,20 +243,14 @@ export const closingEventTypes = {
 const closingStatus = (task: Task.Task | undefined) =>
   task?.status === "completed" || task?.status === "skipped" || task?.status === "cancelled" ? task.status : undefined
 
-/**
- * A reference to an entity: exactly `orn`, `type` and `id`, never the entity itself.
- * @since 0.1.0
- */
+/** A reference to an entity: exactly `orn`, `type` and `id`, never the entity itself. @since 0.1.0 */
 export const toReference = (entity: {
   readonly orn: string
   readonly type: string
   readonly id: string
 }): Task.ReferencedEntity => ({ orn: entity.orn, type: entity.type, id: entity.id })
 
-/**
- * Marks a task as created from a template: `templateId`, and `templateKey` if the template has one.
- * @since 0.1.0
- */
+/** Marks a task as created from a template: `templateId`, and `templateKey` if the template has one. @since 0.1.0 */
 export const applyTemplate = (
   task: Task.Task,
   template: { readonly id: string; readonly key?: string | null | undefined }
@@ -317,10 +260,7 @@ export const applyTemplate = (
   ...(template.key === undefined || template.key === null || template.key === "" ? {} : { templateKey: template.key })
 })
 
-/**
- * A task change the rules refuse: a closed task (completed, skipped, cancelled) stays closed.
- * @since 0.1.0
- */
+/** A task change the rules refuse: a closed task (completed, skipped, cancelled) stays closed. @since 0.1.0 */
 export class TaskTransitionError extends Schema.TaggedError<TaskTransitionError>("@waybill/events/TaskTransitionError")(
   "TaskTransitionError",
   { taskId: Schema.String, message: Schema.String }
@@ -365,10 +305,7 @@ export const taskEvents = (input: {
   return Either.right(events)
 }
 
-/**
- * A load transition the rules refuse (e.g. disposing a Lost load).
- * @since 0.1.0
- */
+/** A load transition the rules refuse (e.g. disposing a Lost load). @since 0.1.0 */
 export class LoadTransitionError extends Schema.TaggedError<LoadTransitionError>("@waybill/events/LoadTransitionError")(
   "LoadTransitionError",
   { loadId: Schema.String, message: Schema.String }
@@ -387,16 +324,10 @@ const ended = (load: Entity.LegLoad) =>
 export const legActionCreated = (leg: Entity.Leg, action: EntityAction.LegAction): Event<"leg-action-created"> =>
   event("leg-action-created", { leg, action })
 
-/**
- * `leg-deleted` carries the full removed leg (unlike tour and shipment deletions).
- * @since 0.1.0
- */
+/** `leg-deleted` carries the full removed leg (unlike tour and shipment deletions). @since 0.1.0 */
 export const legDeleted = (leg: Entity.Leg): Event<"leg-deleted"> => event("leg-deleted", { leg })
 
-/**
- * Ends a load as Returned (goods intact, obligation moved to a return shipment).
- * @since 0.1.0
- */
+/** Ends a load as Returned (goods intact, obligation moved to a return shipment). @since 0.1.0 */
 export const returnLoad = (
   load: Entity.LegLoad,
   options: { readonly returnShipmentId?: string | undefined } = {}
@@ -409,10 +340,7 @@ export const returnLoad = (
         ...(options.returnShipmentId === undefined ? {} : { returnShipmentId: options.returnShipmentId })
       })
 
-/**
- * Ends a load as Perished, written off as Lost or Damaged: a terminal loss, no follow-up shipment.
- * @since 0.1.0
- */
+/** Ends a load as Perished, written off as Lost or Damaged: a terminal loss, no follow-up shipment. @since 0.1.0 */
 export const writeOffLoad = (
   load: Entity.LegLoad,
   writeOff: {
@@ -435,10 +363,7 @@ export const writeOffLoad = (
         }
       })
 
-/**
- * Records the disposal of a written-off Damaged load; fails on any other load or a second time.
- * @since 0.1.0
- */
+/** Records the disposal of a written-off Damaged load; fails on any other load or a second time. @since 0.1.0 */
 export const disposeLoad = (
   load: Entity.LegLoad,
   disposal: { readonly disposedAt: number; readonly disposedBy: string }

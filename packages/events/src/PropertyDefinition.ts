@@ -18,15 +18,10 @@ import { entityNames } from "./Entity.js"
 import { fromParseError } from "./internal/issues.js"
 import { oneOf } from "./internal/schemas.js"
 
-/**
- * Property types; multiselect, tags and document are listed as filter fields but not selectable.
- * @since 0.1.0
- */
+/** Property types; multiselect, tags and document are listed as filter fields but not selectable. @since 0.1.0 */
 export const PropertyType = oneOf("text", "number", "checkbox", "select", "date", "multiselect", "tags", "document")
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type PropertyType = typeof PropertyType.Type
 
 // One path segment of `<entity>.properties.<id>`, never a name that path walking refuses.
@@ -68,9 +63,7 @@ export const PropertyDefinition = Schema.Struct({
   )
   .annotations({ identifier: "PropertyDefinition" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type PropertyDefinition = typeof PropertyDefinition.Type
 
 /**
@@ -103,10 +96,7 @@ export const decodeAll = (input: unknown): Either.Either<ReadonlyArray<PropertyD
   )
 }
 
-/**
- * The port to each workspace's property definitions.
- * @since 0.1.0
- */
+/** The port to each workspace's property definitions. @since 0.1.0 */
 export class PropertyDefinitions extends Context.Tag("@waybill/events/PropertyDefinitions")<
   PropertyDefinitions,
   {
@@ -114,9 +104,6 @@ export class PropertyDefinitions extends Context.Tag("@waybill/events/PropertyDe
   }
 >() {}
 
-/**
- * The same definitions for every workspace.
- * @since 0.1.0
- */
+/** The same definitions for every workspace. @since 0.1.0 */
 export const layerFixed = (definitions: ReadonlyArray<PropertyDefinition>): Layer.Layer<PropertyDefinitions> =>
   Layer.succeed(PropertyDefinitions, PropertyDefinitions.of({ forWorkspace: () => Effect.succeed(definitions) }))

@@ -17,15 +17,10 @@ export const TaskStatus = oneOf("open", "completed", "skipped", "cancelled").ann
   identifier: "TaskStatus"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type TaskStatus = typeof TaskStatus.Type
 
-/**
- * What closing a task produced: `formOutput` is the validated form output by form element id.
- * @since 0.1.0
- */
+/** What closing a task produced: `formOutput` is the validated form output by form element id. @since 0.1.0 */
 export const TaskOutcome = Schema.Struct({ formOutput: optional(OpenObject) }, OpenFields).annotations({
   identifier: "TaskOutcome"
 })
@@ -60,45 +55,30 @@ const taskEntity = <Fields extends Schema.Struct.Fields>(identifier: string, des
     )
     .annotations({ identifier, description, [EntityId]: "task" })
 
-/**
- * A task; one made from a template carries `templateId`, and `templateKey` if the template has one.
- * @since 0.1.0
- */
+/** A task; one made from a template carries `templateId`, and `templateKey` if the template has one. @since 0.1.0 */
 export const Task = taskEntity("Task", "A task, as it is after the transition.", {
   outcome: optional(Schema.NullOr(TaskOutcome))
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Task = typeof Task.Type
 
-/**
- * The task of `task-completed`: it carries the complete validated form output.
- * @since 0.1.0
- */
+/** The task of `task-completed`: it carries the complete validated form output. @since 0.1.0 */
 export const CompletedTask = taskEntity(
   "CompletedTask",
   "A completed task; outcome.formOutput holds the complete validated form output keyed by form element id.",
   { outcome: Schema.Struct({ formOutput: OpenObject }, OpenFields).annotations({ identifier: "CompletedTaskOutcome" }) }
 )
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type CompletedTask = typeof CompletedTask.Type
 
-/**
- * A reference to the entity a task is about; it never embeds the entity.
- * @since 0.1.0
- */
+/** A reference to the entity a task is about; it never embeds the entity. @since 0.1.0 */
 export const ReferencedEntity = Schema.Struct({
   orn: Schema.String,
   type: Schema.String,
   id: Schema.String
 }).annotations({ identifier: "ReferencedEntity", description: "A reference (orn, type, id); never the entity." })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ReferencedEntity = typeof ReferencedEntity.Type

@@ -20,10 +20,7 @@ const MAX_TIME = 8.64e15
  */
 export const MILLISECONDS_THRESHOLD = 1e12
 
-/**
- * The instants of one Berlin calendar day, `[start, end)` in epoch milliseconds.
- * @since 0.1.0
- */
+/** The instants of one Berlin calendar day, `[start, end)` in epoch milliseconds. @since 0.1.0 */
 export interface DayBounds {
   /** Days since 1970-01-01. */
   readonly day: number
@@ -33,16 +30,10 @@ export interface DayBounds {
   readonly end: number
 }
 
-/**
- * Days since 1970-01-01 of a proleptic Gregorian date.
- * @since 0.1.0
- */
+/** Days since 1970-01-01 of a proleptic Gregorian date. @since 0.1.0 */
 export const fromCivil: (year: number, month: number, day: number) => number = Calendar.fromCivil
 
-/**
- * The date of a day number.
- * @since 0.1.0
- */
+/** The date of a day number. @since 0.1.0 */
 export const toCivil: (day: number) => { readonly year: number; readonly month: number; readonly day: number } =
   Calendar.toCivil
 
@@ -53,18 +44,12 @@ export const toCivil: (day: number) => { readonly year: number; readonly month: 
  */
 export const parseDate = (text: string): Option.Option<number> => Option.fromNullable(Calendar.parseDate(text))
 
-/**
- * Formats a day number as `YYYY-MM-DD`.
- * @since 0.1.0
- */
+/** Formats a day number as `YYYY-MM-DD`. @since 0.1.0 */
 export const formatDate: (day: number) => string = Calendar.formatDate
 
 const BERLIN = "Europe/Berlin"
 
-/**
- * The Berlin calendar day of an instant (uses `Intl`: for setup code, not per evaluation).
- * @since 0.1.0
- */
+/** The Berlin calendar day of an instant (uses `Intl`: for setup code, not per evaluation). @since 0.1.0 */
 export const dayOfInstant = (epochMillis: number): number =>
   Math.floor((epochMillis + Calendar.offsetAt(BERLIN, Math.floor(epochMillis / 1000)) * 1000) / MS_PER_DAY)
 
@@ -75,10 +60,7 @@ export const dayOfInstant = (epochMillis: number): number =>
  */
 export const startOfDay = (day: number): number => Calendar.resolve(BERLIN, day * Calendar.SECONDS_PER_DAY) * 1000
 
-/**
- * The instants of a Berlin calendar day. Resolve these once (they use `Intl`), then `compare`.
- * @since 0.1.0
- */
+/** The instants of a Berlin calendar day. Resolve these once (they use `Intl`), then `compare`. @since 0.1.0 */
 export const bounds = (day: number): DayBounds => ({ day, start: startOfDay(day), end: startOfDay(day + 1) })
 
 /** The position of an instant relative to the bounds: -1 before, 0 on, 1 after, NaN outside time. */

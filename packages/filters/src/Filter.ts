@@ -15,37 +15,23 @@ import { interpret } from "./internal/interpret.js"
 import * as plan_ from "./internal/plan.js"
 import * as validate_ from "./internal/validate.js"
 
-/**
- * Groups nest at most this many levels; the top group is level 1.
- * @since 0.1.0
- */
+/** Groups nest at most this many levels; the top group is level 1. @since 0.1.0 */
 export const MAX_DEPTH: number = plan_.MAX_DEPTH
 
-/**
- * A filter holds at most this many conditions (leaves), all groups together.
- * @since 0.1.0
- */
+/** A filter holds at most this many conditions (leaves), all groups together. @since 0.1.0 */
 export const MAX_CONDITIONS: number = plan_.MAX_CONDITIONS
 
-/**
- * How a group combines its conditions: `all` (AND, the default) or `any` (OR).
- * @since 0.1.0
- */
+/** How a group combines its conditions: `all` (AND, the default) or `any` (OR). @since 0.1.0 */
 export const Match = Schema.Literal("all", "any")
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Match = typeof Match.Type
 
 const Field = Schema.String.annotations({
   description: "A dotted payload path from the event's filter-field catalogue, e.g. tour.properties.prop_region"
 })
 
-/**
- * A calendar date `YYYY-MM-DD` (a real day), the operand of date conditions.
- * @since 0.1.0
- */
+/** A calendar date `YYYY-MM-DD` (a real day), the operand of date conditions. @since 0.1.0 */
 export const CalendarDate = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/),
   Schema.filter((text) => Option.isSome(BerlinDay.parseDate(text)), {
@@ -53,68 +39,47 @@ export const CalendarDate = Schema.String.pipe(
   })
 ).annotations({ identifier: "CalendarDate" })
 
-/**
- * A condition on a text field; literal and case-sensitive.
- * @since 0.1.0
- */
+/** A condition on a text field; literal and case-sensitive. @since 0.1.0 */
 export const TextCondition = Schema.Struct({
   field: Field,
   operator: Schema.Literal(...valueOperators.text),
   value: Schema.NonEmptyString
 }).annotations({ identifier: "TextCondition" })
 
-/**
- * A condition on a number field.
- * @since 0.1.0
- */
+/** A condition on a number field. @since 0.1.0 */
 export const NumberCondition = Schema.Struct({
   field: Field,
   operator: Schema.Literal(...valueOperators.number),
   value: Schema.Finite
 }).annotations({ identifier: "NumberCondition" })
 
-/**
- * A condition on a checkbox field; no operand.
- * @since 0.1.0
- */
+/** A condition on a checkbox field; no operand. @since 0.1.0 */
 export const CheckboxCondition = Schema.Struct({
   field: Field,
   operator: Schema.Literal(...valueOperators.checkbox)
 }).annotations({ identifier: "CheckboxCondition" })
 
-/**
- * A condition on a select field; the operand is an option id.
- * @since 0.1.0
- */
+/** A condition on a select field; the operand is an option id. @since 0.1.0 */
 export const SelectCondition = Schema.Struct({
   field: Field,
   operator: Schema.Literal(...valueOperators.select),
   value: Schema.String.annotations({ description: "An option id of the field" })
 }).annotations({ identifier: "SelectCondition" })
 
-/**
- * A condition on a date field, comparing Europe/Berlin calendar days.
- * @since 0.1.0
- */
+/** A condition on a date field, comparing Europe/Berlin calendar days. @since 0.1.0 */
 export const DateCondition = Schema.Struct({
   field: Field,
   operator: Schema.Literal(...valueOperators.date),
   value: CalendarDate
 }).annotations({ identifier: "DateCondition" })
 
-/**
- * `is_set` / `is_not_set`: presence only, whatever the field type; no operand.
- * @since 0.1.0
- */
+/** `is_set` / `is_not_set`: presence only, whatever the field type; no operand. @since 0.1.0 */
 export const PresenceCondition = Schema.Struct({
   field: Field,
   operator: Schema.Literal(...presenceOperators)
 }).annotations({ identifier: "PresenceCondition" })
 
-/**
- * One condition: a field, an operator and (for most operators) an operand.
- * @since 0.1.0
- */
+/** One condition: a field, an operator and (for most operators) an operand. @since 0.1.0 */
 export const Condition = Schema.Union(
   TextCondition,
   NumberCondition,
@@ -124,24 +89,16 @@ export const Condition = Schema.Union(
   PresenceCondition
 ).annotations({ identifier: "FilterCondition" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Condition = typeof Condition.Type
 
-/**
- * A group of conditions and nested groups; `match` is filled in (`all`) when omitted.
- * @since 0.1.0
- */
+/** A group of conditions and nested groups; `match` is filled in (`all`) when omitted. @since 0.1.0 */
 export interface FilterGroup {
   readonly match: Match
   readonly conditions: ReadonlyArray<Condition | FilterGroup>
 }
 
-/**
- * A group as sent: `match` may be omitted.
- * @since 0.1.0
- */
+/** A group as sent: `match` may be omitted. @since 0.1.0 */
 export interface FilterGroupEncoded {
   readonly match?: Match
   readonly conditions: ReadonlyArray<typeof Condition.Encoded | FilterGroupEncoded>
@@ -201,15 +158,10 @@ export const validateFilter = (
   )
 }
 
-/**
- * A compiled filter: whether a payload passes. Never throws.
- * @since 0.1.0
- */
+/** A compiled filter: whether a payload passes. Never throws. @since 0.1.0 */
 export type Predicate = (payload: unknown) => boolean
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export interface CompileOptions {
   /** Payload roots (e.g. `"tour"`) whose absence makes every condition under `<root>.` false, negated ones too. */
   readonly guardedRoots?: ReadonlyArray<string>
@@ -239,9 +191,6 @@ export const compileFilterEither = (
 
 const failClosed: Predicate = () => false
 
-/**
- * Compiles a stored filter to a predicate; one that cannot be evaluated fails closed (always false).
- * @since 0.1.0
- */
+/** Compiles a stored filter to a predicate; one that cannot be evaluated fails closed (always false). @since 0.1.0 */
 export const compileFilter = (filter: FilterGroup, options?: CompileOptions): Predicate =>
   Either.getOrElse(compileFilterEither(filter, options), () => failClosed)

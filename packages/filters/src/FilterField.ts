@@ -5,10 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 
-/**
- * Field types. `multiselect`, `tags` and `document` are listed but not selectable.
- * @since 0.1.0
- */
+/** Field types. `multiselect`, `tags` and `document` are listed but not selectable. @since 0.1.0 */
 export const FieldType = Schema.Literal(
   "text",
   "number",
@@ -20,15 +17,10 @@ export const FieldType = Schema.Literal(
   "document"
 )
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type FieldType = typeof FieldType.Type
 
-/**
- * Operators per field type, without the presence operators.
- * @since 0.1.0
- */
+/** Operators per field type, without the presence operators. @since 0.1.0 */
 export const valueOperators = {
   text: [
     "equals",
@@ -49,16 +41,10 @@ export const valueOperators = {
   document: []
 } as const satisfies Record<FieldType, ReadonlyArray<string>>
 
-/**
- * The presence operators: they look at presence only, whatever the type, and take no operand.
- * @since 0.1.0
- */
+/** The presence operators: they look at presence only, whatever the type, and take no operand. @since 0.1.0 */
 export const presenceOperators = ["is_set", "is_not_set"] as const
 
-/**
- * Every operator a filter condition may name.
- * @since 0.1.0
- */
+/** Every operator a filter condition may name. @since 0.1.0 */
 export const Operator = Schema.Literal(
   ...valueOperators.text,
   ...valueOperators.number.filter((op) => op !== "equals" && op !== "not_equals"),
@@ -68,43 +54,27 @@ export const Operator = Schema.Literal(
   ...presenceOperators
 )
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Operator = typeof Operator.Type
 
-/**
- * Whether a field type can be used in a filter at all.
- * @since 0.1.0
- */
+/** Whether a field type can be used in a filter at all. @since 0.1.0 */
 export const isSelectable = (type: FieldType): boolean => valueOperators[type].length > 0
 
-/**
- * The operators a field of this type offers; `presence: false` drops `is_set` and `is_not_set`.
- * @since 0.1.0
- */
+/** The operators a field of this type offers; `presence: false` drops `is_set` and `is_not_set`. @since 0.1.0 */
 export const operatorsFor = (type: FieldType, options: { readonly presence: boolean } = { presence: true }) =>
   isSelectable(type)
     ? ([...valueOperators[type], ...(options.presence ? presenceOperators : [])] as ReadonlyArray<Operator>)
     : ([] as ReadonlyArray<Operator>)
 
-/**
- * A select option: conditions compare against its `id`.
- * @since 0.1.0
- */
+/** A select option: conditions compare against its `id`. @since 0.1.0 */
 export const SelectOption = Schema.Struct({ id: Schema.String, label: Schema.String }).annotations({
   identifier: "SelectOption"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type SelectOption = typeof SelectOption.Type
 
-/**
- * One entry of the filter-field catalogue, as served by `GET /webhooks/filter-fields`.
- * @since 0.1.0
- */
+/** One entry of the filter-field catalogue, as served by `GET /webhooks/filter-fields`. @since 0.1.0 */
 export const FilterField = Schema.Struct({
   path: Schema.String,
   type: FieldType,
@@ -113,7 +83,5 @@ export const FilterField = Schema.Struct({
   options: Schema.optional(Schema.Array(SelectOption))
 }).annotations({ identifier: "FilterField" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type FilterField = typeof FilterField.Type

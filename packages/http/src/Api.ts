@@ -1,7 +1,4 @@
-/**
- * The Waybill HTTP API: the contract as code. OpenAPI and the typed client derive from it.
- * @since 0.1.0
- */
+/** The Waybill HTTP API: the contract as code. OpenAPI and the typed client derive from it. @since 0.1.0 */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as EventsOpenApi from "@waybill/events/OpenApi"
@@ -14,10 +11,7 @@ import { SystemApi } from "./SystemApi.js"
 import { ToursApi } from "./ToursApi.js"
 import { WebhooksApi } from "./WebhooksApi.js"
 
-/**
- * The whole API: every group, with `BadRequest` on every endpoint.
- * @since 0.1.0
- */
+/** The whole API: every group, with `BadRequest` on every endpoint. @since 0.1.0 */
 export class WaybillApi extends HttpApi.make("waybill")
   .add(SystemApi)
   .add(ReferenceDataApi)

@@ -33,78 +33,45 @@ const errorClass =
       HttpApiSchema.annotations({ status })
     )
 
-/**
- * 400: malformed JSON or a schema or rule violation; `issues` lists every violation.
- * @since 0.1.0
- */
+/** 400: malformed JSON or a schema or rule violation; `issues` lists every violation. @since 0.1.0 */
 export class BadRequest extends errorClass<BadRequest>()("BadRequest", 400) {}
 
-/**
- * 401: missing, malformed or unknown API key.
- * @since 0.1.0
- */
+/** 401: missing, malformed or unknown API key. @since 0.1.0 */
 export class Unauthorized extends errorClass<Unauthorized>()("Unauthorized", 401) {}
 
-/**
- * 404: no such resource in the caller's workspace.
- * @since 0.1.0
- */
+/** 404: no such resource in the caller's workspace. @since 0.1.0 */
 export class NotFound extends errorClass<NotFound>()("NotFound", 404) {}
 
-/**
- * 409: an action not allowed in the current status, or a conflicting request.
- * @since 0.1.0
- */
+/** 409: an action not allowed in the current status, or a conflicting request. @since 0.1.0 */
 export class Conflict extends Schema.Class<Conflict>("Conflict")(
   { code: Schema.Literal("invalid_transition", "conflict"), message: Schema.String, issues },
   HttpApiSchema.annotations({ status: 409 })
 ) {}
 
-/**
- * 412: the draft's transport does not parse for product evaluation.
- * @since 0.1.0
- */
+/** 412: the draft's transport does not parse for product evaluation. @since 0.1.0 */
 export class PreconditionFailed extends errorClass<PreconditionFailed>()("PreconditionFailed", 412) {}
 
-/**
- * 422: an `Idempotency-Key` sent again with another body or route.
- * @since 0.1.0
- */
+/** 422: an `Idempotency-Key` sent again with another body or route. @since 0.1.0 */
 export class IdempotencyKeyReused extends errorClass<IdempotencyKeyReused>()("IdempotencyKeyReused", 422) {}
 
-/**
- * 503: the database cannot be reached; nothing was written (sent with `Retry-After`).
- * @since 0.1.0
- */
+/** 503: the database cannot be reached; nothing was written (sent with `Retry-After`). @since 0.1.0 */
 export class Unavailable extends errorClass<Unavailable>()("Unavailable", 503) {}
 
-/**
- * The contract's code of a status, for responses produced outside the API definition.
- * @since 0.1.0
- */
+/** The contract's code of a status, for responses produced outside the API definition. @since 0.1.0 */
 export const codeForStatus = (status: number): string =>
   Object.hasOwn(codes, status) ? codes[status as Status] : status >= 500 ? "internal" : "bad_request"
 
-/**
- * The error body as plain JSON.
- * @since 0.1.0
- */
+/** The error body as plain JSON. @since 0.1.0 */
 export interface ErrorBody {
   readonly code: string
   readonly message: string
   readonly issues: ReadonlyArray<Issue>
 }
 
-/**
- * Builds a `BadRequest` from a domain `ValidationError`.
- * @since 0.1.0
- */
+/** Builds a `BadRequest` from a domain `ValidationError`. @since 0.1.0 */
 export const badRequest = (error: ValidationError): BadRequest =>
   new BadRequest({ message: error.message, issues: error.issues })
 
-/**
- * Builds a `NotFound` from a domain not-found error (its message names what was not found).
- * @since 0.1.0
- */
+/** Builds a `NotFound` from a domain not-found error (its message names what was not found). @since 0.1.0 */
 export const notFound = (error: { readonly message: string }): NotFound =>
   new NotFound({ message: error.message, issues: [] })

@@ -16,10 +16,7 @@ import * as Redacted from "effect/Redacted"
 import { Unauthorized } from "./ApiError.js"
 import { RequestChecks } from "./internal/checkedRequest.js"
 
-/**
- * The API's bearer-key middleware.
- * @since 0.1.0
- */
+/** The API's bearer-key middleware. @since 0.1.0 */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@waybill/http/Authentication", {
   failure: Unauthorized,
   provides: CurrentWorkspace,
@@ -35,10 +32,7 @@ const refused = Effect.fail(
   new Unauthorized({ message: "A valid API key is required: send Authorization: Bearer <apiKey>", issues: [] })
 )
 
-/**
- * The workspace of an `Authorization` header's key, or the one `Unauthorized` whatever the reason.
- * @since 0.1.0
- */
+/** The workspace of an `Authorization` header's key, or the one `Unauthorized` whatever the reason. @since 0.1.0 */
 export const authenticate = (
   keys: ApiKeys["Type"],
   header: string | undefined
@@ -89,19 +83,13 @@ export const authorizationOfRawHeaders = (raw: ReadonlyArray<string>): string | 
   return found
 }
 
-/**
- * `authenticate` with a request's one `Authorization` header (`authorizationOf`).
- * @since 0.1.0
- */
+/** `authenticate` with a request's one `Authorization` header (`authorizationOf`). @since 0.1.0 */
 export const authenticateRequest = (
   keys: ApiKeys["Type"],
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<CurrentWorkspace["Type"], Unauthorized> => authenticate(keys, authorizationOf(request))
 
-/**
- * The middleware over `ApiKeys`; a request with a body keeps the workspace the checks found.
- * @since 0.1.0
- */
+/** The middleware over `ApiKeys`; a request with a body keeps the workspace the checks found. @since 0.1.0 */
 export const layer: Layer.Layer<Authentication, never, ApiKeys> = Layer.effect(
   Authentication,
   Effect.map(ApiKeys, (keys) =>

@@ -12,10 +12,7 @@ import * as ParseResult from "effect/ParseResult"
 import type * as Redacted from "effect/Redacted"
 import { WaybillApi } from "./Api.js"
 
-/**
- * Where the API is and the key to send.
- * @since 0.1.0
- */
+/** Where the API is and the key to send. @since 0.1.0 */
 export interface Options {
   /** Where the API is served, including any mount prefix (`https://tms.example.org/waybill`). */
   readonly baseUrl: string | URL
@@ -25,10 +22,7 @@ export interface Options {
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
-/**
- * Builds a client for `WaybillApi` over the `HttpClient` in context (e.g. `FetchHttpClient.layer`).
- * @since 0.1.0
- */
+/** Builds a client for `WaybillApi` over the `HttpClient` in context (e.g. `FetchHttpClient.layer`). @since 0.1.0 */
 export const make = (options: Options) =>
   HttpApiClient.make(WaybillApi, {
     baseUrl: options.baseUrl,
@@ -56,10 +50,7 @@ export const withIdempotencyKey =
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.locally(effect, currentIdempotencyKey, key)
 
-/**
- * The client's type: `client.<group>.<endpoint>(request)` for every endpoint of `WaybillApi`.
- * @since 0.1.0
- */
+/** The client's type: `client.<group>.<endpoint>(request)` for every endpoint of `WaybillApi`. @since 0.1.0 */
 export type Client = Effect.Effect.Success<ReturnType<typeof make>>
 
 const statusOf: Record<string, number> = {

@@ -15,10 +15,7 @@ import { documentedUnknown } from "./internal/openApi.js"
 
 const webhookId = HttpApiSchema.param("id", Schema.String)
 
-/**
- * `PUT /console/api/webhooks/{id}`, the client's `console.updateWebhook`.
- * @since 0.1.0
- */
+/** `PUT /console/api/webhooks/{id}`, the client's `console.updateWebhook`. @since 0.1.0 */
 export class ConsoleApi extends HttpApiGroup.make("console")
   .add(
     HttpApiEndpoint.put("updateWebhook")`/console/api/webhooks/${webhookId}`

@@ -1,7 +1,4 @@
-/**
- * Transport drafts and their actions, and product evaluation.
- * @since 0.1.0
- */
+/** Transport drafts and their actions, and product evaluation. @since 0.1.0 */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
@@ -21,25 +18,16 @@ import { documentedUnknown } from "./internal/openApi.js"
 const draftId = HttpApiSchema.param("id", Schema.String)
 const productId = HttpApiSchema.param("productId", Schema.String)
 
-/**
- * A page of drafts.
- * @since 0.1.0
- */
+/** A page of drafts. @since 0.1.0 */
 export const DraftPage = Schema.Struct({
   data: Schema.Array(Draft),
   nextCursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "DraftPage" })
 
-/**
- * The window of the occurrences dry run, in calendar days.
- * @since 0.1.0
- */
+/** The window of the occurrences dry run, in calendar days. @since 0.1.0 */
 export const occurrenceDays = { default: 14, min: 1, max: 366 } as const
 
-/**
- * The query of `GET /drafts/{id}/occurrences`: `days`, an integer from 1 to 366 (default 14).
- * @since 0.1.0
- */
+/** The query of `GET /drafts/{id}/occurrences`: `days`, an integer from 1 to 366 (default 14). @since 0.1.0 */
 export const OccurrencesParams = Schema.Struct({
   days: Schema.optionalWith(
     // The description sits on the encoded side, where OpenAPI reads a query parameter.
@@ -61,10 +49,7 @@ export const OccurrencesParams = Schema.Struct({
   )
 }).annotations({ identifier: "OccurrencesParams" })
 
-/**
- * The dry run's answer: the earliest 10,000 tours a master would generate, `truncated` if more.
- * @since 0.1.0
- */
+/** The dry run's answer: the earliest 10,000 tours a master would generate, `truncated` if more. @since 0.1.0 */
 export const OccurrencesPage = Schema.Struct({
   data: Schema.Array(Preview),
   truncated: Schema.optionalWith(
@@ -75,10 +60,7 @@ export const OccurrencesPage = Schema.Struct({
   )
 }).annotations({ identifier: "OccurrencesPage" })
 
-/**
- * The drafts group: create, read, list, dry-run, act on and delete drafts.
- * @since 0.1.0
- */
+/** The drafts group: create, read, list, dry-run, act on and delete drafts. @since 0.1.0 */
 export class DraftsApi extends HttpApiGroup.make("drafts")
   .add(
     idempotentPost("create", "/drafts", {
@@ -124,10 +106,7 @@ export class DraftsApi extends HttpApiGroup.make("drafts")
   .annotate(OpenApi.Title, "Drafts")
   .annotate(OpenApi.Description, "Transport drafts and recurring masters") {}
 
-/**
- * The products group: evaluating a product against a draft.
- * @since 0.1.0
- */
+/** The products group: evaluating a product against a draft. @since 0.1.0 */
 export class ProductsApi extends HttpApiGroup.make("products")
   .add(
     HttpApiEndpoint.post("execute")`/products/${productId}/execute`

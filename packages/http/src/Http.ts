@@ -1,7 +1,4 @@
-/**
- * The API's handlers and the layers that serve it: a server layer, or a Fetch-style web handler.
- * @since 0.1.0
- */
+/** The API's handlers and the layers that serve it: a server layer, or a Fetch-style web handler. @since 0.1.0 */
 
 import * as Etag from "@effect/platform/Etag"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -31,10 +28,7 @@ import {
   routeOf
 } from "./internal/observe.js"
 
-/**
- * What the API needs from the embedder: the ports behind the endpoints.
- * @since 0.1.0
- */
+/** What the API needs from the embedder: the ports behind the endpoints. @since 0.1.0 */
 export type Requirements = ApiRequirements
 
 /**
@@ -94,16 +88,10 @@ export const requestLog = <E, R>(
     )
   })
 
-/**
- * The middleware a server adds around the API: the request log, request metrics and tracing.
- * @since 0.1.0
- */
+/** The middleware a server adds around the API: the request log, request metrics and tracing. @since 0.1.0 */
 export const middleware = <E, R>(app: HttpApp.Default<E, R>) => requestLog(observe(app))
 
-/**
- * Switches request metrics off for the requests served by fibers that set it to `true`.
- * @since 0.1.0
- */
+/** Switches request metrics off for the requests served by fibers that set it to `true`. @since 0.1.0 */
 export const requestMetricsDisabled: FiberRef.FiberRef<boolean> = observeMetricsDisabled
 
 /**
@@ -113,10 +101,7 @@ export const requestMetricsDisabled: FiberRef.FiberRef<boolean> = observeMetrics
  */
 export const requestSpans: FiberRef.FiberRef<boolean> = observeRequestSpans
 
-/**
- * The route template `middleware` labels a request path with (`/drafts/{id}`, or `unmatched`).
- * @since 0.1.0
- */
+/** The route template `middleware` labels a request path with (`/drafts/{id}`, or `unmatched`). @since 0.1.0 */
 export const routeTemplate: (url: string) => string = routeOf
 
 // `HttpApiBuilder.serve`, but requests run in a context of the platform's services alone, cheaper
@@ -153,28 +138,19 @@ export const layerServerWith = <E, R>(
     HttpServer.withLogAddress
   )
 
-/**
- * Serves the API, `GET /openapi.json` and `GET /docs` on the `HttpServer` in context.
- * @since 0.1.0
- */
+/** Serves the API, `GET /openapi.json` and `GET /docs` on the `HttpServer` in context. @since 0.1.0 */
 export const layerServer: Layer.Layer<
   never,
   never,
   HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices | Requirements
 > = layerServerWith(Layer.empty)
 
-/**
- * Where a web handler is mounted: `basePath` (`"/waybill"`) becomes the OpenAPI document's server.
- * @since 0.1.0
- */
+/** Where a web handler is mounted: `basePath` (`"/waybill"`) becomes the OpenAPI document's server. @since 0.1.0 */
 export interface WebHandlerOptions {
   readonly basePath?: string | undefined
 }
 
-/**
- * The API whose OpenAPI document names `basePath` (normalised to `/prefix`) as its server.
- * @since 0.1.0
- */
+/** The API whose OpenAPI document names `basePath` (normalised to `/prefix`) as its server. @since 0.1.0 */
 export const layerApiAt = (basePath: string): Layer.Layer<HttpApi.Api, never, Requirements> => {
   const url = `/${basePath.replace(/^\/+|\/+$/g, "")}`
   return Layer.effect(
@@ -183,10 +159,7 @@ export const layerApiAt = (basePath: string): Layer.Layer<HttpApi.Api, never, Re
   ).pipe(Layer.provide(layerApi))
 }
 
-/**
- * A Fetch-style handler serving the same routes inside another server; call `dispose` on shutdown.
- * @since 0.1.0
- */
+/** A Fetch-style handler serving the same routes inside another server; call `dispose` on shutdown. @since 0.1.0 */
 export const toWebHandler = <E>(dependencies: Layer.Layer<Requirements, E>, options: WebHandlerOptions = {}) =>
   HttpApiBuilder.toWebHandler(
     Layer.mergeAll(

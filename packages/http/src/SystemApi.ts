@@ -1,17 +1,11 @@
-/**
- * Unauthenticated system endpoints: health.
- * @since 0.1.0
- */
+/** Unauthenticated system endpoints: health. @since 0.1.0 */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { Unavailable } from "./ApiError.js"
 
-/**
- * The system group: liveness and readiness.
- * @since 0.1.0
- */
+/** The system group: liveness and readiness. @since 0.1.0 */
 export class SystemApi extends HttpApiGroup.make("system")
   .add(
     HttpApiEndpoint.get("health", "/health")

@@ -26,10 +26,7 @@ import { documentedUnknown } from "./internal/openApi.js"
 const webhookId = HttpApiSchema.param("id", Schema.String)
 const deliveryId = HttpApiSchema.param("deliveryId", Schema.String)
 
-/**
- * The webhooks group.
- * @since 0.1.0
- */
+/** The webhooks group. @since 0.1.0 */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     idempotentPost("register", "/webhooks", {

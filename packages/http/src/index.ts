@@ -1,69 +1,34 @@
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 
-/**
- * The HttpApi definition.
- * @since 0.1.0
- */
+/** The HttpApi definition. @since 0.1.0 */
 export * as Api from "./Api.js"
 
-/**
- * The contract's error bodies.
- * @since 0.1.0
- */
+/** The contract's error bodies. @since 0.1.0 */
 export * as ApiError from "./ApiError.js"
 
-/**
- * API-key authentication.
- * @since 0.1.0
- */
+/** API-key authentication. @since 0.1.0 */
 export * as Authentication from "./Authentication.js"
 
-/**
- * A typed client for the API: base URL and API key in, one method per endpoint out.
- * @since 0.1.0
- */
+/** A typed client for the API: base URL and API key in, one method per endpoint out. @since 0.1.0 */
 export * as Client from "./Client.js"
 
-/**
- * The operator console's own route: editing a webhook in place.
- * @since 0.1.0
- */
+/** The operator console's own route: editing a webhook in place. @since 0.1.0 */
 export * as ConsoleApi from "./ConsoleApi.js"
 
-/**
- * Drafts, actions and product evaluation endpoints.
- * @since 0.1.0
- */
+/** Drafts, actions and product evaluation endpoints. @since 0.1.0 */
 export * as DraftsApi from "./DraftsApi.js"
 
-/**
- * Handlers, server layer and web handler.
- * @since 0.1.0
- */
+/** Handlers, server layer and web handler. @since 0.1.0 */
 export * as Http from "./Http.js"
 
-/**
- * Reference-data endpoints.
- * @since 0.1.0
- */
+/** Reference-data endpoints. @since 0.1.0 */
 export * as ReferenceDataApi from "./ReferenceDataApi.js"
 
-/**
- * System endpoints.
- * @since 0.1.0
- */
+/** System endpoints. @since 0.1.0 */
 export * as SystemApi from "./SystemApi.js"
 
-/**
- * Tours endpoints.
- * @since 0.1.0
- */
+/** Tours endpoints. @since 0.1.0 */
 export * as ToursApi from "./ToursApi.js"
 
-/**
- * Webhooks, deliveries, alerts and event publishing endpoints.
- * @since 0.1.0
- */
+/** Webhooks, deliveries, alerts and event publishing endpoints. @since 0.1.0 */
 export * as WebhooksApi from "./WebhooksApi.js"

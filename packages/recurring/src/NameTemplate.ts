@@ -8,16 +8,10 @@ import * as WallClock from "./WallClock.js"
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g
 
-/**
- * The placeholders a name may use.
- * @since 0.1.0
- */
+/** The placeholders a name may use. @since 0.1.0 */
 export const placeholders: ReadonlyArray<string> = ["weekday", "date"]
 
-/**
- * One issue per unknown `{{ … }}` placeholder, at path `""` (callers prefix `name`).
- * @since 0.1.0
- */
+/** One issue per unknown `{{ … }}` placeholder, at path `""` (callers prefix `name`). @since 0.1.0 */
 export const validate = (template: string): Array<Issue.Issue> =>
   Array.from(template.matchAll(PLACEHOLDER))
     .filter((match) => !placeholders.includes(match[1]!))
@@ -25,10 +19,7 @@ export const validate = (template: string): Array<Issue.Issue> =>
       Issue.make("", `uses the unknown placeholder ${match[0]}; only {{ weekday }} and {{ date }} are allowed`)
     )
 
-/**
- * Renders a template for a trigger's local date; `null` and unknown placeholders stay as they are.
- * @since 0.1.0
- */
+/** Renders a template for a trigger's local date; `null` and unknown placeholders stay as they are. @since 0.1.0 */
 export const render = (template: string | null, date: WallClock.LocalDate): string | null => {
   if (template === null) return null
   if (!template.includes("{{")) return template

@@ -15,28 +15,19 @@ import { totalWeightKg } from "./RecurringMaster.js"
 import * as VehicleClass from "./VehicleClass.js"
 import * as WallClock from "./WallClock.js"
 
-/**
- * An absolute time window, epoch seconds.
- * @since 0.1.0
- */
+/** An absolute time window, epoch seconds. @since 0.1.0 */
 export const Window = Schema.Struct({ startsAt: Schema.Int, endsAt: Schema.Int }).annotations({
   identifier: "StopWindow"
 })
 
-/**
- * A stop of an occurrence: the master's address and day offset, and its absolute window.
- * @since 0.1.0
- */
+/** A stop of an occurrence: the master's address and day offset, and its absolute window. @since 0.1.0 */
 export interface OccurrenceStop {
   readonly address: { readonly [key: string]: unknown }
   readonly dayOffset: number
   readonly window: { readonly startsAt: number; readonly endsAt: number }
 }
 
-/**
- * One tour a master generates, not yet stored (no id, no creation time).
- * @since 0.1.0
- */
+/** One tour a master generates, not yet stored (no id, no creation time). @since 0.1.0 */
 export interface Occurrence {
   /** Trigger instant, epoch seconds. */
   readonly triggerAt: number
@@ -49,10 +40,7 @@ export interface Occurrence {
   readonly stops: ReadonlyArray<OccurrenceStop>
 }
 
-/**
- * An entry of `GET /drafts/{id}/occurrences`.
- * @since 0.1.0
- */
+/** An entry of `GET /drafts/{id}/occurrences`. @since 0.1.0 */
 export const Preview = Schema.Struct({
   triggerAt: Schema.Int,
   triggerDate: Schema.String,
@@ -61,9 +49,7 @@ export const Preview = Schema.Struct({
   stops: Schema.Array(Schema.Struct({ dayOffset: Schema.Int, window: Window }))
 }).annotations({ identifier: "OccurrencePreview" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Preview = typeof Preview.Type
 
 const BY_JS_DAY: ReadonlyArray<WallClock.Weekday> = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
@@ -82,10 +68,7 @@ const minutesOf = (time: string, master: RecurringMaster): number => {
   return minutes
 }
 
-/**
- * Trigger instants of a master in `[from, to)` inside its validity window, at most `limit`.
- * @since 0.1.0
- */
+/** Trigger instants of a master in `[from, to)` inside its validity window, at most `limit`. @since 0.1.0 */
 export const triggerInstants = (
   master: RecurringMaster,
   from: number,
@@ -191,10 +174,7 @@ export const expand = (
  */
 export const MAX_PREVIEW = 10_000
 
-/**
- * A dry run's answer: the earliest occurrences, at most the limit, and whether more exist.
- * @since 0.1.0
- */
+/** A dry run's answer: the earliest occurrences, at most the limit, and whether more exist. @since 0.1.0 */
 export interface DryRun {
   readonly data: ReadonlyArray<Preview>
   readonly truncated: boolean
@@ -236,19 +216,13 @@ export const dryRun = (
     )
   })
 
-/**
- * The occurrences of `dryRun` with the same arguments, without `truncated`.
- * @since 0.1.0
- */
+/** The occurrences of `dryRun` with the same arguments, without `truncated`. @since 0.1.0 */
 export const occurrences = (
   ...args: Parameters<typeof dryRun>
 ): Effect.Effect<ReadonlyArray<Preview>, never, VehicleClass.VehicleClassPolicy> =>
   Effect.map(dryRun(...args), (run) => run.data)
 
-/**
- * An occurrence as the dry run shows it.
- * @since 0.1.0
- */
+/** An occurrence as the dry run shows it. @since 0.1.0 */
 export const toPreview = (occurrence: Occurrence): Preview => ({
   triggerAt: occurrence.triggerAt,
   triggerDate: occurrence.triggerDate,

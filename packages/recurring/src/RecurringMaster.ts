@@ -7,19 +7,13 @@ import { WorkspaceId } from "@waybill/core/Workspace"
 import * as Schema from "effect/Schema"
 import { RecurringSchedule } from "./Schedule.js"
 
-/**
- * A 24-hour wall-clock time `HH:MM`.
- * @since 0.1.0
- */
+/** A 24-hour wall-clock time `HH:MM`. @since 0.1.0 */
 export const TimeOfDay = Schema.String.pipe(Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/)).annotations({
   identifier: "TimeOfDay",
   message: () => ({ message: "must be a 24-hour time HH:MM", override: true })
 })
 
-/**
- * A load of a stop; only its total weight matters to generation.
- * @since 0.1.0
- */
+/** A load of a stop; only its total weight matters to generation. @since 0.1.0 */
 export const Load = Schema.Struct({
   weightKg: Schema.optionalWith(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), { exact: true })
 }).annotations({ identifier: "RecurringLoad" })
@@ -36,9 +30,7 @@ export const Stop = Schema.Struct({
   loads: Schema.Array(Load)
 }).annotations({ identifier: "RecurringStop" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Stop = typeof Stop.Type
 
 /**
@@ -55,15 +47,10 @@ export const RecurringMaster = Schema.Struct({
   stops: Schema.Array(Stop)
 }).annotations({ identifier: "RecurringMaster" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type RecurringMaster = typeof RecurringMaster.Type
 
-/**
- * The sum of `weightKg` over every load of every stop, a load without a weight counting 0.
- * @since 0.1.0
- */
+/** The sum of `weightKg` over every load of every stop, a load without a weight counting 0. @since 0.1.0 */
 export const totalWeightKg = (master: RecurringMaster): number => {
   let total = 0
   for (const stop of master.stops) for (const load of stop.loads) total += load.weightKg ?? 0

@@ -10,25 +10,16 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { RecurringMaster } from "./RecurringMaster.js"
 
-/**
- * Identifies a master (a draft id in its workspace).
- * @since 0.1.0
- */
+/** Identifies a master (a draft id in its workspace). @since 0.1.0 */
 export interface MasterRef {
   readonly workspaceId: WorkspaceId
   readonly id: string
 }
 
-/**
- * The generation status of a master: `active-recurring` or `paused-recurring`.
- * @since 0.1.0
- */
+/** The generation status of a master: `active-recurring` or `paused-recurring`. @since 0.1.0 */
 export type Status = "active" | "paused"
 
-/**
- * A master with its generation state, as listed (possibly stale) or claimed (fresh, locked).
- * @since 0.1.0
- */
+/** A master with its generation state, as listed (possibly stale) or claimed (fresh, locked). @since 0.1.0 */
 export interface MasterState {
   readonly master: RecurringMaster
   readonly status: Status
@@ -38,10 +29,7 @@ export interface MasterState {
   readonly activeSince: number
 }
 
-/**
- * The same as `MasterState`, under its earlier name.
- * @since 0.1.0
- */
+/** The same as `MasterState`, under its earlier name. @since 0.1.0 */
 export type ClaimedMaster = MasterState
 
 /**
@@ -51,16 +39,11 @@ export type ClaimedMaster = MasterState
  */
 export type Listed = MasterRef | MasterState
 
-/**
- * The ref of a listed entry.
- * @since 0.1.0
- */
+/** The ref of a listed entry. @since 0.1.0 */
 export const refOf = (listed: Listed): MasterRef =>
   "master" in listed ? { workspaceId: listed.master.workspaceId, id: listed.master.id } : listed
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class RecurringMasterRepository extends Context.Tag("@waybill/recurring/RecurringMasterRepository")<
   RecurringMasterRepository,
   {
@@ -78,10 +61,7 @@ export class RecurringMasterRepository extends Context.Tag("@waybill/recurring/R
   }
 >() {}
 
-/**
- * What the in-memory store keeps per master.
- * @since 0.1.0
- */
+/** What the in-memory store keeps per master. @since 0.1.0 */
 export interface MemoryMaster {
   readonly master: RecurringMaster
   readonly status: Status | "ended"
@@ -90,10 +70,7 @@ export interface MemoryMaster {
   readonly endedAt: number | null
 }
 
-/**
- * Drives the in-memory store as the drafts side drives a real one (tests, embedders).
- * @since 0.1.0
- */
+/** Drives the in-memory store as the drafts side drives a real one (tests, embedders). @since 0.1.0 */
 export class MemoryMasters extends Context.Tag("@waybill/recurring/MemoryMasters")<
   MemoryMasters,
   {
@@ -113,10 +90,7 @@ const toState = (entry: MemoryMaster): MasterState => ({
   activeSince: entry.activeSince
 })
 
-/**
- * An in-memory store of masters, without locks: the tour key still prevents duplicates.
- * @since 0.1.0
- */
+/** An in-memory store of masters, without locks: the tour key still prevents duplicates. @since 0.1.0 */
 export const layerMemory: Layer.Layer<RecurringMasterRepository | MemoryMasters> = Layer.syncContext(() => {
   const masters = new Map<string, MemoryMaster>()
   const update = (ref: MasterRef, f: (current: MemoryMaster) => MemoryMaster) =>

@@ -1,8 +1,4 @@
-/**
- * The `recurringSchedule` of a recurring master: its schema, its validation and its trigger
- * instants.
- * @since 0.1.0
- */
+/** The `recurringSchedule` of a recurring master: its schema, its validation and its trigger instants. @since 0.1.0 */
 
 import * as Calendar from "@waybill/core/Calendar"
 import * as Issue from "@waybill/core/Issue"
@@ -15,16 +11,10 @@ import * as cron from "./internal/cron.js"
 import * as triggers_ from "./internal/triggers.js"
 import * as WallClock from "./WallClock.js"
 
-/**
- * Latest epoch second the engine accepts (9999-12-31T23:59:59Z).
- * @since 0.1.0
- */
+/** Latest epoch second the engine accepts (9999-12-31T23:59:59Z). @since 0.1.0 */
 export const MAX_EPOCH_SECONDS = 253_402_300_799
 
-/**
- * At most this many cron expressions per schedule.
- * @since 0.1.0
- */
+/** At most this many cron expressions per schedule. @since 0.1.0 */
 export const MAX_EXPRESSIONS = 16
 
 const FIELD_NAMES = ["minute", "hour", "day-of-month", "month", "day-of-week"] as const
@@ -64,45 +54,30 @@ export const checkCronExpression = (expression: string): string | undefined => {
   return undefined
 }
 
-/**
- * A standard 5-field cron expression that cron-parser accepts and that can match a date.
- * @since 0.1.0
- */
+/** A standard 5-field cron expression that cron-parser accepts and that can match a date. @since 0.1.0 */
 export const CronExpression = Schema.String.pipe(
   Schema.filter((expression) => checkCronExpression(expression) ?? true)
 ).annotations({ identifier: "CronExpression", description: "A standard 5-field cron expression" })
 
-/**
- * An IANA time-zone name (`Europe/Berlin`).
- * @since 0.1.0
- */
+/** An IANA time-zone name (`Europe/Berlin`). @since 0.1.0 */
 export const TimeZone = Schema.String.pipe(Schema.filter(WallClock.isTimeZone)).annotations({
   identifier: "TimeZone",
   description: "An IANA time-zone name",
   message: () => ({ message: "must be an IANA time-zone name such as Europe/Berlin", override: true })
 })
 
-/**
- * Epoch seconds (integer, 0 … 9999-12-31).
- * @since 0.1.0
- */
+/** Epoch seconds (integer, 0 … 9999-12-31). @since 0.1.0 */
 export const EpochSeconds = Schema.Int.pipe(Schema.between(0, MAX_EPOCH_SECONDS)).annotations({
   identifier: "EpochSeconds",
   message: () => ({ message: "must be an integer number of epoch seconds", override: true })
 })
 
-/**
- * A weekday key (`mon` … `sun`).
- * @since 0.1.0
- */
+/** A weekday key (`mon` … `sun`). @since 0.1.0 */
 export const Weekday = Schema.Literal("mon", "tue", "wed", "thu", "fri", "sat", "sun").annotations({
   identifier: "Weekday"
 })
 
-/**
- * Wall-clock minutes added to the stop windows of a weekday's tours: an integer, −720…720.
- * @since 0.1.0
- */
+/** Wall-clock minutes added to the stop windows of a weekday's tours: an integer, −720…720. @since 0.1.0 */
 export const OffsetMinutes = Schema.Int.pipe(Schema.between(-720, 720)).annotations({
   message: () => ({ message: "must be an integer number of minutes from -720 to 720", override: true })
 })
@@ -117,29 +92,19 @@ const offsetFields = {
   sun: Schema.optionalWith(OffsetMinutes, { exact: true })
 }
 
-/**
- * Per-weekday offsets of the stop windows, in wall-clock minutes.
- * @since 0.1.0
- */
+/** Per-weekday offsets of the stop windows, in wall-clock minutes. @since 0.1.0 */
 export const WeekdayTimeOffsets = Schema.Struct(offsetFields).annotations({ identifier: "WeekdayTimeOffsets" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type WeekdayTimeOffsets = typeof WeekdayTimeOffsets.Type
 
-/**
- * `preserve` keeps the master's vehicle class; `recalculate` asks the `VehicleClassPolicy`.
- * @since 0.1.0
- */
+/** `preserve` keeps the master's vehicle class; `recalculate` asks the `VehicleClassPolicy`. @since 0.1.0 */
 export const VehicleClassAdjustmentStrategy = Schema.Literal("preserve", "recalculate").annotations({
   identifier: "VehicleClassAdjustmentStrategy",
   message: () => ({ message: 'must be "preserve" or "recalculate"', override: true })
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type VehicleClassAdjustmentStrategy = typeof VehicleClassAdjustmentStrategy.Type
 
 const LeadTimeDays = Schema.Int.pipe(Schema.between(0, 365)).annotations({
@@ -177,16 +142,10 @@ export const RecurringSchedule = Schema.Struct(fields).annotations({
   description: "When and how a recurring master generates tours"
 })
 
-/**
- * A decoded schedule (strategy defaulted).
- * @since 0.1.0
- */
+/** A decoded schedule (strategy defaulted). @since 0.1.0 */
 export type RecurringSchedule = typeof RecurringSchedule.Type
 
-/**
- * A schedule as sent over the wire (strategy optional).
- * @since 0.1.0
- */
+/** A schedule as sent over the wire (strategy optional). @since 0.1.0 */
 export type RecurringScheduleEncoded = typeof RecurringSchedule.Encoded
 
 /**
@@ -363,17 +322,11 @@ export const firstTrigger = (schedule: RecurringSchedule, from: number): Option.
   return Option.fromNullable(triggers_.first(compiledOf(schedule), schedule.timezone, start, end, 1)[0])
 }
 
-/**
- * Whether the schedule has a trigger in its validity window from `now` on (checked at activation).
- * @since 0.1.0
- */
+/** Whether the schedule has a trigger in its validity window from `now` on (checked at activation). @since 0.1.0 */
 export const hasTriggerInWindow = (schedule: RecurringSchedule, now: number): boolean =>
   Option.isSome(firstTrigger(schedule, now))
 
-/**
- * Drops the (bounded) caches of compiled expressions and zone offsets, for cold-start benchmarks.
- * @since 0.1.0
- */
+/** Drops the (bounded) caches of compiled expressions and zone offsets, for cold-start benchmarks. @since 0.1.0 */
 export const clearCaches = (): void => {
   cron.clearCache()
   Calendar.clearCache()

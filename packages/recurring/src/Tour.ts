@@ -1,7 +1,4 @@
-/**
- * The tour a recurring master generates and its `tour-created` event.
- * @since 0.1.0
- */
+/** The tour a recurring master generates and its `tour-created` event. @since 0.1.0 */
 import type { NewEvent } from "@waybill/events/EventOutbox"
 import * as Schema from "effect/Schema"
 import type { Occurrence } from "./Occurrence.js"
@@ -9,20 +6,14 @@ import { Window } from "./Occurrence.js"
 import type { RecurringMaster } from "./RecurringMaster.js"
 import { VehicleClassReason } from "./VehicleClass.js"
 
-/**
- * A stop of a generated tour.
- * @since 0.1.0
- */
+/** A stop of a generated tour. @since 0.1.0 */
 export const TourStop = Schema.Struct({
   address: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   dayOffset: Schema.Int,
   window: Window
 }).annotations({ identifier: "TourStop" })
 
-/**
- * A generated tour, as `GET /tours/{id}` and `tour-created` show it.
- * @since 0.1.0
- */
+/** A generated tour, as `GET /tours/{id}` and `tour-created` show it. @since 0.1.0 */
 export const Tour = Schema.Struct({
   id: Schema.String,
   status: Schema.String,
@@ -39,21 +30,13 @@ export const Tour = Schema.Struct({
   createdAt: Schema.Int
 }).annotations({ identifier: "GeneratedTour" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Tour = typeof Tour.Type
 
-/**
- * The status of every generated tour.
- * @since 0.1.0
- */
+/** The status of every generated tour. @since 0.1.0 */
 export const PLANNED = "planned"
 
-/**
- * The tour of an occurrence: status `planned`, no substatus, no properties yet.
- * @since 0.1.0
- */
+/** The tour of an occurrence: status `planned`, no substatus, no properties yet. @since 0.1.0 */
 export const make = (
   master: RecurringMaster,
   occurrence: Occurrence,
@@ -74,8 +57,5 @@ export const make = (
   createdAt: meta.createdAt
 })
 
-/**
- * The event a new tour raises: `tour-created` `{ tour }`.
- * @since 0.1.0
- */
+/** The event a new tour raises: `tour-created` `{ tour }`. @since 0.1.0 */
 export const created = (tour: Tour): NewEvent => ({ type: "tour-created", payload: { tour } })

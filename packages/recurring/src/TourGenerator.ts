@@ -23,10 +23,7 @@ import * as Tour from "./Tour.js"
 import { TourRepository } from "./TourRepository.js"
 import type { VehicleClassPolicy } from "./VehicleClass.js"
 
-/**
- * Totals of one run over every master.
- * @since 0.1.0
- */
+/** Totals of one run over every master. @since 0.1.0 */
 export interface RunSummary {
   readonly masters: number
   readonly toursCreated: number
@@ -51,9 +48,7 @@ export interface MasterOutcome {
   readonly created: ReadonlyArray<Tour.Tour>
 }
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class TourGenerator extends Context.Tag("@waybill/recurring/TourGenerator")<
   TourGenerator,
   {
@@ -71,10 +66,7 @@ export class TourGenerator extends Context.Tag("@waybill/recurring/TourGenerator
   }
 >() {}
 
-/**
- * Tuning of a generator.
- * @since 0.1.0
- */
+/** Tuning of a generator. @since 0.1.0 */
 export interface Options {
   /**
    * At most this many tours per master and run (default 1000): a minutely schedule with a
@@ -85,10 +77,7 @@ export interface Options {
   readonly concurrency?: number
 }
 
-/**
- * Everything a generator needs besides `Clock`.
- * @since 0.1.0
- */
+/** Everything a generator needs besides `Clock`. @since 0.1.0 */
 export type Requirements =
   | RecurringMasterRepository
   | TourRepository
@@ -96,10 +85,7 @@ export type Requirements =
   | Transactor.Transactor
   | VehicleClassPolicy
 
-/**
- * Builds a generator over the ports in context.
- * @since 0.1.0
- */
+/** Builds a generator over the ports in context. @since 0.1.0 */
 export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], never, Requirements> =>
   Effect.gen(function* () {
     const context = yield* Effect.context<Requirements>()
@@ -210,10 +196,7 @@ export const make = (options?: Options): Effect.Effect<TourGenerator["Type"], ne
     return TourGenerator.of({ run, runMaster })
   })
 
-/**
- * The generator as a layer over the ports.
- * @since 0.1.0
- */
+/** The generator as a layer over the ports. @since 0.1.0 */
 export const layer = (options?: Options): Layer.Layer<TourGenerator, never, Requirements> =>
   Layer.effect(TourGenerator, make(options))
 

@@ -15,16 +15,10 @@ import * as Schema from "effect/Schema"
 import { Tour } from "./Tour.js"
 import { MemoryTours } from "./TourRepository.js"
 
-/**
- * Default and largest page size of `list`.
- * @since 0.1.0
- */
+/** Default and largest page size of `list`. @since 0.1.0 */
 export const pageSize = { default: 20, max: 100 } as const
 
-/**
- * The URL parameters of `GET /tours`; without `draftId` every tour of the workspace is listed.
- * @since 0.1.0
- */
+/** The URL parameters of `GET /tours`; without `draftId` every tour of the workspace is listed. @since 0.1.0 */
 export const ListParams = Schema.Struct({
   draftId: Schema.optionalWith(Schema.String.annotations({ description: "Only the tours of this recurring master" }), {
     exact: true
@@ -42,15 +36,10 @@ export const ListParams = Schema.Struct({
   })
 }).annotations({ identifier: "ListToursParams" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ListParams = typeof ListParams.Type
 
-/**
- * Where a page continues: after this tour in list order.
- * @since 0.1.0
- */
+/** Where a page continues: after this tour in list order. @since 0.1.0 */
 export interface Position {
   readonly triggerAt: number
   readonly id: string
@@ -67,23 +56,16 @@ export interface ListQuery {
   readonly after?: Position | undefined
 }
 
-/**
- * A page of tours and the cursor of the next page (`null` on the last page).
- * @since 0.1.0
- */
+/** A page of tours and the cursor of the next page (`null` on the last page). @since 0.1.0 */
 export const TourPage = Schema.Struct({
   data: Schema.Array(Tour),
   nextCursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "TourPage" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type TourPage = typeof TourPage.Type
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class TourQuery extends Context.Tag("@waybill/recurring/TourQuery")<
   TourQuery,
   {
@@ -92,36 +74,24 @@ export class TourQuery extends Context.Tag("@waybill/recurring/TourQuery")<
   }
 >() {}
 
-/**
- * The opaque cursor that points after a tour; adapters build `nextCursor` with it.
- * @since 0.1.0
- */
+/** The opaque cursor that points after a tour; adapters build `nextCursor` with it. @since 0.1.0 */
 export const encodeCursor = (position: Position): string => Cursor.encode(`tour:${position.triggerAt}:${position.id}`)
 
-/**
- * The position a cursor points after, or none when the cursor is not one of ours.
- * @since 0.1.0
- */
+/** The position a cursor points after, or none when the cursor is not one of ours. @since 0.1.0 */
 export const decodeCursor = (cursor: string): Option.Option<Position> =>
   Option.flatMap(Cursor.decode(cursor), (text) => {
     const match = /^tour:(0|[1-9]\d{0,15}):([!-~]{1,100})$/.exec(text)
     return match === null ? Option.none() : Option.some({ triggerAt: Number(match[1]), id: match[2]! })
   })
 
-/**
- * Builds a page from up to `limit + 1` tours in list order; the extra one only signals a next page.
- * @since 0.1.0
- */
+/** Builds a page from up to `limit + 1` tours in list order; the extra one only signals a next page. @since 0.1.0 */
 export const makePage = (rows: ReadonlyArray<Tour>, limit: number): TourPage => {
   const data = rows.slice(0, limit)
   const last = data[data.length - 1]
   return { data, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null }
 }
 
-/**
- * Checks the URL parameters of a list request: the adapter query, or issues at `limit`, `cursor`.
- * @since 0.1.0
- */
+/** Checks the URL parameters of a list request: the adapter query, or issues at `limit`, `cursor`. @since 0.1.0 */
 export const toListQuery = (params: ListParams): Either.Either<ListQuery, ReadonlyArray<Issue.Issue>> => {
   const issues: Array<Issue.Issue> = []
   const limit = params.limit ?? pageSize.default
@@ -137,17 +107,11 @@ export const toListQuery = (params: ListParams): Either.Either<ListQuery, Readon
     : Either.right({ draftId: params.draftId, limit, after: Option.getOrUndefined(after) })
 }
 
-/**
- * The list order: trigger instant, then id.
- * @since 0.1.0
- */
+/** The list order: trigger instant, then id. @since 0.1.0 */
 export const compare = (a: Position, b: Position): number =>
   a.triggerAt !== b.triggerAt ? a.triggerAt - b.triggerAt : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 
-/**
- * Reads the in-memory `TourRepository` (provide `TourRepository.layerMemory`).
- * @since 0.1.0
- */
+/** Reads the in-memory `TourRepository` (provide `TourRepository.layerMemory`). @since 0.1.0 */
 export const layerMemory: Layer.Layer<TourQuery, never, MemoryTours> = Layer.effect(
   TourQuery,
   Effect.map(MemoryTours, (memory) => {

@@ -11,9 +11,7 @@ import * as Layer from "effect/Layer"
 import type { MasterRef } from "./RecurringMasterRepository.js"
 import type { Tour } from "./Tour.js"
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class TourRepository extends Context.Tag("@waybill/recurring/TourRepository")<
   TourRepository,
   {
@@ -22,27 +20,18 @@ export class TourRepository extends Context.Tag("@waybill/recurring/TourReposito
   }
 >() {}
 
-/**
- * A stored tour with its workspace.
- * @since 0.1.0
- */
+/** A stored tour with its workspace. @since 0.1.0 */
 export interface StoredTour {
   readonly workspaceId: WorkspaceId
   readonly tour: Tour
 }
 
-/**
- * Reads what the in-memory repository holds, in insertion order.
- * @since 0.1.0
- */
+/** Reads what the in-memory repository holds, in insertion order. @since 0.1.0 */
 export class MemoryTours extends Context.Tag("@waybill/recurring/MemoryTours")<MemoryTours, Recorded<StoredTour>>() {}
 
 const keyOf = (tour: Tour): string => `${tour.draftId}\u0000${tour.triggerAt}`
 
-/**
- * An in-memory repository (tests, embedders without storage); each insert is atomic.
- * @since 0.1.0
- */
+/** An in-memory repository (tests, embedders without storage); each insert is atomic. @since 0.1.0 */
 export const layerMemory: Layer.Layer<TourRepository | MemoryTours> = Layer.syncContext(() => {
   // Atomic: each `Effect.sync` call runs without a yield point.
   const keys = new Set<string>()

@@ -1,7 +1,4 @@
-/**
- * Vehicle classes (reference data) and the `VehicleClassPolicy` port `recalculate` schedules use.
- * @since 0.1.0
- */
+/** Vehicle classes (reference data) and the `VehicleClassPolicy` port `recalculate` schedules use. @since 0.1.0 */
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -9,10 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { RecurringMaster } from "./RecurringMaster.js"
 
-/**
- * A vehicle class as the reference data lists it.
- * @since 0.1.0
- */
+/** A vehicle class as the reference data lists it. @since 0.1.0 */
 export const VehicleClass = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
@@ -20,47 +14,31 @@ export const VehicleClass = Schema.Struct({
   rank: Schema.Int
 }).annotations({ identifier: "VehicleClass" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type VehicleClass = typeof VehicleClass.Type
 
-/**
- * Why a tour has its vehicle class.
- * @since 0.1.0
- */
+/** Why a tour has its vehicle class. @since 0.1.0 */
 export const VehicleClassReason = Schema.Literal("preserved", "recalculated", "no-class-fits").annotations({
   identifier: "VehicleClassReason"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type VehicleClassReason = typeof VehicleClassReason.Type
 
-/**
- * The vehicle class of a generated tour and the reason for it.
- * @since 0.1.0
- */
+/** The vehicle class of a generated tour and the reason for it. @since 0.1.0 */
 export interface Decision {
   readonly vehicleClass: string
   readonly reason: VehicleClassReason
 }
 
-/**
- * What a policy is asked: the master (with its class) and the total weight of its loads.
- * @since 0.1.0
- */
+/** What a policy is asked: the master (with its class) and the total weight of its loads. @since 0.1.0 */
 export interface Request {
   readonly workspaceId: WorkspaceId
   readonly master: RecurringMaster
   readonly totalWeightKg: number
 }
 
-/**
- * The port `recalculate` goes through; `preserve` never asks it.
- * @since 0.1.0
- */
+/** The port `recalculate` goes through; `preserve` never asks it. @since 0.1.0 */
 export class VehicleClassPolicy extends Context.Tag("@waybill/recurring/VehicleClassPolicy")<
   VehicleClassPolicy,
   { readonly recalculate: (request: Request) => Effect.Effect<Decision> }
@@ -90,10 +68,7 @@ export const choose = (classes: ReadonlyArray<VehicleClass>, masterClass: string
     : { vehicleClass: best.id, reason: "recalculated" }
 }
 
-/**
- * The reference policy over classes loaded per workspace (e.g. from a reference-data port).
- * @since 0.1.0
- */
+/** The reference policy over classes loaded per workspace (e.g. from a reference-data port). @since 0.1.0 */
 export const makeReference = (
   load: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<VehicleClass>>
 ): VehicleClassPolicy["Type"] => ({
@@ -103,10 +78,7 @@ export const makeReference = (
     )
 })
 
-/**
- * The reference policy over a fixed list.
- * @since 0.1.0
- */
+/** The reference policy over a fixed list. @since 0.1.0 */
 export const layerFromList = (classes: ReadonlyArray<VehicleClass>): Layer.Layer<VehicleClassPolicy> =>
   Layer.succeed(
     VehicleClassPolicy,

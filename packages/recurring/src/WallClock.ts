@@ -5,22 +5,13 @@
  */
 import * as Calendar from "@waybill/core/Calendar"
 
-/**
- * A calendar day, `YYYY-MM-DD`.
- * @since 0.1.0
- */
+/** A calendar day, `YYYY-MM-DD`. @since 0.1.0 */
 export type LocalDate = string
 
-/**
- * Lower-case three-letter weekday keys, Monday first, as `weekdayTimeOffsets` uses them.
- * @since 0.1.0
- */
+/** Lower-case three-letter weekday keys, Monday first, as `weekdayTimeOffsets` uses them. @since 0.1.0 */
 export type Weekday = "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun"
 
-/**
- * The weekday keys in order, Monday first.
- * @since 0.1.0
- */
+/** The weekday keys in order, Monday first. @since 0.1.0 */
 export const weekdays: ReadonlyArray<Weekday> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
 const BY_JS_DAY: ReadonlyArray<Weekday> = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
@@ -34,10 +25,7 @@ const NAMES: Readonly<Record<Weekday, string>> = {
   sun: "Sunday"
 }
 
-/**
- * Whether a string is an IANA time-zone name the runtime knows; bare offsets (`+01:00`) are not.
- * @since 0.1.0
- */
+/** Whether a string is an IANA time-zone name the runtime knows; bare offsets (`+01:00`) are not. @since 0.1.0 */
 export const isTimeZone = (value: string): boolean => Calendar.isTimeZone(value)
 
 /**
@@ -54,17 +42,11 @@ export const resolve = (date: LocalDate, time: string, timeZone: string, plusMin
   return Calendar.resolve(timeZone, days * Calendar.SECONDS_PER_DAY + (minutes + plusMinutes) * 60)
 }
 
-/**
- * The calendar day of an instant (epoch seconds) in a zone.
- * @since 0.1.0
- */
+/** The calendar day of an instant (epoch seconds) in a zone. @since 0.1.0 */
 export const localDate = (instant: number, timeZone: string): LocalDate =>
   Calendar.formatDate(Math.floor(Calendar.toFloating(timeZone, instant) / Calendar.SECONDS_PER_DAY))
 
-/**
- * The wall-clock time `HH:MM:SS` of an instant (epoch seconds) in a zone.
- * @since 0.1.0
- */
+/** The wall-clock time `HH:MM:SS` of an instant (epoch seconds) in a zone. @since 0.1.0 */
 export const localTime = (instant: number, timeZone: string): string => {
   const seconds =
     ((Calendar.toFloating(timeZone, Math.floor(instant)) % Calendar.SECONDS_PER_DAY) + Calendar.SECONDS_PER_DAY) %
@@ -73,25 +55,16 @@ export const localTime = (instant: number, timeZone: string): string => {
   return `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}:${pad(seconds % 60)}`
 }
 
-/**
- * The same wall-clock time `days` calendar days later in the zone (never `+ days × 86400`).
- * @since 0.1.0
- */
+/** The same wall-clock time `days` calendar days later in the zone (never `+ days × 86400`). @since 0.1.0 */
 export const addCalendarDays = (instant: number, days: number, timeZone: string): number =>
   Calendar.resolve(timeZone, Calendar.toFloating(timeZone, Math.floor(instant)) + days * Calendar.SECONDS_PER_DAY)
 
-/**
- * The weekday key of a calendar day.
- * @since 0.1.0
- */
+/** The weekday key of a calendar day. @since 0.1.0 */
 export const weekdayOf = (date: LocalDate): Weekday => {
   const days = Calendar.parseDate(date)
   if (days === undefined) throw new RangeError(`Not a calendar date: ${date}`)
   return BY_JS_DAY[Calendar.weekdayOf(days)]!
 }
 
-/**
- * The English name of a weekday (`Monday`).
- * @since 0.1.0
- */
+/** The English name of a weekday (`Monday`). @since 0.1.0 */
 export const weekdayName = (weekday: Weekday): string => NAMES[weekday]

@@ -18,9 +18,7 @@ import * as Stream from "effect/Stream"
 import * as Classify from "./internal/classify.js"
 import { makeTargets, refusalOfName, type Target } from "./internal/target.js"
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export interface Options {
   /** Allows non-global targets (`WAYBILL_ALLOW_PRIVATE_TARGETS`); the SSRF check is skipped. */
   readonly allowPrivateTargets: boolean
@@ -54,10 +52,7 @@ const requestFailure = (error: HttpClientError.HttpClientError, headers: Readonl
   )
 }
 
-/**
- * Builds the sender over the `HttpClient` and the `HostResolver` in context.
- * @since 0.1.0
- */
+/** Builds the sender over the `HttpClient` and the `HostResolver` in context. @since 0.1.0 */
 export const make = (
   options: Options
 ): Effect.Effect<HttpSender["Type"], never, HttpClient.HttpClient | HostResolver> =>

@@ -16,9 +16,7 @@ import * as Classify from "./internal/classify.js"
 import { type CodedError, SSRF_CODE } from "./internal/classify.js"
 import { makeTargets, refusalOfName } from "./internal/target.js"
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export interface Options {
   /** Allows non-global targets (`WAYBILL_ALLOW_PRIVATE_TARGETS`); the SSRF check is skipped. */
   readonly allowPrivateTargets: boolean
@@ -77,10 +75,7 @@ const enough = new Error("Enough of the response body was read")
 const closedUnanswered = (error: CodedError) =>
   error.code === "UND_ERR_SOCKET" ? !/^bad /.test(error.message) : error.code === "ECONNRESET" || error.code === "EPIPE"
 
-/**
- * Builds the sender; its connections close with the scope.
- * @since 0.1.0
- */
+/** Builds the sender; its connections close with the scope. @since 0.1.0 */
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const maxBytes = options.maxResponseBytes ?? 4096
@@ -236,10 +231,7 @@ export const make = (options: Options) =>
     return HttpSender.of({ send })
   })
 
-/**
- * The Node sender as a layer.
- * @since 0.1.0
- */
+/** The Node sender as a layer. @since 0.1.0 */
 export const layer = (options: Options): Layer.Layer<HttpSender> => Layer.scoped(HttpSender, make(options))
 
 /**

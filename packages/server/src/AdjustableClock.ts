@@ -7,10 +7,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 
-/**
- * A clock that can be set and adjusted.
- * @since 0.1.0
- */
+/** A clock that can be set and adjusted. @since 0.1.0 */
 export interface AdjustableClock extends Clock.Clock {
   /** From now on the clock reads `epochMillis`, then runs on from there. */
   readonly setTime: (epochMillis: number) => Effect.Effect<void>
@@ -18,10 +15,7 @@ export interface AdjustableClock extends Clock.Clock {
   readonly adjust: (duration: Duration.DurationInput) => Effect.Effect<void>
 }
 
-/**
- * A clock reading the system time (or `startMillis` from now on) until it is set or adjusted.
- * @since 0.1.0
- */
+/** A clock reading the system time (or `startMillis` from now on) until it is set or adjusted. @since 0.1.0 */
 export const make = (startMillis?: number): AdjustableClock => {
   const system = Clock.make()
   let offsetMillis = startMillis === undefined ? 0 : startMillis - system.unsafeCurrentTimeMillis()

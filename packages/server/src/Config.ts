@@ -1,7 +1,4 @@
-/**
- * The reference server's configuration, read from the environment (docs/operations.md).
- * @since 0.1.0
- */
+/** The reference server's configuration, read from the environment (docs/operations.md). @since 0.1.0 */
 
 import { join } from "node:path"
 import type { StaticKey } from "@waybill/core/ApiKeys"
@@ -18,10 +15,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { defaultPath } from "./ReferenceDataFile.js"
 
-/**
- * The reference server's settings; optional fields take their defaults when absent.
- * @since 0.1.0
- */
+/** The reference server's settings; optional fields take their defaults when absent. @since 0.1.0 */
 export interface ServerConfig {
   readonly port: number
   readonly host: string
@@ -57,10 +51,7 @@ export interface ServerConfig {
   readonly tracing?: TracingConfig | undefined
 }
 
-/**
- * The OTLP/HTTP trace exporter's settings, from the `OTEL_*` variables (docs/operations.md).
- * @since 0.1.0
- */
+/** The OTLP/HTTP trace exporter's settings, from the `OTEL_*` variables (docs/operations.md). @since 0.1.0 */
 export interface TracingConfig {
   readonly endpoint: string
   readonly serviceName: string
@@ -85,10 +76,7 @@ export interface TracingBatch {
   readonly maxExportBatchSize: number
 }
 
-/**
- * The batch span processor's defaults, used when the `OTEL_BSP_*` variables are unset.
- * @since 0.1.0
- */
+/** The batch span processor's defaults, used when the `OTEL_BSP_*` variables are unset. @since 0.1.0 */
 export const defaultTracingBatch: TracingBatch = {
   scheduledDelayMillis: 5_000,
   maxQueueSize: 2_048,
@@ -104,30 +92,18 @@ const samplers = [
   "parentbased_traceidratio"
 ] as const
 
-/**
- * The samplers `OTEL_TRACES_SAMPLER` may name: the OpenTelemetry specification's standard ones.
- * @since 0.1.0
- */
+/** The samplers `OTEL_TRACES_SAMPLER` may name: the OpenTelemetry specification's standard ones. @since 0.1.0 */
 export type TracingSampler = (typeof samplers)[number]
 
-/**
- * The request deadline when `WAYBILL_REQUEST_TIMEOUT_MS` is unset.
- * @since 0.1.0
- */
+/** The request deadline when `WAYBILL_REQUEST_TIMEOUT_MS` is unset. @since 0.1.0 */
 export const defaultRequestTimeoutMs = 30_000
 
-/**
- * The connection cap when `WAYBILL_MAX_CONNECTIONS` is unset (docs/operations.md says why).
- * @since 0.1.0
- */
+/** The connection cap when `WAYBILL_MAX_CONNECTIONS` is unset (docs/operations.md says why). @since 0.1.0 */
 export const defaultMaxConnections = 1_000
 
 const decodeWorkspace = Schema.decodeUnknownEither(WorkspaceId)
 
-/**
- * Parses `WAYBILL_API_KEYS`: comma-separated `workspaceId:key` pairs.
- * @since 0.1.0
- */
+/** Parses `WAYBILL_API_KEYS`: comma-separated `workspaceId:key` pairs. @since 0.1.0 */
 export const parseApiKeys = (value: string): Either.Either<ReadonlyArray<StaticKey>, string> => {
   const entries = value
     .split(",")
@@ -215,10 +191,7 @@ const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
   )
 )
 
-/**
- * The configuration's errors, one line each, naming the variable; values are never quoted back.
- * @since 0.1.0
- */
+/** The configuration's errors, one line each, naming the variable; values are never quoted back. @since 0.1.0 */
 export const describeError = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
   switch (error._op) {
     case "And":
@@ -232,10 +205,7 @@ export const describeError = (error: ConfigError.ConfigError): ReadonlyArray<str
   }
 }
 
-/**
- * Every setting, each checked on its own: what the keys tool reads, which needs no secret key.
- * @since 0.1.0
- */
+/** Every setting, each checked on its own: what the keys tool reads, which needs no secret key. @since 0.1.0 */
 export const settings: Config.Config<ServerConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -362,10 +332,7 @@ export const config: Config.Config<ServerConfig> = Config.zipWith(
   (server) => server
 )
 
-/**
- * Where the embedded database keeps its files inside the data directory.
- * @since 0.1.0
- */
+/** Where the embedded database keeps its files inside the data directory. @since 0.1.0 */
 export const databaseConfig = (server: ServerConfig): DatabaseConfig =>
   server.database._tag === "Embedded" && server.database.dataDir !== "memory://"
     ? { ...server.database, dataDir: join(server.database.dataDir, "pglite") }

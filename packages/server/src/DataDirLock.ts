@@ -11,16 +11,10 @@ import type { DatabaseConfig } from "@waybill/store-pg/Database"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 
-/**
- * The directory is in use by another live process, or the lock cannot be taken.
- * @since 0.1.0
- */
+/** The directory is in use by another live process, or the lock cannot be taken. @since 0.1.0 */
 export class DataDirLockError extends Data.TaggedError("DataDirLockError")<{ readonly message: string }> {}
 
-/**
- * The lock file's name inside the data directory.
- * @since 0.1.0
- */
+/** The lock file's name inside the data directory. @since 0.1.0 */
 export const fileName = "waybill.lock"
 
 const EXIT_WAIT_MS = 10_000
@@ -137,10 +131,7 @@ const takeFile = async (directory: string, file: string): Promise<() => Promise<
   throw new Error(`could not create ${file}`)
 }
 
-/**
- * Holds the lock of the configured embedded data directory for the life of the scope.
- * @since 0.1.0
- */
+/** Holds the lock of the configured embedded data directory for the life of the scope. @since 0.1.0 */
 export const acquire = (database: DatabaseConfig) => {
   if (database._tag !== "Embedded" || database.dataDir === "memory://") return Effect.void
   const directory = database.dataDir

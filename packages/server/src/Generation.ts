@@ -16,10 +16,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
-/**
- * What a server may tune about generation.
- * @since 0.1.0
- */
+/** What a server may tune about generation. @since 0.1.0 */
 export interface Options {
   /**
    * The clock of the whole server (tests move time forward with an `AdjustableClock`); the
@@ -30,10 +27,7 @@ export interface Options {
   readonly generator?: TourGenerator.Options | undefined
 }
 
-/**
- * The reference vehicle-class policy over the reference data's classes (contract §2).
- * @since 0.1.0
- */
+/** The reference vehicle-class policy over the reference data's classes (contract §2). @since 0.1.0 */
 export const layerVehicleClassPolicy: Layer.Layer<VehicleClass.VehicleClassPolicy, never, ReferenceData> = Layer.effect(
   VehicleClass.VehicleClassPolicy,
   Effect.map(ReferenceData, (data) => VehicleClass.makeReference(data.vehicleClasses))

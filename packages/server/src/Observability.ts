@@ -76,10 +76,7 @@ export const metricsText: Effect.Effect<string, never, SqlClient.SqlClient> = Ef
 
 const digest = (text: string) => createHash("sha256").update(text, "utf8").digest()
 
-/**
- * Whether an `Authorization` header is `Bearer <token>` (compared in constant time).
- * @since 0.1.0
- */
+/** Whether an `Authorization` header is `Bearer <token>` (compared in constant time). @since 0.1.0 */
 export const isMetricsBearer = (header: string | undefined, token: Redacted.Redacted<string>): boolean => {
   if (header === undefined || !/^bearer /i.test(header)) return false
   return timingSafeEqual(digest(header.slice(7).trim()), digest(Redacted.value(token)))

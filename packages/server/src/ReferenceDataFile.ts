@@ -16,24 +16,15 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
-/**
- * The file shipped with the server, used when `WAYBILL_REFERENCE_DATA` is unset.
- * @since 0.1.0
- */
+/** The file shipped with the server, used when `WAYBILL_REFERENCE_DATA` is unset. @since 0.1.0 */
 export const defaultPath = fileURLToPath(new URL("./reference-data.json", import.meta.url))
 
-/**
- * Everything the file holds.
- * @since 0.1.0
- */
+/** Everything the file holds. @since 0.1.0 */
 export interface ReferenceDataFile extends ReferenceDataSet {
   readonly propertyDefinitions: ReadonlyArray<PropertyDefinition>
 }
 
-/**
- * The file is missing, not JSON, or breaks the schema; names the file and every bad path.
- * @since 0.1.0
- */
+/** The file is missing, not JSON, or breaks the schema; names the file and every bad path. @since 0.1.0 */
 export class ReferenceDataError extends Data.TaggedError("ReferenceDataError")<{
   readonly path: string
   readonly problems: ReadonlyArray<string>
@@ -43,10 +34,7 @@ export class ReferenceDataError extends Data.TaggedError("ReferenceDataError")<{
   }
 }
 
-/**
- * Validates parsed file content; every problem found is reported.
- * @since 0.1.0
- */
+/** Validates parsed file content; every problem found is reported. @since 0.1.0 */
 export const parse = (path: string, json: unknown): Either.Either<ReferenceDataFile, ReferenceDataError> => {
   const fail = (issues: ReadonlyArray<Issue.Issue>) =>
     Either.left(
@@ -72,10 +60,7 @@ export const parse = (path: string, json: unknown): Either.Either<ReferenceDataF
   return Either.right({ ...data.right, propertyDefinitions: definitions.right })
 }
 
-/**
- * Reads and validates a reference-data file.
- * @since 0.1.0
- */
+/** Reads and validates a reference-data file. @since 0.1.0 */
 export const load = (path: string): Effect.Effect<ReferenceDataFile, ReferenceDataError> =>
   Effect.gen(function* () {
     const text = yield* Effect.tryPromise({

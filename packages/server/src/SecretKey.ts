@@ -13,18 +13,12 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { ServerConfig } from "./Config.js"
 
-/**
- * The server cannot start without a usable key.
- * @since 0.1.0
- */
+/** The server cannot start without a usable key. @since 0.1.0 */
 export class SecretKeyError extends Data.TaggedError("SecretKeyError")<{ readonly message: string }> {}
 
 const KEY = /^[0-9a-f]{64}$/
 
-/**
- * Resolves the key; never logs or returns it in clear.
- * @since 0.1.0
- */
+/** Resolves the key; never logs or returns it in clear. @since 0.1.0 */
 export const resolve = (
   config: Pick<ServerConfig, "secretKey" | "database">
 ): Effect.Effect<Redacted.Redacted<string>, SecretKeyError> => {

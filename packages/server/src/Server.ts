@@ -47,10 +47,7 @@ import * as SecretKey from "./SecretKey.js"
 import { keysCommand } from "./Startup.js"
 import * as Sweeps from "./Sweeps.js"
 
-/**
- * The workspace of the development key issued when no key is configured.
- * @since 0.1.0
- */
+/** The workspace of the development key issued when no key is configured. @since 0.1.0 */
 export const developmentWorkspace = Schema.decodeSync(WorkspaceId)("default")
 
 // With no configured keys and none on file, issue one for local use and print it once.
@@ -82,10 +79,7 @@ const developmentKey = (config: ServerConfig) =>
     })
   )
 
-/**
- * Every port the API needs, over the database.
- * @since 0.1.0
- */
+/** Every port the API needs, over the database. @since 0.1.0 */
 export const layerPorts = (
   config: ServerConfig,
   referenceData: ReferenceDataFile,
@@ -220,10 +214,7 @@ const dropWarnings = (runtime: Runtime.Runtime<never>) => {
   }
 }
 
-/**
- * The Node HTTP server layer of the reference server, with its deadline and connection cap.
- * @since 0.1.0
- */
+/** The Node HTTP server layer of the reference server, with its deadline and connection cap. @since 0.1.0 */
 export const layerNodeServer = (config: ServerConfig) =>
   Layer.unwrapEffect(
     Effect.map(Effect.runtime<never>(), (runtime) => {
@@ -271,10 +262,7 @@ export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, op
   return options.clock === undefined ? server : Layer.provide(server, Layer.setClock(options.clock))
 }
 
-/**
- * The bound base URL of a running server.
- * @since 0.1.0
- */
+/** The bound base URL of a running server. @since 0.1.0 */
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
   server.address._tag === "TcpAddress"
     ? `http://${server.address.hostname.includes(":") ? `[${server.address.hostname}]` : server.address.hostname}:${server.address.port}`

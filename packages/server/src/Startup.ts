@@ -53,10 +53,7 @@ const databaseHint = (
   return ""
 }
 
-/**
- * The database a configuration uses, without credentials: `PostgreSQL at host:5432/name`.
- * @since 0.1.0
- */
+/** The database a configuration uses, without credentials: `PostgreSQL at host:5432/name`. @since 0.1.0 */
 export const describeDatabase = (settings: ServerConfig): string =>
   Database.describe(databaseConfig(settings), Option.getOrUndefined(Option.map(settings.databaseUrl, Redacted.value)))
 
@@ -99,10 +96,7 @@ export const describeFailure = (error: unknown, settings?: ServerConfig): Option
   return Option.none()
 }
 
-/**
- * The failure of a startup, for the log: one line when the operator can fix it, else the cause.
- * @since 0.1.0
- */
+/** The failure of a startup, for the log: one line when the operator can fix it, else the cause. @since 0.1.0 */
 export const report = (cause: Cause.Cause<unknown>, settings?: ServerConfig): string =>
   Option.getOrElse(
     Option.flatMap(Cause.failureOption(cause), (error) => describeFailure(error, settings)),

@@ -11,16 +11,10 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
-/**
- * How often the reference server sweeps: expired data stays in storage at most this long.
- * @since 0.1.0
- */
+/** How often the reference server sweeps: expired data stays in storage at most this long. @since 0.1.0 */
 export const defaultInterval: Duration.DurationInput = "10 seconds"
 
-/**
- * One sweep of everything: how many of each kind were deleted.
- * @since 0.1.0
- */
+/** One sweep of everything: how many of each kind were deleted. @since 0.1.0 */
 export const run: Effect.Effect<
   { readonly previousSecrets: number; readonly idempotencyKeys: number },
   never,
@@ -30,10 +24,7 @@ export const run: Effect.Effect<
   ([previousSecrets, idempotencyKeys]) => ({ previousSecrets, idempotencyKeys })
 )
 
-/**
- * A sweep at start-up, then one every `interval`; a failed sweep is logged and the loop goes on.
- * @since 0.1.0
- */
+/** A sweep at start-up, then one every `interval`; a failed sweep is logged and the loop goes on. @since 0.1.0 */
 export const layerLoop = (
   interval: Duration.DurationInput = defaultInterval
 ): Layer.Layer<never, never, WebhookRepository | Idempotency.IdempotencyStore> =>

@@ -27,10 +27,7 @@ import * as ReferenceDataFile from "./ReferenceDataFile.js"
 import * as Server from "./Server.js"
 import * as Startup from "./Startup.js"
 
-/**
- * A running Waybill: mount `handler`, call `close` on shutdown.
- * @since 0.1.0
- */
+/** A running Waybill: mount `handler`, call `close` on shutdown. @since 0.1.0 */
 export interface Waybill {
   /** Every route of the API, `/openapi.json`, `/docs` and the operator console at `/console`. */
   readonly handler: (request: Request) => Promise<Response>
@@ -40,10 +37,7 @@ export interface Waybill {
   readonly close: () => Promise<void>
 }
 
-/**
- * How to build Waybill inside a host.
- * @since 0.1.0
- */
+/** How to build Waybill inside a host. @since 0.1.0 */
 export interface Options {
   /** The variables the configuration is read from (docs/operations.md); `process.env` by default. */
   readonly env?: Record<string, string | undefined> | undefined

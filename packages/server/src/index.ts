@@ -1,7 +1,4 @@
-/**
- * The reference server as a library: configuration, reference-data file, layers.
- * @since 0.1.0
- */
+/** The reference server as a library: configuration, reference-data file, layers. @since 0.1.0 */
 export * as AdjustableClock from "./AdjustableClock.js"
 export * as Config from "./Config.js"
 export * as Generation from "./Generation.js"

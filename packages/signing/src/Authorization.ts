@@ -46,19 +46,13 @@ export const bearerAuthorization = (token: string | Redacted.Redacted<string>): 
   return `Bearer ${value}`
 }
 
-/**
- * A delivery whose Basic credentials held.
- * @since 0.1.0
- */
+/** A delivery whose Basic credentials held. @since 0.1.0 */
 export interface BasicVerified {
   readonly method: "basic"
   readonly username: string
 }
 
-/**
- * A delivery whose Bearer token held.
- * @since 0.1.0
- */
+/** A delivery whose Bearer token held. @since 0.1.0 */
 export interface BearerVerified {
   readonly method: "bearer"
 }
@@ -85,16 +79,10 @@ const credentialsOf = (headers: HeadersInput, scheme: "basic" | "bearer"): Eithe
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 
-/**
- * A password or token.
- * @since 0.1.0
- */
+/** A password or token. @since 0.1.0 */
 export type Credential = string | Redacted.Redacted<string>
 
-/**
- * One credential or several: a receiver moving to new credentials accepts the old and the new.
- * @since 0.1.0
- */
+/** One credential or several: a receiver moving to new credentials accepts the old and the new. @since 0.1.0 */
 export type Credentials = Credential | ReadonlyArray<Credential>
 
 const credentialList = (credentials: Credentials): ReadonlyArray<Credential> => {
@@ -134,10 +122,7 @@ export const verifyBasic = (
       : Either.left(new CredentialsMismatch({ scheme: "basic" }))
   })
 
-/**
- * Checks `Authorization: Bearer …` against the token (or any of several), in constant time.
- * @since 0.1.0
- */
+/** Checks `Authorization: Bearer …` against the token (or any of several), in constant time. @since 0.1.0 */
 export const verifyBearer = (
   headers: HeadersInput,
   token: Credentials

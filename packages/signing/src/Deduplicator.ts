@@ -4,10 +4,7 @@
  * @since 0.2.0
  */
 
-/**
- * A bounded memory of delivery ids already handled.
- * @since 0.2.0
- */
+/** A bounded memory of delivery ids already handled. @since 0.2.0 */
 export interface Deduplicator {
   /** Whether `deliveryId` was seen before (then drop the delivery); records it when it was not. */
   readonly seen: (deliveryId: string) => boolean

@@ -13,38 +13,23 @@ import { single } from "./internal/headers.js"
 import * as ReplayWindow from "./ReplayWindow.js"
 import { MalformedHeader, type SignatureError, SignatureMismatch, UnsupportedAlgorithm } from "./VerificationError.js"
 
-/**
- * The value of `X-Signature-Algorithm`.
- * @since 0.1.0
- */
+/** The value of `X-Signature-Algorithm`. @since 0.1.0 */
 export const algorithm = "hmac-sha256"
 
-/**
- * The names of the three signature headers as the service sends them; the verifier matches any case.
- * @since 0.1.0
- */
+/** The names of the three signature headers as the service sends them; the verifier matches any case. @since 0.1.0 */
 export const headerNames = {
   algorithm: "X-Signature-Algorithm",
   timestamp: "X-Signature-Timestamp",
   signature: "X-Signature"
 } as const
 
-/**
- * A shared secret: text (taken as UTF-8), raw key bytes, or a `Redacted` string.
- * @since 0.1.0
- */
+/** A shared secret: text (taken as UTF-8), raw key bytes, or a `Redacted` string. @since 0.1.0 */
 export type Secret = string | Uint8Array | Redacted.Redacted<string>
 
-/**
- * The body exactly as sent on the wire: bytes, or a string taken as UTF-8.
- * @since 0.1.0
- */
+/** The body exactly as sent on the wire: bytes, or a string taken as UTF-8. @since 0.1.0 */
 export type RawBody = string | Uint8Array
 
-/**
- * Request headers: Fetch `Headers`, Node's `IncomingHttpHeaders` or a plain record, names in any case.
- * @since 0.1.0
- */
+/** Request headers: Fetch `Headers`, Node's `IncomingHttpHeaders` or a plain record, names in any case. @since 0.1.0 */
 export type HeadersInput = Internal.HeadersInput
 
 const checkTimestamp = (timestamp: number): void => {
@@ -61,10 +46,7 @@ const mac = (key: string | Uint8Array, timestamp: string, rawBody: RawBody): Nod
     : hmac.update(`${timestamp}.`).update(rawBody)
 }
 
-/**
- * One secret or several: the service signs with each (a rotation's overlap), a receiver accepts any.
- * @since 0.1.0
- */
+/** One secret or several: the service signs with each (a rotation's overlap), a receiver accepts any. @since 0.1.0 */
 export type Secrets = Secret | ReadonlyArray<Secret>
 
 /**
@@ -74,10 +56,7 @@ export type Secrets = Secret | ReadonlyArray<Secret>
  */
 export const maxSignatures = 8
 
-/**
- * The secrets of a `Secrets` value, in order (a `Uint8Array` is one secret, not a list).
- * @since 0.1.0
- */
+/** The secrets of a `Secrets` value, in order (a `Uint8Array` is one secret, not a list). @since 0.1.0 */
 export const secretList = <S>(secrets: S | ReadonlyArray<S>): ReadonlyArray<S> =>
   Array.isArray(secrets) ? (secrets as ReadonlyArray<S>) : [secrets as S]
 
@@ -92,10 +71,7 @@ export const sign = (secret: Secret, timestamp: number, rawBody: RawBody): strin
 }
 
 // A type literal rather than an interface, so it is assignable to `Record<string, string>`.
-/**
- * The headers an HMAC-authenticated delivery carries.
- * @since 0.1.0
- */
+/** The headers an HMAC-authenticated delivery carries. @since 0.1.0 */
 export type SignatureHeaders = {
   readonly "X-Signature-Algorithm": typeof algorithm
   readonly "X-Signature-Timestamp": string
@@ -120,10 +96,7 @@ export const signatureHeaders = (secrets: Secrets, timestamp: number, rawBody: R
   }
 }
 
-/**
- * What `verify` needs.
- * @since 0.1.0
- */
+/** What `verify` needs. @since 0.1.0 */
 export interface VerifyOptions {
   /** The shared secret, or several: a signature made with any of them passes. */
   readonly secret: Secrets
@@ -136,10 +109,7 @@ export interface VerifyOptions {
   readonly toleranceSeconds?: number | undefined
 }
 
-/**
- * A delivery whose signature held.
- * @since 0.1.0
- */
+/** A delivery whose signature held. @since 0.1.0 */
 export interface Verified {
   readonly method: "hmac"
   /** The signed timestamp, epoch seconds. */

@@ -31,20 +31,14 @@ export type Credentials =
   | { readonly type: "basic"; readonly username: string; readonly password: Authorization.Credentials }
   | { readonly type: "bearer"; readonly token: Authorization.Credentials }
 
-/**
- * The verdict on an authenticated delivery.
- * @since 0.1.0
- */
+/** The verdict on an authenticated delivery. @since 0.1.0 */
 export type Verified =
   | Hmac.Verified
   | StandardWebhooks.Verified
   | Authorization.BasicVerified
   | Authorization.BearerVerified
 
-/**
- * What `authenticate` needs besides the credentials.
- * @since 0.1.0
- */
+/** What `authenticate` needs besides the credentials. @since 0.1.0 */
 export interface AuthenticateOptions {
   readonly headers: Hmac.HeadersInput
   readonly rawBody: Hmac.RawBody
@@ -53,10 +47,7 @@ export interface AuthenticateOptions {
   readonly toleranceSeconds?: number | undefined
 }
 
-/**
- * Authenticates a delivery whose body is already in hand, by the configured method.
- * @since 0.1.0
- */
+/** Authenticates a delivery whose body is already in hand, by the configured method. @since 0.1.0 */
 export const authenticate = (
   credentials: Credentials,
   options: AuthenticateOptions
@@ -86,10 +77,7 @@ export const authenticate = (
   }
 }
 
-/**
- * A delivery that passed: its raw body (read once; parse `text` as JSON yourself) and the verdict.
- * @since 0.1.0
- */
+/** A delivery that passed: its raw body (read once; parse `text` as JSON yourself) and the verdict. @since 0.1.0 */
 export interface Received {
   readonly verified: Verified
   /** The body bytes exactly as received: what the signature covers. */
@@ -98,10 +86,7 @@ export interface Received {
   readonly text: string
 }
 
-/**
- * Options of the request helpers.
- * @since 0.1.0
- */
+/** Options of the request helpers. @since 0.1.0 */
 export interface ReceiveOptions {
   /** The HMAC replay window in seconds, both directions; 300 when omitted. */
   readonly toleranceSeconds?: number | undefined
@@ -109,10 +94,7 @@ export interface ReceiveOptions {
   readonly maxBodyBytes?: number | undefined
 }
 
-/**
- * The default body limit of the request helpers: 5 MiB.
- * @since 0.1.0
- */
+/** The default body limit of the request helpers: 5 MiB. @since 0.1.0 */
 export const defaultMaxBodyBytes = 5 * 1024 * 1024
 
 const decoder = new TextDecoder()
@@ -224,16 +206,10 @@ const withHmacSecret =
  */
 export const authenticateRequest = authenticator((request: Request) => request.headers, requestBody)
 
-/**
- * `authenticateRequest` for an HMAC-signed webhook.
- * @since 0.1.0
- */
+/** `authenticateRequest` for an HMAC-signed webhook. @since 0.1.0 */
 export const verifyRequest = withHmacSecret(authenticateRequest)
 
-/**
- * The parts of a Node `http.IncomingMessage` the helpers use, typed structurally (no `node:http`).
- * @since 0.1.0
- */
+/** The parts of a Node `http.IncomingMessage` the helpers use, typed structurally (no `node:http`). @since 0.1.0 */
 export interface IncomingMessageLike extends AsyncIterable<unknown> {
   readonly headers: HeaderRecord
 }
@@ -245,8 +221,5 @@ export interface IncomingMessageLike extends AsyncIterable<unknown> {
  */
 export const authenticateIncomingMessage = authenticator((message: IncomingMessageLike) => message.headers, messageBody)
 
-/**
- * `authenticateIncomingMessage` for an HMAC-signed webhook.
- * @since 0.1.0
- */
+/** `authenticateIncomingMessage` for an HMAC-signed webhook. @since 0.1.0 */
 export const verifyIncomingMessage = withHmacSecret(authenticateIncomingMessage)

@@ -11,32 +11,20 @@ import { single } from "./internal/headers.js"
 import * as ReplayWindow from "./ReplayWindow.js"
 import { MalformedHeader, type SignatureError, SignatureMismatch } from "./VerificationError.js"
 
-/**
- * The prefix of a Standard Webhooks secret.
- * @since 0.1.0
- */
+/** The prefix of a Standard Webhooks secret. @since 0.1.0 */
 export const secretPrefix = "whsec_"
 
-/**
- * The key lengths (bytes, after base64 decoding) a secret may have.
- * @since 0.1.0
- */
+/** The key lengths (bytes, after base64 decoding) a secret may have. @since 0.1.0 */
 export const keyBytes = { min: 24, max: 64 } as const
 
-/**
- * The header names, as sent (lower case, as the specification spells them).
- * @since 0.1.0
- */
+/** The header names, as sent (lower case, as the specification spells them). @since 0.1.0 */
 export const headerNames = {
   id: "webhook-id",
   timestamp: "webhook-timestamp",
   signature: "webhook-signature"
 } as const
 
-/**
- * A secret: `whsec_<base64>` as text or `Redacted`.
- * @since 0.1.0
- */
+/** A secret: `whsec_<base64>` as text or `Redacted`. @since 0.1.0 */
 export type Secret = string | Redacted.Redacted<string>
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
@@ -51,10 +39,7 @@ const decodeBase64 = (encoded: string): Uint8Array | undefined => {
   }
 }
 
-/**
- * The key bytes of a secret, if it is `whsec_` followed by standard base64 of 24 to 64 bytes.
- * @since 0.1.0
- */
+/** The key bytes of a secret, if it is `whsec_` followed by standard base64 of 24 to 64 bytes. @since 0.1.0 */
 export const keyOf = (secret: Secret): Uint8Array | undefined => {
   const text = Redacted.isRedacted(secret) ? Redacted.value(secret) : secret
   if (!text.startsWith(secretPrefix)) return undefined
@@ -62,10 +47,7 @@ export const keyOf = (secret: Secret): Uint8Array | undefined => {
   return key !== undefined && key.length >= keyBytes.min && key.length <= keyBytes.max ? key : undefined
 }
 
-/**
- * Whether a secret is a valid Standard Webhooks secret (see `keyOf`).
- * @since 0.1.0
- */
+/** Whether a secret is a valid Standard Webhooks secret (see `keyOf`). @since 0.1.0 */
 export const isSecret = (secret: Secret): boolean => keyOf(secret) !== undefined
 
 const requireKey = (secret: Secret): Uint8Array => {
@@ -86,33 +68,21 @@ const mac = (key: Uint8Array, id: string, timestamp: string, body: string | Uint
     : hmac.update(`${id}.${timestamp}.`).update(body)
 }
 
-/**
- * The `webhook-signature` value for one message: `v1,<base64>`.
- * @since 0.1.0
- */
+/** The `webhook-signature` value for one message: `v1,<base64>`. @since 0.1.0 */
 export const sign = (secret: Secret, id: string, timestamp: number, body: string | Uint8Array): string =>
   `v1,${mac(requireKey(secret), id, String(timestamp), body).digest("base64")}`
 
-/**
- * The three headers of one attempt.
- * @since 0.1.0
- */
+/** The three headers of one attempt. @since 0.1.0 */
 export type SignatureHeaders = {
   readonly "webhook-id": string
   readonly "webhook-timestamp": string
   readonly "webhook-signature": string
 }
 
-/**
- * One secret or several (see `Hmac.Secrets`).
- * @since 0.1.0
- */
+/** One secret or several (see `Hmac.Secrets`). @since 0.1.0 */
 export type Secrets = Secret | ReadonlyArray<Secret>
 
-/**
- * The most entries `verify` reads from one `webhook-signature`; more is `MalformedHeader`.
- * @since 0.1.0
- */
+/** The most entries `verify` reads from one `webhook-signature`; more is `MalformedHeader`. @since 0.1.0 */
 export const maxSignatures = 8
 
 const secretList = (secrets: Secrets): ReadonlyArray<Secret> =>
@@ -138,10 +108,7 @@ export const signatureHeaders = (
   }
 }
 
-/**
- * What `verify` needs: the secret, the headers, the raw body and the receiver's clock (epoch seconds).
- * @since 0.1.0
- */
+/** What `verify` needs: the secret, the headers, the raw body and the receiver's clock (epoch seconds). @since 0.1.0 */
 export interface VerifyOptions {
   /** The secret, or several (a receiver moving to a new one): any of them may have signed. */
   readonly secret: Secrets
@@ -152,10 +119,7 @@ export interface VerifyOptions {
   readonly toleranceSeconds?: number | undefined
 }
 
-/**
- * A verified message: its id (Waybill's delivery id) and signed timestamp.
- * @since 0.1.0
- */
+/** A verified message: its id (Waybill's delivery id) and signed timestamp. @since 0.1.0 */
 export interface Verified {
   readonly method: "standard-webhooks"
   readonly id: string

@@ -5,10 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 
-/**
- * A required header is absent (or empty).
- * @since 0.1.0
- */
+/** A required header is absent (or empty). @since 0.1.0 */
 export class MissingHeader extends Schema.TaggedError<MissingHeader>("@waybill/signing/MissingHeader")(
   "MissingHeader",
   { header: Schema.String }
@@ -31,10 +28,7 @@ export class MalformedHeader extends Schema.TaggedError<MalformedHeader>("@waybi
   }
 }
 
-/**
- * `X-Signature-Algorithm` names an algorithm other than `hmac-sha256`.
- * @since 0.1.0
- */
+/** `X-Signature-Algorithm` names an algorithm other than `hmac-sha256`. @since 0.1.0 */
 export class UnsupportedAlgorithm extends Schema.TaggedError<UnsupportedAlgorithm>(
   "@waybill/signing/UnsupportedAlgorithm"
 )("UnsupportedAlgorithm", { algorithm: Schema.String }) {
@@ -43,10 +37,7 @@ export class UnsupportedAlgorithm extends Schema.TaggedError<UnsupportedAlgorith
   }
 }
 
-/**
- * The signature is valid but its timestamp is older than the window: a replay, or a clock ahead.
- * @since 0.1.0
- */
+/** The signature is valid but its timestamp is older than the window: a replay, or a clock ahead. @since 0.1.0 */
 export class TimestampTooOld extends Schema.TaggedError<TimestampTooOld>("@waybill/signing/TimestampTooOld")(
   "TimestampTooOld",
   { timestamp: Schema.Number, now: Schema.Number, toleranceSeconds: Schema.Number }
@@ -69,10 +60,7 @@ export class TimestampTooNew extends Schema.TaggedError<TimestampTooNew>("@waybi
   }
 }
 
-/**
- * The signature does not match: a wrong secret, or a body or timestamp changed (a body parser too).
- * @since 0.1.0
- */
+/** The signature does not match: a wrong secret, or a body or timestamp changed (a body parser too). @since 0.1.0 */
 export class SignatureMismatch extends Schema.TaggedError<SignatureMismatch>("@waybill/signing/SignatureMismatch")(
   "SignatureMismatch",
   {}
@@ -82,10 +70,7 @@ export class SignatureMismatch extends Schema.TaggedError<SignatureMismatch>("@w
   }
 }
 
-/**
- * Basic or Bearer credentials were well-formed but are not the configured ones.
- * @since 0.1.0
- */
+/** Basic or Bearer credentials were well-formed but are not the configured ones. @since 0.1.0 */
 export class CredentialsMismatch extends Schema.TaggedError<CredentialsMismatch>(
   "@waybill/signing/CredentialsMismatch"
 )("CredentialsMismatch", { scheme: Schema.Literal("basic", "bearer") }) {
@@ -94,10 +79,7 @@ export class CredentialsMismatch extends Schema.TaggedError<CredentialsMismatch>
   }
 }
 
-/**
- * The request body is larger than the receiver accepts.
- * @since 0.1.0
- */
+/** The request body is larger than the receiver accepts. @since 0.1.0 */
 export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>("@waybill/signing/BodyTooLarge")("BodyTooLarge", {
   maxBytes: Schema.Number
 }) {
@@ -106,10 +88,7 @@ export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>("@waybill/sig
   }
 }
 
-/**
- * The request body could not be read (already consumed, connection aborted ...).
- * @since 0.1.0
- */
+/** The request body could not be read (already consumed, connection aborted ...). @since 0.1.0 */
 export class BodyUnreadable extends Schema.TaggedError<BodyUnreadable>("@waybill/signing/BodyUnreadable")(
   "BodyUnreadable",
   { reason: Schema.String }
@@ -119,10 +98,7 @@ export class BodyUnreadable extends Schema.TaggedError<BodyUnreadable>("@waybill
   }
 }
 
-/**
- * Why an HMAC signature was refused.
- * @since 0.1.0
- */
+/** Why an HMAC signature was refused. @since 0.1.0 */
 export type SignatureError =
   | MissingHeader
   | MalformedHeader
@@ -131,22 +107,13 @@ export type SignatureError =
   | TimestampTooNew
   | SignatureMismatch
 
-/**
- * Why Basic or Bearer credentials were refused.
- * @since 0.1.0
- */
+/** Why Basic or Bearer credentials were refused. @since 0.1.0 */
 export type CredentialsError = MissingHeader | MalformedHeader | CredentialsMismatch
 
-/**
- * Why a request body could not be taken.
- * @since 0.1.0
- */
+/** Why a request body could not be taken. @since 0.1.0 */
 export type BodyError = BodyTooLarge | BodyUnreadable
 
-/**
- * Every reason a receiver refuses a delivery.
- * @since 0.1.0
- */
+/** Every reason a receiver refuses a delivery. @since 0.1.0 */
 export type VerificationError = SignatureError | CredentialsError | BodyError
 
 /**

@@ -23,10 +23,7 @@ import * as Embedded from "./internal/embedded.js"
 import { PreparingClient } from "./internal/preparedStatements.js"
 import * as Migrations from "./Migrations.js"
 
-/**
- * Where the data lives.
- * @since 0.1.0
- */
+/** Where the data lives. @since 0.1.0 */
 export type DatabaseConfig =
   | {
       readonly _tag: "Postgres"
@@ -49,16 +46,10 @@ export type DatabaseConfig =
       readonly snapshot?: string | undefined
     }
 
-/**
- * The schema a configuration keeps Waybill's tables in.
- * @since 0.1.0
- */
+/** The schema a configuration keeps Waybill's tables in. @since 0.1.0 */
 export const schemaOf = (config: DatabaseConfig): string => config.schema ?? Migrations.defaultSchema
 
-/**
- * Failure to open the embedded database (unreadable directory, another process holding it...).
- * @since 0.1.0
- */
+/** Failure to open the embedded database (unreadable directory, another process holding it...). @since 0.1.0 */
 export { EmbeddedStartError } from "./internal/embedded.js"
 
 // int8 columns come back as numbers: every value stored in them is far below 2^53.
@@ -111,10 +102,7 @@ const postgresPool = (url: string, maxConnections: number, schema: string) =>
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
   )
 
-/**
- * Notifications on a channel of the database (`LISTEN`), provided by `layer` beside the client.
- * @since 0.2.0
- */
+/** Notifications on a channel of the database (`LISTEN`), provided by `layer` beside the client. @since 0.2.0 */
 export class Notifications extends Context.Tag("@waybill/store-pg/Database/Notifications")<
   Notifications,
   {
@@ -229,10 +217,7 @@ export const layer = (
     })
   ).pipe(Layer.provide(Reactivity.layer))
 
-/**
- * Describes the configuration for logs, without credentials.
- * @since 0.1.0
- */
+/** Describes the configuration for logs, without credentials. @since 0.1.0 */
 export const describe = (config: DatabaseConfig, url?: string): string => {
   if (config._tag === "Embedded") {
     return config.dataDir === "memory://" ? "embedded PGlite (in memory)" : `embedded PGlite at ${config.dataDir}`

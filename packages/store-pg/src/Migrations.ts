@@ -24,10 +24,7 @@ import traceContext from "./migrations/0012_trace_context.js"
 import deliveryStatsIndex from "./migrations/0013_delivery_stats_index.js"
 import heldDeliveriesIndex from "./migrations/0014_held_deliveries_index.js"
 
-/**
- * Every migration, keyed `NNNN_name` as the migrator expects.
- * @since 0.1.0
- */
+/** Every migration, keyed `NNNN_name` as the migrator expects. @since 0.1.0 */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_workspaces_and_api_keys": workspacesAndApiKeys,
   "0002_drafts_and_events": draftsAndEvents,
@@ -45,16 +42,10 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0014_held_deliveries_index": heldDeliveriesIndex
 }
 
-/**
- * The table that records applied migrations, in Waybill's schema.
- * @since 0.1.0
- */
+/** The table that records applied migrations, in Waybill's schema. @since 0.1.0 */
 export const table = "waybill_migrations"
 
-/**
- * The schema Waybill keeps its tables in unless configured otherwise.
- * @since 0.1.0
- */
+/** The schema Waybill keeps its tables in unless configured otherwise. @since 0.1.0 */
 export const defaultSchema = "waybill"
 
 /**
@@ -205,10 +196,7 @@ export const runIn = (
     )
   })
 
-/**
- * `runIn` the default schema, `waybill`.
- * @since 0.1.0
- */
+/** `runIn` the default schema, `waybill`. @since 0.1.0 */
 export const run: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   Migrator.MigrationError,

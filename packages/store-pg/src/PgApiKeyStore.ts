@@ -1,7 +1,4 @@
-/**
- * The `ApiKeyStore` port on PostgreSQL.
- * @since 0.1.0
- */
+/** The `ApiKeyStore` port on PostgreSQL. @since 0.1.0 */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { ApiKeyStore } from "@waybill/core/ApiKeys"
 import type { WorkspaceId } from "@waybill/core/Workspace"
@@ -25,10 +22,7 @@ const toRecord = (row: Row) => ({
   revokedAt: row.revoked_at
 })
 
-/**
- * The key store over the `SqlClient` in context.
- * @since 0.1.0
- */
+/** The key store over the `SqlClient` in context. @since 0.1.0 */
 export const layer: Layer.Layer<ApiKeyStore, never, SqlClient.SqlClient> = sqlLayer(ApiKeyStore, (sql) => ({
   insert: (record) =>
     sql

@@ -79,10 +79,7 @@ interface ClaimedRow {
   readonly flow?: boolean
 }
 
-/**
- * The delivery store over the `SqlClient` in context.
- * @since 0.1.0
- */
+/** The delivery store over the `SqlClient` in context. @since 0.1.0 */
 export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sqlLayer(DeliveryStore, (sql) => {
   // A claim returns each webhook's current revision, so an entry older than that (an edit, maybe
   // by another process) is read again.

@@ -1,7 +1,4 @@
-/**
- * The `DraftRepository` port on PostgreSQL, creations shared by a group commit.
- * @since 0.1.0
- */
+/** The `DraftRepository` port on PostgreSQL, creations shared by a group commit. @since 0.1.0 */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as GroupCommit from "@waybill/core/GroupCommit"
 import type { IdempotencyRecord } from "@waybill/core/Idempotency"
@@ -27,10 +24,7 @@ interface NewDraft {
   readonly record?: IdempotencyRecord | undefined
 }
 
-/**
- * The draft repository over the `SqlClient` in context.
- * @since 0.1.0
- */
+/** The draft repository over the `SqlClient` in context. @since 0.1.0 */
 export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = Layer.scoped(
   DraftRepository,
   Effect.gen(function* () {

@@ -19,16 +19,10 @@ import { defaultSchema } from "./Migrations.js"
  */
 export const channelOf = (schema: string): string => `${schema}_events`
 
-/**
- * The channel of the default schema (`waybill_events`).
- * @since 0.1.0
- */
+/** The channel of the default schema (`waybill_events`). @since 0.1.0 */
 export const channel = channelOf(defaultSchema)
 
-/**
- * The outbox over the `SqlClient` in context.
- * @since 0.1.0
- */
+/** The outbox over the `SqlClient` in context. @since 0.1.0 */
 export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = sqlLayer(EventOutbox, (sql) => ({
   publish: (workspaceId, events) =>
     Effect.gen(function* () {

@@ -20,10 +20,7 @@ interface Row {
   readonly created_at: number
 }
 
-/**
- * The alerts over the `SqlClient` in context.
- * @since 0.1.0
- */
+/** The alerts over the `SqlClient` in context. @since 0.1.0 */
 export const layer: Layer.Layer<FailureAlerts, never, SqlClient.SqlClient> = sqlLayer(FailureAlerts, (sql) => ({
   raise: (workspaceId, alert) =>
     sql`

@@ -21,10 +21,7 @@ interface Row {
   readonly expires_at: string | number
 }
 
-/**
- * The store over the `SqlClient` in context.
- * @since 0.1.0
- */
+/** The store over the `SqlClient` in context. @since 0.1.0 */
 export const layer: Layer.Layer<IdempotencyStore, never, SqlClient.SqlClient> = sqlLayer(IdempotencyStore, (sql) => {
   const recordOf = (workspaceId: WorkspaceId, key: string, row: Row): IdempotencyRecord => ({
     workspaceId,

@@ -11,10 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as StorageGauges from "./internal/storageGauges.js"
 
-/**
- * Reads the gauges and sets them (`Metrics.recordStorage`); never fails.
- * @since 0.1.0
- */
+/** Reads the gauges and sets them (`Metrics.recordStorage`); never fails. @since 0.1.0 */
 export const refresh = (timeoutMs = 2_000): Effect.Effect<void, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient

@@ -33,10 +33,7 @@ export class ReadHorizon extends Context.Tag("@waybill/store-pg/PgOutboxReader/R
 
 const transactionId = /^[0-9]{1,20}$/
 
-/**
- * The reader, and the `ReadHorizon` its reads keep.
- * @since 0.1.0
- */
+/** The reader, and the `ReadHorizon` its reads keep. @since 0.1.0 */
 export const layer: Layer.Layer<OutboxReader | ReadHorizon, never, SqlClient.SqlClient> = Layer.effectContext(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient

@@ -1,7 +1,4 @@
-/**
- * The `WebhookRepository` port on PostgreSQL.
- * @since 0.1.0
- */
+/** The `WebhookRepository` port on PostgreSQL. @since 0.1.0 */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Page from "@waybill/webhooks/Page"
 import { Webhook } from "@waybill/webhooks/Webhook"
@@ -15,10 +12,7 @@ import { type WebhookRow, webhookColumns, webhookOf } from "./internal/webhookRo
 
 const encode = Schema.encodeSync(Webhook)
 
-/**
- * The webhook repository over the `SqlClient` in context.
- * @since 0.1.0
- */
+/** The webhook repository over the `SqlClient` in context. @since 0.1.0 */
 export const layer: Layer.Layer<WebhookRepository, never, SqlClient.SqlClient> = sqlLayer(WebhookRepository, (sql) => {
   // The revision (edits raise it atomically) and the flow control (claims and automatic
   // disabling read and change it in SQL) live in their own columns; the document holds the rest.

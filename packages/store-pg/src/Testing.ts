@@ -1,7 +1,4 @@
-/**
- * Test support: a fresh, throw-away database per suite on either back end.
- * @since 0.1.0
- */
+/** Test support: a fresh, throw-away database per suite on either back end. @since 0.1.0 */
 
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -72,10 +69,7 @@ export const writeSnapshot = (file: string): Effect.Effect<void, unknown> =>
  */
 export const dataDirVariable = "WAYBILL_TEST_PGLITE_DATA_DIR"
 
-/**
- * Writes at `directory` (a path that does not exist yet) the PGlite data directory of a snapshot.
- * @since 0.1.0
- */
+/** Writes at `directory` (a path that does not exist yet) the PGlite data directory of a snapshot. @since 0.1.0 */
 export const writeDataDir = (file: string, directory: string): Effect.Effect<void, unknown> =>
   Effect.promise(async () => {
     await mkdir(dirname(directory), { recursive: true })
@@ -98,10 +92,7 @@ export const makeDataDir = async (prefix: string, env: Record<string, string | u
   return directory
 }
 
-/**
- * `makeDataDir` for a scope: the directory is removed when the scope closes.
- * @since 0.1.0
- */
+/** `makeDataDir` for a scope: the directory is removed when the scope closes. @since 0.1.0 */
 export const scopedDataDir = (prefix: string): Effect.Effect<string, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.promise(() => makeDataDir(prefix)),
@@ -143,10 +134,7 @@ export const backends = (env: Record<string, string | undefined> = process.env) 
   ]
 }
 
-/**
- * A database layer for one back end, dropped when the layer is released.
- * @since 0.1.0
- */
+/** A database layer for one back end, dropped when the layer is released. @since 0.1.0 */
 export const layer = (backend: ReturnType<typeof backends>[number]) =>
   Layer.unwrapScoped(Effect.map(backend.config, Database.layer))
 

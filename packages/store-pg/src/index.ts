@@ -1,87 +1,43 @@
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 
-/**
- * The database layer: PostgreSQL or embedded PGlite, migrated.
- * @since 0.1.0
- */
+/** The database layer: PostgreSQL or embedded PGlite, migrated. @since 0.1.0 */
 export * as Database from "./Database.js"
 
-/**
- * The schema as an ordered list of migrations.
- * @since 0.1.0
- */
+/** The schema as an ordered list of migrations. @since 0.1.0 */
 export * as Migrations from "./Migrations.js"
 
-/**
- * The `ApiKeyStore` port on PostgreSQL.
- * @since 0.1.0
- */
+/** The `ApiKeyStore` port on PostgreSQL. @since 0.1.0 */
 export * as PgApiKeyStore from "./PgApiKeyStore.js"
 
-/**
- * The `DeliveryStore` port on PostgreSQL: leased claims with `SKIP LOCKED`.
- * @since 0.1.0
- */
+/** The `DeliveryStore` port on PostgreSQL: leased claims with `SKIP LOCKED`. @since 0.1.0 */
 export * as PgDeliveryStore from "./PgDeliveryStore.js"
 
-/**
- * The `DraftRepository` port on PostgreSQL.
- * @since 0.1.0
- */
+/** The `DraftRepository` port on PostgreSQL. @since 0.1.0 */
 export * as PgDraftRepository from "./PgDraftRepository.js"
 
-/**
- * The `EventOutbox` port on PostgreSQL.
- * @since 0.1.0
- */
+/** The `EventOutbox` port on PostgreSQL. @since 0.1.0 */
 export * as PgEventOutbox from "./PgEventOutbox.js"
 
-/**
- * The `FailureAlerts` port on PostgreSQL: stored and logged.
- * @since 0.1.0
- */
+/** The `FailureAlerts` port on PostgreSQL: stored and logged. @since 0.1.0 */
 export * as PgFailureAlerts from "./PgFailureAlerts.js"
 
-/**
- * The `IdempotencyStore` port of `@waybill/core` on PostgreSQL.
- * @since 0.1.0
- */
+/** The `IdempotencyStore` port of `@waybill/core` on PostgreSQL. @since 0.1.0 */
 export * as PgIdempotencyStore from "./PgIdempotencyStore.js"
 
-/**
- * The storage gauges of the metrics, read from PostgreSQL.
- * @since 0.1.0
- */
+/** The storage gauges of the metrics, read from PostgreSQL. @since 0.1.0 */
 export * as PgMetrics from "./PgMetrics.js"
 
-/**
- * The `OutboxReader` port on PostgreSQL: fan-out claims.
- * @since 0.1.0
- */
+/** The `OutboxReader` port on PostgreSQL: fan-out claims. @since 0.1.0 */
 export * as PgOutboxReader from "./PgOutboxReader.js"
 
-/**
- * The `RecurringMasterRepository` port on PostgreSQL: masters claimed with `SKIP LOCKED`.
- * @since 0.1.0
- */
+/** The `RecurringMasterRepository` port on PostgreSQL: masters claimed with `SKIP LOCKED`. @since 0.1.0 */
 export * as PgRecurringMasterRepository from "./PgRecurringMasterRepository.js"
 
-/**
- * The `TourRepository` and `TourQuery` ports on PostgreSQL.
- * @since 0.1.0
- */
+/** The `TourRepository` and `TourQuery` ports on PostgreSQL. @since 0.1.0 */
 export * as PgTourRepository from "./PgTourRepository.js"
 
-/**
- * The `WebhookRepository` port on PostgreSQL.
- * @since 0.1.0
- */
+/** The `WebhookRepository` port on PostgreSQL. @since 0.1.0 */
 export * as PgWebhookRepository from "./PgWebhookRepository.js"
 
-/**
- * Throw-away databases for storage tests.
- * @since 0.1.0
- */
+/** Throw-away databases for storage tests. @since 0.1.0 */
 export * as Testing from "./Testing.js"

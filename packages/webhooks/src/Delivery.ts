@@ -4,15 +4,10 @@
  */
 import * as Schema from "effect/Schema"
 
-/**
- * `pending` until an attempt succeeds or the retry fails too; `held` while its webhook is disabled.
- * @since 0.1.0
- */
+/** `pending` until an attempt succeeds or the retry fails too; `held` while its webhook is disabled. @since 0.1.0 */
 export const DeliveryStatus = Schema.Literal("pending", "held", "succeeded", "failed")
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
 /**
@@ -21,20 +16,13 @@ export type DeliveryStatus = typeof DeliveryStatus.Type
  */
 export const ErrorClass = Schema.Literal("timeout", "connect", "dns", "tls", "http", "ssrf")
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ErrorClass = typeof ErrorClass.Type
 
-/**
- * What started an attempt's cycle: fan-out (`automatic`), or a resend or replay (`manual`).
- * @since 0.1.0
- */
+/** What started an attempt's cycle: fan-out (`automatic`), or a resend or replay (`manual`). @since 0.1.0 */
 export const Trigger = Schema.Literal("automatic", "manual")
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Trigger = typeof Trigger.Type
 
 /**
@@ -49,15 +37,10 @@ export const Attempt = Schema.Struct({
   trigger: Trigger
 }).annotations({ identifier: "DeliveryAttempt" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Attempt = typeof Attempt.Type
 
-/**
- * A delivery as `GET /webhooks/{id}/deliveries` lists it.
- * @since 0.1.0
- */
+/** A delivery as `GET /webhooks/{id}/deliveries` lists it. @since 0.1.0 */
 export const DeliveryLog = Schema.Struct({
   id: Schema.String,
   eventId: Schema.String,
@@ -66,19 +49,11 @@ export const DeliveryLog = Schema.Struct({
   attempts: Schema.Array(Attempt)
 }).annotations({ identifier: "Delivery" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type DeliveryLog = typeof DeliveryLog.Type
 
-/**
- * Attempts per cycle: the first and exactly one retry (a resend or replay starts a new cycle).
- * @since 0.1.0
- */
+/** Attempts per cycle: the first and exactly one retry (a resend or replay starts a new cycle). @since 0.1.0 */
 export const maxAttempts = 2
 
-/**
- * Whether a status code is a success (any 2xx; redirects are failures, never followed).
- * @since 0.1.0
- */
+/** Whether a status code is a success (any 2xx; redirects are failures, never followed). @since 0.1.0 */
 export const isSuccess = (statusCode: number): boolean => statusCode >= 200 && statusCode <= 299

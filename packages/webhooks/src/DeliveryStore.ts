@@ -152,10 +152,7 @@ export interface Completion {
   readonly latencyMs?: number | null | undefined
 }
 
-/**
- * The storage port for deliveries and their attempts.
- * @since 0.1.0
- */
+/** The storage port for deliveries and their attempts. @since 0.1.0 */
 export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore")<
   DeliveryStore,
   {

@@ -25,10 +25,7 @@ import { OutboxReader } from "./OutboxReader.js"
 import { SecretBox } from "./SecretBox.js"
 import { WebhookRepository } from "./WebhookRepository.js"
 
-/**
- * Dispatcher settings; every one has a default.
- * @since 0.1.0
- */
+/** Dispatcher settings; every one has a default. @since 0.1.0 */
 export interface Options {
   /** One attempt's deadline (DNS, connect, request, response headers). Default 20 000 ms. */
   readonly timeoutMs?: number | undefined
@@ -87,19 +84,13 @@ const settingsOf = (options: Options): Settings => {
   }
 }
 
-/**
- * What one fan-out did.
- * @since 0.1.0
- */
+/** What one fan-out did. @since 0.1.0 */
 export interface FanOutSummary {
   readonly events: number
   readonly deliveries: number
 }
 
-/**
- * What `deliverDue` did: attempts made, and how they ended.
- * @since 0.1.0
- */
+/** What `deliverDue` did: attempts made, and how they ended. @since 0.1.0 */
 export interface DeliverySummary {
   readonly attempts: number
   readonly succeeded: number
@@ -107,9 +98,7 @@ export interface DeliverySummary {
   readonly failed: number
 }
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class Dispatcher extends Context.Tag("@waybill/webhooks/Dispatcher")<
   Dispatcher,
   {
@@ -128,10 +117,7 @@ export class Dispatcher extends Context.Tag("@waybill/webhooks/Dispatcher")<
   }
 >() {}
 
-/**
- * Builds a dispatcher from its ports.
- * @since 0.1.0
- */
+/** Builds a dispatcher from its ports. @since 0.1.0 */
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
     const settings = settingsOf(options)
@@ -275,10 +261,7 @@ export const make = (options: Options = {}) =>
     return Dispatcher.of({ fanOut, fanOutAll, deliverDue, run, wake, wakeDelivery })
   })
 
-/**
- * The dispatcher over its ports.
- * @since 0.1.0
- */
+/** The dispatcher over its ports. @since 0.1.0 */
 export const layer = (
   options: Options = {}
 ): Layer.Layer<

@@ -9,10 +9,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Page from "./Page.js"
 
-/**
- * An alert as `GET /alerts` lists it; `reason` is a sentence without secrets.
- * @since 0.1.0
- */
+/** An alert as `GET /alerts` lists it; `reason` is a sentence without secrets. @since 0.1.0 */
 export const FailureAlert = Schema.Struct({
   id: Schema.String,
   webhookId: Schema.String,
@@ -23,22 +20,15 @@ export const FailureAlert = Schema.Struct({
   createdAt: Schema.Int
 }).annotations({ identifier: "FailureAlert" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type FailureAlert = typeof FailureAlert.Type
 
-/**
- * What `list` takes: an optional webhook id and the page.
- * @since 0.1.0
- */
+/** What `list` takes: an optional webhook id and the page. @since 0.1.0 */
 export interface ListQuery extends Page.Query {
   readonly webhookId: string | undefined
 }
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class FailureAlerts extends Context.Tag("@waybill/webhooks/FailureAlerts")<
   FailureAlerts,
   {
@@ -48,10 +38,7 @@ export class FailureAlerts extends Context.Tag("@waybill/webhooks/FailureAlerts"
   }
 >() {}
 
-/**
- * An in-memory store of alerts.
- * @since 0.1.0
- */
+/** An in-memory store of alerts. @since 0.1.0 */
 export const makeMemory = (): FailureAlerts["Type"] => {
   const alerts: Array<{ readonly workspaceId: WorkspaceId; readonly alert: FailureAlert }> = []
   return FailureAlerts.of({
@@ -73,8 +60,5 @@ export const makeMemory = (): FailureAlerts["Type"] => {
   })
 }
 
-/**
- * An in-memory layer, for tests and embedders without storage.
- * @since 0.1.0
- */
+/** An in-memory layer, for tests and embedders without storage. @since 0.1.0 */
 export const layerMemory: Layer.Layer<FailureAlerts> = Layer.sync(FailureAlerts, makeMemory)

@@ -5,38 +5,23 @@
  */
 import type { Target } from "./Webhook.js"
 
-/**
- * Whether a webhook's deliveries take the flow-controlled claim: disabled, rate-limited or FIFO.
- * @since 0.1.0
- */
+/** Whether a webhook's deliveries take the flow-controlled claim: disabled, rate-limited or FIFO. @since 0.1.0 */
 export const isControlled = (target: Pick<Target, "status" | "rateLimitPerSecond" | "ordering">): boolean =>
   target.status !== "enabled" || target.rateLimitPerSecond !== null || target.ordering !== "none"
 
-/**
- * The length of a rate window's slot, in milliseconds.
- * @since 0.1.0
- */
+/** The length of a rate window's slot, in milliseconds. @since 0.1.0 */
 export const slotMs = 50
 
-/**
- * How many slots a claim counts: the current one and those before it.
- * @since 0.1.0
- */
+/** How many slots a claim counts: the current one and those before it. @since 0.1.0 */
 export const slotsCounted = 31
 
-/**
- * A webhook's rate window: its newest slot's number and the attempts started per slot, newest first.
- * @since 0.1.0
- */
+/** A webhook's rate window: its newest slot's number and the attempts started per slot, newest first. @since 0.1.0 */
 export interface RateWindow {
   readonly slot: number
   readonly counts: ReadonlyArray<number>
 }
 
-/**
- * An empty window.
- * @since 0.1.0
- */
+/** An empty window. @since 0.1.0 */
 export const emptyWindow: RateWindow = { slot: 0, counts: [] }
 
 const shift = (window: RateWindow, now: number): Array<number> => {
@@ -47,26 +32,17 @@ const shift = (window: RateWindow, now: number): Array<number> => {
   return [...Array.from({ length: gap }, () => 0), ...window.counts].slice(0, slotsCounted)
 }
 
-/**
- * How many attempts a claim at `now` (epoch ms) may start under `limit` per second.
- * @since 0.1.0
- */
+/** How many attempts a claim at `now` (epoch ms) may start under `limit` per second. @since 0.1.0 */
 export const allowance = (window: RateWindow, now: number, limit: number): number => {
   const counts = shift(window, now)
   const inWindow = counts.reduce((sum, count) => sum + count, 0)
   return Math.max(0, Math.min(limit - inWindow, perSlot(limit) - (counts[0] ?? 0)))
 }
 
-/**
- * The most attempts one slot may start: the limit's share of a slot, at least one.
- * @since 0.1.0
- */
+/** The most attempts one slot may start: the limit's share of a slot, at least one. @since 0.1.0 */
 export const perSlot = (limit: number): number => Math.max(1, Math.ceil((limit * slotMs) / 1000))
 
-/**
- * The window after a claim at `now` started `started` attempts.
- * @since 0.1.0
- */
+/** The window after a claim at `now` started `started` attempts. @since 0.1.0 */
 export const record = (window: RateWindow, now: number, started: number): RateWindow => {
   const slot = Math.floor(now / slotMs)
   const counts = shift(window, now)
@@ -91,10 +67,7 @@ export interface Endings {
   readonly failures: number
 }
 
-/**
- * The endings of a batch per webhook, from final statuses in the order they ended.
- * @since 0.1.0
- */
+/** The endings of a batch per webhook, from final statuses in the order they ended. @since 0.1.0 */
 export const endingsOf = (
   ended: ReadonlyArray<{ readonly workspaceId: string; readonly webhookId: string; readonly status: string }>
 ): Array<Endings> => {
@@ -115,9 +88,6 @@ export const endingsOf = (
   return [...byWebhook.values()]
 }
 
-/**
- * A webhook's count of failures in a row after `endings` are added to `streak`.
- * @since 0.1.0
- */
+/** A webhook's count of failures in a row after `endings` are added to `streak`. @since 0.1.0 */
 export const nextStreak = (streak: number, endings: Pick<Endings, "reset" | "failures">): number =>
   endings.reset ? endings.failures : streak + endings.failures

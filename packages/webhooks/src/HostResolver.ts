@@ -1,14 +1,9 @@
-/**
- * The name-resolution port used at registration, so a name of a refused address is refused early.
- * @since 0.1.0
- */
+/** The name-resolution port used at registration, so a name of a refused address is refused early. @since 0.1.0 */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class HostResolver extends Context.Tag("@waybill/webhooks/HostResolver")<
   HostResolver,
   {
@@ -17,10 +12,7 @@ export class HostResolver extends Context.Tag("@waybill/webhooks/HostResolver")<
   }
 >() {}
 
-/**
- * A resolver over a fixed table of names (case-insensitive, trailing dot ignored).
- * @since 0.1.0
- */
+/** A resolver over a fixed table of names (case-insensitive, trailing dot ignored). @since 0.1.0 */
 export const layerStatic = (table: Readonly<Record<string, ReadonlyArray<string>>>): Layer.Layer<HostResolver> => {
   const normalise = (name: string) => (name.endsWith(".") ? name.slice(0, -1) : name).toLowerCase()
   const entries = new Map(Object.entries(table).map(([name, addresses]) => [normalise(name), addresses]))
@@ -30,8 +22,5 @@ export const layerStatic = (table: Readonly<Record<string, ReadonlyArray<string>
   )
 }
 
-/**
- * A resolver that resolves nothing: every name is left to the connect-time check.
- * @since 0.1.0
- */
+/** A resolver that resolves nothing: every name is left to the connect-time check. @since 0.1.0 */
 export const layerNone: Layer.Layer<HostResolver> = layerStatic({})

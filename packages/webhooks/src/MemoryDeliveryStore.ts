@@ -314,8 +314,5 @@ export const make = (): DeliveryStore["Type"] => {
   })
 }
 
-/**
- * An in-memory layer, for tests and embedders without storage.
- * @since 0.2.0
- */
+/** An in-memory layer, for tests and embedders without storage. @since 0.2.0 */
 export const layer: Layer.Layer<DeliveryStore> = Layer.sync(DeliveryStore, make)

@@ -1,7 +1,4 @@
-/**
- * The fan-out side of the outbox, read under a lease; details: docs/internals.md (OutboxReader).
- * @since 0.1.0
- */
+/** The fan-out side of the outbox, read under a lease; details: docs/internals.md (OutboxReader). @since 0.1.0 */
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import { countPublished, EventOutbox, recordAll } from "@waybill/events/EventOutbox"
 import * as Context from "effect/Context"
@@ -9,10 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 
-/**
- * A recorded event as fan-out reads it; `position` (opaque) is where fan-out stands after it.
- * @since 0.1.0
- */
+/** A recorded event as fan-out reads it; `position` (opaque) is where fan-out stands after it. @since 0.1.0 */
 export interface OutboxEvent {
   readonly id: string
   readonly workspaceId: WorkspaceId
@@ -23,19 +17,13 @@ export interface OutboxEvent {
   readonly position: string
 }
 
-/**
- * What one read found, and whether later events wait behind a transaction still open (`waiting`).
- * @since 0.1.0
- */
+/** What one read found, and whether later events wait behind a transaction still open (`waiting`). @since 0.1.0 */
 export interface OutboxRead {
   readonly events: ReadonlyArray<OutboxEvent>
   readonly waiting: boolean
 }
 
-/**
- * Times are epoch milliseconds from the dispatcher's `Clock`.
- * @since 0.1.0
- */
+/** Times are epoch milliseconds from the dispatcher's `Clock`. @since 0.1.0 */
 export class OutboxReader extends Context.Tag("@waybill/webhooks/OutboxReader")<
   OutboxReader,
   {
@@ -48,10 +36,7 @@ export class OutboxReader extends Context.Tag("@waybill/webhooks/OutboxReader")<
   }
 >() {}
 
-/**
- * An in-memory outbox serving both sides, `EventOutbox` and `OutboxReader`; positions count events.
- * @since 0.1.0
- */
+/** An in-memory outbox serving both sides, `EventOutbox` and `OutboxReader`; positions count events. @since 0.1.0 */
 export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effectContext(
   Effect.sync(() => {
     const events: Array<OutboxEvent> = []

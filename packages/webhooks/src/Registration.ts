@@ -1,7 +1,4 @@
-/**
- * The registration rules of `POST /webhooks` (contract §5) as one pure function (docs/internals.md).
- * @since 0.1.0
- */
+/** The registration rules of `POST /webhooks` (contract §5) as one pure function (docs/internals.md). @since 0.1.0 */
 import * as Issue from "@waybill/core/Issue"
 import * as JsonInput from "@waybill/core/JsonInput"
 import { type EventType, isEventType, notInCatalogue } from "@waybill/events/EventType"
@@ -26,10 +23,7 @@ import {
   secretLength
 } from "./Webhook.js"
 
-/**
- * A registration that passed every rule; its secret is `Redacted`.
- * @since 0.1.0
- */
+/** A registration that passed every rule; its secret is `Redacted`. @since 0.1.0 */
 export interface Registration {
   readonly url: string
   readonly events: ReadonlyArray<EventType>
@@ -41,10 +35,7 @@ export interface Registration {
   readonly ordering: Ordering | undefined
 }
 
-/**
- * What the rules depend on besides the request.
- * @since 0.1.0
- */
+/** What the rules depend on besides the request. @since 0.1.0 */
 export interface RegistrationContext {
   readonly propertyDefinitions: ReadonlyArray<PropertyDefinition>
   readonly allowPrivateTargets: boolean
@@ -98,10 +89,7 @@ const refusedTarget = (what: string, category: Ssrf.AddressCategory, address: st
     `${what} ${Ssrf.describe(category)} (${address}): only globally reachable targets are allowed (${Ssrf.allowPrivateTargetsHint})`
   )
 
-/**
- * The URL rules alone (issues at `url`).
- * @since 0.1.0
- */
+/** The URL rules alone (issues at `url`). @since 0.1.0 */
 export const validateUrl = (value: unknown, context: RegistrationContext): Array<Issue.Issue> => {
   if (value === undefined) return [Issue.make("url", "is required")]
   if (typeof value !== "string") return [Issue.make("url", "must be a string")]
@@ -239,10 +227,7 @@ const checkSecret = (
 
 const noControl = (text: string) => (hasControl(text) ? "must not contain control characters" : undefined)
 
-/**
- * The `auth` rules alone (issues at `auth.*`), also what a rotation's new `auth` must satisfy.
- * @since 0.1.0
- */
+/** The `auth` rules alone (issues at `auth.*`), also what a rotation's new `auth` must satisfy. @since 0.1.0 */
 export const validateAuth = (value: unknown): { issues: Array<Issue.Issue>; auth: OpenAuth | undefined } => {
   if (value === undefined) return { issues: [Issue.make("auth", "is required")], auth: undefined }
   if (!isRecord(value)) {
@@ -358,10 +343,7 @@ export const withKeptScheme = (input: unknown, stored: SealedAuth): unknown => {
   return { ...input, auth: { ...auth, scheme: stored.scheme } }
 }
 
-/**
- * For an edit: the secret field left as stored (same auth type, secret omitted or sent as the mask).
- * @since 0.1.0
- */
+/** For an edit: the secret field left as stored (same auth type, secret omitted or sent as the mask). @since 0.1.0 */
 export const keptSecretField = (
   input: unknown,
   storedType: "basic" | "bearer" | "hmac"
@@ -387,10 +369,7 @@ export const maskedSecretIssues = (input: unknown, storedType: "basic" | "bearer
     : []
 }
 
-/**
- * Validates a registration request: every issue with its dotted path (never quoting a secret), or it.
- * @since 0.1.0
- */
+/** Validates a registration request: every issue with its dotted path (never quoting a secret), or it. @since 0.1.0 */
 export const validateRegistration = (
   input: unknown,
   context: RegistrationContext

@@ -1,21 +1,12 @@
-/**
- * Resend and replay (contract §5): their rules apart from storage; both start a fresh attempt cycle.
- * @since 0.1.0
- */
+/** Resend and replay (contract §5): their rules apart from storage; both start a fresh attempt cycle. @since 0.1.0 */
 import * as Issue from "@waybill/core/Issue"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 
-/**
- * How far back a replay may reach by default: 30 days (`since` older than that is refused).
- * @since 0.1.0
- */
+/** How far back a replay may reach by default: 30 days (`since` older than that is refused). @since 0.1.0 */
 export const defaultRetentionSeconds = 30 * 24 * 60 * 60
 
-/**
- * Deliveries a replay looks at per step (one statement, one short transaction on PostgreSQL).
- * @since 0.1.0
- */
+/** Deliveries a replay looks at per step (one statement, one short transaction on PostgreSQL). @since 0.1.0 */
 export const defaultStepSize = 1_000
 
 /**
@@ -32,26 +23,16 @@ export const ReplayRequest = Schema.Struct({
   )
 }).annotations({ identifier: "ReplayRequest" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ReplayRequest = typeof ReplayRequest.Encoded
 
-/**
- * The answer of a replay: how many deliveries went back to `pending`.
- * @since 0.1.0
- */
+/** The answer of a replay: how many deliveries went back to `pending`. @since 0.1.0 */
 export const Replayed = Schema.Struct({ deliveries: Schema.Int }).annotations({ identifier: "Replayed" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Replayed = typeof Replayed.Type
 
-/**
- * A replay that passed every rule.
- * @since 0.1.0
- */
+/** A replay that passed every rule. @since 0.1.0 */
 export interface ReplayWindow {
   readonly since: number
   readonly until: number
@@ -108,17 +89,12 @@ export const validate = (
   })
 }
 
-/**
- * No delivery with this id belongs to the webhook in the caller's workspace (404).
- * @since 0.1.0
- */
+/** No delivery with this id belongs to the webhook in the caller's workspace (404). @since 0.1.0 */
 export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>("@waybill/webhooks/DeliveryNotFound")(
   "DeliveryNotFound",
   { deliveryId: Schema.String, message: Schema.String }
 ) {
-  /**
-   * @since 0.1.0
-   */
+  /** @since 0.1.0 */
   static of(deliveryId: string): DeliveryNotFound {
     return new DeliveryNotFound({
       deliveryId,
@@ -127,17 +103,12 @@ export class DeliveryNotFound extends Schema.TaggedError<DeliveryNotFound>("@way
   }
 }
 
-/**
- * The delivery is pending already (a resend would send it twice) or held (409 `conflict`).
- * @since 0.1.0
- */
+/** The delivery is pending already (a resend would send it twice) or held (409 `conflict`). @since 0.1.0 */
 export class DeliveryPending extends Schema.TaggedError<DeliveryPending>("@waybill/webhooks/DeliveryPending")(
   "DeliveryPending",
   { deliveryId: Schema.String, message: Schema.String }
 ) {
-  /**
-   * @since 0.1.0
-   */
+  /** @since 0.1.0 */
   static of(deliveryId: string, held = false): DeliveryPending {
     return new DeliveryPending({
       deliveryId,

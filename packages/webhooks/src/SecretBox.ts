@@ -1,7 +1,4 @@
-/**
- * Webhook secrets at rest (contract §5, §7): the `SecretBox` port and AES-256-GCM (docs/internals.md).
- * @since 0.1.0
- */
+/** Webhook secrets at rest (contract §5, §7): the `SecretBox` port and AES-256-GCM (docs/internals.md). @since 0.1.0 */
 import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from "node:crypto"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -19,9 +16,7 @@ export class SecretBoxError extends Schema.TaggedError<SecretBoxError>("@waybill
   { message: Schema.String }
 ) {}
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class SecretBox extends Context.Tag("@waybill/webhooks/SecretBox")<
   SecretBox,
   {
@@ -83,10 +78,7 @@ const fromKey = (key: KeyObject): SecretBox["Type"] => {
   return SecretBox.of({ seal, open })
 }
 
-/**
- * An AES-256-GCM box over a 32-byte key: raw bytes, or 64 hex digits (`WAYBILL_SECRET_KEY`).
- * @since 0.1.0
- */
+/** An AES-256-GCM box over a 32-byte key: raw bytes, or 64 hex digits (`WAYBILL_SECRET_KEY`). @since 0.1.0 */
 export const makeAesGcm = (
   key: Uint8Array | Redacted.Redacted<string>
 ): Effect.Effect<SecretBox["Type"], SecretBoxError> =>
@@ -97,17 +89,11 @@ export const makeAesGcm = (
       : Effect.succeed(fromKey(createSecretKey(bytes)))
   })
 
-/**
- * The AES-256-GCM box as a layer.
- * @since 0.1.0
- */
+/** The AES-256-GCM box as a layer. @since 0.1.0 */
 export const layerAesGcm = (key: Uint8Array | Redacted.Redacted<string>): Layer.Layer<SecretBox, SecretBoxError> =>
   Layer.effect(SecretBox, makeAesGcm(key))
 
-/**
- * An AES-256-GCM box under a random key that lives as long as the layer (webhooks in memory only).
- * @since 0.1.0
- */
+/** An AES-256-GCM box under a random key that lives as long as the layer (webhooks in memory only). @since 0.1.0 */
 export const layerMemory: Layer.Layer<SecretBox> = Layer.sync(SecretBox, () =>
   fromKey(createSecretKey(randomBytes(32)))
 )

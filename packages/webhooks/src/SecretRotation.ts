@@ -24,16 +24,10 @@ import {
 } from "./Webhook.js"
 import { WebhookRepository } from "./WebhookRepository.js"
 
-/**
- * How long the previous HMAC secret keeps signing, in seconds: a day by default, at most a week.
- * @since 0.1.0
- */
+/** How long the previous HMAC secret keeps signing, in seconds: a day by default, at most a week. @since 0.1.0 */
 export const overlapSeconds = { default: 86_400, max: 604_800 } as const
 
-/**
- * The body of `POST /webhooks/{id}/rotate`, for documentation; `validateRotation` checks a request.
- * @since 0.1.0
- */
+/** The body of `POST /webhooks/{id}/rotate`, for documentation; `validateRotation` checks a request. @since 0.1.0 */
 export const RotateSecret = Schema.Struct({
   auth: AuthRequest.annotations({
     description:
@@ -47,15 +41,10 @@ export const RotateSecret = Schema.Struct({
   )
 }).annotations({ identifier: "RotateSecret" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type RotateSecret = typeof RotateSecret.Encoded
 
-/**
- * A rotation that passed every rule: the new authentication (secret `Redacted`) and its overlap.
- * @since 0.1.0
- */
+/** A rotation that passed every rule: the new authentication (secret `Redacted`) and its overlap. @since 0.1.0 */
 export interface Rotation {
   readonly auth: OpenAuth
   readonly overlapSeconds: number
@@ -120,10 +109,7 @@ const checkOverlap = (value: unknown, type: SealedAuth["type"]): { issues: Array
   return { issues: [], seconds: value }
 }
 
-/**
- * Validates a rotation (same type and scheme as `stored`): every issue with its path, never a secret.
- * @since 0.1.0
- */
+/** Validates a rotation (same type and scheme as `stored`): every issue with its path, never a secret. @since 0.1.0 */
 export const validateRotation = (
   input: unknown,
   stored: SealedAuth
@@ -178,10 +164,7 @@ export const withPrevious = (
   )
 }
 
-/**
- * Webhooks whose previous secret one sweep step deletes at most (one statement each step).
- * @since 0.1.0
- */
+/** Webhooks whose previous secret one sweep step deletes at most (one statement each step). @since 0.1.0 */
 export const sweepBatchSize = 500
 
 /**

@@ -4,10 +4,7 @@
  */
 import * as Option from "effect/Option"
 
-/**
- * Why an address is refused: the special-purpose block it lies in.
- * @since 0.1.0
- */
+/** Why an address is refused: the special-purpose block it lies in. @since 0.1.0 */
 export type AddressCategory =
   | "unspecified"
   | "this-network"
@@ -51,22 +48,13 @@ const descriptions: Record<AddressCategory, string> = {
   "translation-local": "a local-use IPv4/IPv6 translation address"
 }
 
-/**
- * A short phrase for a category, for error messages ("a loopback address").
- * @since 0.1.0
- */
+/** A short phrase for a category, for error messages ("a loopback address"). @since 0.1.0 */
 export const describe = (category: AddressCategory): string => descriptions[category]
 
-/**
- * How an operator allows private targets, for the messages that refuse them.
- * @since 0.1.0
- */
+/** How an operator allows private targets, for the messages that refuse them. @since 0.1.0 */
 export const allowPrivateTargetsHint = "WAYBILL_ALLOW_PRIVATE_TARGETS=true allows them, for development and tests only"
 
-/**
- * A parsed IP address: IPv4 as an unsigned 32-bit number, IPv6 as eight 16-bit groups.
- * @since 0.1.0
- */
+/** A parsed IP address: IPv4 as an unsigned 32-bit number, IPv6 as eight 16-bit groups. @since 0.1.0 */
 export type IpAddress =
   | { readonly family: 4; readonly value: number }
   | { readonly family: 6; readonly groups: ReadonlyArray<number> }
@@ -124,10 +112,7 @@ const parseIPv6 = (input: string): ReadonlyArray<number> | undefined => {
   return [...head, ...new Array<number>(missing).fill(0), ...tail]
 }
 
-/**
- * Parses an IPv4 address (strict dotted decimal) or IPv6 (brackets, `::`, an IPv4 tail, a zone).
- * @since 0.1.0
- */
+/** Parses an IPv4 address (strict dotted decimal) or IPv6 (brackets, `::`, an IPv4 tail, a zone). @since 0.1.0 */
 export const parseAddress = (text: string): Option.Option<IpAddress> => {
   const v4 = parseIPv4(text)
   if (v4 !== undefined) return Option.some({ family: 4, value: v4 })
@@ -137,10 +122,7 @@ export const parseAddress = (text: string): Option.Option<IpAddress> => {
   return groups === undefined ? Option.none() : Option.some({ family: 6, groups })
 }
 
-/**
- * Whether a host is an IP literal rather than a name.
- * @since 0.1.0
- */
+/** Whether a host is an IP literal rather than a name. @since 0.1.0 */
 export const isIpLiteral = (host: string): boolean => Option.isSome(parseAddress(host))
 
 const ipv4 = (a: number, b: number, c: number, d: number) => ((a * 256 + b) * 256 + c) * 256 + d
@@ -267,10 +249,7 @@ const classify6 = (groups: ReadonlyArray<number>): Option.Option<AddressCategory
   return Option.none()
 }
 
-/**
- * The special-purpose block an IP address lies in, or none when it is globally reachable.
- * @since 0.1.0
- */
+/** The special-purpose block an IP address lies in, or none when it is globally reachable. @since 0.1.0 */
 export const classify = (address: IpAddress): Option.Option<AddressCategory> =>
   address.family === 4 ? classify4(address.value) : classify6(address.groups)
 
@@ -284,24 +263,15 @@ export const refusal = (address: string): Option.Option<AddressCategory> =>
     onSome: classify
   })
 
-/**
- * Whether an address text is refused as a webhook target.
- * @since 0.1.0
- */
+/** Whether an address text is refused as a webhook target. @since 0.1.0 */
 export const isRefused = (address: string): boolean => Option.isSome(refusal(address))
 
-/**
- * Whether a host name is a `localhost` name (RFC 6761: always loopback), trailing dot or not.
- * @since 0.1.0
- */
+/** Whether a host name is a `localhost` name (RFC 6761: always loopback), trailing dot or not. @since 0.1.0 */
 export const isLocalhostName = (host: string): boolean => {
   const name = (host.endsWith(".") ? host.slice(0, -1) : host).toLowerCase()
   return name === "localhost" || name.endsWith(".localhost")
 }
 
-/**
- * The host of a parsed URL as the resolver and the socket see it: IPv6 without brackets.
- * @since 0.1.0
- */
+/** The host of a parsed URL as the resolver and the socket see it: IPv6 without brackets. @since 0.1.0 */
 export const hostOf = (url: URL): string =>
   url.hostname.startsWith("[") && url.hostname.endsWith("]") ? url.hostname.slice(1, -1) : url.hostname

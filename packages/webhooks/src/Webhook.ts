@@ -8,26 +8,17 @@ import { FilterGroup } from "@waybill/filters/Filter"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 
-/**
- * What every secret reads in a response, whatever the secret.
- * @since 0.1.0
- */
+/** What every secret reads in a response, whatever the secret. @since 0.1.0 */
 export const MASK = "********" as const
 
-/**
- * Secret lengths, in characters: HMAC secrets 16–512, passwords and tokens 1–512.
- * @since 0.1.0
- */
+/** Secret lengths, in characters: HMAC secrets 16–512, passwords and tokens 1–512. @since 0.1.0 */
 export const secretLength = {
   hmac: { min: 16, max: 512 },
   password: { min: 1, max: 512 },
   token: { min: 1, max: 512 }
 } as const
 
-/**
- * Other limits of a registration: URL length, username length, description length.
- * @since 0.1.0
- */
+/** Other limits of a registration: URL length, username length, description length. @since 0.1.0 */
 export const limits = { url: 2048, username: 512, description: 1000 } as const
 
 const WriteOnly = (min: number, max: number, what: string) =>
@@ -35,23 +26,15 @@ const WriteOnly = (min: number, max: number, what: string) =>
     description: `${what}; write-only: stored encrypted, returned as "${MASK}"`
   })
 
-/**
- * How an HMAC webhook signs: `waybill` (the default) or `standard-webhooks` (with a `whsec_…` secret).
- * @since 0.1.0
- */
+/** How an HMAC webhook signs: `waybill` (the default) or `standard-webhooks` (with a `whsec_…` secret). @since 0.1.0 */
 export const SignatureScheme = Schema.Literal("waybill", "standard-webhooks").annotations({
   identifier: "SignatureScheme"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type SignatureScheme = typeof SignatureScheme.Type
 
-/**
- * The `auth` of a registration request: Basic, Bearer or HMAC.
- * @since 0.1.0
- */
+/** The `auth` of a registration request: Basic, Bearer or HMAC. @since 0.1.0 */
 export const AuthRequest = Schema.Union(
   Schema.Struct({
     type: Schema.Literal("basic"),
@@ -75,70 +58,42 @@ export const AuthRequest = Schema.Union(
   }).annotations({ identifier: "HmacAuthRequest" })
 ).annotations({ identifier: "WebhookAuthRequest" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type AuthRequest = typeof AuthRequest.Type
 
-/**
- * The per-event filters: each key one of the subscribed events, each value a filter group.
- * @since 0.1.0
- */
+/** The per-event filters: each key one of the subscribed events, each value a filter group. @since 0.1.0 */
 export const Filters = Schema.Record({ key: Schema.String, value: FilterGroup }).annotations({
   identifier: "WebhookFilters",
   description: "Per subscribed event type, a filter group (contract §6)"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Filters = typeof Filters.Type
 
-/**
- * Whether a webhook's deliveries are sent (`enabled`) or held (`disabled`, contract §8).
- * @since 0.1.0
- */
+/** Whether a webhook's deliveries are sent (`enabled`) or held (`disabled`, contract §8). @since 0.1.0 */
 export const WebhookStatus = Schema.Literal("enabled", "disabled").annotations({ identifier: "WebhookStatus" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type WebhookStatus = typeof WebhookStatus.Type
 
-/**
- * Why a webhook is disabled: an operator's `disable` (`manual`), or failures in a row (`failing`).
- * @since 0.1.0
- */
+/** Why a webhook is disabled: an operator's `disable` (`manual`), or failures in a row (`failing`). @since 0.1.0 */
 export const DisabledReason = Schema.Literal("manual", "failing").annotations({ identifier: "WebhookDisabledReason" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type DisabledReason = typeof DisabledReason.Type
 
-/**
- * How a webhook's deliveries are ordered: `none` (the default, in parallel) or `fifo` (one at a time).
- * @since 0.1.0
- */
+/** How a webhook's deliveries are ordered: `none` (the default, in parallel) or `fifo` (one at a time). @since 0.1.0 */
 export const Ordering = Schema.Literal("none", "fifo").annotations({ identifier: "WebhookOrdering" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Ordering = typeof Ordering.Type
 
-/**
- * The bounds of `rateLimitPerSecond`: attempts started per second, over every process.
- * @since 0.1.0
- */
+/** The bounds of `rateLimitPerSecond`: attempts started per second, over every process. @since 0.1.0 */
 export const rateLimitBounds = { min: 1, max: 10_000 } as const
 
 const RateLimit = Schema.Int.pipe(Schema.between(rateLimitBounds.min, rateLimitBounds.max))
 
-/**
- * The body of `POST /webhooks`, for documentation; `validateRegistration` checks a request.
- * @since 0.1.0
- */
+/** The body of `POST /webhooks`, for documentation; `validateRegistration` checks a request. @since 0.1.0 */
 export const RegisterWebhook = Schema.Struct({
   url: Schema.String.annotations({ description: "Absolute https:// URL of a globally reachable host" }),
   events: Schema.Array(EventType).pipe(Schema.minItems(1)).annotations({ description: "Unique catalogue types" }),
@@ -159,22 +114,15 @@ export const RegisterWebhook = Schema.Struct({
   )
 }).annotations({ identifier: "RegisterWebhook" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type RegisterWebhook = typeof RegisterWebhook.Encoded
 
-/**
- * A secret as the `SecretBox` sealed it: safe to store, useless without the key.
- * @since 0.1.0
- */
+/** A secret as the `SecretBox` sealed it: safe to store, useless without the key. @since 0.1.0 */
 export const SealedSecret = Schema.String.pipe(Schema.brand("@waybill/webhooks/SealedSecret")).annotations({
   identifier: "SealedSecret"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type SealedSecret = typeof SealedSecret.Type
 
 /**
@@ -185,15 +133,10 @@ export const PreviousSecret = Schema.Struct({ secret: SealedSecret, expiresAt: S
   identifier: "PreviousSecret"
 })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type PreviousSecret = typeof PreviousSecret.Type
 
-/**
- * Stored authentication: the secret part sealed.
- * @since 0.1.0
- */
+/** Stored authentication: the secret part sealed. @since 0.1.0 */
 export const SealedAuth = Schema.Union(
   Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: SealedSecret }),
   Schema.Struct({ type: Schema.Literal("bearer"), token: SealedSecret }),
@@ -206,15 +149,10 @@ export const SealedAuth = Schema.Union(
   })
 ).annotations({ identifier: "SealedAuth" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type SealedAuth = typeof SealedAuth.Type
 
-/**
- * Authentication with its secret opened for one attempt, still `Redacted` so it never prints.
- * @since 0.1.0
- */
+/** Authentication with its secret opened for one attempt, still `Redacted` so it never prints. @since 0.1.0 */
 export type OpenAuth =
   | { readonly type: "basic"; readonly username: string; readonly password: Redacted.Redacted<string> }
   | { readonly type: "bearer"; readonly token: Redacted.Redacted<string> }
@@ -248,15 +186,10 @@ export const Webhook = Schema.Struct({
   ordering: Schema.optionalWith(Ordering, { default: () => "none" as const })
 }).annotations({ identifier: "StoredWebhook" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type Webhook = typeof Webhook.Type
 
-/**
- * Authentication as responses show it: every secret masked.
- * @since 0.1.0
- */
+/** Authentication as responses show it: every secret masked. @since 0.1.0 */
 export const MaskedAuth = Schema.Union(
   Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: Schema.Literal(MASK) }),
   Schema.Struct({ type: Schema.Literal("bearer"), token: Schema.Literal(MASK) }),
@@ -273,15 +206,10 @@ export const MaskedAuth = Schema.Union(
   })
 ).annotations({ identifier: "WebhookAuth" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type MaskedAuth = typeof MaskedAuth.Type
 
-/**
- * A webhook as the API answers it; only a disabled one shows `disabledReason` and `disabledAt`.
- * @since 0.1.0
- */
+/** A webhook as the API answers it; only a disabled one shows `disabledReason` and `disabledAt`. @since 0.1.0 */
 export const WebhookResponse = Schema.Struct({
   id: Schema.String,
   url: Schema.String,
@@ -299,24 +227,16 @@ export const WebhookResponse = Schema.Struct({
   ordering: Ordering
 }).annotations({ identifier: "Webhook" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type WebhookResponse = typeof WebhookResponse.Type
 
-/**
- * A previous HMAC secret if its overlap still runs at `now` (epoch seconds).
- * @since 0.1.0
- */
+/** A previous HMAC secret if its overlap still runs at `now` (epoch seconds). @since 0.1.0 */
 export const activePrevious = <P extends { readonly expiresAt: number }>(
   previous: P | undefined,
   now: number
 ): P | undefined => (previous !== undefined && previous.expiresAt > now ? previous : undefined)
 
-/**
- * Masks every secret; a previous HMAC secret shows as its expiry while its overlap runs at `now`.
- * @since 0.1.0
- */
+/** Masks every secret; a previous HMAC secret shows as its expiry while its overlap runs at `now`. @since 0.1.0 */
 export const maskAuth = (auth: SealedAuth | OpenAuth | AuthRequest, now?: number): MaskedAuth => {
   switch (auth.type) {
     case "basic":
@@ -332,10 +252,7 @@ export const maskAuth = (auth: SealedAuth | OpenAuth | AuthRequest, now?: number
   }
 }
 
-/**
- * The response form of a stored webhook, as of `now` (epoch seconds; see `maskAuth`).
- * @since 0.1.0
- */
+/** The response form of a stored webhook, as of `now` (epoch seconds; see `maskAuth`). @since 0.1.0 */
 export const toResponse = (webhook: Webhook, now?: number): WebhookResponse => ({
   id: webhook.id,
   url: webhook.url,
@@ -352,10 +269,7 @@ export const toResponse = (webhook: Webhook, now?: number): WebhookResponse => (
   ordering: webhook.ordering
 })
 
-/**
- * The part of a webhook the dispatcher needs to send, as of its `revision`.
- * @since 0.1.0
- */
+/** The part of a webhook the dispatcher needs to send, as of its `revision`. @since 0.1.0 */
 export interface Target {
   readonly webhookId: string
   readonly revision: number
@@ -366,10 +280,7 @@ export interface Target {
   readonly ordering: Ordering
 }
 
-/**
- * The delivery target of a webhook.
- * @since 0.1.0
- */
+/** The delivery target of a webhook. @since 0.1.0 */
 export const targetOf = (webhook: Webhook): Target => ({
   webhookId: webhook.id,
   revision: webhook.revision,
@@ -387,22 +298,13 @@ export const targetOf = (webhook: Webhook): Target => ({
 export const secretContext = (webhookId: string, type: SealedAuth["type"]): string =>
   `${webhookId}/auth.${secretFieldOf(type)}`
 
-/**
- * Where a webhook's previous HMAC secret belongs: a place of its own (see `secretContext`).
- * @since 0.1.0
- */
+/** Where a webhook's previous HMAC secret belongs: a place of its own (see `secretContext`). @since 0.1.0 */
 export const previousSecretContext = (webhookId: string): string => `${webhookId}/auth.previousSecret`
 
-/**
- * The sealed secret of a stored authentication setting.
- * @since 0.1.0
- */
+/** The sealed secret of a stored authentication setting. @since 0.1.0 */
 export const sealedSecretOf = (auth: SealedAuth): SealedSecret =>
   auth.type === "basic" ? auth.password : auth.type === "bearer" ? auth.token : auth.secret
 
-/**
- * The field of an authentication type that holds its secret.
- * @since 0.1.0
- */
+/** The field of an authentication type that holds its secret. @since 0.1.0 */
 export const secretFieldOf = (type: SealedAuth["type"]): "password" | "token" | "secret" =>
   type === "basic" ? "password" : type === "bearer" ? "token" : "secret"

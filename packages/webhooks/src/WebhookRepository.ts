@@ -12,9 +12,7 @@ import { type Endings, nextStreak } from "./FlowControl.js"
 import * as Page from "./Page.js"
 import type { Webhook } from "./Webhook.js"
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRepository")<
   WebhookRepository,
   {
@@ -40,10 +38,7 @@ export class WebhookRepository extends Context.Tag("@waybill/webhooks/WebhookRep
   }
 >() {}
 
-/**
- * An in-memory repository.
- * @since 0.1.0
- */
+/** An in-memory repository. @since 0.1.0 */
 export const makeMemory = (): WebhookRepository["Type"] => {
   const workspaces = new Map<string, Map<string, Webhook>>()
   const streaks = new Map<string, number>()
@@ -124,8 +119,5 @@ export const makeMemory = (): WebhookRepository["Type"] => {
   })
 }
 
-/**
- * An in-memory layer, for tests and embedders without storage.
- * @since 0.1.0
- */
+/** An in-memory layer, for tests and embedders without storage. @since 0.1.0 */
 export const layerMemory: Layer.Layer<WebhookRepository> = Layer.sync(WebhookRepository, makeMemory)

@@ -38,57 +38,38 @@ import type { WebhookRepository } from "./WebhookRepository.js"
  */
 export { WebhookLimitReached, WebhookNotFound } from "./service/errors.js"
 
-/**
- * How many webhooks a workspace may hold unless `Options.maxWebhooksPerWorkspace` says otherwise.
- * @since 0.1.0
- */
+/** How many webhooks a workspace may hold unless `Options.maxWebhooksPerWorkspace` says otherwise. @since 0.1.0 */
 export const defaultMaxWebhooksPerWorkspace = 100
 
 const Limit = Schema.NumberFromString.annotations({
   message: () => ({ message: "must be an integer", override: true })
 })
 
-/**
- * The query of `GET /webhooks` and `GET /webhooks/{id}/deliveries` (`?limit=&cursor=`).
- * @since 0.1.0
- */
+/** The query of `GET /webhooks` and `GET /webhooks/{id}/deliveries` (`?limit=&cursor=`). @since 0.1.0 */
 export const ListParams = Schema.Struct({
   limit: Schema.optional(Limit),
   cursor: Schema.optional(Schema.String)
 }).annotations({ identifier: "ListParams" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type ListParams = typeof ListParams.Type
 
-/**
- * The query of `GET /alerts` (`?webhookId=&limit=&cursor=`).
- * @since 0.1.0
- */
+/** The query of `GET /alerts` (`?webhookId=&limit=&cursor=`). @since 0.1.0 */
 export const AlertListParams = Schema.Struct({
   webhookId: Schema.optional(Schema.String),
   limit: Schema.optional(Limit),
   cursor: Schema.optional(Schema.String)
 }).annotations({ identifier: "AlertListParams" })
 
-/**
- * @since 0.1.0
- */
+/** @since 0.1.0 */
 export type AlertListParams = typeof AlertListParams.Type
 
-/**
- * The query of `GET /webhooks/filter-fields` (`?event=`).
- * @since 0.1.0
- */
+/** The query of `GET /webhooks/filter-fields` (`?event=`). @since 0.1.0 */
 export const FilterFieldsParams = Schema.Struct({ event: Schema.optional(Schema.String) }).annotations({
   identifier: "FilterFieldsParams"
 })
 
-/**
- * The operations behind the `/webhooks` and `/alerts` endpoints.
- * @since 0.1.0
- */
+/** The operations behind the `/webhooks` and `/alerts` endpoints. @since 0.1.0 */
 export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookService")<
   WebhookService,
   {
@@ -193,10 +174,7 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
   }
 >() {}
 
-/**
- * The service's settings; all but `allowPrivateTargets` have a default.
- * @since 0.1.0
- */
+/** The service's settings; all but `allowPrivateTargets` have a default. @since 0.1.0 */
 export interface Options {
   /** Allows `http://` and non-global targets (`WAYBILL_ALLOW_PRIVATE_TARGETS`). */
   readonly allowPrivateTargets: boolean
@@ -210,10 +188,7 @@ export interface Options {
   readonly maxWebhooksPerWorkspace?: number | undefined
 }
 
-/**
- * Builds the service from its ports.
- * @since 0.1.0
- */
+/** Builds the service from its ports. @since 0.1.0 */
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const maxWebhooks = options.maxWebhooksPerWorkspace ?? defaultMaxWebhooksPerWorkspace
@@ -237,10 +212,7 @@ export const make = (options: Options) =>
     })
   })
 
-/**
- * The service over its ports.
- * @since 0.1.0
- */
+/** The service over its ports. @since 0.1.0 */
 export const layer = (
   options: Options
 ): Layer.Layer<

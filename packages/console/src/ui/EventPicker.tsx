@@ -1,6 +1,4 @@
-/**
- * Picks the subscribed events from the catalogue's 60 types, with a search box.
- */
+/** Picks the subscribed events from the catalogue's 60 types, with a search box. */
 import * as EventType from "@waybill/events/EventType"
 import { useState } from "preact/hooks"
 import { controlId } from "./filterModel.js"

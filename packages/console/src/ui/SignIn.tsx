@@ -1,6 +1,4 @@
-/**
- * Sign-in with an API key: checked against the API, then kept in this tab's session only.
- */
+/** Sign-in with an API key: checked against the API, then kept in this tab's session only. */
 import { useState } from "preact/hooks"
 import { type Api, ApiFailure, call, connect } from "./api.js"
 

@@ -1,6 +1,4 @@
-/**
- * The console's entry: renders the app into the page (bundled by esbuild, see Console.ts).
- */
+/** The console's entry: renders the app into the page (bundled by esbuild, see Console.ts). */
 import { render } from "preact"
 import { App } from "./App.js"
 import "./styles.css"

@@ -1,6 +1,4 @@
-/**
- * What each operator means: its operand and the positive test it negates (or not), for validation and compilation.
- */
+/** What each operator means: its operand and the positive test it negates (or not), for validation and compilation. */
 import type { Operator } from "../FilterField.js"
 
 /** The positive tests; every operator is one of these, possibly negated. */

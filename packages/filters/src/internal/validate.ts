@@ -1,6 +1,4 @@
-/**
- * Registration-time validation of a filter against a filter-field catalogue: every problem one issue.
- */
+/** Registration-time validation of a filter against a filter-field catalogue: every problem one issue. */
 import * as Issue from "@waybill/core/Issue"
 import * as Option from "effect/Option"
 import * as BerlinDay from "../BerlinDay.js"

@@ -29,10 +29,7 @@ type Handler = (
   CurrentWorkspace
 >
 
-/**
- * A direct route's answer to a request's checked body, in the workspace the checks
- * authenticated.
- */
+/** A direct route's answer to a request's checked body, in the workspace the checks authenticated. */
 export type Route = (
   payload: unknown
 ) => Effect.Effect<

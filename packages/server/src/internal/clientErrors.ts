@@ -94,9 +94,7 @@ const refusalOf = (error: ClientError): Refusal => {
   }
 }
 
-/**
- * The raw HTTP/1.1 answer of a refusal: the contract's error body, and the connection closed.
- */
+/** The raw HTTP/1.1 answer of a refusal: the contract's error body, and the connection closed. */
 export const answerOf = (error: ClientError): string => {
   const refusal = refusalOf(error)
   const body = JSON.stringify({ code: refusal.code, message: refusal.message, issues: refusal.issues })

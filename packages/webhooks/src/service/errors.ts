@@ -1,18 +1,12 @@
 // The webhook service's errors; `WebhookService` exports them.
 import * as Schema from "effect/Schema"
 
-/**
- * No webhook with this id in the caller's workspace (404; another workspace's webhook looks the
- * same).
- * @since 0.1.0
- */
+/** No webhook with this id in the caller's workspace (404; another workspace's webhook looks the same). @since 0.1.0 */
 export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>("@waybill/webhooks/WebhookNotFound")(
   "WebhookNotFound",
   { webhookId: Schema.String, message: Schema.String }
 ) {
-  /**
-   * @since 0.1.0
-   */
+  /** @since 0.1.0 */
   static of(webhookId: string): WebhookNotFound {
     return new WebhookNotFound({ webhookId, message: `No webhook with id ${JSON.stringify(webhookId)} exists.` })
   }
@@ -26,9 +20,7 @@ export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>("@waybi
 export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>(
   "@waybill/webhooks/WebhookLimitReached"
 )("WebhookLimitReached", { limit: Schema.Number, message: Schema.String }) {
-  /**
-   * @since 0.1.0
-   */
+  /** @since 0.1.0 */
   static of(limit: number): WebhookLimitReached {
     return new WebhookLimitReached({
       limit,
