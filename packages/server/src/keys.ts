@@ -82,13 +82,24 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
     .join("\n")
 }
 
-let settings: ServerConfig | undefined
+// Settings, database and lock failures: the same one line as the server's.
+const failure = (error: unknown, settings?: ServerConfig) =>
+  error instanceof CliError
+    ? error
+    : new CliError({
+        message: Option.getOrElse(Startup.describeFailure(error, settings), () => String(error)),
+        exitCode: 1
+      })
 
 const run = (command: Command) =>
   Effect.gen(function* () {
     if (command._tag === "Help") return yield* Effect.sync(() => console.log(usage))
-    settings = yield* readSettings
-    const configured = settings
+    const configured = yield* Effect.mapError(readSettings, (error) => failure(error))
+    yield* Effect.mapError(runWith(command, configured), (error) => failure(error, configured))
+  })
+
+const runWith = (command: Exclude<Command, { readonly _tag: "Help" }>, configured: ServerConfig) =>
+  Effect.gen(function* () {
     yield* DataDirLock.acquire(configured.database)
     const keys = ApiKeys.layer([]).pipe(
       Layer.provide(PgApiKeyStore.layer),
@@ -139,15 +150,7 @@ const run = (command: Command) =>
 
 const program = Effect.suspend(() => parse(process.argv.slice(2))).pipe(
   Effect.flatMap(run),
-  // Settings, database and lock failures: the same one line as the server's.
-  Effect.mapError((error) =>
-    error instanceof CliError
-      ? error
-      : new CliError({
-          message: Option.getOrElse(Startup.describeFailure(error, settings), () => String(error)),
-          exitCode: 1
-        })
-  ),
+  Effect.mapError((error) => failure(error)),
   Effect.tapError((error) => Effect.sync(() => console.error(error.message))),
   Logger.withMinimumLogLevel(LogLevel.Warning)
 )

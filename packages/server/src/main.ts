@@ -14,42 +14,48 @@ import * as DataDirLock from "./DataDirLock.js"
 import { load } from "./ReferenceDataFile.js"
 import * as Startup from "./Startup.js"
 
-let settings: ServerConfig | undefined
-
-const program = Effect.gen(function* () {
-  settings = yield* config
-  yield* DataDirLock.acquire(settings.database)
-  const referenceData = yield* load(settings.referenceDataPath)
-  // Loaded once the settings are known to be good, so a bad one is reported sooner.
-  const [HttpMiddleware, Http, Observability, Server] = yield* Effect.promise(() =>
-    Promise.all([
-      import("@effect/platform/HttpMiddleware"),
-      import("@waybill/http/Http"),
-      import("./Observability.js"),
-      import("./Server.js")
-    ])
-  )
-  yield* Effect.logInfo(
-    `Waybill starting on ${Startup.describeDatabase(settings)}, schema ${Database.schemaOf(settings.database)}`
-  )
-  if (settings.clockStart !== undefined) {
-    yield* Effect.logWarning(
-      `WAYBILL_CLOCK_START: the server's clock starts at ${new Date(settings.clockStart).toISOString()} (development only)`
+const serve = (settings: ServerConfig) =>
+  Effect.gen(function* () {
+    yield* DataDirLock.acquire(settings.database)
+    const referenceData = yield* load(settings.referenceDataPath)
+    // Loaded once the settings are known to be good, so a bad one is reported sooner.
+    const [HttpMiddleware, Http, Observability, Server] = yield* Effect.promise(() =>
+      Promise.all([
+        import("@effect/platform/HttpMiddleware"),
+        import("@waybill/http/Http"),
+        import("./Observability.js"),
+        import("./Server.js")
+      ])
     )
-  }
-  const options = settings.clockStart === undefined ? {} : { clock: AdjustableClock.make(settings.clockStart) }
-  // Without an OTLP endpoint no spans are made, as nothing would export them; with one, the
-  // request span is the middleware's, cheaper than the platform's (docs/decisions/0091).
-  const tracing = settings.tracing
-  const served = HttpMiddleware.withTracerDisabledWhen(Server.layer(settings, referenceData, options), () => true)
-  const server = tracing === undefined ? served : Layer.provide(served, Observability.layerTracing(tracing))
-  // Requests are measured only where the metrics can be read.
-  const launched = Effect.withTracerEnabled(Layer.launch(server), tracing !== undefined).pipe(
-    Effect.locally(Http.requestMetricsDisabled, settings.metricsToken === undefined),
-    Effect.locally(Http.requestSpans, tracing !== undefined)
+    yield* Effect.logInfo(
+      `Waybill starting on ${Startup.describeDatabase(settings)}, schema ${Database.schemaOf(settings.database)}`
+    )
+    if (settings.clockStart !== undefined) {
+      yield* Effect.logWarning(
+        `WAYBILL_CLOCK_START: the server's clock starts at ${new Date(settings.clockStart).toISOString()} (development only)`
+      )
+    }
+    const options = settings.clockStart === undefined ? {} : { clock: AdjustableClock.make(settings.clockStart) }
+    // Without an OTLP endpoint no spans are made, as nothing would export them; with one, the
+    // request span is the middleware's, cheaper than the platform's (docs/decisions/0091).
+    const tracing = settings.tracing
+    const served = HttpMiddleware.withTracerDisabledWhen(Server.layer(settings, referenceData, options), () => true)
+    const server = tracing === undefined ? served : Layer.provide(served, Observability.layerTracing(tracing))
+    // Requests are measured only where the metrics can be read.
+    const launched = Effect.withTracerEnabled(Layer.launch(server), tracing !== undefined).pipe(
+      Effect.locally(Http.requestMetricsDisabled, settings.metricsToken === undefined),
+      Effect.locally(Http.requestSpans, tracing !== undefined)
+    )
+    return yield* settings.logLevel === undefined ? launched : Logger.withMinimumLogLevel(launched, settings.logLevel)
+  }).pipe(
+    Effect.scoped,
+    Effect.tapErrorCause((cause) => Effect.logError(Startup.report(cause, settings)))
   )
-  return yield* settings.logLevel === undefined ? launched : Logger.withMinimumLogLevel(launched, settings.logLevel)
-}).pipe(Effect.scoped)
+
+const program = config.pipe(
+  Effect.tapErrorCause((cause) => Effect.logError(Startup.report(cause))),
+  Effect.flatMap(serve)
+)
 
 // Ctrl-C under `npm start` arrives twice (terminal, then npm): a repeat is ignored while the
 // database closes, unless 10 s have passed.
@@ -70,7 +76,4 @@ if (process.env.npm_lifecycle_event !== undefined) {
   }, 500).unref()
 }
 
-program.pipe(
-  Effect.tapErrorCause((cause) => Effect.logError(Startup.report(cause, settings))),
-  NodeRuntime.runMain({ disableErrorReporting: true })
-)
+program.pipe(NodeRuntime.runMain({ disableErrorReporting: true }))
