@@ -4,17 +4,13 @@
  */
 import * as NodeHttp from "node:http"
 import type { Socket } from "node:net"
-
-interface Issue {
-  readonly path: string
-  readonly message: string
-}
+import * as Issue from "@waybill/core/Issue"
 
 interface Refusal {
   readonly status: number
   readonly code: string
   readonly message: string
-  readonly issues: ReadonlyArray<Issue>
+  readonly issues: ReadonlyArray<Issue.Issue>
 }
 
 type ClientError = Error & { readonly code?: unknown; readonly reason?: unknown; readonly rawPacket?: unknown }
@@ -32,21 +28,20 @@ const MAX_ISSUES = 10
 
 // The header lines of the bytes received so far that HTTP does not allow, by name only: a value
 // may be a secret (`Authorization`), so it is never quoted back.
-const headerIssues = (raw: unknown): ReadonlyArray<Issue> => {
+const headerIssues = (raw: unknown): ReadonlyArray<Issue.Issue> => {
   if (!Buffer.isBuffer(raw)) return []
   const text = raw.toString("latin1")
   const end = text.indexOf("\r\n\r\n")
   const lines = (end === -1 ? text : text.slice(0, end)).split("\r\n").slice(1)
-  const issues: Array<Issue> = []
+  const issues: Array<Issue.Issue> = []
   for (const line of lines) {
     if (issues.length === MAX_ISSUES) break
     const colon = line.indexOf(":")
     const name = colon === -1 ? line : line.slice(0, colon)
-    const shown = name.length > 100 || !TOKEN.test(name) ? "(header name)" : name
     if (colon === -1 || !TOKEN.test(name)) {
-      issues.push({ path: shown, message: "is not a valid header line (name: value)" })
+      issues.push(Issue.make("(header name)", "is not a valid header line (name: value)"))
     } else if (hasControl(line.slice(colon + 1))) {
-      issues.push({ path: name, message: "must not contain control characters" })
+      issues.push(Issue.make(name, "must not contain control characters"))
     }
   }
   return issues
@@ -95,7 +90,7 @@ const refusalOf = (error: ClientError): Refusal => {
 }
 
 /** The raw HTTP/1.1 answer of a refusal: the contract's error body, and the connection closed. */
-export const answerOf = (error: ClientError): string => {
+const answerOf = (error: ClientError): string => {
   const refusal = refusalOf(error)
   const body = JSON.stringify({ code: refusal.code, message: refusal.message, issues: refusal.issues })
   return [
