@@ -34,14 +34,20 @@ interface Manifest {
 
 const read = (path: string) => JSON.parse(readFileSync(path, "utf8")) as Manifest
 
-/** The named packages and every `@waybill/*` package they depend on, directly or not. */
-export const closure = (names: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const manifests = new Map(
+/** Every Waybill package's manifest, by package name. */
+const manifestsByName = (): ReadonlyMap<string, Manifest> =>
+  new Map(
     packageDirectories().map((directory) => {
       const manifest = read(join(root, directory, "package.json"))
       return [manifest.name, manifest] as const
     })
   )
+
+/** The named packages and every `@waybill/*` package they depend on, directly or not. */
+export const closure = (
+  names: ReadonlyArray<string>,
+  manifests: ReadonlyMap<string, Manifest> = manifestsByName()
+): ReadonlyArray<string> => {
   const unknown = names.filter((name) => !manifests.has(name))
   if (unknown.length > 0) {
     throw new Error(`not a Waybill package: ${unknown.join(", ")} (the packages: ${[...manifests.keys()].join(", ")})`)
@@ -59,12 +65,13 @@ export const closure = (names: ReadonlyArray<string>): ReadonlyArray<string> => 
 }
 
 /** The peer dependencies of some Waybill packages, as `name@range`, each once. */
-export const peersOf = (names: ReadonlyArray<string>): ReadonlyArray<string> => {
+export const peersOf = (
+  names: ReadonlyArray<string>,
+  manifests: ReadonlyMap<string, Manifest> = manifestsByName()
+): ReadonlyArray<string> => {
   const peers = new Map<string, string>()
-  for (const directory of packageDirectories()) {
-    const manifest = read(join(root, directory, "package.json"))
-    if (!names.includes(manifest.name)) continue
-    for (const [name, range] of Object.entries(manifest.peerDependencies ?? {})) peers.set(name, range)
+  for (const name of names) {
+    for (const [peer, range] of Object.entries(manifests.get(name)?.peerDependencies ?? {})) peers.set(peer, range)
   }
   return [...peers].sort(([a], [b]) => a.localeCompare(b)).map(([name, range]) => `${name}@${range}`)
 }
@@ -80,7 +87,8 @@ export const installPackages = (
     throw new Error(`${project} has no package.json: run npm init there first (or name your project's folder)`)
   }
   if (names.length === 0) throw new Error("name the packages to install, e.g. @waybill/server")
-  const needed = closure(names)
+  const manifests = manifestsByName()
+  const needed = closure(names, manifests)
   const packed = packAll(join(root, ".waybill", "packages"))
   const folder = join(project, tarballFolder)
   mkdirSync(folder, { recursive: true })
@@ -101,7 +109,7 @@ export const installPackages = (
     ...(manifest.dependencies as object | undefined),
     ...(manifest.devDependencies as object | undefined)
   }
-  const peers = peersOf(needed).filter((peer) => !Object.hasOwn(named, peer.slice(0, peer.lastIndexOf("@"))))
+  const peers = peersOf(needed, manifests).filter((peer) => !Object.hasOwn(named, peer.slice(0, peer.lastIndexOf("@"))))
   execFileSync("npm", ["install", ...names.map((name) => spec.get(name)!), ...peers, ...npmOptions], {
     cwd: project,
     stdio: "inherit"
