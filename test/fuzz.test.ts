@@ -7,7 +7,6 @@
  * invalid UTF-8, a charset other than UTF-8, non-finite numbers, reserved keys at any depth. (On
  * the embedded database: this is about the HTTP and domain layers, and what reaches storage.)
  */
-import { connect } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import * as Server from "@waybill/server/Server"
 import * as Testing from "@waybill/store-pg/Testing"
@@ -15,6 +14,7 @@ import { Effect } from "effect"
 import * as fc from "fast-check"
 import { contractMaster } from "./fixtures.js"
 import { call, keys, serverLayer, testLog } from "./harness.js"
+import * as RawHttp from "./raw-http.js"
 
 const pglite = Testing.backends()[0]!
 const log = testLog("the server")
@@ -248,39 +248,6 @@ const rawRequest = (method: string, path: string, headers: ReadonlyArray<readonl
     "latin1"
   )
 
-/** What came back on a raw connection once the server closed it (or after 40 s). */
-const exchange = (port: number, bytes: Buffer) =>
-  new Promise<string>((resolve) => {
-    const chunks: Array<Buffer> = []
-    const socket = connect(port, "127.0.0.1", () => socket.write(bytes))
-    socket.setTimeout(40_000, () => socket.destroy())
-    socket.on("data", (chunk) => chunks.push(chunk))
-    socket.on("error", () => {})
-    socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")))
-  })
-
-/** The first answer's status and body (a chunked body decoded). */
-const firstAnswer = (received: string) => {
-  const end = received.indexOf("\r\n\r\n")
-  const head = end === -1 ? received : received.slice(0, end)
-  const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1] ?? 0)
-  let body = end === -1 ? "" : received.slice(end + 4)
-  const length = /\r\ncontent-length: *(\d+)/i.exec(head)
-  if (length !== null) body = body.slice(0, Number(length[1]))
-  else if (/\r\ntransfer-encoding: *chunked/i.test(head)) {
-    let decoded = ""
-    for (let at = 0; ; ) {
-      const lineEnd = body.indexOf("\r\n", at)
-      const size = Number.parseInt(body.slice(at, lineEnd), 16)
-      if (lineEnd === -1 || !(size > 0)) break
-      decoded += body.slice(lineEnd + 2, lineEnd + 2 + size)
-      at = lineEnd + 4 + size
-    }
-    body = decoded
-  }
-  return { status, body: Buffer.from(body, "latin1").toString("utf8") }
-}
-
 layer(serverLayer(pglite, {}, {}, log), { timeout: "300 seconds", excludeTestServices: true })(
   "bad input at volume [pglite]",
   (it) => {
@@ -393,23 +360,20 @@ layer(serverLayer(pglite, {}, {}, log), { timeout: "300 seconds", excludeTestSer
                     const lines = Object.entries(headers).flatMap(([name, value]) =>
                       value === undefined ? [] : [[name, value] as const]
                     )
-                    const received = await exchange(port, rawRequest(route.method, route.path, lines, route.body))
-                    const { status, body } = firstAnswer(received)
+                    const received = await RawHttp.exchange(
+                      port,
+                      rawRequest(route.method, route.path, lines, route.body),
+                      40_000
+                    )
+                    const { status, error } = RawHttp.parseAnswer(received)
                     sent++
                     statuses.set(status, (statuses.get(status) ?? 0) + 1)
                     const where = `${route.method} ${route.path} ${JSON.stringify(lines)} → ${received.slice(0, 300)}`
                     assert.isAbove(status, 0, `no answer: ${where}`)
                     assert.isBelow(status, 500, where)
                     if (status < 400) return
-                    let error: { code?: unknown; message?: unknown; issues?: unknown } | undefined
-                    try {
-                      error = JSON.parse(body)
-                    } catch {
-                      error = undefined
-                    }
                     const shaped =
                       error !== undefined &&
-                      Object.keys(error).sort().join(",") === "code,issues,message" &&
                       (error.code === codes[status] || status === 409) &&
                       typeof error.message === "string" &&
                       Array.isArray(error.issues)

@@ -4,7 +4,6 @@
  * values, the request deadline and connection cap, reserved keys, non-finite numbers, invalid
  * UTF-8 and other charsets, and the dry run's cap.
  */
-import { request as nodeRequest } from "node:http"
 import { connect, type Socket } from "node:net"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { assert, layer } from "@effect/vitest"
@@ -12,6 +11,7 @@ import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Layer, Logger } from "effect"
 import { contractMaster } from "./fixtures.js"
 import { baseUrl, call, forEachServer, isErrorBody, keys, serverLayer } from "./harness.js"
+import * as RawHttp from "./raw-http.js"
 
 // The embedded back end (the first), from the run's migrated snapshot.
 const pglite = Testing.backends()[0]!
@@ -53,41 +53,14 @@ const closedWithin10s = (closed: Promise<number>) =>
     ])
   )
 
-/**
- * The first answer on a raw connection: its status, headers (lower-case names) and the error body
- * it carries, `undefined` when it has none of the contract's shape.
- */
-const rawAnswer = (received: string) => {
-  const [head = "", ...rest] = received.split("\r\n\r\n")
-  const [statusLine = "", ...headerLines] = head.split("\r\n")
-  const headers = Object.fromEntries(
-    headerLines.map((line) => [
-      line.slice(0, line.indexOf(":")).toLowerCase(),
-      line.slice(line.indexOf(":") + 1).trim()
-    ])
-  )
-  const length = Number(headers["content-length"] ?? Number.NaN)
-  let error: { code: string; message: string; issues: Array<{ path: string; message: string }> } | undefined
-  try {
-    const parsed = JSON.parse(rest.join("\r\n\r\n").slice(0, length))
-    if (Object.keys(parsed).sort().join(",") === "code,issues,message") error = parsed
-  } catch {
-    error = undefined
-  }
-  return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0), headers, error }
-}
-
-/** Sends raw bytes on a new connection and answers what came back once the server closed it. */
+/** Sends raw bytes on a new connection and answers the first answer, once the server closed it. */
 const exchange = (port: number, bytes: string) =>
-  Effect.gen(function* () {
-    const connection = yield* rawConnection(port)
-    connection.socket.write(Buffer.from(bytes, "latin1"))
-    yield* closedWithin10s(connection.closed)
-    connection.socket.destroy()
-    return rawAnswer(connection.received())
-  })
+  Effect.map(
+    Effect.promise(() => RawHttp.exchange(port, bytes, 10_000)),
+    RawHttp.parseAnswer
+  )
 
-/** A request with repeated headers, as Node's client sends them (one line per value). */
+/** The status of a request with repeated `Authorization` headers, one line each. */
 const withHeaderLines = (
   port: number,
   method: string,
@@ -95,28 +68,9 @@ const withHeaderLines = (
   authorization: ReadonlyArray<string>,
   body?: string
 ) =>
-  Effect.promise(
-    () =>
-      new Promise<number>((resolve, reject) => {
-        const request = nodeRequest(
-          {
-            host: "127.0.0.1",
-            port,
-            method,
-            path,
-            headers: {
-              Authorization: [...authorization],
-              ...(body === undefined ? {} : { "content-type": "application/json" })
-            }
-          },
-          (response) => {
-            response.resume()
-            resolve(response.statusCode ?? 0)
-          }
-        )
-        request.on("error", reject)
-        request.end(body)
-      })
+  Effect.map(
+    Effect.promise(() => RawHttp.withHeaderLines(`http://127.0.0.1:${port}${path}`, method, authorization, body)),
+    (reply) => reply.status
   )
 
 const webhook = (n: number) => ({
@@ -359,7 +313,7 @@ layer(serverLayer(pglite, { requestTimeoutMs: 600, maxConnections: 4 }), {
       clearInterval(trickle)
       assert.isAtMost(closedAt - started, 5_000)
       assert.match(body.received(), /^HTTP\/1\.1 408 /)
-      assert.strictEqual(rawAnswer(body.received()).error?.code, "request_timeout", body.received())
+      assert.strictEqual(RawHttp.parseAnswer(body.received()).error?.code, "request_timeout", body.received())
 
       const headers = yield* rawConnection(port)
       const headersStarted = Date.now()
@@ -368,8 +322,8 @@ layer(serverLayer(pglite, { requestTimeoutMs: 600, maxConnections: 4 }), {
       const headersClosedAt = yield* closedWithin10s(headers.closed)
       clearInterval(slowHeader)
       assert.isAtMost(headersClosedAt - headersStarted, 5_000)
-      assert.strictEqual(rawAnswer(headers.received()).status, 408, headers.received())
-      assert.strictEqual(rawAnswer(headers.received()).error?.code, "request_timeout", headers.received())
+      assert.strictEqual(RawHttp.parseAnswer(headers.received()).status, 408, headers.received())
+      assert.strictEqual(RawHttp.parseAnswer(headers.received()).error?.code, "request_timeout", headers.received())
 
       // A request that arrives in time is answered, and its connection kept.
       const quick = yield* rawConnection(port)

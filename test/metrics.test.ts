@@ -9,7 +9,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { rm } from "node:fs/promises"
-import { request as nodeRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -18,6 +17,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Redacted } from "effect"
 import { baseUrl, call, keys, serverLayer, testLog } from "./harness.js"
+import * as RawHttp from "./raw-http.js"
 import { eventually, receiver } from "./receivers.js"
 import { freePort } from "./server-process.js"
 
@@ -48,22 +48,9 @@ const scrape = (authorization?: string) =>
 
 /** A scrape with repeated `Authorization` headers, one line each, as Node's client sends them. */
 const scrapeWithHeaderLines = (authorization: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const url = new URL(`${yield* baseUrl}/metrics`)
-    return yield* Effect.promise(
-      () =>
-        new Promise<{ status: number; text: string }>((resolve, reject) => {
-          const request = nodeRequest(url, { headers: { Authorization: [...authorization] } }, (response) => {
-            let text = ""
-            response.setEncoding("utf8")
-            response.on("data", (chunk: string) => (text += chunk))
-            response.on("end", () => resolve({ status: response.statusCode ?? 0, text }))
-          })
-          request.on("error", reject)
-          request.end()
-        })
-    )
-  })
+  Effect.flatMap(baseUrl, (base) =>
+    Effect.promise(() => RawHttp.withHeaderLines(`${base}/metrics`, "GET", authorization))
+  )
 
 // Prometheus on a free port with its own configuration and data directory, stopped by its pid.
 const prometheus = (target: string) =>
