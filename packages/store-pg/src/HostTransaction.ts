@@ -11,10 +11,12 @@ import * as ValidationErrors from "@waybill/core/ValidationError"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import { decodeEvent } from "@waybill/events/EventIntake"
 import { countPublished, type RecordedEvent, recordAll } from "@waybill/events/EventOutbox"
+import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import { schemaProblem } from "./Migrations.js"
 import { channelOf } from "./PgEventOutbox.js"
 
@@ -66,8 +68,9 @@ const NO_SCHEMA = new Set(["42P01", "3F000"])
 
 // What went wrong, without the statement's values: the innermost error with a SQLSTATE (PostgreSQL's
 // own message), else the innermost error, as drivers and query builders wrap it (Drizzle and Effect
-// add their own message and keep the driver's as `cause`; Knex writes the statement with its values
-// in front of the driver's message, ending with " - ").
+// add their own message and keep the driver's as `cause`, or in the failure's cause when an executor
+// runs an Effect; Knex writes the statement with its values in front of the driver's message,
+// ending with " - ").
 const reasonOf = (error: unknown): { readonly code: string | undefined; readonly message: string } => {
   let current: unknown = error
   let innermost: { readonly code: string | undefined; readonly message: string } = {
@@ -81,7 +84,9 @@ const reasonOf = (error: unknown): { readonly code: string | undefined; readonly
       innermost = { code: undefined, message }
       if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) database = { code, message }
     }
-    current = (current as { cause?: unknown }).cause
+    current = Runtime.isFiberFailure(current)
+      ? Cause.squash(current[Runtime.FiberFailureCauseId])
+      : (current as { cause?: unknown }).cause
   }
   const found = database ?? innermost
   const at = found.message.indexOf(HEAD)

@@ -11,7 +11,7 @@ import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
 import { WebhookService } from "@waybill/webhooks/WebhookService"
-import { Context, Effect, Layer, Metric, Option, Redacted, Schema, TestClock } from "effect"
+import { Cause, Context, Effect, Layer, Metric, Option, Redacted, Runtime, Schema, TestClock } from "effect"
 import * as Pg from "pg"
 import * as Database from "../src/Database.js"
 import * as HostTransaction from "../src/HostTransaction.js"
@@ -139,6 +139,15 @@ describe("HostTransaction.publishIn", () => {
           Object.assign(new Error(`WITH inserted AS (INSERT ... VALUES ('evt_1', '${secret} - x')) - ${aborted}`), {
             code: "25P02"
           }),
+          `${aborted} [SQLSTATE 25P02]`
+        ],
+        // An executor over `Effect.runPromise`: the failure is in the FiberFailure's cause.
+        [
+          Runtime.makeFiberFailure(
+            Cause.fail(
+              new Error("Failed to execute statement", { cause: Object.assign(new Error(aborted), { code: "25P02" }) })
+            )
+          ),
           `${aborted} [SQLSTATE 25P02]`
         ],
         [new Error("Client was closed and is not queryable"), "Client was closed and is not queryable"],
