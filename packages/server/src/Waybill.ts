@@ -9,6 +9,7 @@ import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import * as Metrics from "@waybill/core/Metrics"
 import * as Http from "@waybill/http/Http"
+import * as InProcess from "@waybill/http/InProcess"
 import type * as Clock from "effect/Clock"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -33,9 +34,21 @@ export interface Waybill {
   readonly handler: (request: Request) => Promise<Response>
   /** The metrics now, in the Prometheus text format: serve it behind the host's own authentication. */
   readonly metrics: () => Promise<string>
-  /** Stops the background loops, then closes the database. */
+  /**
+   * One workspace's API in process (contract §9): every route a workspace has, as functions with the
+   * HTTP routes' rules and answers, without HTTP or an API key; a refusal rejects with a `WaybillError`.
+   * A bad workspace id throws one.
+   */
+  readonly forWorkspace: (workspaceId: string) => WorkspaceApi
+  /** Stops the background loops, then closes the database; calls made after it reject (503). */
   readonly close: () => Promise<void>
 }
+
+/** One workspace's API in process: `Waybill.forWorkspace(id)`. @since 0.3.0 */
+export type WorkspaceApi = InProcess.WorkspaceApi
+
+/** What a refused in-process call rejects with (`status`, `code`, `message`, `issues`). @since 0.3.0 */
+export { WaybillError } from "@waybill/http/WaybillError"
 
 /** How to build Waybill inside a host. @since 0.1.0 */
 export interface Options {
@@ -100,10 +113,15 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
   const web = toWebHandler(exit.value, { basePath: options.basePath, clock })
   Metrics.registerFixed()
   const metrics = Effect.provide(Observability.metricsText, exit.value)
+  let closed = false
+  const inProcess = InProcess.make({ isClosed: () => closed }).pipe(Effect.provide(exit.value))
+  const forWorkspace = Effect.runSync(clock === undefined ? inProcess : Effect.withClock(inProcess, clock))
   return {
     handler: web.handler,
     metrics: () => Effect.runPromise(metrics),
+    forWorkspace,
     close: async () => {
+      closed = true
       await web.dispose()
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
