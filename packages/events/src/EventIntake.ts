@@ -8,6 +8,7 @@ import * as Id from "@waybill/core/Id"
 import * as Idempotency from "@waybill/core/Idempotency"
 import * as Issue from "@waybill/core/Issue"
 import * as JsonInput from "@waybill/core/JsonInput"
+import * as JsonText from "@waybill/core/JsonText"
 import * as TraceContext from "@waybill/core/TraceContext"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
@@ -23,10 +24,19 @@ import { isEventType, notInCatalogue } from "./EventType.js"
 import { decodePayload } from "./Payload.js"
 import { redact } from "./Producer.js"
 
+/** The length an ordering key may have, in characters (contract §8). @since 0.2.0 */
+export const orderingKeyLength = { min: 1, max: 255 } as const
+
 /** The body of `POST /events`, for documentation; `decodeEvent` is what checks it. @since 0.2.0 */
 export const PublishEvent = Schema.Struct({
   type: Schema.String.annotations({ description: "A catalogue event type" }),
-  payload: Schema.Unknown.annotations({ description: "The payload of that event type (see the webhooks section)" })
+  payload: Schema.Unknown.annotations({ description: "The payload of that event type (see the webhooks section)" }),
+  orderingKey: Schema.optional(
+    Schema.String.pipe(Schema.minLength(orderingKeyLength.min), Schema.maxLength(orderingKeyLength.max)).annotations({
+      description:
+        'Deliveries of events with the same key to a webhook with `"ordering": "key"` are made one at a time, in event order; events without a key are not ordered'
+    })
+  )
 }).annotations({ identifier: "PublishEvent" })
 
 /** The answer of `POST /events` (202). @since 0.2.0 */
@@ -35,32 +45,77 @@ export const Published = Schema.Struct({ id: Schema.String }).annotations({ iden
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+// Counted in code points, as JSON Schema's `maxLength` and PostgreSQL's `length` count.
+const orderingKeyProblem = (key: unknown): string | undefined => {
+  if (typeof key !== "string") return "must be a string"
+  const text = JsonText.problemOf(key)
+  if (text !== undefined) return text
+  let length = 0
+  for (const _ of key) if (++length > orderingKeyLength.max) break
+  return length < orderingKeyLength.min || length > orderingKeyLength.max
+    ? `must be ${orderingKeyLength.min} to ${orderingKeyLength.max} characters`
+    : undefined
+}
+
+/** What `decodeEvent` accepts besides the body of `POST /events`. @since 0.2.0 */
+export interface DecodeOptions {
+  /**
+   * Whether a `traceparent` field is taken (an event published in process, which has no request
+   * header): a valid W3C `traceparent`, stored as the event's trace.
+   */
+  readonly traceparent?: boolean | undefined
+}
+
+const fieldsOf = (options: DecodeOptions): ReadonlyArray<string> =>
+  options.traceparent === true ? ["type", "payload", "orderingKey", "traceparent"] : ["type", "payload", "orderingKey"]
+
 /**
- * Checks a `POST /events` body: every issue (at `type` or `payload.<path>`), or the event to
- * record with its payload redacted. Depth, reserved keys and non-finite numbers are refused as
- * over HTTP (`JsonInput`).
+ * Checks a `POST /events` body: every issue (at `type`, `payload.<path>`, `orderingKey`), or the
+ * event to record with its payload redacted. Depth, reserved keys and non-finite numbers are
+ * refused as over HTTP (`JsonInput`).
  * @since 0.2.0
  */
-export const decodeEvent = (input: unknown): Either.Either<NewEvent, ReadonlyArray<Issue.Issue>> => {
+export const decodeEvent = (
+  input: unknown,
+  options: DecodeOptions = {}
+): Either.Either<NewEvent, ReadonlyArray<Issue.Issue>> => {
   // Text is left alone: the outbox stores an event's body as text, whatever it holds.
   const checked = JsonInput.inspect(input, { text: false })
   if (checked.tooDeep !== undefined) return Either.left([checked.tooDeep])
   if (!isRecord(input)) return Either.left([Issue.make("", "must be a JSON object")])
   const issues: Array<Issue.Issue> = []
+  const fields = fieldsOf(options)
   for (const key of Object.keys(input)) {
-    if (key !== "type" && key !== "payload") issues.push(Issue.make(key, "is not a known field"))
+    if (!fields.includes(key)) issues.push(Issue.make(key, "is not a known field"))
   }
   issues.push(...checked.issues.filter((issue) => !Object.hasOwn(input, issue.path)))
-  const type = Object.hasOwn(input, "type") ? input.type : undefined
-  const payload = Object.hasOwn(input, "payload") ? input.payload : undefined
+  const field = (name: string): unknown => (Object.hasOwn(input, name) ? input[name] : undefined)
+  const type = field("type")
+  const payload = field("payload")
+  const orderingKey = field("orderingKey")
+  const traceparent = options.traceparent === true ? field("traceparent") : undefined
   if (type === undefined) issues.push(Issue.make("type", "is required"))
   else if (!isEventType(type)) issues.push(Issue.make("type", notInCatalogue(type)))
   if (payload === undefined) issues.push(Issue.make("payload", "is required"))
+  const keyProblem = orderingKey === undefined ? undefined : orderingKeyProblem(orderingKey)
+  if (keyProblem !== undefined) issues.push(Issue.make("orderingKey", keyProblem))
+  const trace =
+    traceparent === undefined ? undefined : TraceContext.parse(typeof traceparent === "string" ? traceparent : null)
+  if (trace !== undefined && Option.isNone(trace)) {
+    issues.push(Issue.make("traceparent", "must be a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)"))
+  }
   if (!isEventType(type) || payload === undefined) return Either.left(issues)
   return Either.match(decodePayload(type, payload), {
     onLeft: (found) => Either.left([...issues, ...Issue.prefix(found, "payload")]),
     onRight: (decoded) =>
-      issues.length > 0 ? Either.left(issues) : Either.right({ type, payload: redact(type, decoded) })
+      issues.length > 0
+        ? Either.left(issues)
+        : Either.right({
+            type,
+            payload: redact(type, decoded),
+            ...(typeof orderingKey === "string" ? { orderingKey } : {}),
+            ...(trace !== undefined && Option.isSome(trace) ? { traceparent: TraceContext.format(trace.value) } : {})
+          })
   })
 }
 

@@ -51,6 +51,11 @@ export interface NewEvent {
    * recording fiber's (`TraceContext.current`).
    */
   readonly traceparent?: string | undefined
+  /**
+   * The ordering key (contract §8, 1–255 characters): deliveries of events with the same key to
+   * a webhook with `"ordering": "key"` are made one at a time in event order. Not in the body.
+   */
+  readonly orderingKey?: string | undefined
 }
 
 /** An event as recorded: id, time, and the exact body every delivery of it sends. @since 0.1.0 */
@@ -64,6 +69,8 @@ export interface RecordedEvent {
   readonly body: string
   /** The trace the event belongs to (contract §8 "Tracing"), stored with it for every attempt. */
   readonly traceparent: string
+  /** The event's ordering key, or `null` without one. */
+  readonly orderingKey: string | null
 }
 
 /** @since 0.1.0 */
@@ -123,7 +130,8 @@ export const recordAll = (
             : // What `JSON.stringify` writes for that object, keys in that order.
               `{"id":${JSON.stringify(id)},"type":${JSON.stringify(event.type)},"createdAt":${createdAt},"payload":${event.payloadJson}}`
         const traceparent = event.traceparent ?? trace
-        return { id, workspaceId, type: event.type, createdAt, payload: event.payload, body, traceparent }
+        const orderingKey = event.orderingKey ?? null
+        return { id, workspaceId, type: event.type, createdAt, payload: event.payload, body, traceparent, orderingKey }
       })
     })
   })

@@ -95,6 +95,75 @@ describe("EventIntake", () => {
     }).pipe(Effect.provide(EventOutbox.layerMemory))
   )
 
+  it("takes an orderingKey of 1 to 255 characters, else an issue at orderingKey", () => {
+    const body = { type: "tour-created", payload: { tour: tour() } }
+    for (const key of ["tour_1", "x".repeat(255), "🚚".repeat(255)]) {
+      assert.deepStrictEqual(
+        decodeEvent({ ...body, orderingKey: key }),
+        Either.right({ type: "tour-created", payload: { tour: tour() }, orderingKey: key })
+      )
+    }
+    for (const [key, message] of [
+      ["", "must be 1 to 255 characters"],
+      ["x".repeat(256), "must be 1 to 255 characters"],
+      [7, "must be a string"],
+      [null, "must be a string"],
+      [["a"], "must be a string"],
+      ["a\u0000b", "contains a NUL character (\\u0000), which cannot be stored"]
+    ] as const) {
+      assert.deepStrictEqual(issuesOf({ ...body, orderingKey: key }), [{ path: "orderingKey", message }], String(key))
+    }
+    // Beside the other issues, not instead of them.
+    assert.deepStrictEqual(issuesOf({ type: "tour-created", orderingKey: "" }), [
+      { path: "payload", message: "is required" },
+      { path: "orderingKey", message: "must be 1 to 255 characters" }
+    ])
+  })
+
+  it("takes a traceparent only when asked to, and only a valid one", () => {
+    const body = { type: "tour-created", payload: { tour: tour() } }
+    const header = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    assert.deepStrictEqual(issuesOf({ ...body, traceparent: header }), [
+      { path: "traceparent", message: "is not a known field" }
+    ])
+    assert.deepStrictEqual(
+      decodeEvent({ ...body, traceparent: header }, { traceparent: true }),
+      Either.right({ type: "tour-created", payload: { tour: tour() }, traceparent: header })
+    )
+    assert.deepStrictEqual(
+      decodeEvent(body, { traceparent: true }),
+      Either.right({ type: "tour-created", payload: { tour: tour() } })
+    )
+    for (const bad of ["", "00-0-0-01", `00-${"0".repeat(32)}-00f067aa0ba902b7-01`, 42]) {
+      assert.deepStrictEqual(
+        Either.match(decodeEvent({ ...body, traceparent: bad }, { traceparent: true }), {
+          onLeft: (issues) => issues.map((issue) => issue.path),
+          onRight: () => []
+        }),
+        ["traceparent"],
+        String(bad)
+      )
+    }
+  })
+
+  it.effect("records the orderingKey beside the body, never in it", () =>
+    Effect.gen(function* () {
+      const keyed = yield* EventIntake.publish({
+        type: "tour-deleted",
+        payload: { tourId: "t" },
+        orderingKey: "t"
+      }).pipe(Effect.provideService(CurrentWorkspace, { id: "ws_a" as WorkspaceId, apiKeyId: "key_ws_a" }))
+      const plain = yield* publish("tour-deleted", { tourId: "u" })
+      assert.deepStrictEqual([keyed.orderingKey, plain.orderingKey], ["t", null])
+      assert.deepStrictEqual(Object.keys(JSON.parse(keyed.body)), ["id", "type", "createdAt", "payload"])
+      const log = yield* EventOutbox.MemoryEventLog
+      assert.deepStrictEqual(
+        (yield* log.all).map((event) => event.orderingKey),
+        ["t", null]
+      )
+    }).pipe(Effect.provide(EventOutbox.layerMemory))
+  )
+
   it("takes a body of 64 levels and refuses deeper ones at the path where the limit is crossed", () => {
     // body, payload, tour, properties, then `levels` arrays under `deep`.
     const body = (levels: number) => ({

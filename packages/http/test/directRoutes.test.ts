@@ -89,7 +89,7 @@ const draftBodies = fc.oneof(
 )
 const eventBodies = fc.oneof(
   fc.constant(validEvent),
-  nearby(validEvent, ["type", "payload"]),
+  nearby(validEvent, ["type", "payload", "orderingKey"]),
   fc.record({ type: fc.constantFrom("tour-created", "tour-updated", "no-such-event"), payload: fc.jsonValue() }),
   fc.jsonValue({ maxDepth: 4 })
 )

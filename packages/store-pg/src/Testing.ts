@@ -35,6 +35,22 @@ export const freshPostgresDatabase = (url: string) =>
   })
 
 /**
+ * `freshPostgresDatabase` with Waybill's schema migrated into `schema` (`waybill` by default), as
+ * a Waybill process starting on it would leave it: for tests of a host's own connection to it.
+ * @since 0.2.0
+ */
+export const migratedPostgresDatabase = (url: string, schema: string = Migrations.defaultSchema) =>
+  Effect.gen(function* () {
+    const fresh = yield* freshPostgresDatabase(url)
+    yield* Effect.scoped(
+      Effect.flatMap(PgClient.make({ url: Redacted.make(fresh), maxConnections: 1 }), (sql) =>
+        Migrations.runIn(schema).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+      )
+    ).pipe(Effect.provide(Reactivity.layer))
+    return fresh
+  })
+
+/**
  * The variable naming a migrated PGlite snapshot (`writeSnapshot`) that `backends` starts each
  * PGlite database from, made once per test run instead of a migration per suite.
  * @since 0.1.0

@@ -3,6 +3,9 @@
 /** The database layer: PostgreSQL or embedded PGlite, migrated. @since 0.1.0 */
 export * as Database from "./Database.js"
 
+/** Publishing an event inside a host's own open PostgreSQL transaction, on its connection. @since 0.2.0 */
+export * as HostTransaction from "./HostTransaction.js"
+
 /** The schema as an ordered list of migrations. @since 0.1.0 */
 export * as Migrations from "./Migrations.js"
 

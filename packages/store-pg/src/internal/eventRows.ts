@@ -10,18 +10,19 @@ export const insertEvents = (
   workspaceId: string,
   recorded: ReadonlyArray<RecordedEvent>
 ) => sql`
-  INSERT INTO events (id, workspace_id, type, created_at, body, traceparent)
-  SELECT id, ${workspaceId}, type, created_at, body, traceparent
+  INSERT INTO events (id, workspace_id, type, created_at, body, traceparent, ordering_key)
+  SELECT id, ${workspaceId}, type, created_at, body, traceparent, ordering_key
   FROM ROWS FROM (json_to_recordset(${JSON.stringify(
     recorded.map((event) => ({
       id: event.id,
       type: event.type,
       created_at: event.createdAt,
       body: event.body,
-      traceparent: event.traceparent
+      traceparent: event.traceparent,
+      ordering_key: event.orderingKey
     }))
-  )}::json) AS (id text, type text, created_at bigint, body text, traceparent text))
-       WITH ORDINALITY AS e(id, type, created_at, body, traceparent, n)
+  )}::json) AS (id text, type text, created_at bigint, body text, traceparent text, ordering_key text))
+       WITH ORDINALITY AS e(id, type, created_at, body, traceparent, ordering_key, n)
   ORDER BY n
   RETURNING 1`
 
@@ -35,8 +36,8 @@ export const insertEventsKeyed = (
   recorded: ReadonlyArray<RecordedEvent>,
   keys: ReadonlyArray<string | null>
 ) => sql`
-  INSERT INTO events (id, workspace_id, type, created_at, body, traceparent)
-  SELECT id, ${workspaceId}, type, created_at, body, traceparent
+  INSERT INTO events (id, workspace_id, type, created_at, body, traceparent, ordering_key)
+  SELECT id, ${workspaceId}, type, created_at, body, traceparent, ordering_key
   FROM ROWS FROM (json_to_recordset(${JSON.stringify(
     recorded.map((event, i) => ({
       id: event.id,
@@ -44,10 +45,11 @@ export const insertEventsKeyed = (
       created_at: event.createdAt,
       body: event.body,
       traceparent: event.traceparent,
+      ordering_key: event.orderingKey,
       key: keys[i] ?? null
     }))
-  )}::json) AS (id text, type text, created_at bigint, body text, traceparent text, key text))
-       WITH ORDINALITY AS e(id, type, created_at, body, traceparent, key, n)
+  )}::json) AS (id text, type text, created_at bigint, body text, traceparent text, ordering_key text, key text))
+       WITH ORDINALITY AS e(id, type, created_at, body, traceparent, ordering_key, key, n)
   WHERE e.key IS NULL OR e.key IN (SELECT key FROM keys)
   ORDER BY n
   RETURNING 1`
