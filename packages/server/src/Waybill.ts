@@ -8,8 +8,13 @@ import type * as NodeHttp from "node:http"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import * as Metrics from "@waybill/core/Metrics"
+import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Http from "@waybill/http/Http"
 import * as InProcess from "@waybill/http/InProcess"
+import { WaybillError } from "@waybill/http/WaybillError"
+import * as Database from "@waybill/store-pg/Database"
+import * as HostTransaction from "@waybill/store-pg/HostTransaction"
+import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -45,10 +50,23 @@ export interface Waybill {
 }
 
 /** One workspace's API in process: `Waybill.forWorkspace(id)`. @since 0.3.0 */
-export type WorkspaceApi = InProcess.WorkspaceApi
+export interface WorkspaceApi extends InProcess.WorkspaceApi {
+  readonly events: InProcess.WorkspaceApi["events"] & {
+    /**
+     * Publishes an event inside the transaction open on `executor` (a node-postgres `Client` or
+     * `PoolClient`, or an adapter, docs/embedding.md): delivered once that transaction commits,
+     * never if it rolls back. Checked as `POST /events` checks it before anything is sent.
+     * PostgreSQL only (`DATABASE_URL`).
+     */
+    readonly publishIn: (
+      executor: HostTransaction.Executor,
+      event: InProcess.PublishEvent
+    ) => Promise<InProcess.Published>
+  }
+}
 
 /** What a refused in-process call rejects with (`status`, `code`, `message`, `issues`). @since 0.3.0 */
-export { WaybillError } from "@waybill/http/WaybillError"
+export { WaybillError }
 
 /** How to build Waybill inside a host. @since 0.1.0 */
 export interface Options {
@@ -115,7 +133,14 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
   const metrics = Effect.provide(Observability.metricsText, exit.value)
   let closed = false
   const inProcess = InProcess.make({ isClosed: () => closed }).pipe(Effect.provide(exit.value))
-  const forWorkspace = Effect.runSync(clock === undefined ? inProcess : Effect.withClock(inProcess, clock))
+  const workspaceApi = Effect.runSync(clock === undefined ? inProcess : Effect.withClock(inProcess, clock))
+  const publishIn = publisherIn(settings!, clock, () => closed)
+  const forWorkspace = (workspaceId: string): WorkspaceApi => {
+    const api = workspaceApi(workspaceId)
+    // `workspaceApi` checked the id.
+    const id = api.workspaceId as WorkspaceId
+    return { ...api, events: { ...api.events, publishIn: (executor, event) => publishIn(executor, id, event) } }
+  }
   return {
     handler: web.handler,
     metrics: () => Effect.runPromise(metrics),
@@ -125,6 +150,46 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
       await web.dispose()
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
+  }
+}
+
+const embeddedRefusal = new WaybillError({
+  status: 400,
+  message:
+    "publishIn needs PostgreSQL (DATABASE_URL): the embedded database has no connection to share with a host's transaction; use events.publish",
+  issues: [{ path: "executor", message: "cannot share a transaction with the embedded database" }]
+})
+
+// `publishIn` of `forWorkspace`: the storage-level publish, its failures as `WaybillError`s.
+const publisherIn = (settings: ServerConfig, clock: Clock.Clock | undefined, isClosed: () => boolean) => {
+  const schema = settings.database._tag === "Postgres" ? Database.schemaOf(settings.database) : undefined
+  return (
+    executor: HostTransaction.Executor,
+    workspaceId: WorkspaceId,
+    event: unknown
+  ): Promise<InProcess.Published> => {
+    if (isClosed())
+      return Promise.reject(new WaybillError({ status: 503, message: "Waybill is closed: close() was called" }))
+    if (schema === undefined) return Promise.reject(embeddedRefusal)
+    const published = HostTransaction.publishIn(executor, { schema, workspaceId }, event).pipe(
+      Effect.map((recorded): InProcess.Published => ({ id: recorded.id })),
+      Effect.mapError((error) =>
+        error._tag === "ValidationError"
+          ? new WaybillError({ status: 400, message: error.message, issues: error.issues })
+          : new WaybillError({
+              status: 400,
+              message: error.message,
+              issues: [{ path: "executor", message: error.message }]
+            })
+      )
+    )
+    return Effect.runPromiseExit(clock === undefined ? published : Effect.withClock(published, clock)).then((exit) => {
+      if (Exit.isSuccess(exit)) return exit.value
+      throw Option.getOrElse(
+        Cause.failureOption(exit.cause),
+        () => new WaybillError({ status: 500, message: "Internal server error" })
+      )
+    })
   }
 }
 
