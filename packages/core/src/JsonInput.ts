@@ -34,6 +34,12 @@ export interface Options {
   readonly maxDepth?: number | undefined
   /** Whether strings and keys are checked as storable text (default `true`). */
   readonly text?: boolean | undefined
+  /**
+   * Whether values JSON cannot hold are issues (default `false`: parsed JSON holds none): functions,
+   * symbols, bigints, `undefined` other than as a property's value (which `JSON.stringify` drops), and
+   * objects other than plain objects and arrays (a `Date`, a `Map`). For values a caller built itself.
+   */
+  readonly jsonValues?: boolean | undefined
 }
 
 const NOT_FINITE = "is a number beyond the range of a double (±1.8e308), which would be changed to null"
@@ -45,6 +51,29 @@ const scalarIssue = (value: unknown, text: boolean): string | undefined => {
   return undefined
 }
 
+const notJson = (what: string) => `is not a JSON value (${what})`
+
+// What JSON cannot hold, for `jsonValues`; `inProperty`: `undefined` there is an absent property.
+const nonJsonIssue = (value: unknown, inProperty: boolean): string | undefined => {
+  switch (typeof value) {
+    case "function":
+    case "symbol":
+    case "bigint":
+      return notJson(typeof value)
+    case "undefined":
+      return inProperty ? undefined : notJson("undefined")
+    case "object": {
+      if (value === null || Array.isArray(value)) return undefined
+      const prototype = Object.getPrototypeOf(value)
+      return prototype === Object.prototype || prototype === null
+        ? undefined
+        : notJson(`${prototype?.constructor?.name ?? "class"} object`)
+    }
+    default:
+      return undefined
+  }
+}
+
 /**
  * Walks a JSON value once, iteratively, and reports too deep nesting, forbidden keys, numbers that are
  * not finite and text that cannot be stored, at their paths. Own enumerable properties only.
@@ -54,6 +83,9 @@ export const inspect = (value: unknown, options: Options = {}): Inspection => {
   const path = options.path ?? ""
   const text = options.text ?? true
   const limit = options.maxDepth ?? defaultMaxDepth
+  const jsonValues = options.jsonValues ?? false
+  const topProblem = jsonValues ? nonJsonIssue(value, false) : undefined
+  if (topProblem !== undefined) return { tooDeep: undefined, issues: [Issue.make(path, topProblem)] }
   if (typeof value !== "object" || value === null) {
     const problem = scalarIssue(value, text)
     return { tooDeep: undefined, issues: problem === undefined ? [] : [Issue.make(path, problem)] }
@@ -73,7 +105,10 @@ export const inspect = (value: unknown, options: Options = {}): Inspection => {
       if (keyProblem !== undefined) issues.push(Issue.make(pathOf(frame), `has a key that ${keyProblem}`))
     }
     const child = frame.container[key]
-    if (typeof child === "object" && child !== null) {
+    const nonJson = jsonValues ? nonJsonIssue(child, !frame.isArray) : undefined
+    if (nonJson !== undefined) {
+      if (collecting) issues.push(Issue.make(pathOf(frame, key), nonJson))
+    } else if (typeof child === "object" && child !== null) {
       if (frame.depth + 1 > limit) return { tooDeep: Issue.make(pathOf(frame, key), tooDeepMessage(limit)), issues: [] }
       stack.push(frameOf(child, frame, key))
     } else if (collecting) {

@@ -92,4 +92,30 @@ describe("JsonInput", () => {
       { numRuns: 2_000 }
     )
   })
+  it("with jsonValues, names what JSON cannot hold at its path; an undefined property is an absent one", () => {
+    class Order {}
+    const value = {
+      at: new Date(0),
+      order: new Order(),
+      call: () => 1,
+      big: 1n,
+      gone: undefined,
+      list: [1, undefined, Symbol("s")],
+      plain: Object.create(null) as object,
+      ok: { nested: [true, null, "text", 2.5] }
+    }
+    assert.deepStrictEqual(JsonInput.issues(value, { jsonValues: true }), [
+      { path: "at", message: "is not a JSON value (Date object)" },
+      { path: "order", message: "is not a JSON value (Order object)" },
+      { path: "call", message: "is not a JSON value (function)" },
+      { path: "big", message: "is not a JSON value (bigint)" },
+      { path: "list.1", message: "is not a JSON value (undefined)" },
+      { path: "list.2", message: "is not a JSON value (symbol)" }
+    ])
+    assert.deepStrictEqual(JsonInput.issues(undefined, { jsonValues: true, path: "body" }), [
+      { path: "body", message: "is not a JSON value (undefined)" }
+    ])
+    // Without the option nothing changes: parsed JSON holds none of these.
+    assert.deepStrictEqual(JsonInput.issues(value), [])
+  })
 })

@@ -17,9 +17,10 @@ export * as ConsoleApi from "./ConsoleApi.js"
 
 /** Drafts, actions and product evaluation endpoints. @since 0.1.0 */
 export * as DraftsApi from "./DraftsApi.js"
-
 /** Handlers, server layer and web handler. @since 0.1.0 */
 export * as Http from "./Http.js"
+/** One workspace's API in process: every route a workspace has, as Promise-returning functions. @since 0.3.0 */
+export * as InProcess from "./InProcess.js"
 
 /** Reference-data endpoints. @since 0.1.0 */
 export * as ReferenceDataApi from "./ReferenceDataApi.js"
@@ -29,6 +30,7 @@ export * as SystemApi from "./SystemApi.js"
 
 /** Tours endpoints. @since 0.1.0 */
 export * as ToursApi from "./ToursApi.js"
-
+/** What a refused in-process call rejects with: the HTTP error body of the same refusal. @since 0.3.0 */
+export * as WaybillError from "./WaybillError.js"
 /** Webhooks, deliveries, alerts and event publishing endpoints. @since 0.1.0 */
 export * as WebhooksApi from "./WebhooksApi.js"

@@ -8,7 +8,13 @@ import type * as NodeHttp from "node:http"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import * as Metrics from "@waybill/core/Metrics"
+import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Http from "@waybill/http/Http"
+import * as InProcess from "@waybill/http/InProcess"
+import { WaybillError } from "@waybill/http/WaybillError"
+import * as Database from "@waybill/store-pg/Database"
+import * as HostTransaction from "@waybill/store-pg/HostTransaction"
+import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -33,9 +39,34 @@ export interface Waybill {
   readonly handler: (request: Request) => Promise<Response>
   /** The metrics now, in the Prometheus text format: serve it behind the host's own authentication. */
   readonly metrics: () => Promise<string>
-  /** Stops the background loops, then closes the database. */
+  /**
+   * One workspace's API in process (contract §9): every route a workspace has, as functions with the
+   * HTTP routes' rules and answers, without HTTP or an API key; a refusal rejects with a `WaybillError`.
+   * A bad workspace id throws one.
+   */
+  readonly forWorkspace: (workspaceId: string) => WorkspaceApi
+  /** Stops the background loops, then closes the database; calls made after it reject (503). */
   readonly close: () => Promise<void>
 }
+
+/** One workspace's API in process: `Waybill.forWorkspace(id)`. @since 0.3.0 */
+export interface WorkspaceApi extends InProcess.WorkspaceApi {
+  readonly events: InProcess.WorkspaceApi["events"] & {
+    /**
+     * Publishes an event inside the transaction open on `executor` (a node-postgres `Client` or
+     * `PoolClient`, or an adapter, docs/embedding.md): delivered once that transaction commits,
+     * never if it rolls back. Checked as `POST /events` checks it before anything is sent.
+     * PostgreSQL only (`DATABASE_URL`).
+     */
+    readonly publishIn: (
+      executor: HostTransaction.Executor,
+      event: InProcess.PublishEvent
+    ) => Promise<InProcess.Published>
+  }
+}
+
+/** What a refused in-process call rejects with (`status`, `code`, `message`, `issues`). @since 0.3.0 */
+export { WaybillError }
 
 /** How to build Waybill inside a host. @since 0.1.0 */
 export interface Options {
@@ -100,13 +131,65 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
   const web = toWebHandler(exit.value, { basePath: options.basePath, clock })
   Metrics.registerFixed()
   const metrics = Effect.provide(Observability.metricsText, exit.value)
+  let closed = false
+  const inProcess = InProcess.make({ isClosed: () => closed }).pipe(Effect.provide(exit.value))
+  const workspaceApi = Effect.runSync(clock === undefined ? inProcess : Effect.withClock(inProcess, clock))
+  const publishIn = publisherIn(settings!, clock, () => closed)
+  const forWorkspace = (workspaceId: string): WorkspaceApi => {
+    const api = workspaceApi(workspaceId)
+    // `workspaceApi` checked the id.
+    const id = api.workspaceId as WorkspaceId
+    return { ...api, events: { ...api.events, publishIn: (executor, event) => publishIn(executor, id, event) } }
+  }
   return {
     handler: web.handler,
     metrics: () => Effect.runPromise(metrics),
+    forWorkspace,
     close: async () => {
+      closed = true
       await web.dispose()
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
+  }
+}
+
+const embeddedRefusal = new WaybillError({
+  status: 400,
+  message:
+    "publishIn needs PostgreSQL (DATABASE_URL): the embedded database has no connection to share with a host's transaction; use events.publish",
+  issues: [{ path: "executor", message: "cannot share a transaction with the embedded database" }]
+})
+
+// `publishIn` of `forWorkspace`: the storage-level publish, its failures as `WaybillError`s.
+const publisherIn = (settings: ServerConfig, clock: Clock.Clock | undefined, isClosed: () => boolean) => {
+  const schema = settings.database._tag === "Postgres" ? Database.schemaOf(settings.database) : undefined
+  return (
+    executor: HostTransaction.Executor,
+    workspaceId: WorkspaceId,
+    event: unknown
+  ): Promise<InProcess.Published> => {
+    if (isClosed())
+      return Promise.reject(new WaybillError({ status: 503, message: "Waybill is closed: close() was called" }))
+    if (schema === undefined) return Promise.reject(embeddedRefusal)
+    const published = HostTransaction.publishIn(executor, { schema, workspaceId }, event).pipe(
+      Effect.map((recorded): InProcess.Published => ({ id: recorded.id })),
+      Effect.mapError((error) =>
+        error._tag === "ValidationError"
+          ? new WaybillError({ status: 400, message: error.message, issues: error.issues })
+          : new WaybillError({
+              status: 400,
+              message: error.message,
+              issues: [{ path: "executor", message: error.message }]
+            })
+      )
+    )
+    return Effect.runPromiseExit(clock === undefined ? published : Effect.withClock(published, clock)).then((exit) => {
+      if (Exit.isSuccess(exit)) return exit.value
+      throw Option.getOrElse(
+        Cause.failureOption(exit.cause),
+        () => new WaybillError({ status: 500, message: "Internal server error" })
+      )
+    })
   }
 }
 

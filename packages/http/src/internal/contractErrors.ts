@@ -18,6 +18,20 @@ export const errorResponse = (status: number, message: string, issues: ReadonlyA
 const unreadable = (error: HttpServerError.RequestError) =>
   errorResponse(400, error.description === NO_BODY ? NO_BODY : "The request body could not be read")
 
+/** The 400 of a path, query or body the API definition's schemas refuse. */
+export const decodeRefusal = (error: HttpApiDecodeError): BadRequest => {
+  const invalid = fromIssues(
+    Issue.tidy(error.issues.map((issue) => Issue.make(issue.path.map(String).join("."), issue.message)))
+  )
+  return new BadRequest({ message: invalid.message, issues: invalid.issues })
+}
+
+/** What a request is told while the database is unreachable (503). */
+export const OUTAGE_MESSAGE = "The database cannot be reached; nothing was written. Try again shortly."
+
+/** What a defect is logged as, with the defect; the caller is told only "Internal server error". */
+export const UNEXPECTED_FAILURE = "Unexpected failure while handling a request"
+
 /** Seconds a client is asked to wait before trying again while the database is unreachable. */
 export const RETRY_AFTER_SECONDS = 5
 
@@ -43,7 +57,7 @@ export const describeFailures = (isOutage: (defect: unknown) => boolean) => {
       return Effect.logWarning(
         `The database cannot be reached: requests are answered 503 unavailable until it is back (${count} since the last report)`
       ).pipe(Effect.annotateLogs({ cause: defect instanceof Error ? defect.message : String(defect) }))
-    }).pipe(Effect.as(errorResponse(503, "The database cannot be reached; nothing was written. Try again shortly.")))
+    }).pipe(Effect.as(errorResponse(503, OUTAGE_MESSAGE)))
 
   return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E | BadRequest, R | HttpServerRequest.HttpServerRequest> =>
     Effect.catchAllCause(
@@ -54,12 +68,7 @@ export const describeFailures = (isOutage: (defect: unknown) => boolean) => {
         const failure = Cause.failureOption(cause)
         if (Option.isSome(failure)) {
           const error: unknown = failure.value
-          if (error instanceof HttpApiDecodeError) {
-            const invalid = fromIssues(
-              Issue.tidy(error.issues.map((issue) => Issue.make(issue.path.map(String).join("."), issue.message)))
-            )
-            return Effect.fail(new BadRequest({ message: invalid.message, issues: invalid.issues }))
-          }
+          if (error instanceof HttpApiDecodeError) return Effect.fail(decodeRefusal(error))
           if (error instanceof ValidationError) {
             return Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
           }
@@ -76,10 +85,7 @@ export const describeFailures = (isOutage: (defect: unknown) => boolean) => {
         // The router reads a payload with `orDie`: an unreadable body is still a 400, not a 500.
         if (defect instanceof HttpServerError.RequestError) return Effect.succeed(unreadable(defect))
         if (isOutage(defect)) return outage(defect)
-        return Effect.as(
-          Effect.logError("Unexpected failure while handling a request", defect),
-          errorResponse(500, "Internal server error")
-        )
+        return Effect.as(Effect.logError(UNEXPECTED_FAILURE, defect), errorResponse(500, "Internal server error"))
       }
     )
 }

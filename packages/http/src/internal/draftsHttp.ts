@@ -1,4 +1,3 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Idempotency from "@waybill/core/Idempotency"
 import * as Issue from "@waybill/core/Issue"
@@ -19,10 +18,10 @@ import { VehicleClassPolicy } from "@waybill/recurring/VehicleClass"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { WaybillApi } from "../Api.js"
 import { BadRequest, Conflict, type IdempotencyKeyReused, NotFound, PreconditionFailed } from "../ApiError.js"
 import { type OccurrencesPage, occurrenceDays } from "../DraftsApi.js"
-import { answered, keyOf } from "./idempotencyHttp.js"
+import { answered } from "./idempotencyHttp.js"
+import { type Operations, serveGroup } from "./operations.js"
 
 const notFound = (error: DraftNotFound | ProductNotFound) =>
   Effect.fail(new NotFound({ message: error.message, issues: [] }))
@@ -84,48 +83,50 @@ export const createDraft =
         )
       : drafts.createIdempotent(payload, key).pipe(answered(idempotency))
 
-export const DraftsLive = HttpApiBuilder.group(WaybillApi, "drafts", (handlers) =>
-  Effect.gen(function* () {
-    const drafts = yield* DraftService
-    const policy = yield* VehicleClassPolicy
-    const create = createDraft(drafts, yield* Idempotency.Idempotency)
-    return handlers
-      .handle("create", ({ payload, request }) => create(payload, keyOf(request)))
-      .handle("list", ({ urlParams }) => drafts.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)))
-      .handle("get", ({ path }) => drafts.get(path.id).pipe(Effect.catchTag("DraftNotFound", notFound)))
-      .handle("delete", ({ path }) =>
-        drafts.delete(path.id).pipe(Effect.catchTags({ DraftNotFound: notFound, DraftConflict: conflict }))
-      )
-      .handle("act", ({ path, payload }) =>
-        Effect.flatMap(CurrentWorkspace, (workspace) =>
-          drafts.act(path.id, payload, apiKeyActor(workspace.apiKeyId))
-        ).pipe(
-          Effect.catchTags({
-            DraftNotFound: notFound,
-            InvalidTransition: invalidTransition,
-            ValidationError: badRequest
-          })
-        )
-      )
-      .handle("occurrences", ({ path, urlParams }) =>
-        occurrences(drafts, policy, path.id, urlParams.days ?? occurrenceDays.default).pipe(
-          Effect.catchTag("DraftNotFound", notFound)
-        )
-      )
-  })
-)
-
-export const ProductsLive = HttpApiBuilder.group(WaybillApi, "products", (handlers) =>
-  Effect.gen(function* () {
-    const drafts = yield* DraftService
-    return handlers.handle("execute", ({ path, payload }) =>
-      drafts.execute(path.productId, payload).pipe(
+/** The drafts group's operations. */
+export const draftsOperations = Effect.gen(function* () {
+  const drafts = yield* DraftService
+  const policy = yield* VehicleClassPolicy
+  const create = createDraft(drafts, yield* Idempotency.Idempotency)
+  return {
+    create: ({ payload, idempotencyKey }) => create(payload, idempotencyKey),
+    list: ({ urlParams }) => drafts.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)),
+    get: ({ path }) => drafts.get(path.id).pipe(Effect.catchTag("DraftNotFound", notFound)),
+    delete: ({ path }) =>
+      drafts.delete(path.id).pipe(Effect.catchTags({ DraftNotFound: notFound, DraftConflict: conflict })),
+    act: ({ path, payload, actor }) =>
+      Effect.flatMap(CurrentWorkspace, (workspace) =>
+        drafts.act(path.id, payload, actor ?? apiKeyActor(workspace.apiKeyId))
+      ).pipe(
         Effect.catchTags({
           DraftNotFound: notFound,
-          ProductNotFound: notFound,
-          PreconditionFailed: preconditionFailed
+          InvalidTransition: invalidTransition,
+          ValidationError: badRequest
         })
+      ),
+    occurrences: ({ path, urlParams }) =>
+      occurrences(drafts, policy, path.id, urlParams.days ?? occurrenceDays.default).pipe(
+        Effect.catchTag("DraftNotFound", notFound)
       )
-    )
-  })
+  } satisfies Operations<"drafts">
+})
+
+/** The products group's operation. */
+export const productsOperations = Effect.map(
+  DraftService,
+  (drafts) =>
+    ({
+      execute: ({ path, payload }) =>
+        drafts.execute(path.productId, payload).pipe(
+          Effect.catchTags({
+            DraftNotFound: notFound,
+            ProductNotFound: notFound,
+            PreconditionFailed: preconditionFailed
+          })
+        )
+    }) satisfies Operations<"products">
 )
+
+export const DraftsLive = serveGroup("drafts", draftsOperations)
+
+export const ProductsLive = serveGroup("products", productsOperations)

@@ -1,10 +1,9 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import { Product, ReferenceData, TransportShape, VehicleClass } from "@waybill/drafts/ReferenceData"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { WaybillApi } from "../Api.js"
+import { type Operations, serveGroup } from "./operations.js"
 
 // Reference data does not change while the server runs: each list is encoded once, and kept for
 // as long as the port answers with the same array.
@@ -29,15 +28,16 @@ const cachedList = <A, I>(
   )
 }
 
-export const ReferenceDataLive = HttpApiBuilder.group(WaybillApi, "referenceData", (handlers) =>
-  Effect.gen(function* () {
-    const data = yield* ReferenceData
-    const transportShapes = cachedList(TransportShape, data.transportShapes)
-    const vehicleClasses = cachedList(VehicleClass, data.vehicleClasses)
-    const products = cachedList(Product, data.products)
-    return handlers
-      .handle("transportShapes", () => transportShapes)
-      .handle("vehicleClasses", () => vehicleClasses)
-      .handle("products", () => products)
-  })
-)
+/** The reference-data group's operations. */
+export const referenceDataOperations = Effect.map(ReferenceData, (data) => {
+  const transportShapes = cachedList(TransportShape, data.transportShapes)
+  const vehicleClasses = cachedList(VehicleClass, data.vehicleClasses)
+  const products = cachedList(Product, data.products)
+  return {
+    transportShapes: () => transportShapes,
+    vehicleClasses: () => vehicleClasses,
+    products: () => products
+  } satisfies Operations<"referenceData">
+})
+
+export const ReferenceDataLive = serveGroup("referenceData", referenceDataOperations)

@@ -166,6 +166,19 @@ const messageFor = (issues: ReadonlyArray<Issue.Issue>) =>
     ? "The request body holds text that cannot be stored"
     : `The request body holds ${issues.length === 1 ? "a value" : "values"} that cannot be taken as sent`
 
+/** The 400 of a body whose walk (`JsonInput.inspect`) found something: its message and issues. */
+export const bodyRefusal = (
+  found: JsonInput.Inspection
+): { readonly message: string; readonly issues: ReadonlyArray<Issue.Issue> } | undefined =>
+  found.tooDeep !== undefined
+    ? {
+        message: `The request body nests deeper than ${JsonDepth.maxDepth} levels of objects and arrays`,
+        issues: [found.tooDeep]
+      }
+    : found.issues.length > 0
+      ? { message: messageFor(found.issues), issues: found.issues }
+      : undefined
+
 type DirectRoutes = (request: HttpServerRequest.HttpServerRequest) => Route | undefined
 
 type DirectError = BadRequest | IdempotencyKeyReused | Conflict
@@ -203,13 +216,8 @@ const checkBody = <E, R>(
       }
       // JSON.parse is iterative but the decoders behind it recurse, so depth is refused here.
       // Strings are looked at only when the text could spell a NUL or a surrogate.
-      const found = JsonInput.inspect(value, { text: JsonText.mayHoldTextIssues(text) })
-      if (found.tooDeep !== undefined) {
-        return refusedBody(`The request body nests deeper than ${JsonDepth.maxDepth} levels of objects and arrays`, [
-          found.tooDeep
-        ])
-      }
-      if (found.issues.length > 0) return refusedBody(messageFor(found.issues), found.issues)
+      const refusal = bodyRefusal(JsonInput.inspect(value, { text: JsonText.mayHoldTextIssues(text) }))
+      if (refusal !== undefined) return refusedBody(refusal.message, refusal.issues)
       const route = direct(request)
       return route === undefined
         ? withChecked(app, request, workspace, { bytes, text, value })

@@ -1,18 +1,18 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { fromIssues } from "@waybill/core/ValidationError"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import { TourQuery, toListQuery } from "@waybill/recurring/TourQuery"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { WaybillApi } from "../Api.js"
 import { badRequest, NotFound } from "../ApiError.js"
+import { type Operations, serveGroup } from "./operations.js"
 
-export const ToursLive = HttpApiBuilder.group(WaybillApi, "tours", (handlers) =>
-  Effect.gen(function* () {
-    const tours = yield* TourQuery
-    return handlers
-      .handle("get", ({ path }) =>
+/** The tours group's operations. */
+export const toursOperations = Effect.map(
+  TourQuery,
+  (tours) =>
+    ({
+      get: ({ path }) =>
         Effect.gen(function* () {
           const workspace = yield* CurrentWorkspace
           const tour = yield* tours.get(workspace.id, path.id)
@@ -23,15 +23,15 @@ export const ToursLive = HttpApiBuilder.group(WaybillApi, "tours", (handlers) =>
             )
           }
           return tour.value
-        })
-      )
-      .handle("list", ({ urlParams }) =>
+        }),
+      list: ({ urlParams }) =>
         Effect.gen(function* () {
           const workspace = yield* CurrentWorkspace
           const query = toListQuery(urlParams)
           if (Either.isLeft(query)) return yield* Effect.fail(badRequest(fromIssues(query.left, "query")))
           return yield* tours.list(workspace.id, query.right)
         })
-      )
-  })
+    }) satisfies Operations<"tours">
 )
+
+export const ToursLive = serveGroup("tours", toursOperations)

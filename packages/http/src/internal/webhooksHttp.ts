@@ -1,4 +1,3 @@
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Idempotency from "@waybill/core/Idempotency"
 import type { Transactor } from "@waybill/core/Transactor"
@@ -10,9 +9,9 @@ import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import type { DeliveryNotFound, DeliveryPending } from "@waybill/webhooks/Replay"
 import { type WebhookLimitReached, type WebhookNotFound, WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Effect from "effect/Effect"
-import { WaybillApi } from "../Api.js"
 import { BadRequest, Conflict, type IdempotencyKeyReused, NotFound } from "../ApiError.js"
-import { answered, keyOf } from "./idempotencyHttp.js"
+import { answered } from "./idempotencyHttp.js"
+import { type Operations, serveGroup } from "./operations.js"
 
 const badRequest = (error: ValidationError) =>
   Effect.fail(new BadRequest({ message: error.message, issues: error.issues }))
@@ -56,71 +55,62 @@ export const publishEvent: Effect.Effect<
         )
 })
 
-export const WebhooksLive = HttpApiBuilder.group(WaybillApi, "webhooks", (handlers) =>
-  Effect.gen(function* () {
-    const webhooks = yield* WebhookService
-    const dispatcher = yield* Dispatcher
-    const idempotency = yield* Idempotency.Idempotency
-    const publish = yield* publishEvent
-    return handlers
-      .handle("register", ({ payload, request }) => {
-        const key = keyOf(request)
-        return key === undefined
-          ? webhooks
-              .register(payload)
-              .pipe(Effect.catchTags({ ValidationError: badRequest, WebhookLimitReached: conflict }))
-          : webhooks
-              .registerIdempotent(payload, key)
-              .pipe(Effect.catchTag("WebhookLimitReached", conflict), answered(idempotency))
-      })
-      .handle("list", ({ urlParams }) => webhooks.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)))
-      .handle("filterFields", ({ urlParams }) =>
-        webhooks.filterFields(urlParams.event).pipe(
-          Effect.map((data) => ({ data })),
-          Effect.catchTag("ValidationError", badRequest)
-        )
-      )
-      .handle("get", ({ path }) => webhooks.get(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)))
-      .handle("delete", ({ path }) => webhooks.delete(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)))
-      .handle("rotate", ({ path, payload }) =>
-        webhooks
-          .rotate(path.id, payload)
-          .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest }))
-      )
-      .handle("disable", ({ path }) => webhooks.disable(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)))
-      .handle("enable", ({ path }) =>
-        webhooks.enable(path.id).pipe(
-          // Held deliveries are due now: hurry this process's delivery loop.
-          Effect.tap(() => dispatcher.wakeDelivery),
-          Effect.catchTag("WebhookNotFound", notFound)
-        )
-      )
-      .handle("deliveries", ({ path, urlParams }) =>
-        webhooks
-          .deliveries(path.id, urlParams)
-          .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest }))
-      )
-      .handle("resend", ({ path }) =>
-        webhooks.resend(path.id, path.deliveryId).pipe(
-          // Due now: hurry this process's delivery loop instead of waiting for its next poll.
-          Effect.tap(() => dispatcher.wakeDelivery),
-          Effect.catchTags({ WebhookNotFound: notFound, DeliveryNotFound: notFound, DeliveryPending: conflict })
-        )
-      )
-      .handle("replay", ({ path, payload }) =>
-        webhooks.replay(path.id, payload).pipe(
-          Effect.tap(() => dispatcher.wakeDelivery),
-          Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest })
-        )
-      )
-      .handle("stats", ({ path, urlParams }) =>
-        webhooks
-          .stats(path.id, urlParams)
-          .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest }))
-      )
-      .handle("alerts", ({ urlParams }) =>
-        webhooks.alerts(urlParams).pipe(Effect.catchTag("ValidationError", badRequest))
-      )
-      .handle("publish", ({ payload, request }) => publish(payload, keyOf(request)))
-  })
-)
+/** The webhooks group's operations. */
+export const webhooksOperations = Effect.gen(function* () {
+  const webhooks = yield* WebhookService
+  const dispatcher = yield* Dispatcher
+  const idempotency = yield* Idempotency.Idempotency
+  const publish = yield* publishEvent
+  return {
+    register: ({ payload, idempotencyKey }) =>
+      idempotencyKey === undefined
+        ? webhooks
+            .register(payload)
+            .pipe(Effect.catchTags({ ValidationError: badRequest, WebhookLimitReached: conflict }))
+        : webhooks
+            .registerIdempotent(payload, idempotencyKey)
+            .pipe(Effect.catchTag("WebhookLimitReached", conflict), answered(idempotency)),
+    list: ({ urlParams }) => webhooks.list(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)),
+    filterFields: ({ urlParams }) =>
+      webhooks.filterFields(urlParams.event).pipe(
+        Effect.map((data) => ({ data })),
+        Effect.catchTag("ValidationError", badRequest)
+      ),
+    get: ({ path }) => webhooks.get(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)),
+    delete: ({ path }) => webhooks.delete(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)),
+    rotate: ({ path, payload }) =>
+      webhooks
+        .rotate(path.id, payload)
+        .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest })),
+    disable: ({ path }) => webhooks.disable(path.id).pipe(Effect.catchTag("WebhookNotFound", notFound)),
+    enable: ({ path }) =>
+      webhooks.enable(path.id).pipe(
+        // Held deliveries are due now: hurry this process's delivery loop.
+        Effect.tap(() => dispatcher.wakeDelivery),
+        Effect.catchTag("WebhookNotFound", notFound)
+      ),
+    deliveries: ({ path, urlParams }) =>
+      webhooks
+        .deliveries(path.id, urlParams)
+        .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest })),
+    resend: ({ path }) =>
+      webhooks.resend(path.id, path.deliveryId).pipe(
+        // Due now: hurry this process's delivery loop instead of waiting for its next poll.
+        Effect.tap(() => dispatcher.wakeDelivery),
+        Effect.catchTags({ WebhookNotFound: notFound, DeliveryNotFound: notFound, DeliveryPending: conflict })
+      ),
+    replay: ({ path, payload }) =>
+      webhooks.replay(path.id, payload).pipe(
+        Effect.tap(() => dispatcher.wakeDelivery),
+        Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest })
+      ),
+    stats: ({ path, urlParams }) =>
+      webhooks
+        .stats(path.id, urlParams)
+        .pipe(Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest })),
+    alerts: ({ urlParams }) => webhooks.alerts(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)),
+    publish: ({ payload, idempotencyKey }) => publish(payload, idempotencyKey)
+  } satisfies Operations<"webhooks">
+})
+
+export const WebhooksLive = serveGroup("webhooks", webhooksOperations)
