@@ -1,13 +1,17 @@
 /**
  * What publishing in a host's own transaction costs the host (`HostTransaction.publishIn`,
  * contract §9), on PostgreSQL: one node-postgres `Client`, `search_path` public, runs its
- * transactions one after another, `BEGIN; INSERT INTO public.orders …; COMMIT`, in three ways:
+ * transactions one after another, `BEGIN; INSERT INTO public.orders …; COMMIT`, in four ways:
  *
  * - *order*: that alone;
  * - *order + own outbox row*: one more `INSERT` of the same event body into a table of the host's,
  *   what one more statement costs (a hand-written outbox without notification);
+ * - *order + its statement, raw*: publishIn's statement and values (one publish's, a fresh id each
+ *   time) sent as they are: the SQL's cost without Waybill's checks and envelope;
  * - *order + publishIn*: the event published in the transaction, Waybill's one statement (the row
- *   and its `pg_notify`), with a connection listening on the channel as a Waybill process does.
+ *   and its `pg_notify`).
+ *
+ * A connection listens on the channel throughout, as a Waybill process does (in this process).
  *
  * Contenders take turns (`BENCH_ROUNDS`, 6, of `BENCH_SECONDS`, 2 s each, the order flipped every
  * round); reported: transactions per second, p50/p99, the CPU per transaction of the host's process
@@ -79,6 +83,23 @@ try {
   })
   const order = (i: number) =>
     executor.query("INSERT INTO orders (reference, amount) VALUES ($1, $2)", [`order-${i}`, i])
+  // publishIn's own statement and values, sent as they are: what the SQL costs without Waybill's
+  // checks and envelope (the values of one publish, with a fresh id each time).
+  const sent: { text: string; values: Array<unknown> } = { text: "", values: [] }
+  await host.query("BEGIN")
+  await Effect.runPromise(
+    HostTransaction.publishIn(
+      {
+        query: (text, values) => {
+          Object.assign(sent, { text, values })
+          return host.query(text, values)
+        }
+      },
+      options,
+      event(-1)
+    )
+  )
+  await host.query("ROLLBACK")
   const transaction = async (work: () => PromiseLike<unknown>) => {
     await executor.query("BEGIN", [])
     await work()
@@ -90,6 +111,11 @@ try {
       transaction(async () => {
         await order(i)
         await executor.query("INSERT INTO order_outbox (body) VALUES ($1)", [JSON.stringify(event(i))])
+      }),
+    "order + its statement, raw": (i) =>
+      transaction(async () => {
+        await order(i)
+        await executor.query(sent.text, [`evt_raw_${i}`, ...sent.values.slice(1)])
       }),
     "order + publishIn": (i) =>
       transaction(async () => {
@@ -135,7 +161,7 @@ try {
     const rounds = results.get(name)!
     const of = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick))
     console.log(
-      `  ${name.padEnd(24)} ${of((r) => r.rate)
+      `  ${name.padEnd(27)} ${of((r) => r.rate)
         .toFixed(0)
         .padStart(6)} tx/s   p50 ${of((r) => r.p50).toFixed(2)} ms` +
         `   p99 ${of((r) => r.p99).toFixed(2)} ms   CPU: host ${of((r) => r.hostMicros).toFixed(0)} µs/tx,` +
@@ -149,6 +175,11 @@ try {
   figure(
     "order + publishIn / order + own outbox row (tx/s)",
     ratio("order + publishIn", "order + own outbox row"),
+    "median of per-round ratios"
+  )
+  figure(
+    "order + publishIn / order + its statement, raw (tx/s)",
+    ratio("order + publishIn", "order + its statement, raw"),
     "median of per-round ratios"
   )
   const added = results.get("order + publishIn")![0]!.roundTrips - results.get("order")![0]!.roundTrips

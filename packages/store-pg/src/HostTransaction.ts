@@ -6,8 +6,7 @@
  * @since 0.2.0
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type { ValidationError } from "@waybill/core/ValidationError"
-import * as ValidationErrors from "@waybill/core/ValidationError"
+import * as ValidationError from "@waybill/core/ValidationError"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import { decodeEvent } from "@waybill/events/EventIntake"
 import { countPublished, type RecordedEvent, recordAll } from "@waybill/events/EventOutbox"
@@ -23,7 +22,7 @@ import { channelOf } from "./PgEventOutbox.js"
 /**
  * Anything with node-postgres' `query(text, values)` and `$1`-style placeholders: a pg `Client` or
  * `PoolClient` as it is; Kysely, Drizzle and Knex transactions through an adapter of a few lines
- * (docs/embedding.md). Its result is not read.
+ * (examples/embed/src/adapters.ts). Its result is not read.
  * @since 0.2.0
  */
 export interface Executor {
@@ -116,14 +115,14 @@ const publishOver = <E>(
   run: (text: string, values: Array<unknown>) => Effect.Effect<unknown, E>,
   options: Options,
   input: unknown
-): Effect.Effect<RecordedEvent, ValidationError | HostTransactionError> =>
+): Effect.Effect<RecordedEvent, ValidationError.ValidationError | HostTransactionError> =>
   Effect.gen(function* () {
     const problem = schemaProblem(options.schema)
     if (Option.isSome(problem)) {
       return yield* new HostTransactionError({ message: `Waybill schema "${options.schema}": ${problem.value}` })
     }
     const decoded = decodeEvent(input, { traceparent: true })
-    if (Either.isLeft(decoded)) return yield* ValidationErrors.fromIssues(decoded.left, "event")
+    if (Either.isLeft(decoded)) return yield* ValidationError.fromIssues(decoded.left, "event")
     const [event] = yield* recordAll(options.workspaceId, [decoded.right])
     yield* run(statementOf(options.schema), valuesOf(event!)).pipe(
       Effect.mapError((error) => failureOf(options.schema, error))
@@ -144,7 +143,7 @@ export const publishIn = (
   executor: Executor,
   options: Options,
   input: unknown
-): Effect.Effect<RecordedEvent, ValidationError | HostTransactionError> =>
+): Effect.Effect<RecordedEvent, ValidationError.ValidationError | HostTransactionError> =>
   publishOver(
     (text, values) => Effect.tryPromise({ try: () => executor.query(text, values), catch: (error) => error }),
     options,
@@ -161,5 +160,5 @@ export const publishInWith = (
   sql: SqlClient.SqlClient,
   options: Options,
   input: unknown
-): Effect.Effect<RecordedEvent, ValidationError | HostTransactionError> =>
+): Effect.Effect<RecordedEvent, ValidationError.ValidationError | HostTransactionError> =>
   publishOver((text, values) => sql.unsafe(text, values), options, input)
