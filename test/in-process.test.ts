@@ -154,6 +154,11 @@ describe("Waybill.forWorkspace", () => {
     const reused = await refusal(acme.events.publish({ ...event, payload: {}, idempotencyKey: "book-1" }))
     assert.strictEqual(reused.status, 422)
     assert.strictEqual(reused.code, "idempotency_key_reused")
+    const badKey = await refusal(acme.events.publish({ ...event, idempotencyKey: "no spaces allowed" }))
+    assert.deepStrictEqual(
+      badKey.issues.map((issue) => issue.path),
+      ["idempotencyKey"]
+    )
   })
 
   it("records a host's actor on an action, and its own when the host names none", async () => {

@@ -68,6 +68,9 @@ export interface WorkspaceApi extends InProcess.WorkspaceApi {
 /** What a refused in-process call rejects with (`status`, `code`, `message`, `issues`). @since 0.3.0 */
 export { WaybillError }
 
+/** Whether a value is a `WaybillError`, also one thrown by another copy of the package. @since 0.3.0 */
+export { isWaybillError } from "@waybill/http/WaybillError"
+
 /** How to build Waybill inside a host. @since 0.1.0 */
 export interface Options {
   /** The variables the configuration is read from (docs/operations.md); `process.env` by default. */

@@ -6,6 +6,8 @@ import * as HttpApiError from "@effect/platform/HttpApiError"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Idempotency from "@waybill/core/Idempotency"
+import type * as Issue from "@waybill/core/Issue"
 import * as JsonInput from "@waybill/core/JsonInput"
 import type { CurrentWorkspace } from "@waybill/core/Workspace"
 import type { Actor } from "@waybill/drafts/Draft"
@@ -103,6 +105,10 @@ const bodyOf = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<
   return response.status >= 400 ? Effect.fail(refused({ status: response.status, ...value })) : Effect.succeed(value)
 }
 
+// The key travels as an argument here, not as the header the route's issue names.
+const inProcessPath = (issue: Issue.Issue): Issue.Issue =>
+  issue.path === Idempotency.header ? { ...issue, path: "idempotencyKey" } : issue
+
 /** The caller of every operation, and how a failure becomes its `WaybillError`. */
 export const operationsCaller = (isOutage: (defect: unknown) => boolean): Effect.Effect<Call, never, ApiRequirements> =>
   Effect.gen(function* () {
@@ -121,7 +127,9 @@ export const operationsCaller = (isOutage: (defect: unknown) => boolean): Effect
         const status = statusOf(error.value)
         if (status !== undefined) {
           const body = error.value as ApiError.ErrorBody
-          return Effect.fail(new WaybillError({ status, code: body.code, message: body.message, issues: body.issues }))
+          return Effect.fail(
+            new WaybillError({ status, code: body.code, message: body.message, issues: body.issues.map(inProcessPath) })
+          )
         }
       }
       const defect = Cause.squash(cause)
