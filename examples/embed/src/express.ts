@@ -49,6 +49,11 @@ export const start = async (port: number, env: Record<string, string | undefined
     waybill,
     token === undefined ? undefined : { token: Redacted.make(token), text: waybill.metrics }
   )
+  return serve(app, port, () => waybill.close())
+}
+
+/** Serves an Express application on `port`; `close` stops it, then releases what it used (`release`). */
+export const serve = async (app: express.Express, port: number, release: () => Promise<void>): Promise<Running> => {
   const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
     const listening = app.listen(port, "127.0.0.1", (error?: Error) => (error ? reject(error) : resolve(listening)))
   })
@@ -59,7 +64,7 @@ export const start = async (port: number, env: Record<string, string | undefined
     url: `http://127.0.0.1:${bound}`,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()))
-      await waybill.close()
+      await release()
     }
   }
 }

@@ -7,11 +7,11 @@
  *     npx tsx examples/embed/src/orders.ts
  */
 import { randomUUID } from "node:crypto"
-import type { AddressInfo } from "node:net"
 import { getRequestListener } from "@hono/node-server"
 import * as Waybill from "@waybill/server/Waybill"
 import express from "express"
 import pg from "pg"
+import { serve } from "./express.js"
 import { type Running, runIfMain } from "./Main.js"
 
 /** The host's own tables, in its own schema (`public`); Waybill's stay in `waybill`. */
@@ -64,19 +64,10 @@ export const start = async (port: number, env: Record<string, string | undefined
     }
   })
   app.use("/waybill", getRequestListener(waybill.handler))
-  const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
-    const listening = app.listen(port, "127.0.0.1", (error?: Error) => (error ? reject(error) : resolve(listening)))
+  return serve(app, port, async () => {
+    await pool.end()
+    await waybill.close()
   })
-  Waybill.answerClientErrors(server)
-  const { port: bound } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${bound}`,
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-      await pool.end()
-      await waybill.close()
-    }
-  }
 }
 
 runIfMain(import.meta.url, start, 3005)

@@ -134,25 +134,27 @@ describe.skipIf(url === undefined || url === "")("examples/embed: the orders hos
             })
             assert.strictEqual(registered.status, 201)
 
+            // Books while `hold` keeps the booking waiting on a statement starting with `prefix`,
+            // then kills the host there: the booking's request never gets an answer.
+            const killWhileHeld = async (customerId: string, hold: string, prefix: string) => {
+              await holder.query("BEGIN")
+              await holder.query(hold)
+              const booking = book(running.base, customerId)
+              await until(waitingOn(observer, prefix), `the booking to wait on ${prefix}`)
+              await killed(running.child)
+              await holder.query("ROLLBACK")
+              assert.isUndefined(await booking)
+            }
             // 1. Held before the event is written: the host's INSERT into Waybill's outbox waits.
-            await holder.query("BEGIN")
-            await holder.query("LOCK TABLE waybill.events IN SHARE ROW EXCLUSIVE MODE")
-            const first = book(running.base, "before-event")
-            await until(waitingOn(observer, "WITH"), "the booking to wait on its event's INSERT")
-            await killed(running.child)
-            await holder.query("ROLLBACK")
-            assert.isUndefined(await first)
-
+            await killWhileHeld("before-event", "LOCK TABLE waybill.events IN SHARE ROW EXCLUSIVE MODE", "WITH")
             // 2. Held after the event is written, before COMMIT: the customer's counter waits.
             running = await startHost(databaseUrl)
             await observer.query("INSERT INTO customers (id) VALUES ('after-event')")
-            await holder.query("BEGIN")
-            await holder.query("SELECT 1 FROM customers WHERE id = 'after-event' FOR NO KEY UPDATE")
-            const second = book(running.base, "after-event")
-            await until(waitingOn(observer, "UPDATE customers"), "the booking to wait on its last statement")
-            await killed(running.child)
-            await holder.query("ROLLBACK")
-            assert.isUndefined(await second)
+            await killWhileHeld(
+              "after-event",
+              "SELECT 1 FROM customers WHERE id = 'after-event' FOR NO KEY UPDATE",
+              "UPDATE customers"
+            )
 
             // The killed hosts' connections end, their transactions without COMMIT.
             const holderPid = (await holder.query("SELECT pg_backend_pid() AS pid")).rows[0].pid
