@@ -7,7 +7,6 @@
 import type * as NodeHttp from "node:http"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
-import * as Metrics from "@waybill/core/Metrics"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Http from "@waybill/http/Http"
 import * as InProcess from "@waybill/http/InProcess"
@@ -149,7 +148,7 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     throw new Error(Startup.report(exit.cause, settings))
   }
   const web = toWebHandler(exit.value, { basePath: options.basePath, clock, logging })
-  Metrics.registerFixed()
+  Observability.registerFixed()
   const metrics = Effect.provide(Observability.metricsText, exit.value)
   let closed = false
   const inProcess = InProcess.make({ isClosed: () => closed }).pipe(Effect.provide(exit.value), Effect.provide(logging))
