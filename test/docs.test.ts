@@ -407,7 +407,7 @@ describe("docs: commands", () => {
     assert.include(run.stdout, '"path":"tour.properties.prop_region"')
 
     // One log line per request, at INFO: method, path, status, duration.
-    assert.match(server.output(), /INFO \(#\d+\): GET \/transport-shapes 200 \d+ms\n/)
+    assert.match(server.output(), /level=INFO fiber=#\d+ message="GET \/transport-shapes 200 \d+ms" /)
     assert.notMatch(server.output(), /Sent HTTP response/)
 
     const [client] = runBlocks("quickstart-client")

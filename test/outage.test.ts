@@ -144,7 +144,12 @@ describe.runIf(canRunCluster)("database outage under continuous publishing", () 
         const database = yield* cluster
         const server = yield* serverProcess(database.url, {
           captureOutput: true,
-          env: { WAYBILL_GENERATOR_INTERVAL_MS: "1000", WAYBILL_CLOCK_START: "2027-01-01T05:59:30Z" }
+          // In JSON, so that the outage's records are seen to parse, each on one line.
+          env: {
+            WAYBILL_GENERATOR_INTERVAL_MS: "1000",
+            WAYBILL_CLOCK_START: "2027-01-01T05:59:30Z",
+            WAYBILL_LOG_FORMAT: "json"
+          }
         })
         const base = server.base
         const key = processKey
@@ -332,6 +337,12 @@ describe.runIf(canRunCluster)("database outage under continuous publishing", () 
         assert.isTrue(said(/requests are answered 503 unavailable until it is back/), "the refused requests")
         assert.isTrue(said(/^Event notifications lost/), "notifications lost")
         assert.isTrue(said(/^Event notifications are back/), "notifications back")
+        const lines = server.output.filter((line) => line !== "")
+        assert.deepStrictEqual(
+          lines.filter((line) => !line.startsWith("{") || logEntries([line]).length !== 1),
+          [],
+          "every line a JSON record"
+        )
       }).pipe(Effect.scoped),
     { timeout: 180_000 }
   )

@@ -35,7 +35,7 @@ describe("a quiet test run", () => {
     // The failing test's server log follows it.
     assert.match(
       output,
-      /--- the log of quiet \[pglite\] during "a test that fails" ---\n[^\n]*message="GET \/health 200/,
+      /--- the log of quiet \[pglite\] during "a test that fails" ---\n[^\n]*message="GET \/transport-shapes 200/,
       output
     )
     // The summary closes the output (the failures' reports go to stderr, before it on a terminal).

@@ -158,16 +158,40 @@ export const serverProcess = (databaseUrl: string | undefined, options: ServerOp
   })
 
 export interface LogEntry {
+  /** `DEBUG`, `INFO`, `WARN`, `ERROR` or `FATAL`, in either format. */
   readonly level: string
   readonly message: string
+  /** Every field of the record, `level` as written. */
+  readonly fields: Readonly<Record<string, unknown>>
 }
 
+const logfmtPair = /([A-Za-z0-9_.-]+)=("(?:[^"\\]|\\.)*"|\S*)/g
+
 /**
- * The log entries among a server's output lines (Effect's logger: `[time] LEVEL (#fiber) spans:
- * message`, then the annotations and any cause on lines of their own).
+ * A log record as the server writes it, or `undefined` for another line: a JSON object
+ * (`WAYBILL_LOG_FORMAT=json`), or Effect's logfmt (`key=value`, quoted values as JSON strings).
  */
+export const logRecord = (line: string): Record<string, unknown> | undefined => {
+  if (line.startsWith("{")) {
+    try {
+      const parsed: unknown = JSON.parse(line)
+      return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : undefined
+    } catch {
+      return undefined
+    }
+  }
+  if (!line.startsWith("timestamp=")) return undefined
+  const fields: Record<string, unknown> = {}
+  for (const [, name, value] of line.matchAll(logfmtPair)) {
+    fields[name!] = value!.startsWith('"') ? JSON.parse(value!) : value
+  }
+  return fields
+}
+
+/** The log entries among a server's output lines, in either format. */
 export const logEntries = (lines: ReadonlyArray<string>): Array<LogEntry> =>
   lines.flatMap((line) => {
-    const entry = /^\[[^\]]+\] ([A-Z]+) \(#\d+\)[^:]*: (.*)$/.exec(line)
-    return entry === null ? [] : [{ level: entry[1]!, message: entry[2]! }]
+    const fields = logRecord(line)
+    if (fields === undefined || typeof fields.level !== "string") return []
+    return [{ level: fields.level.toUpperCase(), message: String(fields.message), fields }]
   })

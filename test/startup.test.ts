@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Exit, Scope } from "effect"
-import { builtServer } from "./server-process.js"
+import { builtServer, logEntries } from "./server-process.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const postgresUrl = process.env.DATABASE_URL
@@ -55,13 +55,16 @@ const start = (env: Record<string, string>): Promise<Run> =>
     )
   })
 
-/** The run stopped with exit code 1 and one ERROR line, which matches `expected`. */
-const refused = (run: Run, expected: RegExp) => {
+/** The run stopped with exit code 1 and one ERROR record on one line, whose message matches `expected`. */
+const refused = (run: Run, expected: RegExp): string => {
   assert.strictEqual(run.code, 1, run.output)
-  const errors = run.output.split("\n").filter((line) => line.includes("ERROR"))
+  const lines = run.output.trimEnd().split("\n")
+  assert.strictEqual(logEntries(lines).length, lines.length, run.output)
+  const errors = logEntries(lines).filter((entry) => entry.level === "ERROR")
   assert.strictEqual(errors.length, 1, run.output)
-  assert.match(errors[0]!, expected)
-  assert.notMatch(run.output, /Error: 1|\n\s+at /, run.output)
+  assert.match(errors[0]!.message, expected)
+  assert.notMatch(run.output, /Error: 1|\n\s+at |\\n\s+at /, run.output)
+  return errors[0]!.message
 }
 
 const psql = (url: string, command: string) =>
@@ -100,6 +103,9 @@ describe("configuration errors name their variable and change nothing", () => {
       [{ WAYBILL_DATABASE_SCHEMA: "Waybill-1" }, /WAYBILL_DATABASE_SCHEMA: must be a lower-case PostgreSQL identifier/],
       [{ WAYBILL_REFERENCE_DATA: "/nonexistent/reference.json" }, /WAYBILL_REFERENCE_DATA: .*cannot be read/],
       [{ WAYBILL_METRICS_TOKEN: "short" }, /WAYBILL_METRICS_TOKEN: must be 16 to 255 visible ASCII characters/],
+      [{ WAYBILL_LOG_FORMAT: "xml" }, /WAYBILL_LOG_FORMAT: Expected one of \(text, json\)/],
+      // Refused in the format asked for: one JSON object.
+      [{ WAYBILL_LOG_FORMAT: "json", WAYBILL_LOG_LEVEL: "loud" }, /WAYBILL_LOG_LEVEL: /],
       [
         { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
         /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:\/\/ or https:\/\/ URL/
@@ -111,6 +117,8 @@ describe("configuration errors name their variable and change nothing", () => {
     ]
     const runs = await Promise.all(cases.map(([env]) => start(env)))
     for (const [index, run] of runs.entries()) refused(run, cases[index]![1])
+    const json = runs[cases.findIndex(([env]) => env.WAYBILL_LOG_FORMAT === "json")]!
+    assert.strictEqual(JSON.parse(json.output).level, "error", json.output)
   })
 
   it("several bad settings are reported together, and a secret is never quoted back", async () => {
@@ -119,10 +127,10 @@ describe("configuration errors name their variable and change nothing", () => {
       PORT: "99999",
       WAYBILL_API_KEYS: "acme:short"
     })
-    refused(run, /Configuration error \(nothing was started\): /)
-    assert.match(run.output, /PORT: [^;]*"99999"/)
-    assert.match(run.output, /WAYBILL_SECRET_KEY: must be 32 bytes/)
-    assert.match(run.output, /WAYBILL_API_KEYS: entry 1 has a key shorter than 8 characters/)
+    const message = refused(run, /Configuration error \(nothing was started\): /)
+    assert.match(message, /PORT: [^;]*"99999"/)
+    assert.match(message, /WAYBILL_SECRET_KEY: must be 32 bytes/)
+    assert.match(message, /WAYBILL_API_KEYS: entry 1 has a key shorter than 8 characters/)
     assert.notInclude(run.output, "my-secret-passphrase")
   })
 })

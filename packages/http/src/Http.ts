@@ -58,9 +58,22 @@ export const loggedUrl = (url: string): string => {
   return names.length === 0 ? url.slice(0, query) : `${url.slice(0, query)}?${names.join("&")}`
 }
 
+// Probes and scrapes come every few seconds and say nothing new: logged at DEBUG only.
+const probeRoutes: ReadonlySet<string> = new Set(["/health", "/health/ready", "/metrics"])
+
+// A caller's `X-Request-Id` of this shape is kept, so its own log and ours share the id.
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+const requestIdOf = (request: HttpServerRequest.HttpServerRequest): string => {
+  const given = request.headers["x-request-id"]
+  return given !== undefined && REQUEST_ID.test(given) ? given : globalThis.crypto.randomUUID()
+}
+
 /**
- * One INFO line per request, `GET /drafts?limit 200 3ms` (`loggedUrl`); off above INFO or with
- * `HttpMiddleware.withLoggerDisabled`.
+ * One line per request, `GET /drafts?limit 200 3ms` (`loggedUrl`), with the fields `method`,
+ * `route` (the template), `status`, `durationMs` and `requestId`, which every record logged while
+ * the request runs carries too. At INFO, but `/health`, `/health/ready` and `/metrics` at DEBUG;
+ * off below the minimum level or with `HttpMiddleware.withLoggerDisabled`.
  * @since 0.1.0
  */
 export const requestLog = <E, R>(
@@ -68,21 +81,22 @@ export const requestLog = <E, R>(
 ): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.withFiberRuntime((fiber) => {
     // Decided before anything is measured, so a disabled log costs the request nothing.
-    if (
-      fiber.getFiberRef(HttpMiddleware.loggerDisabled) ||
-      LogLevel.greaterThan(fiber.getFiberRef(FiberRef.currentMinimumLogLevel), LogLevel.Info)
-    ) {
-      return app
-    }
+    const minimum = fiber.getFiberRef(FiberRef.currentMinimumLogLevel)
+    if (fiber.getFiberRef(HttpMiddleware.loggerDisabled) || LogLevel.greaterThan(minimum, LogLevel.Info)) return app
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    const route = routeOf(request.url)
+    const level = probeRoutes.has(route) ? LogLevel.Debug : LogLevel.Info
+    if (LogLevel.greaterThan(minimum, level)) return app
+    const requestId = requestIdOf(request)
     const started = performance.now()
-    return Effect.onExit(app, (exit) =>
+    return Effect.onExit(Effect.annotateLogs(app, "requestId", requestId), (exit) =>
       // The switch may also be set inside the app, for its own request.
       Effect.withFiberRuntime((after) => {
         if (after.getFiberRef(HttpMiddleware.loggerDisabled)) return Effect.void
         const status = Exit.isSuccess(exit) ? exit.value.status : "failed"
-        return Effect.logInfo(
-          `${request.method} ${loggedUrl(request.url)} ${status} ${Math.round(performance.now() - started)}ms`
+        const durationMs = Math.round(performance.now() - started)
+        return Effect.logWithLevel(level, `${request.method} ${loggedUrl(request.url)} ${status} ${durationMs}ms`).pipe(
+          Effect.annotateLogs({ method: request.method, route, status, durationMs, requestId })
         )
       })
     )

@@ -13,6 +13,7 @@ import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import type * as Logs from "./Logs.js"
 import { defaultPath } from "./ReferenceDataFile.js"
 
 /** The reference server's settings; optional fields take their defaults when absent. @since 0.1.0 */
@@ -37,6 +38,8 @@ export interface ServerConfig {
   readonly clockStart?: number | undefined
   /** The least severe level logged (`WAYBILL_LOG_LEVEL`), INFO when unset. */
   readonly logLevel?: LogLevel.LogLevel | undefined
+  /** How log records are written (`WAYBILL_LOG_FORMAT`): `text` when unset, or `json`. */
+  readonly logFormat?: Logs.Format | undefined
   /** How many webhooks a workspace may hold (`WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE`). */
   readonly maxWebhooksPerWorkspace?: number | undefined
   /** The time a request's headers and body have to arrive in (`WAYBILL_REQUEST_TIMEOUT_MS`). */
@@ -191,6 +194,12 @@ const tracingConfig: Config.Config<TracingConfig | undefined> = Config.all({
   )
 )
 
+/** `WAYBILL_LOG_FORMAT`: `text` (default) or `json`; `main.ts` reads it first, for every record. @since 0.3.0 */
+export const logFormat: Config.Config<Logs.Format> = Config.literal(
+  "text",
+  "json"
+)("WAYBILL_LOG_FORMAT").pipe(Config.withDefault("text" as const))
+
 /** The configuration's errors, one line each, naming the variable; values are never quoted back. @since 0.1.0 */
 export const describeError = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
   switch (error._op) {
@@ -285,6 +294,7 @@ export const settings: Config.Config<ServerConfig> = Config.all({
     )
   ).pipe(Config.map(Option.getOrUndefined)),
   logLevel: Config.option(Config.logLevel("WAYBILL_LOG_LEVEL")).pipe(Config.map(Option.getOrUndefined)),
+  logFormat,
   metricsToken: Config.option(
     checked(
       "WAYBILL_METRICS_TOKEN",

@@ -13,6 +13,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Sampler } from "@opentelemetry/sdk-trace-base"
 import * as Metrics from "@waybill/core/Metrics"
 import * as PrometheusText from "@waybill/core/PrometheusText"
+import * as EventType from "@waybill/events/EventType"
 import { authorizationOf } from "@waybill/http/Authentication"
 import * as PgMetrics from "@waybill/store-pg/PgMetrics"
 import * as Effect from "effect/Effect"
@@ -59,6 +60,17 @@ const readProcess = () => {
 }
 
 /**
+ * Makes the series with known labels exist at 0 (`Metrics.registerFixed`), and
+ * `waybill_events_published_total` for each of the catalogue's event types, so that `rate()` sees
+ * the first event of each.
+ * @since 0.3.0
+ */
+export const registerFixed = (): void => {
+  Metrics.registerFixed()
+  for (const type of EventType.all) Metrics.recordPublished(type, 0)
+}
+
+/**
  * The metrics text now (Prometheus format 0.0.4): storage gauges, process series and every series
  * of Effect's registry.
  * @since 0.1.0
@@ -67,7 +79,7 @@ export const metricsText: Effect.Effect<string, never, SqlClient.SqlClient> = Ef
   Effect.zipRight(
     PgMetrics.refresh(),
     Effect.sync(() => {
-      Metrics.registerFixed()
+      registerFixed()
       readProcess()
     })
   ),
@@ -99,7 +111,7 @@ const unauthorized = HttpServerResponse.unsafeJson(
 export const layerMetricsRoute = (token: Redacted.Redacted<string>): Layer.Layer<never, never, SqlClient.SqlClient> =>
   Layer.unwrapEffect(
     Effect.map(SqlClient.SqlClient, (sql) => {
-      Metrics.registerFixed()
+      registerFixed()
       const text = Effect.provideService(metricsText, SqlClient.SqlClient, sql)
       const handler = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
         isMetricsBearer(authorizationOf(request), token)

@@ -50,7 +50,8 @@ import * as Sweeps from "./Sweeps.js"
 /** The workspace of the development key issued when no key is configured. @since 0.1.0 */
 export const developmentWorkspace = Schema.decodeSync(WorkspaceId)("default")
 
-// With no configured keys and none on file, issue one for local use and print it once.
+// With no configured keys and none on file, issue one for local use and print it once (a banner for
+// a person at a terminal, not a log record).
 const developmentKey = (config: ServerConfig) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
@@ -59,6 +60,13 @@ const developmentKey = (config: ServerConfig) =>
       const active = (yield* keys.list).filter((key) => key.revokedAt === null)
       if (active.length > 0) {
         yield* Effect.logInfo(`${active.length} API key(s) on file; manage them with ${keysCommand}`)
+        return
+      }
+      // A key is never written into a JSON log, which is meant for a log pipeline (docs/decisions/0125).
+      if (config.logFormat === "json") {
+        yield* Effect.logWarning(
+          `No API key is configured or stored, and with WAYBILL_LOG_FORMAT=json no development key is printed: set WAYBILL_API_KEYS or create a key with ${keysCommand} create --workspace default`
+        )
         return
       }
       const { key } = yield* keys.create(developmentWorkspace)

@@ -7,6 +7,7 @@
 import * as Database from "@waybill/store-pg/Database"
 import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { databaseConfig, describeError, type ServerConfig } from "./Config.js"
@@ -101,4 +102,18 @@ export const report = (cause: Cause.Cause<unknown>, settings?: ServerConfig): st
   Option.getOrElse(
     Option.flatMap(Cause.failureOption(cause), (error) => describeFailure(error, settings)),
     () => Cause.pretty(cause)
+  )
+
+/**
+ * Logs the failure of a startup as one ERROR record: the line `report` gives when the operator can
+ * fix it, else a message with the cause as the record's cause (a field, never lines of its own).
+ * @since 0.3.0
+ */
+export const logFailure = (cause: Cause.Cause<unknown>, settings?: ServerConfig): Effect.Effect<void> =>
+  Option.match(
+    Option.flatMap(Cause.failureOption(cause), (error) => describeFailure(error, settings)),
+    {
+      onNone: () => Effect.logError("Waybill stopped on an unexpected failure", cause),
+      onSome: (line) => Effect.logError(line)
+    }
   )

@@ -7,7 +7,6 @@
 import type * as NodeHttp from "node:http"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
-import * as Metrics from "@waybill/core/Metrics"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Http from "@waybill/http/Http"
 import * as InProcess from "@waybill/http/InProcess"
@@ -22,12 +21,14 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import type * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as AdjustableClock from "./AdjustableClock.js"
 import { config, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
 import * as ClientErrors from "./internal/clientErrors.js"
+import * as Logs from "./Logs.js"
 import * as Observability from "./Observability.js"
 import * as ReferenceDataFile from "./ReferenceDataFile.js"
 import * as Server from "./Server.js"
@@ -77,6 +78,11 @@ export interface Options {
   readonly env?: Record<string, string | undefined> | undefined
   /** The path prefix the host serves the handler under (`"/waybill"`), named as the API's server. */
   readonly basePath?: string | undefined
+  /**
+   * An Effect logger that writes Waybill's records instead of its own (`WAYBILL_LOG_FORMAT`'s);
+   * `WAYBILL_LOG_LEVEL` still sets the least severe level logged.
+   */
+  readonly logger?: Logger.Logger<unknown, unknown> | undefined
 }
 
 const noKeys = ConfigError.MissingData(
@@ -96,46 +102,56 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
   }
   let settings: ServerConfig | undefined
   let clock: Clock.Clock | undefined
+  let logging: Layer.Layer<never> = Layer.empty
   const scope = Effect.runSync(Scope.make())
+  const start = (configured: ServerConfig) =>
+    Effect.gen(function* () {
+      const inMemory = configured.database._tag === "Embedded" && configured.database.dataDir === "memory://"
+      // A database in memory holds no stored key: refuse before opening it.
+      if (Option.isNone(configured.apiKeys) && inMemory) return yield* Effect.fail(noKeys)
+      yield* Scope.extend(DataDirLock.acquire(configured.database), scope)
+      const referenceData = yield* ReferenceDataFile.load(configured.referenceDataPath)
+      // The ports and the handler share the clock.
+      clock = configured.clockStart === undefined ? undefined : AdjustableClock.make(configured.clockStart)
+      const ports = yield* Layer.buildWithScope(
+        Server.layerPorts(configured, referenceData, clock === undefined ? {} : { clock }),
+        scope
+      )
+      if (Option.isNone(configured.apiKeys)) {
+        const stored = yield* Effect.provide(ApiKeys.ApiKeys, ports).pipe(Effect.flatMap((keys) => keys.list))
+        if (!stored.some((key) => key.revokedAt === null)) return yield* Effect.fail(noKeys)
+      }
+      const background = yield* Layer.buildWithScope(
+        Layer.provide(
+          Server.layerBackground(configured),
+          clock === undefined
+            ? Layer.succeedContext(ports)
+            : Layer.merge(Layer.succeedContext(ports), Layer.setClock(clock))
+        ),
+        scope
+      )
+      return Context.merge(ports, background)
+    })
   const opened = Effect.gen(function* () {
     settings = yield* config.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(variables)))
     const configured = settings
-    const inMemory = configured.database._tag === "Embedded" && configured.database.dataDir === "memory://"
-    // A database in memory holds no stored key: refuse before opening it.
-    if (Option.isNone(configured.apiKeys) && inMemory) return yield* Effect.fail(noKeys)
-    yield* Scope.extend(DataDirLock.acquire(configured.database), scope)
-    const referenceData = yield* ReferenceDataFile.load(configured.referenceDataPath)
-    // The ports and the handler share the clock.
-    clock = configured.clockStart === undefined ? undefined : AdjustableClock.make(configured.clockStart)
-    const ports = yield* Layer.buildWithScope(
-      Server.layerPorts(configured, referenceData, clock === undefined ? {} : { clock }),
-      scope
-    )
-    if (Option.isNone(configured.apiKeys)) {
-      const stored = yield* Effect.provide(ApiKeys.ApiKeys, ports).pipe(Effect.flatMap((keys) => keys.list))
-      if (!stored.some((key) => key.revokedAt === null)) return yield* Effect.fail(noKeys)
-    }
-    const background = yield* Layer.buildWithScope(
-      Layer.provide(
-        Server.layerBackground(configured),
-        clock === undefined
-          ? Layer.succeedContext(ports)
-          : Layer.merge(Layer.succeedContext(ports), Layer.setClock(clock))
-      ),
-      scope
-    )
-    return Context.merge(ports, background)
+    logging =
+      options.logger === undefined
+        ? Logs.layer(configured.logFormat ?? "text", configured.logLevel)
+        : Logs.layerWith(options.logger, configured.logLevel)
+    // The background loops keep the logger they were started with.
+    return yield* Effect.provide(start(configured), logging)
   })
   const exit = await Effect.runPromiseExit(opened)
   if (Exit.isFailure(exit)) {
     await Effect.runPromise(Scope.close(scope, exit))
     throw new Error(Startup.report(exit.cause, settings))
   }
-  const web = toWebHandler(exit.value, { basePath: options.basePath, clock })
-  Metrics.registerFixed()
+  const web = toWebHandler(exit.value, { basePath: options.basePath, clock, logging })
+  Observability.registerFixed()
   const metrics = Effect.provide(Observability.metricsText, exit.value)
   let closed = false
-  const inProcess = InProcess.make({ isClosed: () => closed }).pipe(Effect.provide(exit.value))
+  const inProcess = InProcess.make({ isClosed: () => closed }).pipe(Effect.provide(exit.value), Effect.provide(logging))
   const workspaceApi = Effect.runSync(clock === undefined ? inProcess : Effect.withClock(inProcess, clock))
   const publishIn = publisherIn(settings!, clock, () => closed)
   const forWorkspace = (workspaceId: string): WorkspaceApi => {
@@ -203,9 +219,14 @@ const publisherIn = (settings: ServerConfig, clock: Clock.Clock | undefined, isC
  */
 export const toWebHandler = (
   ports: Context.Context<Http.Requirements>,
-  options: { readonly basePath?: string | undefined; readonly clock?: Clock.Clock | undefined } = {}
+  options: {
+    readonly basePath?: string | undefined
+    readonly clock?: Clock.Clock | undefined
+    /** Sets the handler's logger (`Logs.layer`); the default logger otherwise. */
+    readonly logging?: Layer.Layer<never> | undefined
+  } = {}
 ): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
-  const context = Layer.succeedContext(ports)
+  const context = Layer.merge(Layer.succeedContext(ports), options.logging ?? Layer.empty)
   const web = Http.toWebHandler(
     options.clock === undefined ? context : Layer.merge(context, Layer.setClock(options.clock)),
     { basePath: options.basePath }

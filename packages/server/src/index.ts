@@ -2,6 +2,7 @@
 export * as AdjustableClock from "./AdjustableClock.js"
 export * as Config from "./Config.js"
 export * as Generation from "./Generation.js"
+export * as Logs from "./Logs.js"
 export * as Observability from "./Observability.js"
 export * as ReferenceDataFile from "./ReferenceDataFile.js"
 export * as SecretKey from "./SecretKey.js"

@@ -9,8 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as AdjustableClock from "./AdjustableClock.js"
-import { config, type ServerConfig } from "./Config.js"
+import { config, logFormat, type ServerConfig } from "./Config.js"
 import * as DataDirLock from "./DataDirLock.js"
+import * as Logs from "./Logs.js"
 import { load } from "./ReferenceDataFile.js"
 import * as Startup from "./Startup.js"
 
@@ -49,13 +50,17 @@ const serve = (settings: ServerConfig) =>
     return yield* settings.logLevel === undefined ? launched : Logger.withMinimumLogLevel(launched, settings.logLevel)
   }).pipe(
     Effect.scoped,
-    Effect.tapErrorCause((cause) => Effect.logError(Startup.report(cause, settings)))
+    Effect.tapErrorCause((cause) => Startup.logFailure(cause, settings))
   )
 
 const program = config.pipe(
-  Effect.tapErrorCause((cause) => Effect.logError(Startup.report(cause))),
+  Effect.tapErrorCause((cause) => Startup.logFailure(cause)),
   Effect.flatMap(serve)
 )
+
+// The format is read before the rest, so that a bad setting is reported in it too; a bad format
+// is reported (in text) with the others.
+const format = Effect.runSync(Effect.orElseSucceed(logFormat, () => "text" as const))
 
 // Ctrl-C under `npm start` arrives twice (terminal, then npm): a repeat is ignored while the
 // database closes, unless 10 s have passed.
@@ -76,4 +81,7 @@ if (process.env.npm_lifecycle_event !== undefined) {
   }, 500).unref()
 }
 
-program.pipe(NodeRuntime.runMain({ disableErrorReporting: true }))
+program.pipe(
+  Effect.provide(Logs.layer(format)),
+  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+)

@@ -35,4 +35,16 @@ describe("Config", () => {
     )
     assert.isTrue(Either.isRight(problemsOf({ ...postgres, WAYBILL_SECRET_KEY: "ab".repeat(32) })))
   })
+
+  it("reads WAYBILL_LOG_FORMAT: text by default, json, and another value refused naming it", () => {
+    const format = (variables: Record<string, string>) => Either.map(problemsOf(variables), (read) => read.logFormat)
+    assert.deepStrictEqual(format({}), Either.right("text"))
+    assert.deepStrictEqual(format({ WAYBILL_LOG_FORMAT: "json" }), Either.right("json"))
+    const refused = problemsOf({ WAYBILL_LOG_FORMAT: "yaml" })
+    assert.isTrue(Either.isLeft(refused))
+    if (Either.isRight(refused)) return
+    assert.deepStrictEqual(describeError(refused.left), [
+      'WAYBILL_LOG_FORMAT: Expected one of (text, json) but received "yaml"'
+    ])
+  })
 })

@@ -52,8 +52,8 @@ const keys = (env: Env, ...args: Array<string>) =>
     )
   })
 
-/** The reference server in this process, configured from the same variables. */
-const startServer = async (env: Env) => {
+/** The reference server in this process, configured from the same variables; `log` takes its records. */
+const startServer = async (env: Env, log: Layer.Layer<never> = Logger.remove(Logger.defaultLogger)) => {
   const fromEnv = await Effect.runPromise(
     config.pipe(
       Effect.withConfigProvider(
@@ -64,14 +64,16 @@ const startServer = async (env: Env) => {
   const settings = { ...fromEnv, port: 0 }
   const referenceData = await Effect.runPromise(ReferenceDataFile.load(settings.referenceDataPath))
   const scope = Effect.runSync(Scope.make())
-  // Its request log would only add lines to a passing run.
-  const server = Server.layer(settings, referenceData).pipe(Layer.provide(Logger.remove(Logger.defaultLogger)))
+  // By default without a log: its request log would only add lines to a passing run.
+  const server = Server.layer(settings, referenceData).pipe(Layer.provide(log))
   // With every key revoked the server issues a development key and prints it for a person at a
   // terminal: here it would only lengthen a passing run.
   const print = vi.spyOn(console, "log").mockImplementation(() => undefined)
   const context = await Effect.runPromise(Layer.buildWithScope(server, scope)).finally(() => print.mockRestore())
+  const printed = print.mock.calls.length
   const base = Effect.runSync(Effect.provide(Server.baseUrl, context))
   return {
+    printed,
     status: async (key: string) =>
       (await fetch(`${base}/transport-shapes`, { headers: { authorization: `Bearer ${key}` } })).status,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
@@ -200,6 +202,33 @@ describe("npm run keys: usage and the data-directory lock", () => {
       const stale = await keys(env, "list")
       assert.strictEqual(stale.code, 0, stale.stderr)
       assert.include(stale.stdout, "No keys stored")
+    },
+    slow
+  )
+})
+
+describe("the development key and the JSON log", () => {
+  it(
+    "with WAYBILL_LOG_FORMAT=json no key is issued or printed: a warning says how to create one",
+    async () => {
+      const env = { WAYBILL_DATA_DIR: await Testing.makeDataDir("waybill-keys-json-"), WAYBILL_LOG_FORMAT: "json" }
+      const warnings: Array<unknown> = []
+      const log = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ logLevel, message }) => {
+          if (logLevel._tag === "Warning") warnings.push(message)
+        })
+      )
+      const server = await startServer(env, log)
+      try {
+        assert.strictEqual(server.printed, 0)
+        assert.match(String(warnings.flat()), /no development key is printed: set WAYBILL_API_KEYS or create a key/)
+      } finally {
+        await server.close()
+      }
+      const listed = await keys(env, "list")
+      await rm(env.WAYBILL_DATA_DIR, { recursive: true, force: true })
+      assert.include(listed.stdout, "No keys stored", listed.stdout + listed.stderr)
     },
     slow
   )

@@ -85,7 +85,7 @@ export const describeFailures = (isOutage: (defect: unknown) => boolean) => {
         // The router reads a payload with `orDie`: an unreadable body is still a 400, not a 500.
         if (defect instanceof HttpServerError.RequestError) return Effect.succeed(unreadable(defect))
         if (isOutage(defect)) return outage(defect)
-        return Effect.as(Effect.logError(UNEXPECTED_FAILURE, defect), errorResponse(500, "Internal server error"))
+        return Effect.as(Effect.logError(UNEXPECTED_FAILURE, cause), errorResponse(500, "Internal server error"))
       }
     )
 }

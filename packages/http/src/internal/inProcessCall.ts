@@ -135,7 +135,7 @@ export const operationsCaller = (isOutage: (defect: unknown) => boolean): Effect
       const defect = Cause.squash(cause)
       if (isOutage(defect)) return Effect.fail(new WaybillError({ status: 503, message: OUTAGE_MESSAGE }))
       return Effect.zipRight(
-        Effect.logError(UNEXPECTED_FAILURE, defect),
+        Effect.logError(UNEXPECTED_FAILURE, cause),
         Effect.fail(new WaybillError({ status: 500, message: "Internal server error" }))
       )
     }
