@@ -43,7 +43,7 @@ export const MintRequest = Schema.Struct({
   ttlSeconds: Schema.optional(Schema.Int.pipe(Schema.between(minTtlSeconds, maxTtlSeconds))),
   scope: Schema.optional(ConsoleTokenScope),
   label: Schema.optional(Schema.String.pipe(Schema.maxLength(maxLabelLength)))
-}).annotations({ identifier: "CreateConsoleTokenRequest" })
+})
 
 /** A mint request with its defaults applied. @since 0.3.0 */
 export interface MintOptions {

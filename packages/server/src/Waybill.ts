@@ -131,11 +131,17 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     await Effect.runPromise(Scope.close(scope, exit))
     throw new Error(Startup.report(exit.cause, settings))
   }
-  const web = toWebHandler(exit.value, { basePath: options.basePath, clock })
+  const web = toWebHandler(exit.value, {
+    basePath: options.basePath,
+    clock,
+    frameAncestors: settings?.consoleFrameAncestors
+  })
   Metrics.registerFixed()
   const metrics = Effect.provide(Observability.metricsText, exit.value)
   let closed = false
-  const inProcess = InProcess.make({ isClosed: () => closed }).pipe(Effect.provide(exit.value))
+  const inProcess = InProcess.make({ isClosed: () => closed, basePath: options.basePath }).pipe(
+    Effect.provide(exit.value)
+  )
   const workspaceApi = Effect.runSync(clock === undefined ? inProcess : Effect.withClock(inProcess, clock))
   const publishIn = publisherIn(settings!, clock, () => closed)
   const forWorkspace = (workspaceId: string): WorkspaceApi => {
@@ -197,13 +203,18 @@ const publisherIn = (settings: ServerConfig, clock: Clock.Clock | undefined, isC
 }
 
 /**
- * The handler `make` serves, over ports the host built itself (`Server.layerPorts`). `dispose`
- * stops the handler; the ports stay open for their owner to close.
+ * The handler `make` serves, over ports the host built itself (`Server.layerPorts`); the console
+ * may be framed by `frameAncestors`' origins. `dispose` stops the handler; the ports stay open for
+ * their owner to close.
  * @since 0.1.0
  */
 export const toWebHandler = (
   ports: Context.Context<Http.Requirements>,
-  options: { readonly basePath?: string | undefined; readonly clock?: Clock.Clock | undefined } = {}
+  options: {
+    readonly basePath?: string | undefined
+    readonly clock?: Clock.Clock | undefined
+    readonly frameAncestors?: ReadonlyArray<string> | undefined
+  } = {}
 ): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
   const context = Layer.succeedContext(ports)
   const web = Http.toWebHandler(
@@ -211,7 +222,10 @@ export const toWebHandler = (
     { basePath: options.basePath }
   )
   return {
-    handler: Console.toWebHandler({ next: (request) => web.handler(request) }),
+    handler: Console.toWebHandler({
+      next: (request) => web.handler(request),
+      frameAncestors: options.frameAncestors
+    }),
     dispose: () => web.dispose()
   }
 }
