@@ -45,7 +45,7 @@ interface Session {
 
 const clockTime = (epochSeconds: number) => {
   const at = new Date(epochSeconds * 1000)
-  const time = at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+  const time = at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
   return at.toDateString() === new Date().toDateString()
     ? time
     : `${at.toLocaleDateString([], { day: "numeric", month: "short" })}, ${time}`
