@@ -3,7 +3,7 @@
  * host (`examples/embed/src/console-host.ts`) signs its user in, mints a console token in
  * process and frames the console in its settings page. With `manage` the framed console edits a
  * webhook; with `read` it shows no control that changes one; when the token expires it says so
- * and leads back to the host's page; a revoked one ends the session at the next call. The token
+ * and leads back to the host's page; a revoked one ends it at the next call. The token
  * leaves the address bar at once and appears in no line the servers log. Screenshots of the
  * framed console at 1280 and 390 px go to `WAYBILL_SCREENSHOTS` (docs/images).
  */

@@ -21,7 +21,7 @@ const read = [
   "webhooks.stats",
   "webhooks.filterFields",
   "webhooks.alerts",
-  "console.session"
+  "console.whoami"
 ]
 const manage = [
   ...read,
@@ -190,14 +190,14 @@ forEachServer(
     it.effect("say who they are; expired and revoked tokens are 401; revoking is per workspace", () =>
       Effect.gen(function* () {
         const short = (yield* mint({ ttlSeconds: 60, scope: "read", label: "Grace" })).body
-        const session = yield* call("/console/api/session", { key: short.token })
-        assert.deepStrictEqual(session.body, {
+        const identity = yield* call("/console/api/whoami", { key: short.token })
+        assert.deepStrictEqual(identity.body, {
           auth: "console-token",
           scope: "read",
           label: "Grace",
           expiresAt: short.expiresAt
         })
-        assert.deepStrictEqual((yield* call("/console/api/session", { key: keys.a })).body, {
+        assert.deepStrictEqual((yield* call("/console/api/whoami", { key: keys.a })).body, {
           auth: "api-key",
           scope: "manage",
           label: null,

@@ -77,7 +77,7 @@ describe("Waybill.forWorkspace", () => {
       .flatMap(([group, definition]) =>
         group === "system" ? [] : Object.keys(definition.endpoints).map((name) => `${group}.${name}`)
       )
-      .filter((endpoint) => endpoint !== "console.session")
+      .filter((endpoint) => endpoint !== "console.whoami")
     const called = Object.values(InProcess.endpoints)
     assert.deepStrictEqual([...called].sort(), [...endpoints].sort())
     // Besides the endpoints: publishIn, which writes in the host's transaction instead.

@@ -1,6 +1,6 @@
 /**
  * The operator console for your own users, in your own settings page: this Express host signs its
- * user in (a fake session: `/login?user=ada`), mints a console token for that user's workspace in
+ * user in (a fake sign-in: `/login?user=ada`), mints a console token for that user's workspace in
  * process (`manage` for Ada, `read` for Grace) and frames the console with it. Only this host's
  * origin may frame the console (`WAYBILL_CONSOLE_FRAME_ANCESTORS`, set to it unless given), and a
  * user whose access ends is offered the way back to this page (`?return=`).
@@ -27,10 +27,10 @@ const users: Readonly<Record<string, User>> = {
   grace: { name: "Grace", workspace: "acme", access: "read" }
 }
 
-const SESSION = "host_session"
+const SIGNED_IN = "host_user"
 
 const userOf = (cookie: string | undefined): User | undefined => {
-  const id = /(?:^|;\s*)host_session=([a-z]+)/.exec(cookie ?? "")?.[1]
+  const id = /(?:^|;\s*)host_user=([a-z]+)/.exec(cookie ?? "")?.[1]
   return id === undefined ? undefined : users[id]
 }
 
@@ -70,7 +70,7 @@ export const application = (waybill: Pick<Waybill.Waybill, "handler" | "forWorks
       res.status(404).send("No such user")
       return
     }
-    res.cookie(SESSION, id, { httpOnly: true, sameSite: "lax" }).redirect("/settings/webhooks")
+    res.cookie(SIGNED_IN, id, { httpOnly: true, sameSite: "lax" }).redirect("/settings/webhooks")
   })
   app.get("/settings/webhooks", async (req, res) => {
     const user = userOf(req.headers.cookie)

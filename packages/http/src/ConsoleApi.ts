@@ -21,7 +21,7 @@ const webhookId = HttpApiSchema.param("id", Schema.String)
  * scope, label and expiry.
  * @since 0.3.0
  */
-export const ConsoleSession = Schema.Struct({
+export const ConsoleIdentity = Schema.Struct({
   auth: Schema.Literal("api-key", "console-token"),
   scope: ConsoleTokenScope,
   label: Schema.NullOr(Schema.String),
@@ -29,8 +29,8 @@ export const ConsoleSession = Schema.Struct({
 })
 
 /**
- * `PUT /console/api/webhooks/{id}` (`console.updateWebhook`) and `GET /console/api/session`
- * (`console.session`).
+ * `PUT /console/api/webhooks/{id}` (`console.updateWebhook`) and `GET /console/api/whoami`
+ * (`console.whoami`).
  * @since 0.1.0
  */
 export class ConsoleApi extends HttpApiGroup.make("console")
@@ -41,6 +41,6 @@ export class ConsoleApi extends HttpApiGroup.make("console")
       .addSuccess(WebhookResponse)
       .addError(NotFound)
   )
-  .add(HttpApiEndpoint.get("session", "/console/api/session").addSuccess(ConsoleSession))
+  .add(HttpApiEndpoint.get("whoami", "/console/api/whoami").addSuccess(ConsoleIdentity))
   .middleware(Authentication)
   .annotate(OpenApi.Exclude, true) {}

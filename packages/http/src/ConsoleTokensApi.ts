@@ -1,5 +1,5 @@
 /**
- * Console tokens (contract §5): a host mints one per user and session of its own, so that the user
+ * Console tokens (contract §5): a host mints one for each of its own users as they sign in, so that the user
  * can work in the operator console of one workspace without an API key. Minting, listing and
  * revoking take an API key; a console token can do none of them.
  * @since 0.3.0

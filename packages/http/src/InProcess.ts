@@ -156,7 +156,7 @@ export interface WorkspaceApi {
 /**
  * Which endpoint of the API each function calls (`group.endpoint`): every endpoint a workspace has
  * appears once; only the system group's health checks and the console's sign-in check
- * (`console.session`, about the credential a request came with) do not.
+ * (`console.whoami`, about the credential a request came with) do not.
  * @since 0.3.0
  */
 export const endpoints = {

@@ -38,7 +38,7 @@ const useRoute = () => {
   return route
 }
 
-interface Session {
+interface SignedIn {
   readonly api: Api
   readonly who: Who
 }
@@ -58,15 +58,15 @@ export const accessText = (who: Who): string | null =>
     : null
 
 export const App = () => {
-  const [session, setSession] = useState<Session | null>(null)
+  const [signedIn, setSignedIn] = useState<SignedIn | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
-  // Why a console token's session is over; its user signs in again through the host, not here.
+  // Why a console token's access is over; its user signs in again through the host, not here.
   const [ended, setEnded] = useState<string | null>(null)
   const [restoring, setRestoring] = useState(savedKey() !== null)
   const end = (token: boolean, message: string) => {
     forgetKey()
     setRestoring(false)
-    setSession(null)
+    setSignedIn(null)
     if (token) setEnded(message)
     else setNotice(message)
     location.hash = "#/"
@@ -74,19 +74,19 @@ export const App = () => {
   useEffect(() => {
     const key = savedKey()
     if (key === null) return
-    signInWith(key).then(setSession, (error: unknown) => {
+    signInWith(key).then(setSignedIn, (error: unknown) => {
       if (key.startsWith("wbc_") && error instanceof ApiFailure && error.status === 401) {
         end(true, "Your access has expired or was revoked.")
       } else setRestoring(false)
     })
   }, [])
   useEffect(() => {
-    if (session === null) return
-    const token = session.who.auth === "console-token"
+    if (signedIn === null) return
+    const token = signedIn.who.auth === "console-token"
     const refused = () =>
       end(token, token ? "Your access has expired or was revoked." : "Your key is no longer accepted.")
     addEventListener(UNAUTHORIZED, refused)
-    const expiresAt = session.who.expiresAt
+    const expiresAt = signedIn.who.expiresAt
     const timer =
       expiresAt === null
         ? undefined
@@ -98,9 +98,9 @@ export const App = () => {
       removeEventListener(UNAUTHORIZED, refused)
       clearTimeout(timer)
     }
-  }, [session])
+  }, [signedIn])
   if (ended !== null) return <Ended message={ended} />
-  if (session === null) {
+  if (signedIn === null) {
     if (restoring) return <p class="loading">Loading the Waybill console…</p>
     return (
       <SignIn
@@ -108,23 +108,23 @@ export const App = () => {
         onSignedIn={(key, api, who) => {
           saveKey(key)
           setNotice(null)
-          setSession({ api, who })
+          setSignedIn({ api, who })
         }}
       />
     )
   }
   return (
-    <CanManage.Provider value={session.who.scope === "manage"}>
+    <CanManage.Provider value={signedIn.who.scope === "manage"}>
       <Signedin
-        api={session.api}
-        who={session.who}
-        onSignOut={() => end(session.who.auth === "console-token", "You signed out.")}
+        api={signedIn.api}
+        who={signedIn.who}
+        onSignOut={() => end(signedIn.who.auth === "console-token", "You signed out.")}
       />
     </CanManage.Provider>
   )
 }
 
-// The end of a console token's session: what happened, and the way back to the host's page.
+// The end of a console token's access: what happened, and the way back to the host's page.
 const Ended = (props: { readonly message: string }) => {
   const back = returnLink()
   const heading = useRef<HTMLHeadingElement>(null)
@@ -221,7 +221,7 @@ const Signedin = (props: { readonly api: Api; readonly who: Who; readonly onSign
 }
 
 // Loads one webhook for a page; another workspace's or a deleted one is "not found" (a refused
-// credential ends the session in the shell).
+// credential ends the sign-in in the shell).
 const WithWebhook = (props: {
   readonly api: Api
   readonly id: string

@@ -53,7 +53,7 @@ export type Api = Client.Client
 export const connect = (apiKey: string): Promise<Api> =>
   Effect.runPromise(Client.make({ baseUrl: apiRoot(), apiKey }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-/** The event a refused credential raises on `window`: the shell then ends the session, whichever page called. */
+/** The event a refused credential raises on `window`: the shell then signs out, whichever page called. */
 export const UNAUTHORIZED = "waybill:unauthorized"
 
 /** Runs one call of the client; resolves with its result or rejects with an `ApiFailure`. */
@@ -65,7 +65,7 @@ export const call = async <A, E>(effect: Effect.Effect<A, E>): Promise<A> => {
   throw failure
 }
 
-/** Who the console is signed in as: `GET /console/api/session`. */
+/** Who the console is signed in as: `GET /console/api/whoami`. */
 export interface Who {
   readonly auth: "api-key" | "console-token"
   readonly scope: "read" | "manage"
@@ -76,5 +76,5 @@ export interface Who {
 /** Builds the client for a credential and asks the API who it is; rejects as `call` does. */
 export const signInWith = async (credential: string): Promise<{ readonly api: Api; readonly who: Who }> => {
   const api = await connect(credential)
-  return { api, who: await call(api.console.session()) }
+  return { api, who: await call(api.console.whoami()) }
 }

@@ -16,7 +16,7 @@ export const consoleOperations = Effect.map(
             WebhookNotFound: (error) => Effect.fail(ApiError.notFound(error))
           })
         ),
-      session: () =>
+      whoami: () =>
         Effect.map(CurrentWorkspace, ({ consoleToken }) =>
           consoleToken === undefined
             ? { auth: "api-key" as const, scope: "manage" as const, label: null, expiresAt: null }

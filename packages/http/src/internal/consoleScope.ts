@@ -15,7 +15,7 @@ const read = [
   "webhooks.stats",
   "webhooks.filterFields",
   "webhooks.alerts",
-  "console.session"
+  "console.whoami"
 ]
 
 const manage = [
@@ -57,6 +57,3 @@ export const access = (method: string, url: string): "open" | ((scope: ConsoleTo
   if (open.has(route)) return "open"
   return (scope) => scopes[scope].has(route)
 }
-
-/** The `group.endpoint` names a scope reaches (for tests and docs). */
-export const endpointsOf = (scope: ConsoleTokenScope): ReadonlyArray<string> => (scope === "read" ? read : manage)
