@@ -3,7 +3,7 @@
  * host (`examples/embed/src/console-host.ts`) signs its user in, mints a console token in
  * process and frames the console in its settings page. With `manage` the framed console edits a
  * webhook; with `read` it shows no control that changes one; when the token expires it says so
- * and leads back to the host's page; a revoked one ends it at the next call. The token
+ * and links back to the host's page; a revoked one ends it at the next call. The token
  * leaves the address bar at once and appears in no line the servers log. Screenshots of the
  * framed console at 1280 and 390 px go to `WAYBILL_SCREENSHOTS` (docs/images).
  */
@@ -109,7 +109,7 @@ describeInBrowser("console tokens in a host's settings page", () => {
     assertClean([/status of 401/])
   })
 
-  it("read: shows no control that changes a webhook; says when the token expires and leads back", async () => {
+  it("read: shows no control that changes a webhook; says when the token expires and links back", async () => {
     const { page, assertClean } = await openPage(host.url, 1280)
     await page.clock.install()
     await page.goto(`${host.url}/login?user=grace`)

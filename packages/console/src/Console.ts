@@ -20,7 +20,7 @@ import * as Bundle from "./internal/bundle.js"
  */
 export interface Options {
   readonly path?: string | undefined
-  /** Origins (`https://app.example.com`) whose pages may frame the console; also where `?return=` may lead. */
+  /** Origins (`https://app.example.com`) whose pages may frame the console; also the only origins `?return=` may point to. */
   readonly frameAncestors?: ReadonlyArray<string> | undefined
 }
 
@@ -85,7 +85,7 @@ const escapeAttribute = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
 // The host's page to go back to when a console token expires: only to an origin that may frame
-// the console, so that the link cannot lead anywhere else.
+// the console, so that the link cannot point anywhere else.
 const returnLink = (search: string, options: Options): string | undefined => {
   const wanted = new URLSearchParams(search).get("return")
   if (wanted === null || wanted.length > 2048) return undefined
