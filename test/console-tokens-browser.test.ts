@@ -109,7 +109,7 @@ describeInBrowser("console tokens in a host's settings page", () => {
     assertClean([/status of 401/])
   })
 
-  it("read: shows no control that changes a webhook; says when the token expires and links back", async () => {
+  it("read: shows no control that changes a webhook, by keyboard too; says when the token expires and links back", async () => {
     const { page, assertClean } = await openPage(host.url, 1280)
     await page.clock.install()
     await page.goto(`${host.url}/login?user=grace`)
@@ -120,7 +120,15 @@ describeInBrowser("console tokens in a host's settings page", () => {
       assert.strictEqual(await frame.getByRole("link", { name, exact: true }).count(), 0, name)
       assert.strictEqual(await frame.getByRole("button", { name, exact: true }).count(), 0, name)
     }
-    await frame.getByRole("link", { name: "Deliveries and alerts" }).click()
+    // By keyboard alone, from the host's page into the frame.
+    const inFrame = page.frames().find((candidate) => candidate !== page.mainFrame())!
+    let reached = false
+    for (let presses = 0; presses < 30 && !reached; presses++) {
+      await page.keyboard.press("Tab")
+      reached = await inFrame.evaluate(() => document.activeElement?.textContent === "Deliveries and alerts")
+    }
+    assert.isTrue(reached, "Tab reaches the framed console's links")
+    await page.keyboard.press("Enter")
     await frame.getByRole("heading", { name: "Delivery log" }).waitFor()
     for (const name of [/^Edit$/, /^Disable$/, /Rotate secret/, /Replay failed deliveries/, /^Resend/]) {
       assert.strictEqual(await frame.getByRole("button", { name }).count(), 0, String(name))
