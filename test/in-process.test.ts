@@ -84,6 +84,30 @@ describe("Waybill.forWorkspace", () => {
     assert.deepStrictEqual(functionPaths(acme).sort(), [...Object.keys(InProcess.endpoints), "events.publishIn"].sort())
   })
 
+  it("mints console tokens without a key, as POST /console/tokens does; lists and revokes them", async () => {
+    const minted = await acme.consoleToken({ scope: "read", ttlSeconds: 600, label: "Ada" })
+    assert.match(minted.token, /^wbc_/)
+    assert.strictEqual(minted.url, `/console#token=${minted.token}`)
+    assert.deepStrictEqual({ scope: minted.scope, label: minted.label }, { scope: "read", label: "Ada" })
+    assert.strictEqual((await http("GET", "/console/api/whoami", undefined, minted.token)).body.scope, "read")
+    assert.strictEqual((await acme.consoleToken()).scope, "manage")
+    const listed = await acme.consoleTokens.list()
+    assert.deepStrictEqual(listed, (await http("GET", "/console/tokens")).body)
+    assert.include(
+      listed.data.map((token) => token.id),
+      minted.id
+    )
+    const badBody = { ttlSeconds: 30, scope: "admin" }
+    sameRefusal(await refusal(acme.consoleToken(badBody as never)), await http("POST", "/console/tokens", badBody))
+    // Another workspace's token is not found there; its own workspace revokes it at once.
+    sameRefusal(
+      await refusal(waybill.forWorkspace("other").consoleTokens.revoke(minted.id)),
+      await http("DELETE", `/console/tokens/${minted.id}`, undefined, `${key}-other`)
+    )
+    await acme.consoleTokens.revoke(minted.id)
+    assert.strictEqual((await http("GET", "/webhooks", undefined, minted.token)).status, 401)
+  })
+
   it("answers what the HTTP route answers, in the workspace it names", async () => {
     const created = await acme.webhooks.create(webhook("https://receiver.example/a"))
     assert.match(created.id, /^whk_/)
