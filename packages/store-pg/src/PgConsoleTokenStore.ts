@@ -5,7 +5,7 @@ import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { sqlLayer } from "./internal/adapter.js"
+import { insertInWorkspace, sqlLayer } from "./internal/adapter.js"
 
 interface Row {
   readonly id: string
@@ -31,19 +31,14 @@ const toRecord = (row: Row) => ({
 /** The token store over the `SqlClient` in context. @since 0.3.0 */
 export const layer: Layer.Layer<ConsoleTokenStore, never, SqlClient.SqlClient> = sqlLayer(ConsoleTokenStore, (sql) => ({
   insert: (record) =>
-    sql
-      .withTransaction(
-        Effect.gen(function* () {
-          yield* sql`
-              INSERT INTO workspaces (id, created_at) VALUES (${record.workspaceId}, ${record.createdAt})
-              ON CONFLICT (id) DO NOTHING`
-          yield* sql`
-              INSERT INTO console_tokens (id, workspace_id, token_hash, scope, label, created_at, expires_at, revoked_at)
-              VALUES (${record.id}, ${record.workspaceId}, ${record.hash}, ${record.scope}, ${record.label},
-                      ${record.createdAt}, ${record.expiresAt}, ${record.revokedAt})`
-        })
-      )
-      .pipe(Effect.orDie),
+    insertInWorkspace(
+      sql,
+      record,
+      sql`
+        INSERT INTO console_tokens (id, workspace_id, token_hash, scope, label, created_at, expires_at, revoked_at)
+        VALUES (${record.id}, ${record.workspaceId}, ${record.hash}, ${record.scope}, ${record.label},
+                ${record.createdAt}, ${record.expiresAt}, ${record.revokedAt})`
+    ),
   find: (id) =>
     sql<Row>`SELECT * FROM console_tokens WHERE id = ${id}`.pipe(
       Effect.map((rows) =>
