@@ -63,18 +63,49 @@ const webhook = (url: string) =>
 // Each function's path in the API object, `group.name`.
 const functionPaths = (api: object): Array<string> =>
   Object.entries(api).flatMap(([group, functions]) =>
-    typeof functions === "object" && functions !== null ? Object.keys(functions).map((name) => `${group}.${name}`) : []
+    typeof functions === "function"
+      ? [group]
+      : typeof functions === "object" && functions !== null
+        ? Object.keys(functions).map((name) => `${group}.${name}`)
+        : []
   )
 
 describe("Waybill.forWorkspace", () => {
   it("covers every endpoint a workspace has, each once, and nothing else", () => {
-    const endpoints = Object.entries(WaybillApi.groups).flatMap(([group, definition]) =>
-      group === "system" ? [] : Object.keys(definition.endpoints).map((name) => `${group}.${name}`)
-    )
+    // Not the health checks, nor the console's check of the credential it signed in with.
+    const endpoints = Object.entries(WaybillApi.groups)
+      .flatMap(([group, definition]) =>
+        group === "system" ? [] : Object.keys(definition.endpoints).map((name) => `${group}.${name}`)
+      )
+      .filter((endpoint) => endpoint !== "console.whoami")
     const called = Object.values(InProcess.endpoints)
     assert.deepStrictEqual([...called].sort(), [...endpoints].sort())
     // Besides the endpoints: publishIn, which writes in the host's transaction instead.
     assert.deepStrictEqual(functionPaths(acme).sort(), [...Object.keys(InProcess.endpoints), "events.publishIn"].sort())
+  })
+
+  it("mints console tokens without a key, as POST /console/tokens does; lists and revokes them", async () => {
+    const minted = await acme.consoleToken({ scope: "read", ttlSeconds: 600, label: "Ada" })
+    assert.match(minted.token, /^wbc_/)
+    assert.strictEqual(minted.url, `/console#token=${minted.token}`)
+    assert.deepStrictEqual({ scope: minted.scope, label: minted.label }, { scope: "read", label: "Ada" })
+    assert.strictEqual((await http("GET", "/console/api/whoami", undefined, minted.token)).body.scope, "read")
+    assert.strictEqual((await acme.consoleToken()).scope, "manage")
+    const listed = await acme.consoleTokens.list()
+    assert.deepStrictEqual(listed, (await http("GET", "/console/tokens")).body)
+    assert.include(
+      listed.data.map((token) => token.id),
+      minted.id
+    )
+    const badBody = { ttlSeconds: 30, scope: "admin" }
+    sameRefusal(await refusal(acme.consoleToken(badBody as never)), await http("POST", "/console/tokens", badBody))
+    // Another workspace's token is not found there; its own workspace revokes it at once.
+    sameRefusal(
+      await refusal(waybill.forWorkspace("other").consoleTokens.revoke(minted.id)),
+      await http("DELETE", `/console/tokens/${minted.id}`, undefined, `${key}-other`)
+    )
+    await acme.consoleTokens.revoke(minted.id)
+    assert.strictEqual((await http("GET", "/webhooks", undefined, minted.token)).status, 401)
   })
 
   it("answers what the HTTP route answers, in the workspace it names", async () => {

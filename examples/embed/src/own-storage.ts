@@ -5,6 +5,7 @@
  * the same way: implement its interface, provide it as a layer.
  */
 import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as ConsoleTokens from "@waybill/core/ConsoleTokens"
 import * as Idempotency from "@waybill/core/Idempotency"
 import * as Transactor from "@waybill/core/Transactor"
 import { WorkspaceId } from "@waybill/core/Workspace"
@@ -70,6 +71,7 @@ export const layer = (keys: Record<string, string>) =>
         key: Redacted.make(key)
       }))
     ).pipe(Layer.provide(ApiKeys.layerStoreMemory)),
+    ConsoleTokens.layer.pipe(Layer.provide(ConsoleTokens.layerStoreMemory)),
     DraftService.layer.pipe(
       Layer.provide(Layer.mergeAll(DraftRepository.layerMemory, ProductEvaluator.layerReference))
     ),

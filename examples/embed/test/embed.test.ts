@@ -128,7 +128,7 @@ describe("examples/embed: Express serves Waybill's metrics", () => {
     assert.strictEqual(metrics.status, 200)
     assert.strictEqual(metrics.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8")
     const text = await metrics.text()
-    assert.include(text, 'waybill_http_requests_total{method="GET",route="/drafts/{id}",status="404"}')
+    assert.include(text, 'waybill_http_requests_total{method="GET",route="/drafts/{id}",status="404",auth="api-key"}')
     assert.include(text, "waybill_database_up 1")
     assert.notInclude(text, "drf_00000000000000000000000000")
   })

@@ -3,7 +3,7 @@
  * constant time. Issued and configured keys: docs/internals.md (ApiKeys).
  * @since 0.1.0
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -12,7 +12,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Id from "./Id.js"
-import { makeDigestCache } from "./internal/digestCache.js"
+import { digest, makeDigestCache, sameDigest } from "./internal/digestCache.js"
 import type { WorkspaceId } from "./Workspace.js"
 
 /** A stored key, without its secret. @since 0.1.0 */
@@ -62,12 +62,6 @@ export class ApiKeys extends Context.Tag("@waybill/core/ApiKeys")<
 
 /** SHA-256 of a key, lowercase hex. @since 0.1.0 */
 export const hash = (key: string): string => digest(key).toString("hex")
-
-const digest = (key: string): Buffer => createHash("sha256").update(key, "utf8").digest()
-
-// Both sides as bytes; a stored hash that is not 32 bytes of hex never matches.
-const sameDigest = (presented: Buffer, stored: Buffer): boolean =>
-  presented.length === stored.length && timingSafeEqual(presented, stored)
 
 const DIGEST_CACHE_CAPACITY = 1024
 

@@ -12,7 +12,7 @@ import * as RandomBytes from "./RandomBytes.js"
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
 /** The prefixes the contract names. @since 0.1.0 */
-export type Prefix = "drf" | "act" | "tour" | "whk" | "evt" | "dlv" | "alr" | "key" | "wsp"
+export type Prefix = "drf" | "act" | "tour" | "whk" | "evt" | "dlv" | "alr" | "key" | "wsp" | "cst"
 
 /** Builds an id from a time and 10 random bytes; pure, for tests and replays. @since 0.1.0 */
 export const format = (prefix: Prefix, epochMillis: number, random: Uint8Array): string => {

@@ -36,7 +36,8 @@ export type SpanResult = "exported" | "failed" | "dropped"
 export const spanResults: ReadonlyArray<SpanResult> = ["exported", "failed", "dropped"]
 
 const eventsHelp = "Events recorded (published or raised by the service), by event type."
-const requestsHelp = "HTTP requests answered, by method, route template and status."
+const requestsHelp =
+  "HTTP requests answered, by method, route template, status and credential (api-key, console-token or none)."
 const durationHelp = "Time to answer an HTTP request, by method and route template."
 
 const seconds = MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60])
@@ -112,7 +113,7 @@ const requestsKey = MetricKey.counter("waybill_http_requests_total", {
   incremental: true
 })
 
-/** `waybill_http_requests_total{method,route,status}`. @since 0.1.0 */
+/** `waybill_http_requests_total{method,route,status,auth}`. @since 0.1.0 */
 export const httpRequests = Metric.fromMetricKey(requestsKey)
 
 const durationKey = MetricKey.histogram("waybill_http_request_duration_seconds", seconds, durationHelp)
@@ -213,13 +214,31 @@ export const recordTours = (count: number): void => {
   if (count > 0) toursGenerated.unsafeUpdate(count, [])
 }
 
-/** Counts one answered request: method, route template (never a raw path), status, duration in ms. @since 0.1.0 */
-export const recordRequest = (method: string, route: string, status: number, durationMs: number): void => {
+/**
+ * The credential a request came with, as `waybill_http_requests_total` labels it: a console token
+ * (`Bearer wbc_…`), any other bearer credential, or none. Read from the header, accepted or not.
+ * @since 0.3.0
+ */
+export type RequestAuth = "api-key" | "console-token" | "none"
+
+/**
+ * Counts one answered request: method, route template (never a raw path), status, duration in ms,
+ * and the kind of credential it came with.
+ * @since 0.1.0
+ */
+export const recordRequest = (
+  method: string,
+  route: string,
+  status: number,
+  durationMs: number,
+  auth: RequestAuth = "none"
+): void => {
   const key = `${method} ${route}`
-  requestsBy(`${key} ${status}`, () => [
+  requestsBy(`${key} ${status} ${auth}`, () => [
     ["method", method],
     ["route", route],
-    ["status", String(status)]
+    ["status", String(status)],
+    ["auth", auth]
   ])(1)
   durationBy(key, () => [
     ["method", method],

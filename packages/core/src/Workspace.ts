@@ -11,8 +11,18 @@ export const WorkspaceId = Schema.String.pipe(
 /** @since 0.1.0 */
 export type WorkspaceId = typeof WorkspaceId.Type
 
-/** The workspace of the current request, provided by the API authentication. @since 0.1.0 */
+/**
+ * The workspace of the current request, provided by the API authentication; `consoleToken` when
+ * a console token (not an API key) authenticated it.
+ * @since 0.1.0
+ */
 export class CurrentWorkspace extends Context.Tag("@waybill/core/CurrentWorkspace")<
   CurrentWorkspace,
-  { readonly id: WorkspaceId; readonly apiKeyId: string }
+  {
+    readonly id: WorkspaceId
+    readonly apiKeyId: string
+    readonly consoleToken?:
+      | { readonly scope: "read" | "manage"; readonly label: string | null; readonly expiresAt: number }
+      | undefined
+  }
 >() {}

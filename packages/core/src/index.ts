@@ -9,6 +9,9 @@ export * as Availability from "./Availability.js"
 /** The proleptic Gregorian calendar as day numbers, and the UTC offsets of IANA time zones. @since 0.1.0 */
 export * as Calendar from "./Calendar.js"
 
+/** Console tokens: scoped, expiring, revocable access to the console of one workspace. @since 0.3.0 */
+export * as ConsoleTokens from "./ConsoleTokens.js"
+
 /** Opaque list cursors. @since 0.1.0 */
 export * as Cursor from "./Cursor.js"
 /** Opaque, time-sortable identifiers with a type prefix. @since 0.1.0 */

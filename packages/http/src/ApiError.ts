@@ -13,6 +13,7 @@ const issues = Schema.Array(Issue)
 const codes = {
   400: "bad_request",
   401: "unauthorized",
+  403: "forbidden",
   404: "not_found",
   405: "method_not_allowed",
   409: "conflict",
@@ -38,6 +39,13 @@ export class BadRequest extends errorClass<BadRequest>()("BadRequest", 400) {}
 
 /** 401: missing, malformed or unknown API key. @since 0.1.0 */
 export class Unauthorized extends errorClass<Unauthorized>()("Unauthorized", 401) {}
+
+/**
+ * 403: a console token used beyond its scope (contract §5); never for another workspace's
+ * resources, which stay 404.
+ * @since 0.3.0
+ */
+export class Forbidden extends errorClass<Forbidden>()("Forbidden", 403) {}
 
 /** 404: no such resource in the caller's workspace. @since 0.1.0 */
 export class NotFound extends errorClass<NotFound>()("NotFound", 404) {}

@@ -32,14 +32,18 @@ const refused = Effect.fail(
   new Unauthorized({ message: "A valid API key is required: send Authorization: Bearer <apiKey>", issues: [] })
 )
 
+/** The credential of an `Authorization: Bearer <credential>` header, if it has that form. @since 0.3.0 */
+export const bearerCredential = (header: string | undefined): string | undefined =>
+  header === undefined ? undefined : BEARER.exec(header)?.[1]
+
 /** The workspace of an `Authorization` header's key, or the one `Unauthorized` whatever the reason. @since 0.1.0 */
 export const authenticate = (
   keys: ApiKeys["Type"],
   header: string | undefined
 ): Effect.Effect<CurrentWorkspace["Type"], Unauthorized> => {
-  const match = header === undefined ? null : BEARER.exec(header)
-  if (match === null) return refused
-  return Effect.flatMap(keys.authenticate(Redacted.make(match[1]!)), (principal) =>
+  const credential = bearerCredential(header)
+  if (credential === undefined) return refused
+  return Effect.flatMap(keys.authenticate(Redacted.make(credential)), (principal) =>
     Option.isNone(principal)
       ? refused
       : Effect.succeed({ id: principal.value.workspaceId, apiKeyId: principal.value.apiKeyId })

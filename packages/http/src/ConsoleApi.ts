@@ -1,12 +1,13 @@
 /**
- * The operator console's own route: editing a webhook in place. It is not public API, so it is
- * excluded from `/openapi.json` (docs/console.md).
+ * The operator console's own routes: editing a webhook in place, and who is signed in. They are
+ * not public API, so they are excluded from `/openapi.json` (docs/console.md).
  * @since 0.1.0
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
+import { ConsoleTokenScope } from "@waybill/core/ConsoleTokens"
 import { RegisterWebhook, WebhookResponse } from "@waybill/webhooks/Webhook"
 import * as Schema from "effect/Schema"
 import { NotFound } from "./ApiError.js"
@@ -15,7 +16,23 @@ import { documentedUnknown } from "./internal/openApi.js"
 
 const webhookId = HttpApiSchema.param("id", Schema.String)
 
-/** `PUT /console/api/webhooks/{id}`, the client's `console.updateWebhook`. @since 0.1.0 */
+/**
+ * Who the console is signed in as: an API key (`manage`, no expiry) or a console token with its
+ * scope, label and expiry.
+ * @since 0.3.0
+ */
+export const ConsoleIdentity = Schema.Struct({
+  auth: Schema.Literal("api-key", "console-token"),
+  scope: ConsoleTokenScope,
+  label: Schema.NullOr(Schema.String),
+  expiresAt: Schema.NullOr(Schema.Int)
+})
+
+/**
+ * `PUT /console/api/webhooks/{id}` (`console.updateWebhook`) and `GET /console/api/whoami`
+ * (`console.whoami`).
+ * @since 0.1.0
+ */
 export class ConsoleApi extends HttpApiGroup.make("console")
   .add(
     HttpApiEndpoint.put("updateWebhook")`/console/api/webhooks/${webhookId}`
@@ -24,5 +41,6 @@ export class ConsoleApi extends HttpApiGroup.make("console")
       .addSuccess(WebhookResponse)
       .addError(NotFound)
   )
+  .add(HttpApiEndpoint.get("whoami", "/console/api/whoami").addSuccess(ConsoleIdentity))
   .middleware(Authentication)
   .annotate(OpenApi.Exclude, true) {}

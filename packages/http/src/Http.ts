@@ -27,6 +27,7 @@ import {
   requestSpans as observeRequestSpans,
   routeOf
 } from "./internal/observe.js"
+import { mountPath } from "./internal/operations.js"
 
 /** What the API needs from the embedder: the ports behind the endpoints. @since 0.1.0 */
 export type Requirements = ApiRequirements
@@ -164,13 +165,23 @@ export interface WebHandlerOptions {
   readonly basePath?: string | undefined
 }
 
+const normalisedPath = (basePath: string) => `/${basePath.replace(/^\/+|\/+$/g, "")}`
+
 /** The API whose OpenAPI document names `basePath` (normalised to `/prefix`) as its server. @since 0.1.0 */
 export const layerApiAt = (basePath: string): Layer.Layer<HttpApi.Api, never, Requirements> => {
-  const url = `/${basePath.replace(/^\/+|\/+$/g, "")}`
+  const url = normalisedPath(basePath)
   return Layer.effect(
     HttpApi.Api,
     Effect.map(HttpApi.Api, ({ api, context }) => ({ api: api.annotate(OpenApi.Servers, [{ url }]), context }))
   ).pipe(Layer.provide(layerApi))
+}
+
+// Links in answers (a console token's `url`) name the path the host mounts the API at.
+const observeAt = (basePath: string | undefined) => {
+  if (basePath === undefined) return observe
+  const mounted = normalisedPath(basePath)
+  const path = mounted === "/" ? "" : mounted
+  return <E, R>(app: HttpApp.Default<E, R>) => observe(Effect.locally(app, mountPath, path))
 }
 
 /** A Fetch-style handler serving the same routes inside another server; call `dispose` on shutdown. @since 0.1.0 */
@@ -184,5 +195,5 @@ export const toWebHandler = <E>(dependencies: Layer.Layer<Requirements, E>, opti
       Layer.provideMerge(options.basePath === undefined ? layerApi : layerApiAt(options.basePath)),
       Layer.provide(dependencies)
     ),
-    { middleware: observe }
+    { middleware: observeAt(options.basePath) }
   )

@@ -5,6 +5,7 @@
  * @since 0.3.0
  */
 import { Availability } from "@waybill/core/Availability"
+import type { ConsoleTokenInfo, ConsoleTokenScope } from "@waybill/core/ConsoleTokens"
 import type { Issue } from "@waybill/core/Issue"
 import * as TraceContext from "@waybill/core/TraceContext"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
@@ -30,6 +31,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import type { MintedConsoleToken } from "./ConsoleTokensApi.js"
 import type { OccurrencesPage, OccurrencesParams } from "./DraftsApi.js"
 import type { Requirements } from "./Http.js"
 import { type Call, operationsCaller } from "./internal/inProcessCall.js"
@@ -65,9 +67,30 @@ export interface Published {
   readonly id: string
 }
 
+/** What a console token is minted with: `POST /console/tokens`' body (contract §5). @since 0.3.0 */
+export interface ConsoleTokenRequest {
+  /** Its lifetime, 60 to 604800 seconds; one hour by default. */
+  readonly ttlSeconds?: number | undefined
+  /** `read`: the console's pages; `manage` (the default): also changing webhooks. */
+  readonly scope?: ConsoleTokenScope | undefined
+  /** Whom or what it is for, at most 100 characters (shown in the list, never used to check it). */
+  readonly label?: string | undefined
+}
+
 /** One workspace's API in process (contract §9). Every function rejects with a `WaybillError` when refused. @since 0.3.0 */
 export interface WorkspaceApi {
   readonly workspaceId: string
+  /**
+   * `POST /console/tokens`: a console token of this workspace for one of the host's users; its
+   * `url` (`<basePath>/console#token=wbc_…`) opens the console signed in with it.
+   */
+  readonly consoleToken: (request?: ConsoleTokenRequest) => Promise<Json<typeof MintedConsoleToken>>
+  readonly consoleTokens: {
+    /** `GET /console/tokens`: the live tokens, newest first, without their values. */
+    readonly list: () => Promise<{ readonly data: ReadonlyArray<Json<typeof ConsoleTokenInfo>> }>
+    /** `DELETE /console/tokens/{id}`: the token refused from its next request on. */
+    readonly revoke: (id: string) => Promise<void>
+  }
   readonly events: {
     /** `POST /events`: the event recorded and delivered like one the service raises; `idempotencyKey` as the header. */
     readonly publish: (event: PublishEvent & { readonly idempotencyKey?: string | undefined }) => Promise<Published>
@@ -132,10 +155,14 @@ export interface WorkspaceApi {
 
 /**
  * Which endpoint of the API each function calls (`group.endpoint`): every endpoint a workspace has
- * appears once; only the system group's health checks do not.
+ * appears once; only the system group's health checks and the console's sign-in check
+ * (`console.whoami`, about the credential a request came with) do not.
  * @since 0.3.0
  */
 export const endpoints = {
+  consoleToken: "consoleTokens.create",
+  "consoleTokens.list": "consoleTokens.list",
+  "consoleTokens.revoke": "consoleTokens.revoke",
   "events.publish": "webhooks.publish",
   "drafts.create": "drafts.create",
   "drafts.get": "drafts.get",
@@ -225,6 +252,8 @@ export const make = (
   options: {
     /** Whether the ports are closed: every call then rejects (503) without touching them. */
     readonly isClosed?: (() => boolean) | undefined
+    /** The path the host serves the API and console under (`"/waybill"`), for the console's `url`. */
+    readonly basePath?: string | undefined
   } = {}
 ): Effect.Effect<(workspaceId: string) => WorkspaceApi, never, Requirements> =>
   Effect.gen(function* () {
@@ -233,6 +262,8 @@ export const make = (
     const call = yield* operationsCaller(
       Option.match(availability, { onNone: () => () => false, onSome: (port) => port.isOutage })
     )
+    const trimmed = options.basePath?.replace(/^\/+|\/+$/g, "") ?? ""
+    const base = trimmed === "" ? "" : `/${trimmed}`
     return (workspaceId) => {
       const id = decodeWorkspaceId(workspaceId)
       if (Option.isNone(id)) throw badWorkspaceId(workspaceId)
@@ -259,6 +290,8 @@ export const make = (
         by(name)({ path: { id }, body }) as never
       return {
         workspaceId: id.value,
+        consoleToken: (request) => by("consoleToken")({ body: request ?? {}, base }),
+        consoleTokens: { list: list("consoleTokens.list"), revoke: get("consoleTokens.revoke") },
         events: {
           publish: (event) =>
             run(

@@ -12,8 +12,11 @@ export * as Authentication from "./Authentication.js"
 /** A typed client for the API: base URL and API key in, one method per endpoint out. @since 0.1.0 */
 export * as Client from "./Client.js"
 
-/** The operator console's own route: editing a webhook in place. @since 0.1.0 */
+/** The operator console's own routes: editing a webhook in place, who is signed in. @since 0.1.0 */
 export * as ConsoleApi from "./ConsoleApi.js"
+
+/** Console tokens: minted, listed and revoked with an API key. @since 0.3.0 */
+export * as ConsoleTokensApi from "./ConsoleTokensApi.js"
 
 /** Drafts, actions and product evaluation endpoints. @since 0.1.0 */
 export * as DraftsApi from "./DraftsApi.js"

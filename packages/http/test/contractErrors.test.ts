@@ -7,6 +7,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { assert, describe, it } from "@effect/vitest"
 import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as ConsoleTokens from "@waybill/core/ConsoleTokens"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import { Effect, Layer, Logger, Redacted, Schema } from "effect"
 import { BadRequest } from "../src/ApiError.js"
@@ -47,8 +48,11 @@ const ThingsLive = HttpApiBuilder.group(TestApi, "things", (handlers) =>
 class DatabaseDown extends Error {}
 
 const KEY = "contract-errors-test-key"
-const keys = ApiKeys.layer([{ workspaceId: Schema.decodeSync(WorkspaceId)("ws-a"), key: Redacted.make(KEY) }]).pipe(
-  Layer.provide(ApiKeys.layerStoreMemory)
+const keys = Layer.merge(
+  ApiKeys.layer([{ workspaceId: Schema.decodeSync(WorkspaceId)("ws-a"), key: Redacted.make(KEY) }]).pipe(
+    Layer.provide(ApiKeys.layerStoreMemory)
+  ),
+  ConsoleTokens.layer.pipe(Layer.provide(ConsoleTokens.layerStoreMemory))
 )
 
 const describe_ = describeFailures((defect) => defect instanceof DatabaseDown)

@@ -4,6 +4,7 @@
  * webhooks, and a webhook sender that answers 200.
  */
 import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as ConsoleTokens from "@waybill/core/ConsoleTokens"
 import * as Idempotency from "@waybill/core/Idempotency"
 import * as Transactor from "@waybill/core/Transactor"
 import { WorkspaceId } from "@waybill/core/Workspace"
@@ -46,6 +47,7 @@ export const ports = Layer.mergeAll(
     { workspaceId: Schema.decodeSync(WorkspaceId)("ws-a"), key: Redacted.make(keyA) },
     { workspaceId: Schema.decodeSync(WorkspaceId)("ws-b"), key: Redacted.make(keyB) }
   ]).pipe(Layer.provide(ApiKeys.layerStoreMemory)),
+  ConsoleTokens.layer.pipe(Layer.provide(ConsoleTokens.layerStoreMemory)),
   DraftService.layerMemory(referenceData),
   TourQuery.layerMemory.pipe(Layer.provide(TourRepository.layerMemory)),
   VehicleClass.layerFromList(referenceData.vehicleClasses),

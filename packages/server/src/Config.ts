@@ -1,6 +1,7 @@
 /** The reference server's configuration, read from the environment (docs/operations.md). @since 0.1.0 */
 
 import { join } from "node:path"
+import { parseFrameAncestors } from "@waybill/console/Console"
 import type { StaticKey } from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import type { DatabaseConfig } from "@waybill/store-pg/Database"
@@ -52,6 +53,8 @@ export interface ServerConfig {
   readonly metricsToken?: Redacted.Redacted<string> | undefined
   /** Where spans go (the `OTEL_*` variables); unset, no tracer and no exporter. */
   readonly tracing?: TracingConfig | undefined
+  /** The origins that may frame the console (`WAYBILL_CONSOLE_FRAME_ANCESTORS`); none when unset. */
+  readonly consoleFrameAncestors?: ReadonlyArray<string> | undefined
 }
 
 /** The OTLP/HTTP trace exporter's settings, from the `OTEL_*` variables (docs/operations.md). @since 0.1.0 */
@@ -303,7 +306,16 @@ export const settings: Config.Config<ServerConfig> = Config.all({
       (token) => /^[\x21-\x7e]{16,255}$/.test(Redacted.value(token))
     )
   ).pipe(Config.map(Option.getOrUndefined)),
-  tracing: tracingConfig
+  tracing: tracingConfig,
+  consoleFrameAncestors: Config.string("WAYBILL_CONSOLE_FRAME_ANCESTORS").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((value) => {
+      const parsed = parseFrameAncestors(value)
+      return "error" in parsed
+        ? Either.left(ConfigError.InvalidData(["WAYBILL_CONSOLE_FRAME_ANCESTORS"], parsed.error))
+        : Either.right(parsed.origins)
+    })
+  )
 }).pipe(
   Config.map(
     ({ dataDir, schema, ...rest }): ServerConfig => ({

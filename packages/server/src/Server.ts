@@ -9,6 +9,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as ConsoleTokens from "@waybill/core/ConsoleTokens"
 import * as Idempotency from "@waybill/core/Idempotency"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as DraftService from "@waybill/drafts/DraftService"
@@ -20,6 +21,7 @@ import * as Http from "@waybill/http/Http"
 import * as WebhookSender from "@waybill/sender/WebhookSender"
 import * as Database from "@waybill/store-pg/Database"
 import * as PgApiKeyStore from "@waybill/store-pg/PgApiKeyStore"
+import * as PgConsoleTokenStore from "@waybill/store-pg/PgConsoleTokenStore"
 import * as PgDeliveryStore from "@waybill/store-pg/PgDeliveryStore"
 import * as PgDraftRepository from "@waybill/store-pg/PgDraftRepository"
 import * as PgEventOutbox from "@waybill/store-pg/PgEventOutbox"
@@ -93,7 +95,10 @@ export const layerPorts = (
   referenceData: ReferenceDataFile,
   options: Generation.Options = {}
 ) => {
-  const keys = ApiKeys.layer(Option.getOrElse(config.apiKeys, () => [])).pipe(Layer.provide(PgApiKeyStore.layer))
+  const keys = Layer.merge(
+    ApiKeys.layer(Option.getOrElse(config.apiKeys, () => [])).pipe(Layer.provide(PgApiKeyStore.layer)),
+    ConsoleTokens.layer.pipe(Layer.provide(PgConsoleTokenStore.layer))
+  )
   // Drafts with tour generation: an activated master gets its tours right away.
   const drafts = Generation.withTours(DraftService.layer, options).pipe(
     Layer.provideMerge(Layer.mergeAll(PgDraftRepository.layer, ProductEvaluator.layerReference))
@@ -248,11 +253,12 @@ export const layerNodeServer = (config: ServerConfig) =>
  */
 export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, options: Generation.Options = {}) => {
   const ports = layerPorts(config, referenceData, options)
+  const consoleRoutes = Console.layer({ frameAncestors: config.consoleFrameAncestors })
   const server = Layer.mergeAll(
     Http.layerServerWith(
       config.metricsToken === undefined
-        ? Console.layer()
-        : Layer.merge(Console.layer(), Observability.layerMetricsRoute(config.metricsToken))
+        ? consoleRoutes
+        : Layer.merge(consoleRoutes, Observability.layerMetricsRoute(config.metricsToken))
     ),
     layerBackground(config),
     // Where an operator goes next, once the server listens.

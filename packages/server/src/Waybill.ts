@@ -147,11 +147,19 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     await Effect.runPromise(Scope.close(scope, exit))
     throw new Error(Startup.report(exit.cause, settings))
   }
-  const web = toWebHandler(exit.value, { basePath: options.basePath, clock, logging })
+  const web = toWebHandler(exit.value, {
+    basePath: options.basePath,
+    clock,
+    logging,
+    frameAncestors: settings?.consoleFrameAncestors
+  })
   Observability.registerFixed()
   const metrics = Effect.provide(Observability.metricsText, exit.value)
   let closed = false
-  const inProcess = InProcess.make({ isClosed: () => closed }).pipe(Effect.provide(exit.value), Effect.provide(logging))
+  const inProcess = InProcess.make({ isClosed: () => closed, basePath: options.basePath }).pipe(
+    Effect.provide(exit.value),
+    Effect.provide(logging)
+  )
   const workspaceApi = Effect.runSync(clock === undefined ? inProcess : Effect.withClock(inProcess, clock))
   const publishIn = publisherIn(settings!, clock, () => closed)
   const forWorkspace = (workspaceId: string): WorkspaceApi => {
@@ -213,8 +221,9 @@ const publisherIn = (settings: ServerConfig, clock: Clock.Clock | undefined, isC
 }
 
 /**
- * The handler `make` serves, over ports the host built itself (`Server.layerPorts`). `dispose`
- * stops the handler; the ports stay open for their owner to close.
+ * The handler `make` serves, over ports the host built itself (`Server.layerPorts`); the console
+ * may be framed by `frameAncestors`' origins. `dispose` stops the handler; the ports stay open for
+ * their owner to close.
  * @since 0.1.0
  */
 export const toWebHandler = (
@@ -224,6 +233,7 @@ export const toWebHandler = (
     readonly clock?: Clock.Clock | undefined
     /** Sets the handler's logger (`Logs.layer`); the default logger otherwise. */
     readonly logging?: Layer.Layer<never> | undefined
+    readonly frameAncestors?: ReadonlyArray<string> | undefined
   } = {}
 ): { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } => {
   const context = Layer.merge(Layer.succeedContext(ports), options.logging ?? Layer.empty)
@@ -232,7 +242,10 @@ export const toWebHandler = (
     { basePath: options.basePath }
   )
   return {
-    handler: Console.toWebHandler({ next: (request) => web.handler(request) }),
+    handler: Console.toWebHandler({
+      next: (request) => web.handler(request),
+      frameAncestors: options.frameAncestors
+    }),
     dispose: () => web.dispose()
   }
 }

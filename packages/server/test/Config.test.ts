@@ -47,4 +47,22 @@ describe("Config", () => {
       'WAYBILL_LOG_FORMAT: Expected one of (text, json) but received "yaml"'
     ])
   })
+
+  it("reads WAYBILL_CONSOLE_FRAME_ANCESTORS as origins, none by default; a bad one names the variable", () => {
+    const origins = (variables: Record<string, string>) =>
+      Either.map(problemsOf(variables), (read) => read.consoleFrameAncestors)
+    assert.deepStrictEqual(origins({}), Either.right([]))
+    assert.deepStrictEqual(
+      origins({ WAYBILL_CONSOLE_FRAME_ANCESTORS: " https://app.example.com  http://127.0.0.1:3004/ " }),
+      Either.right(["https://app.example.com", "http://127.0.0.1:3004"])
+    )
+    for (const bad of ["https://app.example.com/settings", "app.example.com", "ftp://files.example", "'self'", "*"]) {
+      const result = problemsOf({ WAYBILL_CONSOLE_FRAME_ANCESTORS: `https://ok.example ${bad}` })
+      assert.isTrue(Either.isLeft(result), bad)
+      if (Either.isLeft(result)) {
+        const [line] = describeError(result.left)
+        assert.match(line!, /^WAYBILL_CONSOLE_FRAME_ANCESTORS: .* is not an origin/, bad)
+      }
+    }
+  })
 })

@@ -24,6 +24,7 @@ import traceContext from "./migrations/0012_trace_context.js"
 import deliveryStatsIndex from "./migrations/0013_delivery_stats_index.js"
 import heldDeliveriesIndex from "./migrations/0014_held_deliveries_index.js"
 import eventOrderingKey from "./migrations/0015_event_ordering_key.js"
+import consoleTokens from "./migrations/0016_console_tokens.js"
 
 /** Every migration, keyed `NNNN_name` as the migrator expects. @since 0.1.0 */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -41,7 +42,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0012_trace_context": traceContext,
   "0013_delivery_stats_index": deliveryStatsIndex,
   "0014_held_deliveries_index": heldDeliveriesIndex,
-  "0015_event_ordering_key": eventOrderingKey
+  "0015_event_ordering_key": eventOrderingKey,
+  "0016_console_tokens": consoleTokens
 }
 
 /** The table that records applied migrations, in Waybill's schema. @since 0.1.0 */

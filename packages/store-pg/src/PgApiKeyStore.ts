@@ -5,7 +5,7 @@ import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { sqlLayer } from "./internal/adapter.js"
+import { insertInWorkspace, sqlLayer } from "./internal/adapter.js"
 
 interface Row {
   readonly id: string
@@ -25,18 +25,13 @@ const toRecord = (row: Row) => ({
 /** The key store over the `SqlClient` in context. @since 0.1.0 */
 export const layer: Layer.Layer<ApiKeyStore, never, SqlClient.SqlClient> = sqlLayer(ApiKeyStore, (sql) => ({
   insert: (record) =>
-    sql
-      .withTransaction(
-        Effect.gen(function* () {
-          yield* sql`
-              INSERT INTO workspaces (id, created_at) VALUES (${record.workspaceId}, ${record.createdAt})
-              ON CONFLICT (id) DO NOTHING`
-          yield* sql`
-              INSERT INTO api_keys (id, workspace_id, key_hash, created_at, revoked_at)
-              VALUES (${record.id}, ${record.workspaceId}, ${record.hash}, ${record.createdAt}, ${record.revokedAt})`
-        })
-      )
-      .pipe(Effect.orDie),
+    insertInWorkspace(
+      sql,
+      record,
+      sql`
+        INSERT INTO api_keys (id, workspace_id, key_hash, created_at, revoked_at)
+        VALUES (${record.id}, ${record.workspaceId}, ${record.hash}, ${record.createdAt}, ${record.revokedAt})`
+    ),
   find: (id) =>
     sql<Row>`SELECT * FROM api_keys WHERE id = ${id}`.pipe(
       Effect.map((rows) =>

@@ -12,6 +12,9 @@ export * as Migrations from "./Migrations.js"
 /** The `ApiKeyStore` port on PostgreSQL. @since 0.1.0 */
 export * as PgApiKeyStore from "./PgApiKeyStore.js"
 
+/** The `ConsoleTokenStore` port on PostgreSQL. @since 0.3.0 */
+export * as PgConsoleTokenStore from "./PgConsoleTokenStore.js"
+
 /** The `DeliveryStore` port on PostgreSQL: leased claims with `SKIP LOCKED`. @since 0.1.0 */
 export * as PgDeliveryStore from "./PgDeliveryStore.js"
 

@@ -24,6 +24,7 @@ import * as Testing from "../src/Testing.js"
 const waybillTables = [
   "alerts",
   "api_keys",
+  "console_tokens",
   "deliveries",
   "drafts",
   "events",
@@ -131,7 +132,9 @@ const publicLayout = Migrator.make({})({
   ),
   table: Migrations.table
 })
-const publicLayoutTables = waybillTables.filter((table) => table !== "idempotency_keys" && table !== "webhook_flow")
+const publicLayoutTables = waybillTables.filter(
+  (table) => table !== "idempotency_keys" && table !== "webhook_flow" && table !== "console_tokens"
+)
 
 const counts = (sql: SqlClient.SqlClient, schema: string, tables: ReadonlyArray<string> = publicLayoutTables) =>
   Effect.forEach(

@@ -1,10 +1,10 @@
 /** Sign-in with an API key: checked against the API, then kept in this tab's session only. */
 import { useState } from "preact/hooks"
-import { type Api, ApiFailure, call, connect } from "./api.js"
+import { type Api, ApiFailure, signInWith, type Who } from "./api.js"
 
 export const SignIn = (props: {
   readonly notice: string | null
-  readonly onSignedIn: (key: string, api: Api) => void
+  readonly onSignedIn: (key: string, api: Api, who: Who) => void
 }) => {
   const [key, setKey] = useState("")
   const [failure, setFailure] = useState<string | null>(null)
@@ -15,9 +15,8 @@ export const SignIn = (props: {
     if (trimmed === "") return setFailure("Paste an API key.")
     setChecking(true)
     try {
-      const api = await connect(trimmed)
-      await call(api.webhooks.list({ urlParams: { limit: 1 } }))
-      props.onSignedIn(trimmed, api)
+      const { api, who } = await signInWith(trimmed)
+      props.onSignedIn(trimmed, api, who)
     } catch (error) {
       setFailure(
         error instanceof ApiFailure && error.status === 401

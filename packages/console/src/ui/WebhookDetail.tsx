@@ -10,6 +10,7 @@ import type { DeliveryStats } from "@waybill/webhooks/DeliveryStats"
 import type { FailureAlert } from "@waybill/webhooks/FailureAlerts"
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useState } from "preact/hooks"
+import { useCanManage } from "./access.js"
 import { type Api, ApiFailure, call } from "./api.js"
 import { DeliveryChart } from "./DeliveryChart.js"
 import { controlId } from "./filterModel.js"
@@ -46,6 +47,7 @@ export const WebhookDetail = (props: {
   readonly onChanged: (webhook: WebhookResponse) => void
 }) => {
   const { api, webhook } = props
+  const canManage = useCanManage()
   const [rotating, setRotating] = useState(false)
   const [pages, setPages] = useState<Pages | null>(null)
   const [failure, setFailure] = useState<string | null>(null)
@@ -122,21 +124,25 @@ export const WebhookDetail = (props: {
   return (
     <>
       <div class="toolbar">
-        <a class="button" href={`#/webhooks/${webhook.id}/edit`}>
-          Edit
-        </a>
-        <ToggleStatus
-          api={api}
-          webhook={webhook}
-          onChanged={(changed, said) => {
-            setNotice(said)
-            props.onChanged(changed)
-            refresh()
-          }}
-        />
-        <button type="button" onClick={() => setRotating(true)}>
-          Rotate secret
-        </button>
+        {canManage && (
+          <>
+            <a class="button" href={`#/webhooks/${webhook.id}/edit`}>
+              Edit
+            </a>
+            <ToggleStatus
+              api={api}
+              webhook={webhook}
+              onChanged={(changed, said) => {
+                setNotice(said)
+                props.onChanged(changed)
+                refresh()
+              }}
+            />
+            <button type="button" onClick={() => setRotating(true)}>
+              Rotate secret
+            </button>
+          </>
+        )}
         <button type="button" onClick={refresh}>
           Refresh
         </button>
@@ -183,23 +189,25 @@ export const WebhookDetail = (props: {
         {pages === null ? <p class="loading">Loading statistics…</p> : <DeliveryChart stats={pages.stats} />}
       </Section>
       <Section id="log-title" title="Delivery log">
-        <form class="replay" onSubmit={replay} aria-label="Replay failed deliveries">
-          <div class="control">
-            <label for={controlId("replay.since")}>Replay failed deliveries since</label>
-            <input
-              id={controlId("replay.since")}
-              type="datetime-local"
-              value={since}
-              {...invalidity(replayIssues, "since")}
-              onInput={(e) => setSince(e.currentTarget.value)}
-            />
-            <FieldIssues issues={replayIssues} path="since" />
-            <FieldIssues issues={replayIssues} path="until" />
-          </div>
-          <button type="submit" disabled={busy}>
-            Replay failed deliveries
-          </button>
-        </form>
+        {canManage && (
+          <form class="replay" onSubmit={replay} aria-label="Replay failed deliveries">
+            <div class="control">
+              <label for={controlId("replay.since")}>Replay failed deliveries since</label>
+              <input
+                id={controlId("replay.since")}
+                type="datetime-local"
+                value={since}
+                {...invalidity(replayIssues, "since")}
+                onInput={(e) => setSince(e.currentTarget.value)}
+              />
+              <FieldIssues issues={replayIssues} path="since" />
+              <FieldIssues issues={replayIssues} path="until" />
+            </div>
+            <button type="submit" disabled={busy}>
+              Replay failed deliveries
+            </button>
+          </form>
+        )}
         <Notice text={notice} />
         {pages === null ? (
           <p class="loading">Loading deliveries…</p>
@@ -212,7 +220,7 @@ export const WebhookDetail = (props: {
                 <div class="delivery-head">
                   <span class={`status status-${delivery.status}`}>{delivery.status}</span>
                   <span class="event-type">{delivery.eventType}</span>
-                  {(delivery.status === "succeeded" || delivery.status === "failed") && (
+                  {canManage && (delivery.status === "succeeded" || delivery.status === "failed") && (
                     <button
                       type="button"
                       class="resend"

@@ -6,6 +6,7 @@
  */
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useRef, useState } from "preact/hooks"
+import { useCanManage } from "./access.js"
 import { type Api, ApiFailure, call } from "./api.js"
 import { Notice } from "./Notice.js"
 import { heldText, StatusBadge, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
@@ -24,6 +25,7 @@ const maskedSecret = (auth: WebhookResponse["auth"]) =>
         }`
 
 export const WebhookList = ({ api }: { readonly api: Api }) => {
+  const canManage = useCanManage()
   const [webhooks, setWebhooks] = useState<ReadonlyArray<WebhookResponse> | null>(null)
   const [cursor, setCursor] = useState<string | null>(null)
   const [failure, setFailure] = useState<string | null>(null)
@@ -46,11 +48,13 @@ export const WebhookList = ({ api }: { readonly api: Api }) => {
 
   return (
     <>
-      <div class="toolbar">
-        <a class="button primary" href="#/new">
-          New webhook
-        </a>
-      </div>
+      {canManage && (
+        <div class="toolbar">
+          <a class="button primary" href="#/new">
+            New webhook
+          </a>
+        </div>
+      )}
       {failure !== null && (
         <p role="alert" class="error">
           {failure}
@@ -105,6 +109,7 @@ const WebhookCard = (props: {
 }) => {
   const { webhook } = props
   const held = useHeldCount(props.api, webhook)
+  const canManage = useCanManage()
   return (
     <li class="card">
       <h2 class="url">
@@ -130,11 +135,15 @@ const WebhookCard = (props: {
       </dl>
       <div class="card-actions">
         <a href={`#/webhooks/${webhook.id}`}>Deliveries and alerts</a>
-        <a href={`#/webhooks/${webhook.id}/edit`}>Edit</a>
-        <ToggleStatus api={props.api} webhook={webhook} onChanged={props.onChanged} link />
-        <button type="button" class="link danger" onClick={props.onDelete}>
-          Delete
-        </button>
+        {canManage && (
+          <>
+            <a href={`#/webhooks/${webhook.id}/edit`}>Edit</a>
+            <ToggleStatus api={props.api} webhook={webhook} onChanged={props.onChanged} link />
+            <button type="button" class="link danger" onClick={props.onDelete}>
+              Delete
+            </button>
+          </>
+        )}
       </div>
     </li>
   )

@@ -27,6 +27,7 @@ export class ApiFailure extends Error {
 const statuses: ReadonlyArray<readonly [abstract new (...args: never) => unknown, number]> = [
   [ApiError.BadRequest, 400],
   [ApiError.Unauthorized, 401],
+  [ApiError.Forbidden, 403],
   [ApiError.NotFound, 404],
   [ApiError.Conflict, 409],
   [ApiError.IdempotencyKeyReused, 422],
@@ -52,9 +53,28 @@ export type Api = Client.Client
 export const connect = (apiKey: string): Promise<Api> =>
   Effect.runPromise(Client.make({ baseUrl: apiRoot(), apiKey }).pipe(Effect.provide(FetchHttpClient.layer)))
 
+/** The event a refused credential raises on `window`: the shell then signs out, whichever page called. */
+export const UNAUTHORIZED = "waybill:unauthorized"
+
 /** Runs one call of the client; resolves with its result or rejects with an `ApiFailure`. */
 export const call = async <A, E>(effect: Effect.Effect<A, E>): Promise<A> => {
   const exit = await Effect.runPromiseExit(effect)
   if (Exit.isSuccess(exit)) return exit.value
-  throw toFailure(Option.getOrUndefined(Cause.failureOption(exit.cause)))
+  const failure = toFailure(Option.getOrUndefined(Cause.failureOption(exit.cause)))
+  if (failure.status === 401) dispatchEvent(new Event(UNAUTHORIZED))
+  throw failure
+}
+
+/** Who the console is signed in as: `GET /console/api/whoami`. */
+export interface Who {
+  readonly auth: "api-key" | "console-token"
+  readonly scope: "read" | "manage"
+  readonly label: string | null
+  readonly expiresAt: number | null
+}
+
+/** Builds the client for a credential and asks the API who it is; rejects as `call` does. */
+export const signInWith = async (credential: string): Promise<{ readonly api: Api; readonly who: Who }> => {
+  const api = await connect(credential)
+  return { api, who: await call(api.console.whoami()) }
 }

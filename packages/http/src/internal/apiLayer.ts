@@ -5,6 +5,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { ApiKeys } from "@waybill/core/ApiKeys"
 import { Availability } from "@waybill/core/Availability"
+import type { ConsoleTokens } from "@waybill/core/ConsoleTokens"
 import type { Idempotency } from "@waybill/core/Idempotency"
 import type { Transactor } from "@waybill/core/Transactor"
 import type { DraftService } from "@waybill/drafts/DraftService"
@@ -21,6 +22,7 @@ import { WaybillApi } from "../Api.js"
 import type { BadRequest } from "../ApiError.js"
 import * as Authentication from "../Authentication.js"
 import { ConsoleLive } from "./consoleHttp.js"
+import { ConsoleTokensLive } from "./consoleTokensHttp.js"
 import { describeFailures } from "./contractErrors.js"
 import * as DirectRoutes from "./directRoutes.js"
 import { DraftsLive, ProductsLive } from "./draftsHttp.js"
@@ -33,6 +35,7 @@ import { WebhooksLive } from "./webhooksHttp.js"
 /** The ports behind the endpoints (`Http.Requirements`). */
 export type ApiRequirements =
   | ApiKeys
+  | ConsoleTokens
   | ReferenceData
   | DraftService
   | TourQuery
@@ -77,6 +80,7 @@ export const layerApiWith = (options: {
       ToursLive,
       WebhooksLive,
       ConsoleLive,
+      ConsoleTokensLive,
       apiMiddleware(options)
     ]),
     Layer.provide(Authentication.layer)

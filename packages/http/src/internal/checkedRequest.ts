@@ -24,8 +24,8 @@ export interface CheckedBody {
 }
 
 /**
- * What the checks established for a request with a body method: its key's workspace and its body
- * (`undefined` when it had none). Absent for other methods.
+ * What the checks established for a request with a body method or a console token: its workspace
+ * and its body (`undefined` when it had none). Absent for other requests.
  */
 export class RequestChecks extends Context.Tag("@waybill/http/RequestChecks")<
   RequestChecks,

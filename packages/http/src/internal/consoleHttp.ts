@@ -1,9 +1,10 @@
+import { CurrentWorkspace } from "@waybill/core/Workspace"
 import { WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Effect from "effect/Effect"
 import * as ApiError from "../ApiError.js"
 import { type Operations, serveGroup } from "./operations.js"
 
-/** The console group's operation: editing a webhook in place. */
+/** The console group's operations: editing a webhook in place, and who is signed in. */
 export const consoleOperations = Effect.map(
   WebhookService,
   (webhooks) =>
@@ -14,6 +15,12 @@ export const consoleOperations = Effect.map(
             ValidationError: (error) => Effect.fail(ApiError.badRequest(error)),
             WebhookNotFound: (error) => Effect.fail(ApiError.notFound(error))
           })
+        ),
+      whoami: () =>
+        Effect.map(CurrentWorkspace, ({ consoleToken }) =>
+          consoleToken === undefined
+            ? { auth: "api-key" as const, scope: "manage" as const, label: null, expiresAt: null }
+            : { auth: "console-token" as const, ...consoleToken }
         )
     }) satisfies Operations<"console">
 )

@@ -21,6 +21,7 @@ import * as ApiError from "../ApiError.js"
 import { WaybillError } from "../WaybillError.js"
 import type { ApiRequirements } from "./apiLayer.js"
 import { consoleOperations } from "./consoleHttp.js"
+import { consoleTokensOperations } from "./consoleTokensHttp.js"
 import { decodeRefusal, OUTAGE_MESSAGE, UNEXPECTED_FAILURE } from "./contractErrors.js"
 import { draftsOperations, productsOperations } from "./draftsHttp.js"
 import type { AnyOperations } from "./operations.js"
@@ -38,6 +39,7 @@ export interface CallInput {
   readonly body?: unknown
   readonly idempotencyKey?: unknown
   readonly actor?: Actor | undefined
+  readonly base?: string | undefined
 }
 
 /** Calls `group.endpoint` in the workspace in context. */
@@ -46,6 +48,7 @@ export type Call = (target: string, input: CallInput) => Effect.Effect<unknown, 
 const apiErrors = [
   ApiError.BadRequest,
   ApiError.Unauthorized,
+  ApiError.Forbidden,
   ApiError.NotFound,
   ApiError.Conflict,
   ApiError.PreconditionFailed,
@@ -118,7 +121,8 @@ export const operationsCaller = (isOutage: (defect: unknown) => boolean): Effect
       referenceData: yield* referenceDataOperations,
       tours: yield* toursOperations,
       webhooks: yield* webhooksOperations,
-      console: yield* consoleOperations
+      console: yield* consoleOperations,
+      consoleTokens: yield* consoleTokensOperations
     }
     const failure = (cause: Cause.Cause<unknown>): Effect.Effect<never, WaybillError> => {
       const error = Cause.failureOption(cause)
@@ -154,7 +158,11 @@ export const operationsCaller = (isOutage: (defect: unknown) => boolean): Effect
         const encode = Schema.encodeUnknown(endpoint.successSchema as Plain)
         callers.set(`${groupName}.${name}`, (input) =>
           Effect.gen(function* () {
-            const request: Record<string, unknown> = { idempotencyKey: input.idempotencyKey, actor: input.actor }
+            const request: Record<string, unknown> = {
+              idempotencyKey: input.idempotencyKey,
+              actor: input.actor,
+              base: input.base
+            }
             if (Option.isSome(decodePath)) {
               yield* checkText(input.path, "path")
               request.path = yield* Effect.catchTag(decodePath.value(input.path), "ParseError", fromParseError)

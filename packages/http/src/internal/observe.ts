@@ -29,7 +29,8 @@ export const requestMetricsDisabled: FiberRef.FiberRef<boolean> = GlobalValue.gl
   () => FiberRef.unsafeMake(false)
 )
 
-const extraPaths = [
+/** The paths served beside the API definition's: none of them takes an API key or console token. */
+export const extraPaths = [
   "/openapi.json",
   "/docs",
   "/metrics",
@@ -97,12 +98,17 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) =>
   Exit.isSuccess(exit) ? exit.value.status : 500
 
+// From the header alone, so a refused token counts as a console-token request too.
+const authOf = (header: string | undefined): Metrics.RequestAuth =>
+  header === undefined ? "none" : header.startsWith("Bearer wbc_") ? "console-token" : "api-key"
+
 const record = (request: HttpServerRequest.HttpServerRequest, route: string, started: number, status: number) =>
   Metrics.recordRequest(
     METHODS.has(request.method) ? request.method : "other",
     route,
     status,
-    performance.now() - started
+    performance.now() - started,
+    authOf(request.headers.authorization)
   )
 
 // What a trace needs of the platform's span, without its URL parsing and attribute per header;

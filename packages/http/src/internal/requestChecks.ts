@@ -8,6 +8,7 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { ApiKeys } from "@waybill/core/ApiKeys"
+import { ConsoleTokens, looksLikeToken } from "@waybill/core/ConsoleTokens"
 import type * as Issue from "@waybill/core/Issue"
 import * as JsonDepth from "@waybill/core/JsonDepth"
 import * as JsonInput from "@waybill/core/JsonInput"
@@ -16,9 +17,11 @@ import { CurrentWorkspace } from "@waybill/core/Workspace"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { BadRequest, Conflict, IdempotencyKeyReused, Unauthorized } from "../ApiError.js"
-import { authenticateRequest } from "../Authentication.js"
+import * as Redacted from "effect/Redacted"
+import { type BadRequest, type Conflict, Forbidden, type IdempotencyKeyReused, Unauthorized } from "../ApiError.js"
+import { authenticateRequest, authorizationOf, bearerCredential } from "../Authentication.js"
 import { type CheckedBody, CheckedServerRequest, RequestChecks } from "./checkedRequest.js"
+import * as ConsoleScope from "./consoleScope.js"
 import { errorResponse, RETRY_AFTER_SECONDS } from "./contractErrors.js"
 import type { Route } from "./directRoutes.js"
 
@@ -183,6 +186,48 @@ type DirectRoutes = (request: HttpServerRequest.HttpServerRequest) => Route | un
 
 type DirectError = BadRequest | IdempotencyKeyReused | Conflict
 
+// One body whatever the reason, as for keys: expired, revoked and unknown tokens look alike.
+const tokenRefused = new Unauthorized({
+  message: "This console token is not accepted: it has expired, was revoked or is not known",
+  issues: []
+})
+
+const beyondScope = (scope: string) =>
+  new Forbidden({
+    message: `A console token with ${scope} scope cannot use this route: it reaches only the operator console's routes${scope === "read" ? " that read" : ""}`,
+    issues: []
+  })
+
+// A request with a console token (`wbc_…`): authenticated, then held to its scope's routes before
+// anything else is looked at; routes that need no credential ignore it.
+const checkToken = <E, R>(
+  tokens: ConsoleTokens["Type"],
+  request: HttpServerRequest.HttpServerRequest,
+  credential: string,
+  app: HttpApp.Default<E, R>,
+  direct: DirectRoutes
+): HttpApp.Default<E | DirectError | Unauthorized | Forbidden, R> => {
+  const access = ConsoleScope.access(request.method, request.url)
+  if (access === "open") return app
+  const refuse = (error: Unauthorized | Forbidden) =>
+    Effect.zipRight(
+      hasBody(request) ? HttpApp.appendPreResponseHandler(closingConnection) : Effect.void,
+      Effect.fail(error)
+    )
+  return Effect.flatMap(
+    tokens.authenticate(Redacted.make(credential)),
+    (principal): HttpApp.Default<E | DirectError | Unauthorized | Forbidden, R> => {
+      if (Option.isNone(principal)) return refuse(tokenRefused)
+      const { scope, label, expiresAt, tokenId, workspaceId } = principal.value
+      if (!access(scope)) return refuse(beyondScope(scope))
+      const workspace = { id: workspaceId, apiKeyId: tokenId, consoleToken: { scope, label, expiresAt } }
+      return BODY_METHODS.has(request.method)
+        ? checkBody(request, workspace, app, direct)
+        : withChecked(app, request, workspace, undefined)
+    }
+  )
+}
+
 const checkBody = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
   workspace: CurrentWorkspace["Type"],
@@ -279,32 +324,38 @@ const withRetryAfter = (
   )
 
 /**
- * The middleware over the API keys: no handler sees an unchecked request. A request with a
- * direct route is answered by it once checked, in place of `app`.
+ * The middleware over the API keys and console tokens: no handler sees an unchecked request. A
+ * request with a direct route is answered by it once checked, in place of `app`.
  */
 export const make = (
   direct: DirectRoutes
 ): Effect.Effect<
   <E, R>(
     app: HttpApp.Default<E, R>
-  ) => HttpApp.Default<E | Unauthorized | DirectError, R | HttpServerRequest.HttpServerRequest>,
+  ) => HttpApp.Default<E | Unauthorized | Forbidden | DirectError, R | HttpServerRequest.HttpServerRequest>,
   never,
-  ApiKeys
+  ApiKeys | ConsoleTokens
 > =>
   Effect.map(
-    ApiKeys,
-    (keys) =>
+    Effect.all([ApiKeys, ConsoleTokens]),
+    ([keys, tokens]) =>
       <E, R>(app: HttpApp.Default<E, R>) =>
         Effect.zipRight(
           HttpApp.appendPreResponseHandler(withRetryAfter),
           Effect.withFiberRuntime<
             HttpServerResponse.HttpServerResponse,
-            E | Unauthorized | DirectError,
+            E | Unauthorized | Forbidden | DirectError,
             R | HttpServerRequest.HttpServerRequest
           >((fiber) => {
             const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
             const refusedUrl = nulInUrl(request.url)
             if (refusedUrl !== undefined) return Effect.succeed(refusedUrl)
+            const credential = request.headers.authorization?.startsWith("Bearer wbc_")
+              ? bearerCredential(authorizationOf(request))
+              : undefined
+            if (credential !== undefined && looksLikeToken(credential)) {
+              return checkToken(tokens, request, credential, app, direct)
+            }
             if (!BODY_METHODS.has(request.method)) return app
             return Effect.flatMap(
               // A refused request's body is never read, so its connection closes after the answer.
