@@ -66,6 +66,16 @@ export interface DecodeOptions {
   readonly traceparent?: boolean | undefined
 }
 
+/**
+ * The issue of a `traceparent` given as a field (in process), at `traceparent`: none when absent or a
+ * valid W3C `traceparent`.
+ * @since 0.3.0
+ */
+export const traceparentIssue = (traceparent: unknown): Issue.Issue | undefined =>
+  traceparent === undefined || (typeof traceparent === "string" && Option.isSome(TraceContext.parse(traceparent)))
+    ? undefined
+    : Issue.make("traceparent", "must be a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)")
+
 const fieldsOf = (options: DecodeOptions): ReadonlyArray<string> =>
   options.traceparent === true ? ["type", "payload", "orderingKey", "traceparent"] : ["type", "payload", "orderingKey"]
 
@@ -101,9 +111,8 @@ export const decodeEvent = (
   if (keyProblem !== undefined) issues.push(Issue.make("orderingKey", keyProblem))
   const trace =
     traceparent === undefined ? undefined : TraceContext.parse(typeof traceparent === "string" ? traceparent : null)
-  if (trace !== undefined && Option.isNone(trace)) {
-    issues.push(Issue.make("traceparent", "must be a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)"))
-  }
+  const traceProblem = traceparentIssue(traceparent)
+  if (traceProblem !== undefined) issues.push(traceProblem)
   if (!isEventType(type) || payload === undefined) return Either.left(issues)
   return Either.match(decodePayload(type, payload), {
     onLeft: (found) => Either.left([...issues, ...Issue.prefix(found, "payload")]),

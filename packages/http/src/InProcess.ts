@@ -14,6 +14,7 @@ import type { ActionRequest, ActionResult, Actor, Draft } from "@waybill/drafts/
 import type { ListParams as DraftListParams } from "@waybill/drafts/DraftService"
 import type { ExecuteRequest, ExecuteResult } from "@waybill/drafts/ProductEvaluator"
 import type { Product, TransportShape } from "@waybill/drafts/ReferenceData"
+import { traceparentIssue } from "@waybill/events/EventIntake"
 import type { FilterField } from "@waybill/filters/FilterField"
 import type { Tour } from "@waybill/recurring/Tour"
 import type { ListParams as TourListParams, TourPage } from "@waybill/recurring/TourQuery"
@@ -230,17 +231,10 @@ const field = (value: unknown, key: string): unknown =>
  * @since 0.3.0
  */
 export const traceOf = (traceparent: unknown): Effect.Effect<string | undefined, WaybillError> => {
-  if (traceparent === undefined) return Effect.succeed(undefined)
-  if (typeof traceparent === "string" && Option.isSome(TraceContext.parse(traceparent))) {
-    return Effect.succeed(traceparent)
-  }
-  return Effect.fail(
-    new WaybillError({
-      status: 400,
-      message: "The event is not valid",
-      issues: [{ path: "traceparent", message: "must be a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)" }]
-    })
-  )
+  const issue = traceparentIssue(traceparent)
+  return issue === undefined
+    ? Effect.succeed(traceparent as string | undefined)
+    : Effect.fail(new WaybillError({ status: 400, message: "The event is not valid", issues: [issue] }))
 }
 
 /**
