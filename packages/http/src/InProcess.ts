@@ -238,6 +238,27 @@ export const traceOf = (traceparent: unknown): Effect.Effect<string | undefined,
 }
 
 /**
+ * Runs an in-process call as a Promise: its value, or it rejects with its `WaybillError`; with a 503
+ * once `isClosed` says so (nothing run) or when interrupted, a 500 for a defect.
+ * @since 0.3.0
+ */
+export const runCall = <A>(
+  runtime: Runtime.Runtime<never>,
+  isClosed: (() => boolean) | undefined,
+  effect: Effect.Effect<A, WaybillError>
+): Promise<A> =>
+  isClosed?.() === true
+    ? Promise.reject(new WaybillError({ status: 503, message: "Waybill is closed: close() was called" }))
+    : Runtime.runPromiseExit(runtime, effect).then((exit) => {
+        if (Exit.isSuccess(exit)) return exit.value
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isSome(failure)) throw failure.value
+        throw Cause.isInterruptedOnly(exit.cause)
+          ? new WaybillError({ status: 503, message: "The call was interrupted: Waybill is closing" })
+          : new WaybillError({ status: 500, message: "Internal server error" })
+      })
+
+/**
  * Builds `forWorkspace` over the ports in context: the workspace's functions, each running the
  * HTTP route's operation in that workspace. A bad workspace id throws a `WaybillError`.
  * @since 0.3.0
@@ -263,16 +284,7 @@ export const make = (
       if (Option.isNone(id)) throw badWorkspaceId(workspaceId)
       const workspace = CurrentWorkspace.of({ id: id.value, apiKeyId: "in-process" })
       const run = <A>(effect: Effect.Effect<A, WaybillError, CurrentWorkspace>): Promise<A> =>
-        options.isClosed?.() === true
-          ? Promise.reject(new WaybillError({ status: 503, message: "Waybill is closed: close() was called" }))
-          : Runtime.runPromiseExit(runtime, Effect.provideService(effect, CurrentWorkspace, workspace)).then((exit) => {
-              if (Exit.isSuccess(exit)) return exit.value
-              // Every failure is a `WaybillError` already (`operationsCaller`); an interruption is not.
-              throw Option.getOrElse(
-                Cause.failureOption(exit.cause),
-                () => new WaybillError({ status: 503, message: "The call was interrupted: Waybill is closing" })
-              )
-            })
+        runCall(runtime, options.isClosed, Effect.provideService(effect, CurrentWorkspace, workspace))
       const invoke =
         (target: string) =>
         <A>(input: Parameters<Call>[1]): Promise<A> =>

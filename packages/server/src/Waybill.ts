@@ -13,7 +13,6 @@ import * as InProcess from "@waybill/http/InProcess"
 import { WaybillError } from "@waybill/http/WaybillError"
 import * as Database from "@waybill/store-pg/Database"
 import * as HostTransaction from "@waybill/store-pg/HostTransaction"
-import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -190,33 +189,31 @@ const embeddedRefusal = new WaybillError({
 // `publishIn` of `forWorkspace`: the storage-level publish, its failures as `WaybillError`s.
 const publisherIn = (settings: ServerConfig, clock: Clock.Clock | undefined, isClosed: () => boolean) => {
   const schema = settings.database._tag === "Postgres" ? Database.schemaOf(settings.database) : undefined
+  // The clock of the ports, for the event's time.
+  const runtime = Effect.runSync(
+    clock === undefined ? Effect.runtime<never>() : Effect.withClock(Effect.runtime<never>(), clock)
+  )
   return (
     executor: HostTransaction.Executor,
     workspaceId: WorkspaceId,
     event: unknown
   ): Promise<InProcess.Published> => {
-    if (isClosed())
-      return Promise.reject(new WaybillError({ status: 503, message: "Waybill is closed: close() was called" }))
-    if (schema === undefined) return Promise.reject(embeddedRefusal)
-    const published = HostTransaction.publishIn(executor, { schema, workspaceId }, event).pipe(
-      Effect.map((recorded): InProcess.Published => ({ id: recorded.id })),
-      Effect.mapError((error) =>
-        error._tag === "ValidationError"
-          ? new WaybillError({ status: 400, message: error.message, issues: error.issues })
-          : new WaybillError({
-              status: 400,
-              message: error.message,
-              issues: [{ path: "executor", message: error.message }]
-            })
-      )
-    )
-    return Effect.runPromiseExit(clock === undefined ? published : Effect.withClock(published, clock)).then((exit) => {
-      if (Exit.isSuccess(exit)) return exit.value
-      throw Option.getOrElse(
-        Cause.failureOption(exit.cause),
-        () => new WaybillError({ status: 500, message: "Internal server error" })
-      )
-    })
+    const published =
+      schema === undefined
+        ? Effect.fail(embeddedRefusal)
+        : HostTransaction.publishIn(executor, { schema, workspaceId }, event).pipe(
+            Effect.map((recorded): InProcess.Published => ({ id: recorded.id })),
+            Effect.mapError((error) =>
+              error._tag === "ValidationError"
+                ? new WaybillError({ status: 400, message: error.message, issues: error.issues })
+                : new WaybillError({
+                    status: 400,
+                    message: error.message,
+                    issues: [{ path: "executor", message: error.message }]
+                  })
+            )
+          )
+    return InProcess.runCall(runtime, isClosed, published)
   }
 }
 
