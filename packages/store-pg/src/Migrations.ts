@@ -25,6 +25,7 @@ import deliveryStatsIndex from "./migrations/0013_delivery_stats_index.js"
 import heldDeliveriesIndex from "./migrations/0014_held_deliveries_index.js"
 import eventOrderingKey from "./migrations/0015_event_ordering_key.js"
 import consoleTokens from "./migrations/0016_console_tokens.js"
+import abandonedAttempts from "./migrations/0017_abandoned_attempts.js"
 
 /** Every migration, keyed `NNNN_name` as the migrator expects. @since 0.1.0 */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -43,7 +44,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0013_delivery_stats_index": deliveryStatsIndex,
   "0014_held_deliveries_index": heldDeliveriesIndex,
   "0015_event_ordering_key": eventOrderingKey,
-  "0016_console_tokens": consoleTokens
+  "0016_console_tokens": consoleTokens,
+  "0017_abandoned_attempts": abandonedAttempts
 }
 
 /** The table that records applied migrations, in Waybill's schema. @since 0.1.0 */

@@ -70,6 +70,7 @@ interface ClaimedRow {
   readonly body: string
   readonly traceparent: string | null
   readonly attempt_count: number
+  readonly abandoned_attempts: number
   readonly cycle_start: number
   readonly cycle_trigger: Trigger
   readonly due_at: number
@@ -141,7 +142,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
             WHERE d.id = p.id AND e.id = d.event_id
               AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})
             RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body, e.traceparent,
-                      jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, d.due_at,
+                      jsonb_array_length(d.attempts) AS attempt_count, d.abandoned_attempts, d.cycle_start, d.cycle_trigger, d.due_at,
                       d.seq, ${webhook.revision}::int AS revision`
         if (rate !== null && rows.length > 0) {
           const next = FlowControl.record(window, request.now, rows.length)
@@ -176,7 +177,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
           // out again after a crash) is ignored.
           sql`
           INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
-                                  status, due_at, attempts, latency_ms, lease_until, lease_token)
+                                  status, due_at, attempts, latency_ms, lease_until, lease_token, abandoned_attempts)
           SELECT id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
                  -- Held, as fan-out read the webhook, unless it has been enabled since: read
                  -- again under a lock, so an enable either waits for this insert to commit (and
@@ -184,7 +185,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
                  CASE WHEN status <> 'held' THEN status
                       WHEN (SELECT w.status FROM webhooks w WHERE w.workspace_id = d.workspace_id AND w.id = d.webhook_id FOR SHARE) = 'disabled' THEN 'held'
                       ELSE 'pending' END,
-                 due_at, COALESCE(attempts, '[]'), latency_ms, lease_until, lease_token
+                 due_at, COALESCE(attempts, '[]'), latency_ms, lease_until, lease_token, abandoned
           FROM jsonb_to_recordset(${JSON.stringify(
             deliveries.map((delivery, n) => ({
               n,
@@ -200,11 +201,12 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
               attempts: delivery.outcome === undefined ? null : [delivery.outcome.attempt],
               latency_ms: delivery.outcome?.latencyMs ?? null,
               lease_until: delivery.lease?.until ?? null,
-              lease_token: delivery.lease?.token ?? null
+              lease_token: delivery.lease?.token ?? null,
+              abandoned: delivery.abandoned ?? 0
             }))
           )}::jsonb) AS d(n int, id text, workspace_id text, webhook_id text, event_id text,
             event_type text, event_created_at bigint, created_at bigint, status text, due_at bigint, attempts jsonb,
-            latency_ms integer, lease_until bigint, lease_token text)
+            latency_ms integer, lease_until bigint, lease_token text, abandoned integer)
           ORDER BY n
           ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
     claimDue: (request) =>
@@ -234,7 +236,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
           FROM picked p, events e
           WHERE d.id = p.id AND e.id = d.event_id
           RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body, e.traceparent,
-                    jsonb_array_length(d.attempts) AS attempt_count, d.cycle_start, d.cycle_trigger, p.due_at, p.seq, p.revision,
+                    jsonb_array_length(d.attempts) AS attempt_count, d.abandoned_attempts, d.cycle_start, d.cycle_trigger, p.due_at, p.seq, p.revision,
                     -- Once per statement (an uncorrelated subquery): whether any webhook takes
                     -- the flow-controlled claim, so a claim of plain work skips it otherwise.
                     (SELECT EXISTS (SELECT 1 FROM webhooks fw WHERE ${sql.literal(flowControlled("fw"))})) AS flow`.pipe(
@@ -265,6 +267,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
                 eventType: row.event_type,
                 body: row.body,
                 attempts: row.attempt_count,
+                abandoned: row.abandoned_attempts,
                 cycleStart: row.cycle_start,
                 trigger: row.cycle_trigger,
                 leaseToken: request.leaseToken,
@@ -276,6 +279,35 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
         ),
         Effect.orDie
       ),
+    // By primary key, with the claim's token: a claim another dispatcher took since is left alone.
+    renew: (claims, leaseUntil) =>
+      claims.length === 0
+        ? Effect.succeed([])
+        : sql<{ id: string }>`
+          UPDATE deliveries d SET lease_until = ${leaseUntil}
+          FROM jsonb_to_recordset(${JSON.stringify(claims)}::jsonb) AS c("deliveryId" text, "leaseToken" text)
+          WHERE d.id = c."deliveryId" AND d.status = 'pending' AND d.lease_token = c."leaseToken"
+          RETURNING d.id`.pipe(
+            Effect.map((rows) => rows.map((row) => row.id)),
+            Effect.orDie
+          ),
+    releaseClaims: (claims) =>
+      claims.length === 0
+        ? Effect.succeed(0)
+        : sql<{ released: number }>`
+          WITH released AS (
+            UPDATE deliveries d
+            SET lease_until = NULL, lease_token = NULL,
+                abandoned_attempts = d.abandoned_attempts + CASE WHEN c.abandoned THEN 1 ELSE 0 END
+            FROM jsonb_to_recordset(${JSON.stringify(claims)}::jsonb)
+              AS c("deliveryId" text, "leaseToken" text, abandoned boolean)
+            WHERE d.id = c."deliveryId" AND d.status = 'pending' AND d.lease_token = c."leaseToken"
+            RETURNING 1
+          )
+          SELECT count(*)::int AS released FROM released`.pipe(
+            Effect.map(([row]) => row?.released ?? 0),
+            Effect.orDie
+          ),
     complete: (completions) =>
       completions.length === 0
         ? Effect.succeed([])

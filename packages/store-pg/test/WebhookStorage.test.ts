@@ -6,7 +6,7 @@ import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as EventIntake from "@waybill/events/EventIntake"
 import { EventOutbox as EventOutboxTag } from "@waybill/events/EventOutbox"
 import * as Hmac from "@waybill/signing/Hmac"
-import { DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
+import { attemptNumber, DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
 import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
 import { OutboxReader as OutboxReaderTag } from "@waybill/webhooks/OutboxReader"
@@ -391,6 +391,59 @@ forEachBackend(
         })
         assert.deepStrictEqual(later.map(key), [key(retried)])
         assert.strictEqual(later[0]!.attempts, 1)
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("renewals move a held claim's lease on; a release gives it back, counting an abandoned attempt", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const workspace = Schema.decodeSync(WorkspaceId)("hooks-renew")
+        yield* register(
+          { url: "https://hooks.example.org/renew", events: ["tour-created"], auth: { type: "hmac", secret } },
+          workspace
+        )
+        yield* Effect.forEach([0, 1, 2], (i) => tourCreated(`tour_renew${i}`).pipe(as(workspace)))
+        yield* fanOut
+        const store = yield* DeliveryStoreTag
+        const claim = (now: number, leaseToken: string) =>
+          store.claimDue({
+            now,
+            limit: 10,
+            maxPerWebhook: 10,
+            roomByWebhook: new Map(),
+            leaseUntil: now + 6_000,
+            leaseToken
+          })
+        const claimed = yield* claim(NOW, "token-r1")
+        assert.strictEqual(claimed.length, 3)
+        const [a, b, c] = claimed.map((item) => ({ deliveryId: item.id, leaseToken: "token-r1" }))
+        // Renewed: still held past the first lease. A claim with another token is not renewed.
+        const renewed = yield* store.renew(
+          [a!, b!, c!, { deliveryId: a!.deliveryId, leaseToken: "token-x" }],
+          NOW + 12_000
+        )
+        assert.deepStrictEqual([...renewed].sort(), [a!.deliveryId, b!.deliveryId, c!.deliveryId].sort())
+        assert.strictEqual((yield* claim(NOW + 7_000, "token-r2")).length, 0)
+        // Given back: `a` not started, `b` cut short; `c` stays held. Another token releases nothing.
+        assert.strictEqual(
+          yield* store.releaseClaims([
+            { ...a!, abandoned: false },
+            { ...b!, abandoned: true },
+            { deliveryId: c!.deliveryId, leaseToken: "token-x", abandoned: true }
+          ]),
+          2
+        )
+        const again = yield* claim(NOW + 7_000, "token-r3")
+        assert.deepStrictEqual(
+          again.map((item) => [item.id, item.attempts, item.abandoned ?? 0]).sort(),
+          [
+            [a!.deliveryId, 0, 0],
+            [b!.deliveryId, 0, 1]
+          ].sort()
+        )
+        assert.strictEqual(attemptNumber(again.find((item) => item.id === b!.deliveryId)!), 2)
+        // A renewal of claims taken over since finds nothing.
+        assert.deepStrictEqual(yield* store.renew([a!, b!], NOW + 20_000), [])
       }).pipe(Effect.scoped)
     )
 

@@ -44,7 +44,11 @@ export const forEachBackend = <R>(
 export const webhookStack =
   <Sender>(sender: Layer.Layer<Sender>, settings: Parameters<typeof Dispatcher.layer>[0] = {}) =>
   (database: Layer.Layer<Database, unknown>) =>
-    Layer.mergeAll(WebhookService.layer({ allowPrivateTargets: false }), Dispatcher.layer(settings)).pipe(
+    // Tests stop `run` with attempts that may never answer: no grace unless asked.
+    Layer.mergeAll(
+      WebhookService.layer({ allowPrivateTargets: false }),
+      Dispatcher.layer({ shutdownGraceMs: 0, ...settings })
+    ).pipe(
       Layer.provideMerge(
         Layer.mergeAll(
           PgWebhookRepository.layer,

@@ -36,6 +36,8 @@ export interface NewDelivery {
   readonly traceparent?: string | null | undefined
   /** Set when the dispatcher that fans out delivers it itself: it is claimed as it is made. */
   readonly lease?: { readonly until: number; readonly token: string } | undefined
+  /** Attempts started and cut short by a stop before it was recorded (see `ReleasedClaim`). */
+  readonly abandoned?: number | undefined
   /** Set when its first attempt ended before the delivery was recorded (`pending`: `dueAt` is the retry). */
   readonly outcome?:
     | {
@@ -70,7 +72,8 @@ export interface ClaimRequest {
 
 /**
  * A claimed delivery: everything one attempt needs. `attempts` counts those recorded so far,
- * `cycleStart` those before its current cycle, and `trigger` says what started that cycle.
+ * `cycleStart` those before its current cycle, and `trigger` says what started that cycle;
+ * `abandoned` counts attempts a stop cut short, so the next one's number (`attemptNumber`) is new.
  * @since 0.1.0
  */
 export interface ClaimedDelivery {
@@ -87,6 +90,29 @@ export interface ClaimedDelivery {
   readonly target: Target
   /** Its event's W3C `traceparent`: each attempt continues that trace with a span of its own. */
   readonly traceparent?: string | null | undefined
+  readonly abandoned?: number | undefined
+}
+
+/**
+ * The number the next attempt of a claimed delivery carries (`X-Delivery-Attempt`): every attempt
+ * started before it counts, recorded or cut short by a stop, so a number is never sent twice.
+ * @since 0.3.0
+ */
+export const attemptNumber = (claimed: ClaimedDelivery): number => claimed.attempts + (claimed.abandoned ?? 0) + 1
+
+/** A claim a dispatcher holds: renewed while it works on it, given back when it stops. @since 0.3.0 */
+export interface HeldClaim {
+  readonly deliveryId: string
+  readonly leaseToken: string
+}
+
+/**
+ * A claim given back at a stop, so another dispatcher takes the delivery at once instead of after
+ * the lease: `abandoned` when its attempt had started and was cut short (counted, see `attemptNumber`).
+ * @since 0.3.0
+ */
+export interface ReleasedClaim extends HeldClaim {
+  readonly abandoned: boolean
 }
 
 /**
@@ -158,6 +184,10 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
   {
     readonly insert: (deliveries: ReadonlyArray<NewDelivery>) => Effect.Effect<void>
     readonly claimDue: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+    /** Moves the lease of each claim still held (pending, same token) to `leaseUntil`; answers their ids. */
+    readonly renew: (claims: ReadonlyArray<HeldClaim>, leaseUntil: number) => Effect.Effect<ReadonlyArray<string>>
+    /** Unleases each claim still held (pending, same token), counting abandoned attempts; answers how many. */
+    readonly releaseClaims: (claims: ReadonlyArray<ReleasedClaim>) => Effect.Effect<number>
     /** Applies completions atomically; answers the ids whose lease still held. */
     readonly complete: (completions: ReadonlyArray<Completion>) => Effect.Effect<ReadonlyArray<string>>
     /** A webhook's deliveries with their attempts (oldest attempt first), newest delivery first. */
@@ -210,6 +240,7 @@ export const claimedOf = (
     readonly trigger: Trigger
     readonly leaseToken: string
     readonly target: Target
+    readonly abandoned?: number | undefined
   }
 ): ClaimedDelivery => ({
   id: delivery.id,
@@ -223,7 +254,8 @@ export const claimedOf = (
   trigger: claim.trigger,
   leaseToken: claim.leaseToken,
   target: claim.target,
-  traceparent: delivery.traceparent
+  traceparent: delivery.traceparent,
+  abandoned: claim.abandoned ?? delivery.abandoned ?? 0
 })
 
 /**

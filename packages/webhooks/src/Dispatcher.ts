@@ -37,8 +37,13 @@ export interface Options {
   readonly concurrency?: number | undefined
   /** Attempts in flight at once to one webhook, in one delivery loop. Default 32. */
   readonly perWebhookConcurrency?: number | undefined
-  /** How long a claim holds a delivery; at least `timeoutMs` + 5 s. Default `timeoutMs` + 30 s. */
+  /**
+   * How long a claim (and the fan-out's turn) holds without renewal: renewed every third of it
+   * while held, so it bounds how long a killed process's deliveries wait. Default 6 000 ms, at least 3 000.
+   */
   readonly leaseMs?: number | undefined
+  /** How long a stop awaits attempts in flight before it abandons them. Default 10 000 ms; 0 abandons at once. */
+  readonly shutdownGraceMs?: number | undefined
   /** How often `run` looks for work when nobody wakes it. Default 1 000 ms. */
   readonly pollIntervalMs?: number | undefined
   /** Events fan-out reads at once, at most (one `fanOut` transaction). Default 256. */
@@ -61,14 +66,20 @@ const settingsOf = (options: Options): Settings => {
   const concurrency = Math.floor(positive(options.concurrency, 128))
   const perWebhookConcurrency = Math.min(concurrency, Math.floor(positive(options.perWebhookConcurrency, 32)))
   const completionBatchSize = Math.floor(positive(options.completionBatchSize, 256))
+  const leaseMs = Math.max(positive(options.leaseMs, 6_000), 3_000)
   return {
     timeoutMs,
     retryDelayMs: positive(options.retryDelayMs, 10_000),
     retryJitter: Math.min(0.2, Math.max(0, options.retryJitter ?? 0.2)),
     concurrency,
     perWebhookConcurrency,
-    // A lease shorter than an attempt would let a second dispatcher send while the first waits.
-    leaseMs: Math.max(positive(options.leaseMs, timeoutMs + 30_000), timeoutMs + 5_000),
+    leaseMs,
+    // Two renewals may fail before the lease runs out.
+    renewEveryMs: Math.floor(leaseMs / 3),
+    shutdownGraceMs:
+      options.shutdownGraceMs !== undefined && Number.isFinite(options.shutdownGraceMs)
+        ? Math.max(0, options.shutdownGraceMs)
+        : 10_000,
     pollIntervalMs: positive(options.pollIntervalMs, 1_000),
     fanOutBatchSize: Math.floor(positive(options.fanOutBatchSize, 256)),
     completionBatchSize,

@@ -11,6 +11,7 @@ import {
   type ClaimedDelivery,
   claimedOf,
   DeliveryStore,
+  type HeldClaim,
   type NewDelivery,
   type ReplayStep,
   type ResendResult,
@@ -32,6 +33,7 @@ interface Row {
   latencyMs: number | null
   leaseUntil: number | null
   leaseToken: string | null
+  abandoned: number
 }
 
 // The later of two targets of one webhook, by revision.
@@ -71,6 +73,10 @@ export const make = (): DeliveryStore["Type"] => {
     row.leaseToken = null
     enqueue(row)
   }
+  const heldRow = (claim: HeldClaim): Row | undefined => {
+    const row = rows.get(claim.deliveryId)
+    return row?.status === "pending" && row.leaseToken === claim.leaseToken ? row : undefined
+  }
   const logOf = (row: Row): DeliveryLog => ({
     id: row.delivery.id,
     eventId: row.delivery.eventId,
@@ -93,7 +99,8 @@ export const make = (): DeliveryStore["Type"] => {
             attempts: delivery.outcome === undefined ? [] : [delivery.outcome.attempt],
             latencyMs: delivery.outcome?.latencyMs ?? null,
             leaseUntil: delivery.lease?.until ?? null,
-            leaseToken: delivery.lease?.token ?? null
+            leaseToken: delivery.lease?.token ?? null,
+            abandoned: delivery.abandoned ?? 0
           }
           rows.set(delivery.id, row)
           enqueue(row)
@@ -166,7 +173,8 @@ export const make = (): DeliveryStore["Type"] => {
                 cycleStart: row.cycleStart,
                 trigger: row.trigger,
                 leaseToken: request.leaseToken,
-                target: newer(retargeted.get(webhookId), delivery.target)
+                target: newer(retargeted.get(webhookId), delivery.target),
+                abandoned: row.abandoned
               })
             )
           }
@@ -178,6 +186,30 @@ export const make = (): DeliveryStore["Type"] => {
           }
         }
         return claimed
+      }),
+    renew: (claims, leaseUntil) =>
+      Effect.sync(() => {
+        const renewed: Array<string> = []
+        for (const claim of claims) {
+          const row = heldRow(claim)
+          if (row === undefined) continue
+          row.leaseUntil = leaseUntil
+          renewed.push(claim.deliveryId)
+        }
+        return renewed
+      }),
+    releaseClaims: (claims) =>
+      Effect.sync(() => {
+        let released = 0
+        for (const claim of claims) {
+          const row = heldRow(claim)
+          if (row === undefined) continue
+          row.leaseUntil = null
+          row.leaseToken = null
+          if (claim.abandoned) row.abandoned++
+          released++
+        }
+        return released
       }),
     complete: (completions) =>
       Effect.sync(() => {

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import type { Attempt } from "../src/Delivery.js"
 import { DeliveryStore } from "../src/DeliveryStore.js"
-import { Dispatcher, make as makeDispatcher } from "../src/Dispatcher.js"
+import { Dispatcher, make, type Options } from "../src/Dispatcher.js"
 import { FailureAlerts } from "../src/FailureAlerts.js"
 import { SendError, type SendRequest } from "../src/HttpSender.js"
 import { OutboxReader } from "../src/OutboxReader.js"
@@ -22,6 +22,7 @@ import {
   bearerAuth,
   captureLogs,
   deliveriesOf,
+  eventually,
   hmacAuth,
   inWorkspace,
   LogLines,
@@ -49,15 +50,6 @@ const alertsOf = (workspaceId: WorkspaceId = wsA) =>
     Effect.map((page) => page.data)
   )
 
-const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, what: string) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 500; i++) {
-      if (yield* check) return
-      yield* Effect.yieldNow()
-    }
-    assert.fail(`never happened: ${what}`)
-  })
-
 // Moves the clock on in small steps, letting the fibers run, until `check` holds.
 const advanceUntil = <E, R>(check: Effect.Effect<boolean, E, R>, what: string) =>
   Effect.gen(function* () {
@@ -70,6 +62,9 @@ const advanceUntil = <E, R>(check: Effect.Effect<boolean, E, R>, what: string) =
   })
 
 // Counts the store's writes and claimed rows.
+// Stopped at each test's end with attempts that may never answer, on a test clock: no grace.
+const makeDispatcher = (options: Options) => make({ shutdownGraceMs: 0, ...options })
+
 const countingStore = Effect.map(DeliveryStore, (store) => {
   const calls = { insert: 0, complete: 0, claimed: 0 }
   const counting = DeliveryStore.of({
@@ -757,30 +752,28 @@ describe("Dispatcher", () => {
     )
   )
 
-  it.effect("an attempt that could outlast its lease is not started; the delivery waits for the lease to run out", () =>
+  it.effect("a claim waiting for a slot keeps its lease by renewal: nobody else takes it, and it is sent once", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
       const webhook = yield* register(registration())
       yield* publish("tour-created", { tour: tour() })
       yield* publish("tour-created", { tour: tour() })
       const d = yield* dispatcher
+      const other = yield* makeDispatcher({})
       yield* d.fanOutAll
-      // One slot: the second claimed delivery waits behind the first, which times out after
-      // 20 s; by then 20 s more would end past the 25 s lease.
+      // One slot: the second claimed delivery waits 20 s behind the first (which times out),
+      // more than three 6 s leases; renewals every 2 s keep it.
       const fiber = yield* Effect.fork(d.deliverDue)
       yield* eventually(
         Effect.map(requests, (sent) => sent.length === 1),
         "the first attempt"
       )
-      yield* TestClock.adjust(20_000)
-      assert.deepStrictEqual(yield* Fiber.join(fiber), { attempts: 1, succeeded: 0, retried: 1, failed: 0 })
-      assert.strictEqual((yield* requests).length, 1)
-      const lines = yield* LogLines
-      assert.isTrue(lines.some((line) => line.includes("waited too long for a slot")))
-      yield* TestClock.adjust(4_999)
-      assert.strictEqual((yield* d.deliverDue).attempts, 0)
-      yield* TestClock.adjust(1)
-      assert.deepStrictEqual(yield* d.deliverDue, { attempts: 1, succeeded: 1, retried: 0, failed: 0 })
+      for (let i = 0; i < 9; i++) {
+        yield* TestClock.adjust(2_000)
+        assert.strictEqual((yield* other.deliverDue).attempts, 0, `nobody else takes it (${2 * (i + 1)} s)`)
+      }
+      yield* TestClock.adjust(2_000)
+      assert.deepStrictEqual(yield* Fiber.join(fiber), { attempts: 2, succeeded: 1, retried: 1, failed: 0 })
       const [first, second] = yield* requests
       assert.notStrictEqual(first!.request.headers["X-Delivery-Id"], second!.request.headers["X-Delivery-Id"])
       assert.strictEqual(second!.request.headers["X-Delivery-Attempt"], "1")
@@ -788,13 +781,43 @@ describe("Dispatcher", () => {
       assert.deepStrictEqual(deliveries.map((delivery) => delivery.attempts.length).sort(), [1, 1])
     }).pipe(
       Effect.provide(
-        Layer.merge(
-          makeLayer({
-            respond: (_, index) => (index === 0 ? Effect.never : ok()),
-            dispatcher: { concurrency: 1, perWebhookConcurrency: 1, leaseMs: 25_000 }
-          }),
-          captureLogs
-        )
+        makeLayer({
+          respond: (_, index) => (index === 0 ? Effect.never : ok()),
+          dispatcher: { concurrency: 1, perWebhookConcurrency: 1, leaseMs: 6_000 }
+        })
+      )
+    )
+  )
+
+  it.effect("a claim whose lease could not be renewed is not started; it is claimed again once the lease ran out", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      yield* publish("tour-created", { tour: tour() })
+      yield* publish("tour-created", { tour: tour() })
+      const store = yield* DeliveryStore
+      // Renewals find nothing, as when another process took the claims after a long pause.
+      const d = yield* makeDispatcher({ concurrency: 1, perWebhookConcurrency: 1, leaseMs: 6_000 }).pipe(
+        Effect.provideService(DeliveryStore, DeliveryStore.of({ ...store, renew: () => Effect.succeed([]) }))
+      )
+      yield* d.fanOutAll
+      const fiber = yield* Effect.fork(d.deliverDue)
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 1),
+        "the first attempt"
+      )
+      // At 20 s the first times out; the second, its lease gone since 6 s, is claimed afresh.
+      yield* TestClock.adjust(20_000)
+      assert.deepStrictEqual(yield* Fiber.join(fiber), { attempts: 2, succeeded: 1, retried: 1, failed: 0 })
+      const lines = yield* LogLines
+      assert.isTrue(lines.some((line) => line.includes("lease ran out before its attempt")))
+      const [, second] = yield* requests
+      assert.strictEqual(second!.request.headers["X-Delivery-Attempt"], "1")
+      const deliveries = yield* deliveriesOf(webhook.id)
+      assert.deepStrictEqual(deliveries.map((delivery) => delivery.attempts.length).sort(), [1, 1])
+    }).pipe(
+      Effect.provide(
+        Layer.merge(makeLayer({ respond: (_, index) => (index === 0 ? Effect.never : ok()) }), captureLogs)
       )
     )
   )
@@ -966,7 +989,11 @@ describe("Dispatcher", () => {
       yield* TestClock.setTime(NOW)
       const webhook = yield* register(registration())
       yield* publish("tour-created", { tour: tour() })
-      const crashing = yield* makeDispatcher({ timeoutMs: 20_000, leaseMs: 30_000 })
+      const store = yield* DeliveryStore
+      // A crash gives nothing back: its claims stay until their lease runs out.
+      const crashing = yield* makeDispatcher({ timeoutMs: 20_000, leaseMs: 30_000 }).pipe(
+        Effect.provideService(DeliveryStore, DeliveryStore.of({ ...store, releaseClaims: () => Effect.succeed(0) }))
+      )
       const survivor = yield* makeDispatcher({ timeoutMs: 20_000, leaseMs: 30_000 })
       yield* crashing.fanOutAll
       const fiber = yield* Effect.fork(crashing.deliverDue)
@@ -986,6 +1013,40 @@ describe("Dispatcher", () => {
       const [delivery] = yield* deliveriesOf(webhook.id)
       assert.deepStrictEqual(delivery!.status, "succeeded")
       assert.strictEqual(delivery!.attempts.length, 1)
+    }).pipe(Effect.provide(makeLayer({ respond: (_, index) => (index === 0 ? Effect.never : ok()) })))
+  )
+
+  it.effect("a stopped dispatcher gives its claims back: another takes them at once, the attempt numbered on", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      yield* publish("tour-created", { tour: tour() })
+      yield* publish("tour-created", { tour: tour() })
+      const stopping = yield* makeDispatcher({ concurrency: 1, perWebhookConcurrency: 1 })
+      const other = yield* makeDispatcher({})
+      yield* stopping.fanOutAll
+      const fiber = yield* Effect.fork(stopping.deliverDue)
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 1),
+        "the first request"
+      )
+      // One attempt cut short, one claim not started: both released, not left to their leases.
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(yield* other.deliverDue, { attempts: 2, succeeded: 2, retried: 0, failed: 0 })
+      const sent = yield* requests
+      const cut = sent[0]!.request.headers
+      const again = sent.slice(1).find((item) => item.request.headers["X-Delivery-Id"] === cut["X-Delivery-Id"])!
+      assert.strictEqual(again.request.headers["X-Delivery-Attempt"], "2")
+      const waited = sent.slice(1).find((item) => item.request.headers["X-Delivery-Id"] !== cut["X-Delivery-Id"])!
+      assert.strictEqual(waited.request.headers["X-Delivery-Attempt"], "1")
+      const deliveries = yield* deliveriesOf(webhook.id)
+      assert.deepStrictEqual(
+        deliveries.map((delivery) => [delivery.status, delivery.attempts.length]),
+        [
+          ["succeeded", 1],
+          ["succeeded", 1]
+        ]
+      )
     }).pipe(Effect.provide(makeLayer({ respond: (_, index) => (index === 0 ? Effect.never : ok()) })))
   )
 

@@ -72,4 +72,18 @@ describe("Lanes", () => {
     assert.deepStrictEqual(served.slice(-2).sort(), [-2999, 2999].sort())
     assert.strictEqual(lanes.held(), 0)
   })
+
+  it("drain takes every waiting item off, whatever its key's slots, and leaves the taken ones counted", () => {
+    const lanes = Lanes.make<string>(1)
+    for (const item of ["a1", "a2", "a3"]) lanes.push("a", item)
+    lanes.push("b", "b1")
+    assert.deepStrictEqual(takeAll(lanes), ["a1", "b1"])
+    assert.deepStrictEqual(lanes.drain(), ["a2", "a3"])
+    assert.strictEqual(lanes.held(), 2)
+    assert.deepStrictEqual(takeAll(lanes), [])
+    lanes.release("a")
+    lanes.release("b")
+    assert.strictEqual(lanes.held(), 0)
+    assert.deepStrictEqual([...lanes.heldByKey()], [])
+  })
 })

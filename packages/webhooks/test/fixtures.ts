@@ -1,3 +1,4 @@
+import { assert } from "@effect/vitest"
 import * as Transactor from "@waybill/core/Transactor"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as EventIntake from "@waybill/events/EventIntake"
@@ -89,7 +90,8 @@ export const makeLayer = (options: {
       replayStepSize: options.replayStepSize,
       maxWebhooksPerWorkspace: options.maxWebhooksPerWorkspace
     }),
-    Dispatcher.layer(options.dispatcher ?? {})
+    // Tests stop `run` with attempts that never answer, on a test clock: no grace unless asked.
+    Dispatcher.layer({ shutdownGraceMs: 0, ...options.dispatcher })
   ).pipe(Layer.provideMerge(ports))
 }
 
@@ -108,6 +110,16 @@ export const publish = (type: EventType, payload: unknown, workspaceId: Workspac
 
 /** Fans out every recorded event, then attempts every due delivery. */
 export const settle = Effect.flatMap(Dispatcher.Dispatcher, (d) => Effect.zipRight(d.fanOutAll, d.deliverDue))
+
+/** Lets the fibers run (the clock does not move) until `check` holds; fails the test after 500 turns. */
+export const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, what: string) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 500; i++) {
+      if (yield* check) return
+      yield* Effect.yieldNow()
+    }
+    assert.fail(`never happened: ${what}`)
+  })
 
 /** The requests the scripted sender received, in order. */
 export const requests = Effect.flatMap(HttpSender.SentRequests, (sent) => sent.all)

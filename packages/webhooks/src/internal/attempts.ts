@@ -9,7 +9,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import { type Attempt, type ErrorClass, isSuccess, maxAttempts } from "../Delivery.js"
-import type { ClaimedDelivery, Completion } from "../DeliveryStore.js"
+import { attemptNumber, type ClaimedDelivery, type Completion } from "../DeliveryStore.js"
 import type { HttpSender, SendError, SendResponse } from "../HttpSender.js"
 import type { SecretBox, SecretBoxError } from "../SecretBox.js"
 import {
@@ -89,7 +89,7 @@ const logAttempt = (outcome: Outcome): Effect.Effect<void> => {
     webhookId: claimed.webhookId,
     eventId: claimed.eventId,
     eventType: claimed.eventType,
-    attempt: claimed.attempts + 1,
+    attempt: attemptNumber(claimed),
     trigger: claimed.trigger,
     statusCode: completion.attempt.statusCode ?? "none",
     durationMs: completion.attempt.durationMs,
@@ -201,7 +201,7 @@ export const makeAttempts = (
     Effect.clockWith((clock) => {
       const start = clock.unsafeCurrentTimeMillis()
       // Registration refuses credentials the header builders would throw on; a throw is a defect.
-      const headers = headersFor(claimed, claimed.attempts + 1, auth, Math.floor(start / 1000), traceparent)
+      const headers = headersFor(claimed, attemptNumber(claimed), auth, Math.floor(start / 1000), traceparent)
       return Effect.flatMap(
         Effect.either(
           sender.send({ url: claimed.target.url, headers, body: claimed.body, timeoutMs: settings.timeoutMs })

@@ -19,6 +19,8 @@ export interface Batch {
   /** When it is recorded at the latest, whether or not its attempts have ended. */
   readonly recordBy: number
   readonly state: State
+  /** Deliveries whose attempt a stop cut short: recorded with it counted. */
+  readonly abandoned: Set<string>
 }
 
 interface Mutable {
@@ -35,7 +37,14 @@ export const open = (
   position: string,
   inFlight: number,
   recordBy: number
-): Batch => ({ number, deliveries, position, recordBy, state: { _tag: "Open", outcomes: new Map(), inFlight } })
+): Batch => ({
+  number,
+  deliveries,
+  position,
+  recordBy,
+  state: { _tag: "Open", outcomes: new Map(), inFlight },
+  abandoned: new Set()
+})
 
 export const inFlight = (batch: Batch): number => (batch.state._tag === "Open" ? batch.state.inFlight : 0)
 
@@ -87,7 +96,15 @@ export const startWriting = (
       })
     } else {
       if (outcome !== undefined) after.push(outcome)
-      rows.push(stopping && outcome === undefined ? { ...delivery, lease: undefined } : delivery)
+      rows.push(
+        stopping && outcome === undefined
+          ? {
+              ...delivery,
+              lease: undefined,
+              abandoned: (delivery.abandoned ?? 0) + (batch.abandoned.has(delivery.id) ? 1 : 0)
+            }
+          : delivery
+      )
     }
   }
   set(batch, { _tag: "Writing", outcomes, after })
@@ -102,3 +119,8 @@ export const written = (batch: Batch): ReadonlyArray<Outcome> => {
 }
 
 export const drop = (batch: Batch): void => set(batch, { _tag: "Dropped" })
+
+/** A stop cut the delivery's attempt short (see `startWriting`). */
+export const abandon = (batch: Batch, deliveryId: string): void => {
+  batch.abandoned.add(deliveryId)
+}

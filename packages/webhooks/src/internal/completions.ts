@@ -3,6 +3,7 @@ import * as Id from "@waybill/core/Id"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { maxAttempts } from "../Delivery.js"
+import { attemptNumber } from "../DeliveryStore.js"
 import type { FailureAlert } from "../FailureAlerts.js"
 import * as FlowControl from "../FlowControl.js"
 import { targetOf } from "../Webhook.js"
@@ -22,7 +23,7 @@ export const persist = (env: Env, batch: ReadonlyArray<Outcome>) =>
     const { raised, applied } = yield* env.transactor.withTransaction(
       Effect.gen(function* () {
         const applied = new Set(yield* env.store.complete(completions))
-        const out: Array<FailureAlert> = []
+        const out: Array<{ readonly alert: FailureAlert; readonly attempt: number }> = []
         for (const item of batch) {
           if (item.completion.status !== "failed" || !applied.has(item.completion.deliveryId)) continue
           const alert: FailureAlert = {
@@ -35,16 +36,17 @@ export const persist = (env: Env, batch: ReadonlyArray<Outcome>) =>
             createdAt: Math.floor(now / 1000)
           }
           yield* env.alerts.raise(item.claimed.workspaceId, alert)
-          out.push(alert)
+          out.push({ alert, attempt: attemptNumber(item.claimed) })
         }
         return { raised: out, applied }
       })
     )
     yield* countEndings(env, batch, applied)
-    for (const alert of raised) {
+    for (const { alert, attempt } of raised) {
       yield* Effect.logError("Webhook delivery failed").pipe(
         Effect.annotateLogs({
           alertId: alert.id,
+          attempt,
           webhookId: alert.webhookId,
           deliveryId: alert.deliveryId,
           eventId: alert.eventId,

@@ -13,6 +13,7 @@ import type { Outcome } from "./attempts.js"
 import * as Batch from "./batch.js"
 import { persist } from "./completions.js"
 import * as Lanes from "./lanes.js"
+import * as Leases from "./leases.js"
 import type { Env, FanOut, Held, Loop } from "./loopState.js"
 import * as Signal from "./signal.js"
 
@@ -35,8 +36,10 @@ const takeWork = (loop: Loop): Effect.Effect<Held> =>
     return next !== undefined ? Effect.succeed(next) : Queue.take(loop.idle)
   })
 
-const finish = (env: Env, loop: Loop, webhookId: string) => {
+const finish = (env: Env, loop: Loop, item: Held) => {
   const settings = env.settings
+  const webhookId = item.claimed.webhookId
+  Leases.end(loop.claims, item)
   loop.lanes.release(webhookId)
   const held = loop.lanes.held()
   if (
@@ -76,19 +79,30 @@ export const record = (loop: Loop, outcome: Outcome) => {
   if (loop.batch.length === 1) loop.kick.notify()
 }
 
-// An attempt starts only if it can end before its lease does; work that waited too long
-// is left alone, and another claim takes it once the lease has run out.
-const attemptHeld = (env: Env, held: Held, debug: boolean): Effect.Effect<Outcome | undefined> =>
-  Effect.clockWith((clock) =>
-    clock.unsafeCurrentTimeMillis() + env.settings.timeoutMs < held.leaseUntil
-      ? env.attemptOne(held.claimed, debug)
-      : Effect.as(
-          Effect.logWarning("A claimed delivery waited too long for a slot; it is left for its lease to run out").pipe(
+// An attempt starts only while its lease is renewed (see `Leases.start`); one whose lease ran out
+// is left alone, and another claim takes it.
+const attemptHeld = (env: Env, loop: Loop, held: Held): Effect.Effect<Outcome | undefined> =>
+  Effect.clockWith((clock) => {
+    switch (Leases.start(loop.claims, held, clock.unsafeCurrentTimeMillis(), env.settings.renewEveryMs)) {
+      case "start":
+        return env.attemptOne(held.claimed, loop.debug)
+      case "stopping":
+        return Effect.succeed(undefined)
+      case "late":
+        return Effect.as(
+          Effect.logWarning("A claimed delivery's lease ran out before its attempt; it is left to another claim").pipe(
             Effect.annotateLogs({ deliveryId: held.claimed.id, webhookId: held.claimed.webhookId })
           ),
           undefined
         )
-  )
+    }
+  })
+
+/** Takes a claimed delivery into the loop: into its webhook's lane, and renewed while held. */
+export const hold = (loop: Loop, held: Held): void => {
+  loop.lanes.push(held.claimed.webhookId, held)
+  Leases.admit(loop.claims, held)
+}
 
 // Where a result goes is its batch's to say (see `batch.ts`).
 const settle = (env: Env, loop: Loop, held: Held, outcome: Outcome | undefined) => {
@@ -96,15 +110,15 @@ const settle = (env: Env, loop: Loop, held: Held, outcome: Outcome | undefined) 
   if (where === "record") {
     if (outcome !== undefined) record(loop, outcome)
   } else if (where === "ready") loop.fan?.ready.notify()
-  finish(env, loop, held.claimed.webhookId)
+  finish(env, loop, held)
 }
 
 const worker = (env: Env, loop: Loop) =>
   Effect.forever(
     Effect.flatMap(takeWork(loop), (held) =>
       held.batch !== undefined && Batch.isDropped(held.batch)
-        ? Effect.sync(() => finish(env, loop, held.claimed.webhookId))
-        : Effect.map(attemptHeld(env, held, loop.debug), (outcome) => settle(env, loop, held, outcome))
+        ? Effect.sync(() => finish(env, loop, held))
+        : Effect.map(attemptHeld(env, loop, held), (outcome) => settle(env, loop, held, outcome))
     )
   )
 
@@ -215,7 +229,7 @@ export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked"
       if (FlowControl.isControlled(item.target)) loop.controlled.add(item.webhookId)
       else loop.controlled.delete(item.webhookId)
       if (item.target.rateLimitPerSecond !== null) limited = true
-      loop.lanes.push(item.webhookId, { claimed: item, leaseUntil })
+      hold(loop, { claimed: item, leaseUntil })
     }
     // A rate-limited webhook may get more in the next slot: claim again then, not at the next poll.
     if (limited) yield* loop.onRetry(now + FlowControl.slotMs)
@@ -253,15 +267,18 @@ export const makeLoop = (
       unwritten: 0,
       writeFailing: false,
       room: Signal.make(),
-      fan: fanOut?.make()
+      fan: fanOut?.make(),
+      claims: Leases.make()
     }
-    // At a stop, once the fibers are interrupted: record the fan-out batches (attempts cut short
-    // stay pending, unleased), then write the gathered results, so those are not sent again.
+    // At a stop, once the fibers are interrupted: record the fan-out batches (what was not
+    // attempted goes unleased), write the gathered results, so those are not sent again, and
+    // release the claims given back.
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         const fan = loop.fan
         if (fan !== undefined && fanOut !== undefined) yield* fanOut.recordAtStop(loop, fan)
         if (loop.batch.length > 0) yield* persist(env, loop.batch)
+        yield* Leases.giveBack(env, loop.claims, fan !== undefined)
       }).pipe(
         Effect.catchAllCause((cause) =>
           Effect.logError("Delivery results could not be written at stop; they will be sent again", cause)
@@ -270,6 +287,15 @@ export const makeLoop = (
     )
     yield* Effect.forkScoped(completer(env, loop))
     if (loop.fan !== undefined && fanOut !== undefined) yield* Effect.forkScoped(fanOut.recorder(loop, loop.fan))
+    yield* Effect.forkScoped(
+      Effect.forever(Effect.zipRight(Effect.sleep(settings.renewEveryMs), Leases.renew(env, loop.claims)))
+    )
     for (let i = 0; i < settings.concurrency; i++) yield* Effect.forkScoped(worker(env, loop))
+    // Runs first at a stop (finalizers run in reverse), while the workers, the completer and the
+    // renewals still run. `run` awaits its attempts up to the grace; `deliverDue`, interrupted, does not.
+    const graceMs = fanOut === undefined ? 0 : settings.shutdownGraceMs
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Leases.drain(loop, now + graceMs))
+    )
     return loop
   })

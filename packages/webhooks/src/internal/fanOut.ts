@@ -12,7 +12,7 @@ import type { NewDelivery } from "../DeliveryStore.js"
 import type { Outcome } from "./attempts.js"
 import * as Batch from "./batch.js"
 import { countEndings } from "./completions.js"
-import { count, dispatchIdle, type FanOutParts, record } from "./deliveryLoop.js"
+import { count, dispatchIdle, type FanOutParts, hold, record } from "./deliveryLoop.js"
 import { handOff } from "./handOff.js"
 import { traceFanOut } from "./instrument.js"
 import type { Env, FanOut, Loop } from "./loopState.js"
@@ -91,7 +91,7 @@ export const fanOutStep = (env: Env, loop: Loop, fan: FanOut): Effect.Effect<"mo
         taken.held.length,
         now + settings.recordDelayMs
       )
-      for (const held of taken.held) loop.lanes.push(held.claimed.webhookId, { ...held, batch })
+      for (const held of taken.held) hold(loop, { ...held, batch })
       for (const delivery of taken.deliveries) {
         if (delivery.lease === undefined) fan.lastStored.set(delivery.webhookId, batch.number)
       }

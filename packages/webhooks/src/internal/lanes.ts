@@ -12,6 +12,8 @@ export interface Lanes<A> {
   readonly held: () => number
   /** Each key with work, and how many of its items are waiting or taken. */
   readonly heldByKey: () => IterableIterator<[string, number]>
+  /** Every waiting item, taken off its lane whatever its key's slots (a stop gives them back). */
+  readonly drain: () => Array<A>
 }
 
 interface Lane<A> {
@@ -86,6 +88,17 @@ export const make = <A>(perKey: number): Lanes<A> => {
       return lane === undefined ? 0 : waiting(lane) + lane.taken
     },
     held: () => held,
+    drain: () => {
+      const waitingItems: Array<A> = []
+      for (const [key, lane] of lanes) {
+        waitingItems.push(...lane.items.slice(lane.head))
+        held -= waiting(lane)
+        lane.items.length = 0
+        lane.head = 0
+        if (lane.taken === 0) lanes.delete(key)
+      }
+      return waitingItems
+    },
     heldByKey: function* () {
       for (const [key, lane] of lanes) yield [key, waiting(lane) + lane.taken]
     }

@@ -36,9 +36,26 @@ export interface Tally {
 
 export interface Held {
   readonly claimed: ClaimedDelivery
-  readonly leaseUntil: number
+  /** Moved on by each renewal that found the claim still held. */
+  leaseUntil: number
   /** Set when `run` handed it over before recording it. */
   readonly batch?: Batch | undefined
+}
+
+/**
+ * The loop's claims (`leases.ts` alone writes it): every one taken and not finished is renewed;
+ * at a stop, those not started are given back and those running awaited up to the grace.
+ */
+export interface Claims {
+  readonly live: Set<Held>
+  readonly running: Set<Held>
+  stopping: boolean
+  /** Notified at a stop whenever a running attempt ends. */
+  readonly ended: Signal.Signal
+  /** Attempts that ended while the loop was stopping, and claims given back then. */
+  finishedAtStop: number
+  released: Array<Held>
+  abandoned: Array<Held>
 }
 
 /**
@@ -67,6 +84,7 @@ export interface Loop {
   readonly room: Signal.Signal
   /** Set in `run`: fan-out hands fresh deliveries to this loop. */
   fan: FanOut | undefined
+  readonly claims: Claims
 }
 
 /** `run`'s fan-out: its lease, where reading has got to, and what was read and not recorded. */

@@ -6,6 +6,10 @@ export interface Settings {
   readonly concurrency: number
   readonly perWebhookConcurrency: number
   readonly leaseMs: number
+  /** How often held claims are renewed: a third of the lease. */
+  readonly renewEveryMs: number
+  /** How long a stop awaits attempts in flight. */
+  readonly shutdownGraceMs: number
   readonly pollIntervalMs: number
   readonly fanOutBatchSize: number
   readonly completionBatchSize: number
