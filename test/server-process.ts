@@ -81,7 +81,6 @@ const spawnServer = (port: number, databaseUrl: string | undefined, options: Ser
             WAYBILL_API_KEYS: `ws-proc:${processKey}`,
             WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
             WAYBILL_DELIVERY_TIMEOUT_MS: "3000",
-            WAYBILL_DELIVERY_LEASE_MS: "4000",
             WAYBILL_RETRY_DELAY_MS: "300",
             ...options.env
           }

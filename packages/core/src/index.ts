@@ -44,6 +44,9 @@ export * as RandomBytes from "./RandomBytes.js"
 /** What an in-memory adapter has recorded, read back in order. @since 0.1.0 */
 export * as Recorded from "./Recorded.js"
 
+/** Whether the process is stopping: readiness answers 503 from the first moment of a stop. @since 0.3.0 */
+export * as Stopping from "./Stopping.js"
+
 /** W3C Trace Context headers. @since 0.1.0 */
 export * as TraceContext from "./TraceContext.js"
 

@@ -31,8 +31,10 @@ export interface ServerConfig {
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
   readonly retryDelayMs: number
   readonly deliveryTimeoutMs: number
-  /** How long a dispatcher holds a claimed delivery; a crashed one's claims expire after it. */
+  /** How long a claim holds without renewal (`WAYBILL_DELIVERY_LEASE_MS`); a crashed process's claims expire after it. */
   readonly deliveryLeaseMs?: number | undefined
+  /** How long a stop awaits attempts in flight (`WAYBILL_SHUTDOWN_GRACE_MS`, default 10 000). */
+  readonly shutdownGraceMs?: number | undefined
   readonly generatorIntervalMs: number
   readonly referenceDataPath: string
   /** Development only (`WAYBILL_CLOCK_START`): the clock starts at this instant (epoch ms). */
@@ -262,14 +264,19 @@ export const settings: Config.Config<ServerConfig> = Config.all({
   ),
   retryDelayMs: positiveInt("WAYBILL_RETRY_DELAY_MS", 10_000),
   deliveryTimeoutMs: positiveInt("WAYBILL_DELIVERY_TIMEOUT_MS", 20_000),
-  deliveryLeaseMs: Config.option(
-    checked(
-      "WAYBILL_DELIVERY_LEASE_MS",
-      Config.integer("WAYBILL_DELIVERY_LEASE_MS"),
-      "must be a positive integer",
-      (n) => n > 0
-    )
+  deliveryLeaseMs: checked(
+    "WAYBILL_DELIVERY_LEASE_MS",
+    Config.option(Config.integer("WAYBILL_DELIVERY_LEASE_MS")),
+    // Renewed every third of it: a shorter one would be renewed more often than a claim is made.
+    "must be an integer of at least 3000 (milliseconds; default 6000)",
+    (lease) => Option.isNone(lease) || lease.value >= 3_000
   ).pipe(Config.map(Option.getOrUndefined)),
+  shutdownGraceMs: checked(
+    "WAYBILL_SHUTDOWN_GRACE_MS",
+    Config.integer("WAYBILL_SHUTDOWN_GRACE_MS").pipe(Config.withDefault(10_000)),
+    "must be a non-negative integer (milliseconds; 0 abandons attempts in flight at once)",
+    (n) => n >= 0
+  ),
   generatorIntervalMs: positiveInt("WAYBILL_GENERATOR_INTERVAL_MS", 60_000),
   maxWebhooksPerWorkspace: positiveInt("WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE", defaultMaxWebhooksPerWorkspace),
   requestTimeoutMs: positiveInt("WAYBILL_REQUEST_TIMEOUT_MS", defaultRequestTimeoutMs),

@@ -11,6 +11,7 @@ import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
 import * as ConsoleTokens from "@waybill/core/ConsoleTokens"
 import * as Idempotency from "@waybill/core/Idempotency"
+import * as Stopping from "@waybill/core/Stopping"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as DraftService from "@waybill/drafts/DraftService"
 import * as ProductEvaluator from "@waybill/drafts/ProductEvaluator"
@@ -112,6 +113,7 @@ export const layerPorts = (
       timeoutMs: config.deliveryTimeoutMs,
       retryDelayMs: config.retryDelayMs,
       leaseMs: config.deliveryLeaseMs,
+      shutdownGraceMs: config.shutdownGraceMs,
       disableAfterFailures: config.disableAfterFailures
     })
   ).pipe(
@@ -130,6 +132,7 @@ export const layerPorts = (
   return Layer.mergeAll(keys, drafts, webhooks, EventIntake.layerGroupCommit, Idempotency.layer).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
+        Stopping.layer,
         PgEventOutbox.layer,
         PgIdempotencyStore.layer,
         ReferenceData.layerMemory(referenceData),
@@ -254,20 +257,23 @@ export const layerNodeServer = (config: ServerConfig) =>
 export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, options: Generation.Options = {}) => {
   const ports = layerPorts(config, referenceData, options)
   const consoleRoutes = Console.layer({ frameAncestors: config.consoleFrameAncestors })
-  const server = Layer.mergeAll(
+  const serving = Layer.mergeAll(
     Http.layerServerWith(
       config.metricsToken === undefined
         ? consoleRoutes
         : Layer.merge(consoleRoutes, Observability.layerMetricsRoute(config.metricsToken))
     ),
-    layerBackground(config),
     // Where an operator goes next, once the server listens.
     Layer.effectDiscard(
       Effect.flatMap(baseUrl, (url) =>
         Effect.logInfo(`API reference at ${url}/docs, operator console at ${url}/console`)
       )
     )
-  ).pipe(
+  )
+  // Built after the routes, so a stop (finalizers in reverse) first says it is stopping and
+  // drains the dispatcher while requests are still answered, then closes the server.
+  const server = Layer.mergeAll(layerBackground(config), Stopping.layerOnStop).pipe(
+    Layer.provideMerge(serving),
     // The development key is printed before the server says where it listens.
     Layer.provideMerge(developmentKey(config)),
     Layer.provideMerge(layerNodeServer(config)),

@@ -7,6 +7,7 @@
 import type * as NodeHttp from "node:http"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
+import * as Stopping from "@waybill/core/Stopping"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Http from "@waybill/http/Http"
 import * as InProcess from "@waybill/http/InProcess"
@@ -18,6 +19,7 @@ import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Logger from "effect/Logger"
@@ -103,6 +105,8 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
   let clock: Clock.Clock | undefined
   let logging: Layer.Layer<never> = Layer.empty
   const scope = Effect.runSync(Scope.make())
+  // Closed first in `close`: the dispatcher drains while the handler still answers.
+  const backgroundScope = Effect.runSync(Scope.fork(scope, ExecutionStrategy.sequential))
   const start = (configured: ServerConfig) =>
     Effect.gen(function* () {
       const inMemory = configured.database._tag === "Embedded" && configured.database.dataDir === "memory://"
@@ -127,7 +131,7 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
             ? Layer.succeedContext(ports)
             : Layer.merge(Layer.succeedContext(ports), Layer.setClock(clock))
         ),
-        scope
+        backgroundScope
       )
       return Context.merge(ports, background)
     })
@@ -171,8 +175,14 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     handler: web.handler,
     metrics: () => Effect.runPromise(metrics),
     forWorkspace,
+    // As the reference server stops (contract §8, "Shutdown"): not ready from the first moment,
+    // the dispatcher drained while requests are answered, then the handler, then the database.
     close: async () => {
       closed = true
+      await Effect.runPromise(
+        Effect.flatMap(Stopping.Stopping, (stopping) => stopping.begin).pipe(Effect.provide(exit.value))
+      )
+      await Effect.runPromise(Scope.close(backgroundScope, Exit.void).pipe(Effect.provide(logging)))
       await web.dispose()
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }

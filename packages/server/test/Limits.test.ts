@@ -83,3 +83,39 @@ describe("WAYBILL_DISABLE_AFTER_FAILURES", () => {
     })
   )
 })
+
+describe("WAYBILL_SHUTDOWN_GRACE_MS and WAYBILL_DELIVERY_LEASE_MS", () => {
+  it.effect("default to 10 s of grace and the dispatcher's lease; take a grace of 0 and a lease of 3 s or more", () =>
+    Effect.gen(function* () {
+      const defaults = yield* read({})
+      assert.deepStrictEqual(
+        Either.map(defaults, (s) => [s.shutdownGraceMs, s.deliveryLeaseMs]),
+        Either.right([10_000, undefined])
+      )
+      const set = yield* read({ WAYBILL_SHUTDOWN_GRACE_MS: "0", WAYBILL_DELIVERY_LEASE_MS: "3000" })
+      assert.deepStrictEqual(
+        Either.map(set, (s) => [s.shutdownGraceMs, s.deliveryLeaseMs]),
+        Either.right([0, 3_000])
+      )
+    })
+  )
+
+  it.effect("a bad value is refused with the variable's name and what it takes", () =>
+    Effect.gen(function* () {
+      for (const [name, value, expected] of [
+        ["WAYBILL_SHUTDOWN_GRACE_MS", "-1", /non-negative integer/],
+        ["WAYBILL_SHUTDOWN_GRACE_MS", "soon", /WAYBILL_SHUTDOWN_GRACE_MS/],
+        ["WAYBILL_DELIVERY_LEASE_MS", "2999", /at least 3000/],
+        ["WAYBILL_DELIVERY_LEASE_MS", "0", /at least 3000/]
+      ] as const) {
+        const settings = yield* read({ [name]: value })
+        assert.isTrue(Either.isLeft(settings), `${name}=${value}`)
+        if (Either.isRight(settings)) continue
+        const lines = Config.describeError(settings.left)
+        assert.strictEqual(lines.length, 1)
+        assert.match(lines[0]!, new RegExp(`^${name}: `), value)
+        assert.match(lines[0]!, expected, value)
+      }
+    })
+  )
+})
