@@ -95,7 +95,7 @@ describe("configuration errors name their variable and change nothing", () => {
       [{ DATABASE_URL: "notaurl", WAYBILL_SECRET_KEY: secretKey }, /DATABASE_URL: must be a PostgreSQL URL/],
       [{ WAYBILL_RETRY_DELAY_MS: "-5" }, /WAYBILL_RETRY_DELAY_MS: must be a positive integer/],
       [{ WAYBILL_DELIVERY_TIMEOUT_MS: "soon" }, /WAYBILL_DELIVERY_TIMEOUT_MS: /],
-      [{ WAYBILL_DELIVERY_LEASE_MS: "0" }, /WAYBILL_DELIVERY_LEASE_MS: must be a positive integer/],
+      [{ WAYBILL_DELIVERY_LEASE_MS: "0" }, /WAYBILL_DELIVERY_LEASE_MS: must be an integer of at least 3000/],
       [{ WAYBILL_GENERATOR_INTERVAL_MS: "1.5" }, /WAYBILL_GENERATOR_INTERVAL_MS: /],
       [{ WAYBILL_API_KEYS: "nocolon" }, /WAYBILL_API_KEYS: entry 1 must be workspaceId:key/],
       [{ WAYBILL_ALLOW_PRIVATE_TARGETS: "perhaps" }, /WAYBILL_ALLOW_PRIVATE_TARGETS: /],
