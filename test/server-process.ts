@@ -63,9 +63,25 @@ const attempts = 3
  */
 const migratedDataDir = Testing.scopedDataDir("waybill-process-")
 
+/**
+ * The lines of `output` that are not one JSON record with `timestamp`, `level` and `message`
+ * (contract §8, "Logs"): a run with `WAYBILL_LOG_FORMAT=json` checks every process it started.
+ */
+export const notJsonRecords = (output: ReadonlyArray<string>): Array<string> =>
+  output.filter((line) => {
+    if (line === "") return false
+    try {
+      const record = JSON.parse(line) as Record<string, unknown>
+      return !(typeof record.timestamp === "string" && typeof record.level === "string" && "message" in record)
+    } catch {
+      return true
+    }
+  })
+
 const spawnServer = (port: number, databaseUrl: string | undefined, options: ServerOptions) =>
   Effect.gen(function* () {
     const output: Array<string> = []
+    const json = (options.env?.WAYBILL_LOG_FORMAT ?? process.env.WAYBILL_LOG_FORMAT) === "json"
     const dataDir = databaseUrl === undefined ? yield* migratedDataDir : undefined
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -104,7 +120,18 @@ const spawnServer = (port: number, databaseUrl: string | undefined, options: Ser
           if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
           child.once("exit", () => resume(Effect.void))
           child.kill("SIGKILL")
-        })
+        }).pipe(
+          Effect.zipRight(
+            Effect.suspend(() => {
+              const bad = json ? notJsonRecords(output) : []
+              return bad.length === 0
+                ? Effect.void
+                : Effect.die(
+                    new Error(`lines that are not JSON records under WAYBILL_LOG_FORMAT=json:\n${bad.join("\n")}`)
+                  )
+            })
+          )
+        )
     )
     const listening = `Listening on http://127.0.0.1:${port}`
     const ended = () => child.exitCode !== null || child.signalCode !== null
