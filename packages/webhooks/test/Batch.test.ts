@@ -87,4 +87,21 @@ describe("a fan-out batch", () => {
     assert.strictEqual(Batch.settle(batch, "a", outcome("a", "succeeded")), "kept")
     assert.strictEqual(Batch.inFlight(batch), 0)
   })
+
+  it("at a stop, writes what was not attempted unleased, counting an attempt a stop cut short", () => {
+    const batch = Batch.open(1, [delivery("a"), delivery("b"), delivery("c")], "p1", 3, 100)
+    Batch.settle(batch, "a", outcome("a", "succeeded"))
+    // `b` never started (given back); `c` was running at the grace's end.
+    Batch.settle(batch, "b", undefined)
+    Batch.abandon(batch, "c")
+    const { rows } = Batch.startWriting(batch, true)
+    assert.deepStrictEqual(
+      rows.map((row) => [row.id, row.outcome?.status, row.lease === undefined, row.abandoned ?? 0]),
+      [
+        ["a", "succeeded", true, 0],
+        ["b", undefined, true, 0],
+        ["c", undefined, true, 1]
+      ]
+    )
+  })
 })
