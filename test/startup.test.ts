@@ -105,7 +105,10 @@ describe("configuration errors name their variable and change nothing", () => {
       [{ WAYBILL_METRICS_TOKEN: "short" }, /WAYBILL_METRICS_TOKEN: must be 16 to 255 visible ASCII characters/],
       [{ WAYBILL_LOG_FORMAT: "xml" }, /WAYBILL_LOG_FORMAT: Expected one of \(text, json\)/],
       // Refused in the format asked for: one JSON object.
-      [{ WAYBILL_LOG_FORMAT: "json", WAYBILL_LOG_LEVEL: "loud" }, /WAYBILL_LOG_LEVEL: /],
+      [
+        { WAYBILL_LOG_FORMAT: "json", WAYBILL_LOG_LEVEL: "loud" },
+        /WAYBILL_LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, off/
+      ],
       [
         { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
         /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:\/\/ or https:\/\/ URL/

@@ -10,7 +10,7 @@ import { defaultMaxWebhooksPerWorkspace } from "@waybill/webhooks/WebhookService
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
-import type * as LogLevel from "effect/LogLevel"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -138,6 +138,9 @@ const checked = <A>(name: string, config: Config.Config<A>, message: string, val
   Config.mapOrFail(config, (value) =>
     valid(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([name], message))
   )
+
+// The levels `WAYBILL_LOG_LEVEL` takes, as docs/operations.md lists them (any case).
+const logLevelNames = ["trace", "debug", "info", "warn", "error", "fatal", "off"]
 
 const positiveInt = (name: string, fallback: number) =>
   checked(name, Config.integer(name).pipe(Config.withDefault(fallback)), "must be a positive integer", (n) => n > 0)
@@ -303,7 +306,18 @@ export const settings: Config.Config<ServerConfig> = Config.all({
       })
     )
   ).pipe(Config.map(Option.getOrUndefined)),
-  logLevel: Config.option(Config.logLevel("WAYBILL_LOG_LEVEL")).pipe(Config.map(Option.getOrUndefined)),
+  logLevel: checked(
+    "WAYBILL_LOG_LEVEL",
+    Config.option(Config.string("WAYBILL_LOG_LEVEL")),
+    `must be one of ${logLevelNames.join(", ")}`,
+    (name) => Option.isNone(name) || logLevelNames.includes(name.value.toLowerCase())
+  ).pipe(
+    Config.map((name) =>
+      Option.isNone(name)
+        ? undefined
+        : LogLevel.allLevels.find((level) => level.label.toLowerCase() === name.value.toLowerCase())
+    )
+  ),
   logFormat,
   metricsToken: Config.option(
     checked(
