@@ -1016,6 +1016,36 @@ describe("Dispatcher", () => {
     }).pipe(Effect.provide(makeLayer({ respond: (_, index) => (index === 0 ? Effect.never : ok()) })))
   )
 
+  it.effect("renewals that fail are said once, not every third of a lease", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      yield* register(registration())
+      yield* publish("tour-created", { tour: tour() })
+      const store = yield* DeliveryStore
+      const d = yield* makeDispatcher({ leaseMs: 6_000 }).pipe(
+        Effect.provideService(
+          DeliveryStore,
+          DeliveryStore.of({ ...store, renew: () => Effect.die(new Error("the database went away")) })
+        )
+      )
+      yield* d.fanOutAll
+      const fiber = yield* Effect.fork(d.deliverDue)
+      yield* eventually(
+        Effect.map(requests, (sent) => sent.length === 1),
+        "the attempt"
+      )
+      // Five renewal periods while the attempt waits for its answer.
+      for (let i = 0; i < 5; i++) yield* TestClock.adjust(2_000)
+      const said = (yield* LogLines).filter((line) => line.includes("Leases could not be renewed"))
+      assert.strictEqual(said.length, 1)
+      yield* Fiber.interrupt(fiber)
+    }).pipe(
+      Effect.provide(
+        Layer.merge(makeLayer({ respond: () => Effect.never, dispatcher: { timeoutMs: 60_000 } }), captureLogs)
+      )
+    )
+  )
+
   it.effect("a stopped dispatcher gives its claims back: another takes them at once, the attempt numbered on", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)

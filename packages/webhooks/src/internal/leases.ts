@@ -18,7 +18,8 @@ export const make = (): Claims => ({
   ended: Signal.make(),
   finishedAtStop: 0,
   released: [],
-  abandoned: []
+  abandoned: [],
+  renewFailing: false
 })
 
 /** A claim taken: claimed from storage, or handed over by fan-out. */
@@ -63,12 +64,15 @@ export const renew = (env: Env, claims: Claims): Effect.Effect<void> =>
     const leaseUntil = (yield* Clock.currentTimeMillis) + env.settings.leaseMs
     const renewed = new Set(yield* env.store.renew(held.map(heldClaim), leaseUntil))
     for (const item of held) if (renewed.has(item.claimed.id)) item.leaseUntil = leaseUntil
+    claims.renewFailing = false
   }).pipe(
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause)
-        ? Effect.failCause(cause)
-        : env.logWriteFailure("Leases could not be renewed", cause)
-    )
+    Effect.catchAllCause((cause) => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      // Said once until a renewal succeeds, not every third of a lease through an outage.
+      if (claims.renewFailing) return Effect.void
+      claims.renewFailing = true
+      return env.logWriteFailure("Leases could not be renewed; attempts start again once they are", cause)
+    })
   )
 
 /**

@@ -56,6 +56,8 @@ export interface Claims {
   finishedAtStop: number
   released: Array<Held>
   abandoned: Array<Held>
+  /** A failed renewal is said once, until one succeeds again. */
+  renewFailing: boolean
 }
 
 /**
