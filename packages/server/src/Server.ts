@@ -184,10 +184,16 @@ const dispatching = (config: ServerConfig) =>
 /**
  * The work a server does besides answering requests: the webhook dispatcher, the tour generator's
  * loop and the sweeps of expired data. Hosts that build the ports themselves run it beside them.
+ * Closing it is a stop: `Stopping` is raised first (readiness 503), then the loops drain.
  * @since 0.1.0
  */
 export const layerBackground = (config: ServerConfig) =>
-  Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs), Sweeps.layerLoop())
+  // Built after the loops, so its finalizer runs before theirs.
+  Stopping.layerOnStop.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs), Sweeps.layerLoop())
+    )
+  )
 
 /**
  * The Node HTTP server the reference server listens with: a request not fully arrived within
@@ -272,7 +278,7 @@ export const layer = (config: ServerConfig, referenceData: ReferenceDataFile, op
   )
   // Built after the routes, so a stop (finalizers in reverse) first says it is stopping and
   // drains the dispatcher while requests are still answered, then closes the server.
-  const server = Layer.mergeAll(layerBackground(config), Stopping.layerOnStop).pipe(
+  const server = layerBackground(config).pipe(
     Layer.provideMerge(serving),
     // The development key is printed before the server says where it listens.
     Layer.provideMerge(developmentKey(config)),

@@ -7,7 +7,6 @@
 import type * as NodeHttp from "node:http"
 import * as Console from "@waybill/console/Console"
 import * as ApiKeys from "@waybill/core/ApiKeys"
-import * as Stopping from "@waybill/core/Stopping"
 import type { WorkspaceId } from "@waybill/core/Workspace"
 import * as Http from "@waybill/http/Http"
 import * as InProcess from "@waybill/http/InProcess"
@@ -179,9 +178,6 @@ export const make = async (options: Options = {}): Promise<Waybill> => {
     // the dispatcher drained while requests are answered, then the handler, then the database.
     close: async () => {
       closed = true
-      await Effect.runPromise(
-        Effect.flatMap(Stopping.Stopping, (stopping) => stopping.begin).pipe(Effect.provide(exit.value))
-      )
       await Effect.runPromise(Scope.close(backgroundScope, Exit.void).pipe(Effect.provide(logging)))
       await web.dispose()
       await Effect.runPromise(Scope.close(scope, Exit.void))
