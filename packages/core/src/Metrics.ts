@@ -121,6 +121,25 @@ const durationKey = MetricKey.histogram("waybill_http_request_duration_seconds",
 /** `waybill_http_request_duration_seconds{method,route}`. @since 0.1.0 */
 export const httpRequestDuration = Metric.fromMetricKey(durationKey)
 
+const retentionRemovedKey = MetricKey.counter("waybill_retention_removed_total", {
+  description: "Rows removed past the retention by this process, by kind.",
+  incremental: true
+})
+
+/** What retention removes, as `waybill_retention_removed_total` labels it. @since 0.1.0 */
+export type RemovedKind = "events" | "deliveries" | "attempts" | "alerts" | "idempotency"
+
+/** Every `kind` label value of `waybill_retention_removed_total`. @since 0.1.0 */
+export const removedKinds: ReadonlyArray<RemovedKind> = ["events", "deliveries", "attempts", "alerts", "idempotency"]
+
+/** `waybill_retention_removed_total{kind}`. @since 0.1.0 */
+export const retentionRemoved = Metric.fromMetricKey(retentionRemovedKey)
+
+/** `waybill_oldest_event_age_seconds`: age of the oldest event kept, 0 when none, set when read. @since 0.1.0 */
+export const oldestEventAge = Metric.gauge("waybill_oldest_event_age_seconds", {
+  description: "Age of the oldest event kept in storage; 0 when none."
+})
+
 const traceSpansKey = MetricKey.counter("waybill_trace_spans_total", {
   description: "Spans handed to the trace exporter: exported, failed (their request failed) or dropped (queue full).",
   incremental: true
@@ -182,6 +201,7 @@ const byType = taggedBy(eventsKey, 256)
 const byStatus = taggedBy(deliveriesKey, 8)
 const byResult = taggedBy(attemptsKey, 16)
 const bySpanResult = taggedBy(traceSpansKey, 4)
+const byRemovedKind = taggedBy(retentionRemovedKey, 8)
 const requestsBy = taggedBy(requestsKey, 2048)
 const durationBy = taggedBy(durationKey, 512)
 const attemptDurationOf = untagged(attemptDurationKey)
@@ -204,6 +224,13 @@ export const recordDelivery = (status: "succeeded" | "failed", latencyMs: number
   byStatus(status, () => [["status", status]])(1)
   if (latencyMs !== undefined) deliveryLatencyOf(Math.max(0, latencyMs) / 1000)
 }
+
+/** Counts `count` deliveries that expired undelivered (retention). @since 0.1.0 */
+export const recordExpired = (count: number): void => byStatus("expired", () => [["status", "expired"]])(count)
+
+/** Counts `count` rows of `kind` removed past the retention. @since 0.1.0 */
+export const recordRemoved = (kind: RemovedKind, count: number): void =>
+  byRemovedKind(kind, () => [["kind", kind]])(count)
 
 /** Counts `count` spans the trace exporter is done with, by `result` (0 makes the series exist). @since 0.1.0 */
 export const recordSpans = (result: SpanResult, count: number): void =>
@@ -246,14 +273,22 @@ export const recordRequest = (
   ])(durationMs / 1000)
 }
 
-/** Sets the storage gauges: up, and when up the pending deliveries and the outbox lag in seconds. @since 0.1.0 */
+/** Sets the storage gauges: up, and when up the pending deliveries, the outbox lag and the oldest event's age in seconds. @since 0.1.0 */
 export const recordStorage = (
-  state: { readonly up: false } | { readonly up: true; readonly pending: number; readonly lagSeconds: number }
+  state:
+    | { readonly up: false }
+    | {
+        readonly up: true
+        readonly pending: number
+        readonly lagSeconds: number
+        readonly oldestEventAgeSeconds: number
+      }
 ): void => {
   databaseUp.unsafeUpdate(state.up ? 1 : 0, [])
   if (state.up) {
     deliveriesPending.unsafeUpdate(state.pending, [])
     outboxLag.unsafeUpdate(state.lagSeconds, [])
+    oldestEventAge.unsafeUpdate(state.oldestEventAgeSeconds, [])
   }
 }
 
@@ -263,7 +298,8 @@ export const recordStorage = (
  * @since 0.1.0
  */
 export const registerFixed = (): void => {
-  for (const status of ["succeeded", "failed"] as const) byStatus(status, () => [["status", status]])(0)
+  for (const status of ["succeeded", "failed", "expired"] as const) byStatus(status, () => [["status", status]])(0)
+  for (const kind of removedKinds) recordRemoved(kind, 0)
   for (const result of attemptResults) byResult(result, () => [["result", result]])(0)
   toursGenerated.unsafeUpdate(0, [])
   attemptDuration.unsafeValue([])

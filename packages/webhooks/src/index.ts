@@ -34,6 +34,8 @@ export * as Page from "./Page.js"
 export * as Registration from "./Registration.js"
 /** Resend and replay: request rules, retention window, errors. @since 0.1.0 */
 export * as Replay from "./Replay.js"
+/** Retention: the window, its time ranges, expiry of open deliveries and the removal port. @since 0.1.0 */
+export * as Retention from "./Retention.js"
 /** Webhook secrets at rest: the `SecretBox` port and AES-256-GCM. @since 0.1.0 */
 export * as SecretBox from "./SecretBox.js"
 
