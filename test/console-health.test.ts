@@ -4,7 +4,7 @@
  * the last 24 hours on the webhook's page (succeeded and failed per hour as SVG bars, totals,
  * latency p50/p95, every hour as a table; the server's clock is moved back through the day so
  * that the deliveries fall in different hours); the status badge, Disable and Enable on the list
- * and the page with the held count, and the rate limit and ordering in the form with the API's
+ * and the page with the held count and when the oldest held delivery expires, and the rate limit and ordering in the form with the API's
  * issues at their fields. By keyboard and at 390 px. Screenshots go to
  * `WAYBILL_SCREENSHOTS` (docs/images: `npm run docs:screenshots`), else to a temporary directory.
  */
@@ -222,12 +222,18 @@ describeInBrowser("console health view in a browser", () => {
               "two held deliveries"
             )
             assert.strictEqual(target.received.length, 0)
+            // When the oldest held delivery expires, as the list (to the minute) and the page say it.
+            const expiresAt = (yield* api(`/webhooks/${id}`)).body.oldestHeldExpiresAt as number
+            const utc = new Date(expiresAt * 1000).toISOString().replace("T", " ")
+            const expiry = (at: string) =>
+              `Held deliveries expire from ${at} UTC (retention); enable the webhook before then to send them.`
 
-            // The page: status, held count, held deliveries without Resend; Enable by keyboard.
+            // The page: status, held count and expiry, held deliveries without Resend; Enable by keyboard.
             yield* Effect.promise(async () => {
               await p.reload()
               await card().locator(".held").waitFor()
               assert.strictEqual(await card().locator(".held").textContent(), "2 deliveries held (last 7 days)")
+              assert.strictEqual(await card().locator(".held-expiry").textContent(), expiry(utc.slice(0, 16)))
               assert.isFalse(await overflowsSideways(p), "the list at 390 px")
               await card().scrollIntoViewIfNeeded()
               await card().screenshot({ path: join(screenshots, "list-disabled-390.png") })
@@ -240,6 +246,7 @@ describeInBrowser("console health view in a browser", () => {
               assert.include(settings, "Disabled (manual)")
               assert.include(settings, "By an operator since")
               assert.include(settings, "2 deliveries held (last 7 days)")
+              assert.include(settings, expiry(utc.slice(0, 19)))
               assert.deepStrictEqual(await p.locator(".delivery .status").allTextContents(), ["held", "held"])
               assert.strictEqual(await p.locator(".delivery .resend").count(), 0)
               assert.match(await p.locator(".chart-totals").innerText(), /Held\s+2/)
@@ -252,6 +259,7 @@ describeInBrowser("console health view in a browser", () => {
                 .getByText(`${target.url} is enabled: its held deliveries are being sent in event order.`)
                 .waitFor()
               assert.strictEqual(await p.locator("dl.settings .webhook-status").textContent(), "Enabled")
+              assert.strictEqual(await p.locator(".held-expiry").count(), 0)
             })
             yield* eventually(
               Effect.sync(() => target.received.length === 2),

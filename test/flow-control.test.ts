@@ -1,11 +1,13 @@
 /**
  * Flow control over HTTP (contract §8), on PGlite and PostgreSQL, on the reference server and the
  * Express host: the settings a webhook answers and refuses, `POST /webhooks/{id}/disable` and
- * `/enable` with held deliveries sent on enable, and automatic disabling with
- * `WAYBILL_DISABLE_AFTER_FAILURES` (here 2).
+ * `/enable` with held deliveries sent on enable (and, while held, when the oldest expires), and
+ * automatic disabling with `WAYBILL_DISABLE_AFTER_FAILURES` (here 2).
  */
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Id from "@waybill/core/Id"
+import * as Retention from "@waybill/webhooks/Retention"
+import { Effect, Option } from "effect"
 import { call, forEachServer, keys } from "./harness.js"
 import { eventually, receiver } from "./receivers.js"
 
@@ -83,10 +85,20 @@ forEachServer(
           ["held", "held", "held"]
         )
         assert.strictEqual(target.received.length, 0)
+        // While it holds them, its answers say when the oldest expires: that delivery's event
+        // time (which its id carries) plus the retention (the default, 30 days).
+        const oldest = log.body.data.map((delivery: { id: string }) => delivery.id).sort()[0]
+        const expiresAt = Math.floor((Option.getOrThrow(Id.timeOf(oldest)) + Retention.defaultRetentionMs) / 1000)
+        const shown = yield* api(`/webhooks/${webhook.id}`)
+        assert.strictEqual(shown.body.oldestHeldExpiresAt, expiresAt, shown.text)
+        const listed = yield* api("/webhooks?limit=100")
+        const inList = listed.body.data.find((answer: { id: string }) => answer.id === webhook.id)
+        assert.strictEqual(inList.oldestHeldExpiresAt, expiresAt, listed.text)
         const enabled = yield* api(`/webhooks/${webhook.id}/enable`, { method: "POST" })
         assert.strictEqual(enabled.status, 200)
         assert.strictEqual(enabled.body.status, "enabled")
         assert.isFalse("disabledReason" in enabled.body)
+        assert.isFalse("oldestHeldExpiresAt" in enabled.body)
         yield* eventually(
           Effect.sync(() => target.received.length === 3),
           "the held deliveries"

@@ -100,7 +100,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addError(NotFound)
       .annotate(
         OpenApi.Description,
-        "Resends, in event order, every delivery of the webhook whose event was created in [since, until) and whose status is failed (default) or, with status all, failed or succeeded; pending ones are left alone. since must lie within the retention window (30 days by default) and until after since."
+        "Resends, in event order, every delivery of the webhook whose event was created in [since, until) and whose status is failed (default) or, with status all, failed or succeeded; pending ones are left alone. since must lie within the retention (the reference server's WAYBILL_RETENTION, 30 days by default; no bound with 0) and until after since."
       )
   )
   .add(

@@ -402,6 +402,20 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
         Effect.orDie
       )
     },
+    // One statement for a page of webhooks, over the partial index of held deliveries; the ids
+    // go as one JSON parameter, so the statement's text is the same for every page.
+    oldestHeld: (workspaceId, webhookIds) =>
+      webhookIds.length === 0
+        ? Effect.succeed(new Map<string, string>())
+        : sql<{ webhook_id: string; id: string }>`
+          SELECT webhook_id, min(id) AS id FROM deliveries
+          WHERE workspace_id = ${workspaceId}
+            AND webhook_id = ANY (ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(webhookIds)}::jsonb)))
+            AND status = 'held'
+          GROUP BY webhook_id`.pipe(
+            Effect.map((rows): ReadonlyMap<string, string> => new Map(rows.map((row) => [row.webhook_id, row.id]))),
+            Effect.orDie
+          ),
     // One read over the stats index (0013), by status and hour in one pass; percentiles over
     // the deliveries that ended.
     stats: (workspaceId, webhookId, window) =>

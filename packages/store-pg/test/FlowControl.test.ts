@@ -9,6 +9,7 @@ import * as EventIntake from "@waybill/events/EventIntake"
 import { DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
 import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
+import * as Retention from "@waybill/webhooks/Retention"
 import { WebhookService } from "@waybill/webhooks/WebhookService"
 import { Effect, Layer, Ref, Schema, TestClock } from "effect"
 import { forEachBackend, webhookStack } from "./harness.js"
@@ -188,6 +189,74 @@ forEachBackend(
           "each held delivery sent exactly once"
         )
         assert.deepStrictEqual(yield* statuses(ws, webhook.id), Array(5).fill("succeeded"))
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("the oldest held delivery of each webhook in one read; the answers say when it expires", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const ws = Schema.decodeSync(WorkspaceId)("flow-expiry")
+        const foreignWs = Schema.decodeSync(WorkspaceId)("flow-expiry-other")
+        const first = yield* register(ws, "expiry-first")
+        const second = yield* register(ws, "expiry-second")
+        const open = yield* register(ws, "expiry-open")
+        const foreign = yield* register(foreignWs, "expiry-foreign")
+        for (const [webhook, in_] of [
+          [first, ws],
+          [second, ws],
+          [foreign, foreignWs]
+        ] as const) {
+          yield* service((s) => s.disable(webhook.id), in_)
+        }
+        yield* TestClock.setTime(NOW + 500)
+        yield* publish(ws, "tour_expiry0")
+        yield* publish(foreignWs, "tour_expiry_foreign")
+        yield* TestClock.setTime(NOW + 5_500)
+        yield* publish(ws, "tour_expiry1")
+        for (const webhook of [first, second, open]) yield* fannedOut(webhook.id, 2)
+        yield* fannedOut(foreign.id, 1)
+        yield* settle
+        assert.deepStrictEqual(yield* statuses(ws, first.id), ["held", "held"])
+        assert.deepStrictEqual(yield* statuses(ws, open.id), ["succeeded", "succeeded"])
+
+        // Per webhook holding deliveries, the smallest id: its oldest event's. Not another
+        // workspace's, not an enabled webhook's.
+        const oldestOf = (webhookId: string) =>
+          Effect.map(
+            service((s) => s.deliveries(webhookId, { limit: 10 }), ws),
+            (page) => page.data.map((delivery) => delivery.id).sort()[0]!
+          )
+        const store = yield* DeliveryStoreTag
+        const oldest = yield* store.oldestHeld(ws, [first.id, second.id, open.id, foreign.id, "whk_missing"])
+        const expected = new Map<string, string>([
+          [first.id, yield* oldestOf(first.id)],
+          [second.id, yield* oldestOf(second.id)]
+        ])
+        assert.deepStrictEqual(new Map(oldest), expected)
+        assert.strictEqual((yield* store.oldestHeld(foreignWs, [first.id, second.id])).size, 0)
+        assert.strictEqual((yield* store.oldestHeld(ws, [])).size, 0)
+
+        // The answers: the oldest held event's time plus the retention, in epoch seconds.
+        const page = yield* service((s) => s.list({ limit: 10 }), ws).pipe(
+          Effect.provideService(Retention.Window, { retentionMs: 120_000 })
+        )
+        // Registered in the same millisecond: compared by id, not in the page's order.
+        assert.deepStrictEqual(
+          new Map(page.data.map((answer) => [answer.id, answer.oldestHeldExpiresAt])),
+          new Map([
+            [first.id, (NOW + 120_000) / 1000],
+            [second.id, (NOW + 120_000) / 1000],
+            [open.id, undefined]
+          ])
+        )
+        assert.isFalse("oldestHeldExpiresAt" in page.data.find((answer) => answer.id === open.id)!)
+        assert.strictEqual(
+          (yield* service((s) => s.get(first.id), ws)).oldestHeldExpiresAt,
+          Math.floor((NOW + 500 + Retention.defaultRetentionMs) / 1000)
+        )
+        const enabled = yield* service((s) => s.enable(second.id), ws)
+        assert.isFalse("oldestHeldExpiresAt" in enabled)
+        assert.deepStrictEqual([...(yield* store.oldestHeld(ws, [first.id, second.id])).keys()], [first.id])
       }).pipe(Effect.scoped)
     )
 

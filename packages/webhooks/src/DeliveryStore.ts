@@ -218,6 +218,16 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
      * keeping their cycle. One atomic step, so each is released once.
      */
     readonly release: (workspaceId: WorkspaceId, webhookId: string, now: number) => Effect.Effect<void>
+    /**
+     * For each of these webhooks of the workspace that holds deliveries, the id of its oldest held
+     * one (ids sort by their event's time, which they carry): one read for a page of webhooks (one
+     * statement on PostgreSQL); webhooks holding none are absent.
+     * @since 0.3.0
+     */
+    readonly oldestHeld: (
+      workspaceId: WorkspaceId,
+      webhookIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, string>>
     /** One bounded step of a replay (one statement on PostgreSQL). */
     readonly replayStep: (request: ReplayRequest) => Effect.Effect<ReplayStep>
     /** The statistics of a webhook's deliveries whose events were recorded in `window`, in one read. */

@@ -311,6 +311,18 @@ export const make = (): DeliveryStore["Type"] => {
           enqueue(row)
         }
       }),
+    oldestHeld: (workspaceId, webhookIds) =>
+      Effect.sync(() => {
+        const wanted = new Set(webhookIds)
+        const oldest = new Map<string, string>()
+        if (wanted.size === 0) return oldest
+        for (const { delivery, status } of rows.values()) {
+          if (status !== "held" || delivery.workspaceId !== workspaceId || !wanted.has(delivery.webhookId)) continue
+          const known = oldest.get(delivery.webhookId)
+          if (known === undefined || delivery.id < known) oldest.set(delivery.webhookId, delivery.id)
+        }
+        return oldest
+      }),
     stats: (workspaceId, webhookId, window) =>
       Effect.sync(() =>
         summarize(

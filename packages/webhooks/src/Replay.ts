@@ -2,9 +2,14 @@
 import * as Issue from "@waybill/core/Issue"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Retention from "./Retention.js"
 
-/** How far back a replay may reach by default: 30 days (`since` older than that is refused). @since 0.1.0 */
-export const defaultRetentionSeconds = 30 * 24 * 60 * 60
+/**
+ * How far back a replay may reach by default: the default retention, 30 days (`since` older than
+ * that is refused). The service takes the configured one, `Retention.Window`.
+ * @since 0.1.0
+ */
+export const defaultRetentionSeconds = Retention.defaultRetentionMs / 1000
 
 /** Deliveries a replay looks at per step (one statement, one short transaction on PostgreSQL). @since 0.1.0 */
 export const defaultStepSize = 1_000
@@ -48,8 +53,9 @@ const epochSeconds = (value: unknown): value is number =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= 0
 
 /**
- * Checks a replay request against the clock and the retention window, listing every issue.
- * `until` defaults to one second past now, so events of this second count.
+ * Checks a replay request against the clock and the retention (in seconds; 0 keeps everything, so
+ * `since` has no lower bound), listing every issue. `until` defaults to one second past now, so
+ * events of this second count.
  * @since 0.1.0
  */
 export const validate = (
@@ -63,14 +69,14 @@ export const validate = (
     if (!known.has(key)) issues.push(Issue.make(key, "is not a field of a replay"))
   }
   const { since, until, status } = input
-  const oldest = nowSeconds - retentionSeconds
+  const oldest = Math.ceil(nowSeconds - retentionSeconds)
   if (since === undefined) issues.push(Issue.make("since", "is required"))
   else if (!epochSeconds(since)) issues.push(Issue.make("since", "must be an integer epoch second"))
-  else if (since < oldest) {
+  else if (retentionSeconds > 0 && since < oldest) {
     issues.push(
       Issue.make(
         "since",
-        `must not be older than the retention window of ${Math.round(retentionSeconds / 86_400)} days (${oldest})`
+        `must not be older than the retention of ${Retention.format(retentionSeconds * 1000)} (${oldest})`
       )
     )
   }

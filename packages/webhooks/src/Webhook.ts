@@ -2,9 +2,11 @@
  * Webhooks (contract §5): the registration request, the stored webhook and the response (secrets masked).
  * @since 0.1.0
  */
+import * as Id from "@waybill/core/Id"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import { EventType } from "@waybill/events/EventType"
 import { FilterGroup } from "@waybill/filters/Filter"
+import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 
@@ -209,7 +211,11 @@ export const MaskedAuth = Schema.Union(
 /** @since 0.1.0 */
 export type MaskedAuth = typeof MaskedAuth.Type
 
-/** A webhook as the API answers it; only a disabled one shows `disabledReason` and `disabledAt`. @since 0.1.0 */
+/**
+ * A webhook as the API answers it; only a disabled one shows `disabledReason` and `disabledAt`, and
+ * `oldestHeldExpiresAt` while it holds deliveries that the retention removes.
+ * @since 0.1.0
+ */
 export const WebhookResponse = Schema.Struct({
   id: Schema.String,
   url: Schema.String,
@@ -223,6 +229,12 @@ export const WebhookResponse = Schema.Struct({
     DisabledReason.annotations({ description: "Present while disabled: manual, or failing (automatic disabling)" })
   ),
   disabledAt: Schema.optional(Schema.Int.annotations({ description: "Present while disabled: since when (epoch s)" })),
+  oldestHeldExpiresAt: Schema.optional(
+    Schema.Int.annotations({
+      description:
+        "Present while the webhook holds deliveries (disabled) and the retention is not 0: when (epoch s) the oldest of them expires, its event passing the retention, unless the webhook is enabled first; an expired delivery is never sent"
+    })
+  ),
   rateLimitPerSecond: Schema.NullOr(Schema.Int),
   ordering: Ordering
 }).annotations({ identifier: "Webhook" })
@@ -252,8 +264,25 @@ export const maskAuth = (auth: SealedAuth | OpenAuth | AuthRequest, now?: number
   }
 }
 
-/** The response form of a stored webhook, as of `now` (epoch seconds; see `maskAuth`). @since 0.1.0 */
-export const toResponse = (webhook: Webhook, now?: number): WebhookResponse => ({
+/**
+ * When a held delivery expires (epoch s): its event's time, which its id carries, plus the retention
+ * (`Retention.Window`); none when the retention is 0 (nothing is removed) or the id carries no time.
+ * @since 0.3.0
+ */
+export const heldExpiresAt = (deliveryId: string, retentionMs: number): number | undefined =>
+  retentionMs <= 0
+    ? undefined
+    : Option.match(Id.timeOf(deliveryId), {
+        onNone: () => undefined,
+        onSome: (eventAt) => Math.floor((eventAt + retentionMs) / 1000)
+      })
+
+/**
+ * The response form of a stored webhook, as of `now` (epoch seconds; see `maskAuth`), with
+ * `oldestHeldExpiresAt` when given (see `heldExpiresAt`).
+ * @since 0.1.0
+ */
+export const toResponse = (webhook: Webhook, now?: number, oldestHeldExpiresAt?: number): WebhookResponse => ({
   id: webhook.id,
   url: webhook.url,
   events: webhook.events,
@@ -265,6 +294,7 @@ export const toResponse = (webhook: Webhook, now?: number): WebhookResponse => (
   ...(webhook.status === "disabled" && webhook.disabledReason !== undefined && webhook.disabledAt !== undefined
     ? { disabledReason: webhook.disabledReason, disabledAt: webhook.disabledAt }
     : {}),
+  ...(oldestHeldExpiresAt === undefined ? {} : { oldestHeldExpiresAt }),
   rateLimitPerSecond: webhook.rateLimitPerSecond,
   ordering: webhook.ordering
 })

@@ -1,7 +1,8 @@
 /**
  * The webhook service behind the `/webhooks` and `/alerts` endpoints, over its ports. Every method
  * acts in the caller's `CurrentWorkspace` (another workspace's webhook is not found); responses
- * mask every secret.
+ * mask every secret. The retention (`Retention.Window`, 30 days unless the caller's context says
+ * otherwise) bounds a replay's `since` and gives a disabled webhook's `oldestHeldExpiresAt`.
  * @since 0.1.0
  */
 import type * as Idempotency from "@waybill/core/Idempotency"
@@ -95,7 +96,10 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
       | Idempotency.IdempotencyKeyInFlight,
       CurrentWorkspace | Idempotency.Idempotency
     >
-    /** `GET /webhooks`: newest first; `limit` 1–100 (default 20). */
+    /**
+     * `GET /webhooks`: newest first; `limit` 1–100 (default 20). A disabled webhook holding
+     * deliveries answers `oldestHeldExpiresAt` (one read of the delivery store for the page).
+     */
     readonly list: (
       params: Page.Params
     ) => Effect.Effect<Page.Page<WebhookResponse>, ValidationError.ValidationError, CurrentWorkspace>
@@ -154,6 +158,7 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
     /**
      * `POST /webhooks/{id}/replay` → 202: the webhook's failed (or, with `all`, ended) deliveries
      * whose events fall in `[since, until)` go back to `pending`; answers how many went back.
+     * `since` older than the retention (`Retention.Window`; none with 0) fails at `since`.
      */
     readonly replay: (
       id: string,
@@ -180,8 +185,6 @@ export interface Options {
   readonly allowPrivateTargets: boolean
   /** How long registration waits for the resolver before accepting the name; 5 s by default. */
   readonly resolveTimeoutMs?: number | undefined
-  /** How far back a replay may reach (`since`), in seconds; 30 days by default. */
-  readonly replayRetentionSeconds?: number | undefined
   /** Deliveries a replay looks at per step (one statement); 1 000 by default. */
   readonly replayStepSize?: number | undefined
   /** How many webhooks a workspace may hold (a positive integer); `defaultMaxWebhooksPerWorkspace` by default. */
@@ -195,7 +198,6 @@ export const make = (options: Options) =>
     const env = yield* Env.make({
       allowPrivateTargets: options.allowPrivateTargets,
       resolveTimeoutMs: options.resolveTimeoutMs ?? 5_000,
-      retentionSeconds: options.replayRetentionSeconds ?? Replay.defaultRetentionSeconds,
       stepSize: Math.max(1, Math.floor(options.replayStepSize ?? Replay.defaultStepSize)),
       maxWebhooks
     })

@@ -5,6 +5,7 @@ import * as TestClock from "effect/TestClock"
 import { DeliveryStore } from "../src/DeliveryStore.js"
 import { Dispatcher } from "../src/Dispatcher.js"
 import * as Replay from "../src/Replay.js"
+import * as Retention from "../src/Retention.js"
 import { make as makeService, WebhookService } from "../src/WebhookService.js"
 import {
   deliveriesOf,
@@ -75,6 +76,18 @@ describe("Replay.validate", () => {
     ])
     assert.deepStrictEqual(paths(null), [""])
     assert.deepStrictEqual(paths({}), ["since"])
+  })
+
+  it("says the retention as it is written; a retention of 0 leaves since without a lower bound", () => {
+    assert.deepStrictEqual(
+      Replay.validate({ since: now - 121 }, now, 120),
+      Either.left([{ path: "since", message: `must not be older than the retention of 2m (${now - 120})` }])
+    )
+    assert.deepStrictEqual(
+      Replay.validate({ since: 0 }, now),
+      Either.left([{ path: "since", message: `must not be older than the retention of 30d (${now - 30 * 86_400})` }])
+    )
+    assert.isTrue(Either.isRight(Replay.validate({ since: 0 }, now, 0)))
   })
 })
 
@@ -250,5 +263,26 @@ describe("replay", () => {
       )
       assert.strictEqual(foreign._tag, "WebhookNotFound")
     }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
+  it.effect("reaches back as far as the retention in context (Retention.Window), and without bound for 0", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration())
+      const now = NOW / 1000
+      const tooOld = yield* Effect.flip(replay(webhook.id, { since: now - 121 }))
+      assert.strictEqual(tooOld._tag, "ValidationError")
+      assert.deepStrictEqual(tooOld._tag === "ValidationError" ? tooOld.issues : [], [
+        { path: "since", message: `must not be older than the retention of 2m (${now - 120})` }
+      ])
+      assert.deepStrictEqual(yield* replay(webhook.id, { since: now - 120 }), { deliveries: 0 })
+      const everything = yield* replay(webhook.id, { since: 0 }).pipe(
+        Effect.provideService(Retention.Window, { retentionMs: 0 })
+      )
+      assert.deepStrictEqual(everything, { deliveries: 0 })
+    }).pipe(
+      Effect.provide(makeLayer({ respond: () => ok() })),
+      Effect.provideService(Retention.Window, { retentionMs: 120_000 })
+    )
   )
 })

@@ -1,6 +1,6 @@
 /**
- * One webhook: its settings (its status with the deliveries it holds, rate limit and ordering,
- * the end of a secret rotation's overlap while one runs), Disable / Enable, the
+ * One webhook: its settings (its status with the deliveries it holds and from when they expire,
+ * rate limit and ordering, the end of a secret rotation's overlap while one runs), Disable / Enable, the
  * "Rotate secret" action, a chart of its last 24 hours (`DeliveryChart`), its delivery log (every attempt with status code, error class,
  * duration and trigger, a Resend button per delivery that has ended, and a replay of failed
  * deliveries since a time) and its failure alerts.
@@ -19,7 +19,7 @@ import { Notice } from "./Notice.js"
 import { RotateSecret, rotationNotice } from "./RotateSecret.js"
 import { Section } from "./Section.js"
 import { deliveryText } from "./WebhookList.js"
-import { heldText, StatusBadge, statusSentence, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
+import { heldExpiryText, heldText, StatusBadge, statusSentence, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
 
 // A `datetime-local` value (the browser's time zone) for epoch seconds, and back.
 const localInput = (seconds: number) => {
@@ -152,6 +152,9 @@ export const WebhookDetail = (props: {
         <dd>
           <StatusBadge webhook={webhook} /> <span class="status-sentence">{statusSentence(webhook, time)}</span>
           {held !== null && <span class="held"> {heldText(held)}</span>}
+          {webhook.oldestHeldExpiresAt !== undefined && (
+            <span class="held-expiry"> {heldExpiryText(webhook, time)}</span>
+          )}
         </dd>
         <dt>Delivery</dt>
         <dd>{deliveryText(webhook)}</dd>

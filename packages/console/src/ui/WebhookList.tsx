@@ -1,15 +1,16 @@
 /**
  * Settings → Webhooks: every webhook of the workspace (URL, its status and, when disabled, how
- * many deliveries it holds, description, events, rate limit and ordering, auth type and its
- * masked secret, and until when a rotated secret's predecessor still signs), with links to its
- * delivery log and its form, Disable / Enable, and delete with confirmation.
+ * many deliveries it holds and from when they expire, description, events, rate limit and
+ * ordering, auth type and its masked secret, and until when a rotated secret's predecessor still
+ * signs), with links to its delivery log and its form, Disable / Enable, and delete with
+ * confirmation.
  */
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { useCanManage } from "./access.js"
 import { type Api, ApiFailure, call } from "./api.js"
 import { Notice } from "./Notice.js"
-import { heldText, StatusBadge, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
+import { heldExpiryText, heldText, StatusBadge, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
 
 const time = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`
 
@@ -109,6 +110,7 @@ const WebhookCard = (props: {
 }) => {
   const { webhook } = props
   const held = useHeldCount(props.api, webhook)
+  const expiry = heldExpiryText(webhook, time)
   const canManage = useCanManage()
   return (
     <li class="card">
@@ -118,6 +120,7 @@ const WebhookCard = (props: {
       <p class="status-line">
         <StatusBadge webhook={webhook} />
         {held !== null && <span class="held">{heldText(held)}</span>}
+        {expiry !== null && <span class="held-expiry">{expiry}</span>}
       </p>
       {webhook.description !== null && <p class="description">{webhook.description}</p>}
       <dl>

@@ -1,6 +1,7 @@
 /**
  * A webhook's status (contract §8) as the list and its page show it: a badge (enabled, or
- * disabled with its reason), how many of its deliveries are held, and the Disable / Enable
+ * disabled with its reason), how many of its deliveries are held and from when the retention
+ * ends them as expired (`oldestHeldExpiresAt`), and the Disable / Enable
  * button (`POST /webhooks/{id}/disable|enable`). Disabling loses nothing: the deliveries of
  * events that happen meanwhile are held and sent, in event order, on Enable.
  */
@@ -50,6 +51,16 @@ export const useHeldCount = (api: Api, webhook: WebhookResponse) => {
 
 /** "12 deliveries held (last 7 days)". */
 export const heldText = (held: number) => `${held} ${held === 1 ? "delivery" : "deliveries"} held (last 7 days)`
+
+/**
+ * From when held deliveries expire (the retention ends them, undelivered), as the API answers it
+ * while the webhook holds some: "Held deliveries expire from 2027-01-22 10:00 UTC (retention);
+ * enable the webhook before then to send them."; `null` when nothing held expires.
+ */
+export const heldExpiryText = (webhook: WebhookResponse, time: (seconds: number) => string): string | null =>
+  webhook.oldestHeldExpiresAt === undefined
+    ? null
+    : `Held deliveries expire from ${time(webhook.oldestHeldExpiresAt)} (retention); enable the webhook before then to send them.`
 
 /**
  * Disable or Enable: the webhook as the API answered, and a sentence for the page's live region,

@@ -10,6 +10,7 @@ import * as DeliveryStats from "../DeliveryStats.js"
 import type * as DeliveryStore from "../DeliveryStore.js"
 import type * as Page from "../Page.js"
 import * as Replay from "../Replay.js"
+import * as Retention from "../Retention.js"
 import { type Env, find, nowSeconds, pageQuery } from "./env.js"
 
 /** The delivery log's operations over `env`. */
@@ -42,7 +43,9 @@ export const make = (env: Env) => {
 
   const replay = Effect.fn("WebhookService.replay")(function* (id: string, input: unknown) {
     const webhook = yield* find(env, id)
-    const window = yield* Either.match(Replay.validate(input, yield* nowSeconds, settings.retentionSeconds), {
+    // The retention in context: `since` reaches back no further than the data kept.
+    const { retentionMs } = yield* Retention.Window
+    const window = yield* Either.match(Replay.validate(input, yield* nowSeconds, retentionMs / 1000), {
       onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "replay")),
       onRight: Effect.succeed
     })

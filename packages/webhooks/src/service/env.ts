@@ -3,7 +3,7 @@
 import type * as Id from "@waybill/core/Id"
 import { Transactor } from "@waybill/core/Transactor"
 import * as ValidationError from "@waybill/core/ValidationError"
-import { CurrentWorkspace } from "@waybill/core/Workspace"
+import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
 import { PropertyDefinitions } from "@waybill/events/PropertyDefinition"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -12,8 +12,9 @@ import { DeliveryStore } from "../DeliveryStore.js"
 import { FailureAlerts } from "../FailureAlerts.js"
 import { HostResolver } from "../HostResolver.js"
 import * as Page from "../Page.js"
+import * as Retention from "../Retention.js"
 import { SecretBox } from "../SecretBox.js"
-import { targetOf, type Webhook } from "../Webhook.js"
+import { heldExpiresAt, targetOf, toResponse, type Webhook, type WebhookResponse } from "../Webhook.js"
 import { WebhookRepository } from "../WebhookRepository.js"
 import { WebhookNotFound } from "./errors.js"
 
@@ -21,7 +22,6 @@ import { WebhookNotFound } from "./errors.js"
 export interface Settings {
   readonly allowPrivateTargets: boolean
   readonly resolveTimeoutMs: number
-  readonly retentionSeconds: number
   readonly stepSize: number
   readonly maxWebhooks: number
 }
@@ -68,6 +68,36 @@ export const find = (env: Env, id: string) =>
       Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(WebhookNotFound.of(id))
     )
   )
+
+/**
+ * The answers for webhooks of one workspace as of `now` (epoch s): each disabled one that holds
+ * deliveries shows when the oldest of them expires under the retention in context
+ * (`Retention.Window`). One read for the whole page, and none when no webhook on it is disabled
+ * (deliveries are held only while their webhook is: `hold` and `release` run in the transaction
+ * that changes its status) or the retention is 0.
+ */
+export const answers = (
+  env: Env,
+  workspaceId: WorkspaceId,
+  webhooks: ReadonlyArray<Webhook>,
+  now: number
+): Effect.Effect<Array<WebhookResponse>> =>
+  Effect.gen(function* () {
+    const disabled = webhooks.filter((webhook) => webhook.status === "disabled").map((webhook) => webhook.id)
+    const { retentionMs } = yield* Retention.Window
+    const oldest =
+      disabled.length === 0 || retentionMs === 0
+        ? new Map<string, string>()
+        : yield* env.deliveryStore.oldestHeld(workspaceId, disabled)
+    return webhooks.map((webhook) => {
+      const held = oldest.get(webhook.id)
+      return toResponse(webhook, now, held === undefined ? undefined : heldExpiresAt(held, retentionMs))
+    })
+  })
+
+/** The answer for one webhook as of `now` (epoch s): see `answers`. */
+export const answer = (env: Env, webhook: Webhook, now: number): Effect.Effect<WebhookResponse> =>
+  Effect.map(answers(env, webhook.workspaceId, [webhook], now), (answered) => answered[0]!)
 
 /** What a change computes when it leaves the webhook as it is: nothing is stored. */
 export const unchanged: unique symbol = Symbol("unchanged")

@@ -7,8 +7,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { keptSecretField } from "../Registration.js"
 import { validateRotation, withPrevious } from "../SecretRotation.js"
-import { type OpenAuth, type SealedAuth, sealedSecretOf, secretContext, toResponse, type Webhook } from "../Webhook.js"
-import { change, type Env, nowSeconds } from "./env.js"
+import { type OpenAuth, type SealedAuth, sealedSecretOf, secretContext, type Webhook } from "../Webhook.js"
+import { answer, change, type Env, nowSeconds } from "./env.js"
 
 /** `auth` with its secret sealed for the webhook `id`. */
 export const seal = (env: Env, id: string, auth: OpenAuth): Effect.Effect<SealedAuth> => {
@@ -70,5 +70,5 @@ export const makeRotate = (env: Env) =>
         return { ...current, auth } satisfies Webhook
       })
     )
-    return toResponse(stored, now)
+    return yield* answer(env, stored, now)
   })

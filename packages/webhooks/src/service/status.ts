@@ -1,8 +1,8 @@
 // `disable` and `enable`: a webhook's status, and its waiting deliveries held or released with it.
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { toResponse, type Webhook } from "../Webhook.js"
-import { change, type Env, unchanged } from "./env.js"
+import type { Webhook } from "../Webhook.js"
+import { answer, change, type Env, unchanged } from "./env.js"
 
 /** The status operations over `env`. */
 export const make = (env: Env) => {
@@ -24,7 +24,7 @@ export const make = (env: Env) => {
         ),
       (webhook) => env.deliveryStore.hold(webhook.workspaceId, webhook.id, now)
     )
-    return toResponse(stored, Math.floor(now / 1000))
+    return yield* answer(env, stored, Math.floor(now / 1000))
   })
 
   const enable = Effect.fn("WebhookService.enable")(function* (id: string) {
@@ -39,7 +39,7 @@ export const make = (env: Env) => {
       },
       (webhook) => env.deliveryStore.release(webhook.workspaceId, webhook.id, now)
     )
-    return toResponse(stored, Math.floor(now / 1000))
+    return yield* answer(env, stored, Math.floor(now / 1000))
   })
 
   return { disable, enable }

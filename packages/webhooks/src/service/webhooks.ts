@@ -20,7 +20,7 @@ import {
   withKeptScheme
 } from "../Registration.js"
 import { toResponse, type Webhook, WebhookResponse } from "../Webhook.js"
-import { change, type Env, find, nowSeconds, pageQuery } from "./env.js"
+import { answer, answers, change, type Env, find, nowSeconds, pageQuery } from "./env.js"
 import { WebhookLimitReached, WebhookNotFound } from "./errors.js"
 import { seal, withKeptSecret } from "./secrets.js"
 
@@ -120,12 +120,11 @@ export const make = (env: Env) => {
     const workspace = yield* CurrentWorkspace
     const query = yield* pageQuery("whk", params)
     const page = yield* repository.list(workspace.id, query)
-    const now = yield* nowSeconds
-    return { data: page.data.map((webhook) => toResponse(webhook, now)), nextCursor: page.nextCursor }
+    return { data: yield* answers(env, workspace.id, page.data, yield* nowSeconds), nextCursor: page.nextCursor }
   })
 
   const get = Effect.fn("WebhookService.get")(function* (id: string) {
-    return toResponse(yield* find(env, id), yield* nowSeconds)
+    return yield* answer(env, yield* find(env, id), yield* nowSeconds)
   })
 
   const update = Effect.fn("WebhookService.update")(function* (id: string, input: unknown) {
@@ -159,7 +158,7 @@ export const make = (env: Env) => {
         } satisfies Webhook
       })
     )
-    return toResponse(stored, yield* nowSeconds)
+    return yield* answer(env, stored, yield* nowSeconds)
   })
 
   const remove = Effect.fn("WebhookService.delete")(function* (id: string) {
