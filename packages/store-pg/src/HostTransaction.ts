@@ -102,6 +102,11 @@ const failureOf = (schema: string, error: unknown): HostTransactionError => {
     })
   }
   const code = reason.code === undefined ? "" : ` [SQLSTATE ${reason.code}]`
+  if (reason.code === "23514" && reason.message.startsWith("no partition")) {
+    return new HostTransactionError({
+      message: `Publishing into Waybill schema "${schema}" failed: no time range holds the event's time (${reason.message}${code}); Waybill's processes create ranges ahead of their clock while they run (docs/operations.md, Retention): is one running, and is this host's clock close to theirs?`
+    })
+  }
   return new HostTransactionError({
     message: `Publishing into Waybill schema "${schema}" failed: ${reason.message}${code}`
   })

@@ -7,8 +7,10 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as TimeRanges from "./internal/timeRanges.js"
 import workspacesAndApiKeys from "./migrations/0001_workspaces_and_api_keys.js"
 import draftsAndEvents from "./migrations/0002_drafts_and_events.js"
 import tours from "./migrations/0003_tours.js"
@@ -26,6 +28,7 @@ import heldDeliveriesIndex from "./migrations/0014_held_deliveries_index.js"
 import eventOrderingKey from "./migrations/0015_event_ordering_key.js"
 import consoleTokens from "./migrations/0016_console_tokens.js"
 import abandonedAttempts from "./migrations/0017_abandoned_attempts.js"
+import timeRanges from "./migrations/0018_time_ranges.js"
 
 /** Every migration, keyed `NNNN_name` as the migrator expects. @since 0.1.0 */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -45,7 +48,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0014_held_deliveries_index": heldDeliveriesIndex,
   "0015_event_ordering_key": eventOrderingKey,
   "0016_console_tokens": consoleTokens,
-  "0017_abandoned_attempts": abandonedAttempts
+  "0017_abandoned_attempts": abandonedAttempts,
+  "0018_time_ranges": timeRanges
 }
 
 /** The table that records applied migrations, in Waybill's schema. @since 0.1.0 */
@@ -182,7 +186,14 @@ export const runIn = (
         cause: error,
         message: `${what}${current === undefined ? "" : ` at statement \`${oneLine(current.compile()[0])}\``}: ${reasonOf(error)}`
       })
-    return yield* migrate.pipe(
+    // Outside the migrations' transaction: statements that must commit alone (0018's check).
+    const prepared = <E, R>(run: Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, E, R>) =>
+      Effect.gen(function* () {
+        step = "preparing time ranges"
+        yield* TimeRanges.prepareConversion(sql, schema, yield* Clock.currentTimeMillis)
+        return yield* run
+      })
+    return yield* prepared(migrate).pipe(
       Statement.withTransformer((statement) =>
         Effect.sync(() => {
           current = statement

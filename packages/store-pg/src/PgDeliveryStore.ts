@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { sqlLayer } from "./internal/adapter.js"
+import * as TimeRanges from "./internal/timeRanges.js"
 import { type WebhookRow, webhookColumns, webhookOf } from "./internal/webhookRows.js"
 
 // Attempts recorded before resend existed carry no trigger: they were all automatic.
@@ -175,7 +176,12 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
         ? Effect.void
         : // One parameter for the whole batch; a second row for an id (the same event fanned
           // out again after a crash) is ignored.
-          sql`
+          TimeRanges.cover(
+            sql,
+            TimeRanges.deliveries,
+            deliveries.map((delivery) => delivery.id)
+          ).pipe(
+            Effect.zipRight(sql`
           INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
                                   status, due_at, attempts, latency_ms, lease_until, lease_token, abandoned_attempts)
           SELECT id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
@@ -208,7 +214,10 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
             event_type text, event_created_at bigint, created_at bigint, status text, due_at bigint, attempts jsonb,
             latency_ms integer, lease_until bigint, lease_token text, abandoned integer)
           ORDER BY n
-          ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
+          ON CONFLICT (id) DO NOTHING`),
+            Effect.asVoid,
+            Effect.orDie
+          ),
     claimDue: (request) =>
       // One statement: per plain webhook at most its room of its earliest due deliveries, so one
       // busy receiver cannot fill a claim. Flow-controlled webhooks are claimed after.

@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import { pageOfDocuments } from "./internal/documents.js"
 import { insertEvents, insertEventsKeyed } from "./internal/eventRows.js"
 import { firstPerKey, insertKeys } from "./internal/idempotencyRows.js"
+import * as TimeRanges from "./internal/timeRanges.js"
 
 const decode = Schema.decodeUnknownSync(Draft)
 
@@ -71,6 +72,11 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
           workspaceId,
           perEntry.flatMap((item) => item.events)
         )
+        yield* TimeRanges.cover(
+          sql,
+          TimeRanges.events,
+          recorded.map((event) => event.id)
+        )
         const keys = perEntry.flatMap((item) => item.events.map(() => item.entry.record?.key ?? null))
         const [result] = yield* sql<{ readonly won: ReadonlyArray<string> }>`
           WITH keys AS (${insertKeys(
@@ -110,6 +116,11 @@ export const layer: Layer.Layer<DraftRepository, never, SqlClient.SqlClient> = L
         const recorded = yield* recordAll(
           workspaceId,
           entries.flatMap((entry) => entry.events)
+        )
+        yield* TimeRanges.cover(
+          sql,
+          TimeRanges.events,
+          recorded.map((event) => event.id)
         )
         yield* sql`
           WITH drafts AS (${insertDrafts(

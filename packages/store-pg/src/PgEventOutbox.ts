@@ -10,6 +10,7 @@ import type * as Layer from "effect/Layer"
 import { sqlLayer } from "./internal/adapter.js"
 import { insertEvents, insertEventsKeyed } from "./internal/eventRows.js"
 import { firstPerKey, insertKeys } from "./internal/idempotencyRows.js"
+import * as TimeRanges from "./internal/timeRanges.js"
 import { defaultSchema } from "./Migrations.js"
 
 /**
@@ -28,6 +29,11 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = sqlLa
     Effect.gen(function* () {
       if (events.length === 0) return []
       const recorded = yield* recordAll(workspaceId, events)
+      yield* TimeRanges.cover(
+        sql,
+        TimeRanges.events,
+        recorded.map((event) => event.id)
+      )
       // The rows and the notification in one statement; its text is the same for any number of
       // events (the rows are one JSON array), so it is prepared once.
       yield* sql`
@@ -44,6 +50,11 @@ export const layer: Layer.Layer<EventOutbox, never, SqlClient.SqlClient> = sqlLa
       const recorded = yield* recordAll(
         workspaceId,
         writing.map((entry) => entry.event)
+      )
+      yield* TimeRanges.cover(
+        sql,
+        TimeRanges.events,
+        recorded.map((event) => event.id)
       )
       const records = writing.flatMap((entry) => (entry.record === undefined ? [] : [entry.record]))
       const [result] = yield* sql<{ readonly won: ReadonlyArray<string> }>`

@@ -9,6 +9,7 @@ import * as Page from "@waybill/webhooks/Page"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import { sqlLayer } from "./internal/adapter.js"
+import * as TimeRanges from "./internal/timeRanges.js"
 
 interface Row {
   readonly id: string
@@ -23,11 +24,12 @@ interface Row {
 /** The alerts over the `SqlClient` in context. @since 0.1.0 */
 export const layer: Layer.Layer<FailureAlerts, never, SqlClient.SqlClient> = sqlLayer(FailureAlerts, (sql) => ({
   raise: (workspaceId, alert) =>
-    sql`
+    TimeRanges.cover(sql, TimeRanges.alerts, [alert.id]).pipe(
+      Effect.zipRight(sql`
           INSERT INTO alerts (id, workspace_id, webhook_id, delivery_id, event_id, event_type, reason, created_at)
           VALUES (${alert.id}, ${workspaceId}, ${alert.webhookId}, ${alert.deliveryId}, ${alert.eventId},
                   ${alert.eventType}, ${alert.reason}, ${alert.createdAt})
-          ON CONFLICT (id) DO NOTHING`.pipe(
+          ON CONFLICT (id) DO NOTHING`),
       Effect.zipRight(
         Effect.logWarning("Webhook delivery failed after its retry").pipe(
           Effect.annotateLogs({

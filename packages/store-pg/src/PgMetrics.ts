@@ -1,6 +1,7 @@
 /**
  * The storage gauges (`waybill_deliveries_pending`, `waybill_outbox_lag_seconds`,
- * `waybill_database_up`), read from the database when metrics are read (docs/operations.md).
+ * `waybill_database_up`,
+ * `waybill_oldest_event_age_seconds`), read from the database when metrics are read (docs/operations.md).
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -23,9 +24,11 @@ export const refresh = (timeoutMs = 2_000): Effect.Effect<void, never, SqlClient
       row?.oldest_id === null || row === undefined
         ? undefined
         : Option.getOrElse(Id.timeOf(row.oldest_id), () => Number(row.oldest_at) * 1000)
+    const firstAt = row?.first_id == null ? undefined : Option.getOrUndefined(Id.timeOf(row.first_id))
     Metrics.recordStorage({
       up: true,
       pending: Number(row?.pending ?? 0),
-      lagSeconds: recordedAt === undefined ? 0 : Math.max(0, now - recordedAt) / 1000
+      lagSeconds: recordedAt === undefined ? 0 : Math.max(0, now - recordedAt) / 1000,
+      oldestEventAgeSeconds: firstAt === undefined ? 0 : Math.max(0, now - firstAt) / 1000
     })
   }).pipe(Effect.catchAllCause(() => Effect.sync(() => Metrics.recordStorage({ up: false }))))

@@ -127,10 +127,10 @@ it.live.skipIf(!process.env.DATABASE_URL)(
       yield* upTo("0005_delivery_fillfactor")
       yield* sql`
         INSERT INTO events (id, workspace_id, type, created_at, body, fanned_out_at) VALUES
-          ('evt_done', 'ws', 'tour-created', 1, '{}', 2),
-          ('evt_pending_1', 'ws', 'tour-created', 1, '{}', NULL),
-          ('evt_done_late', 'ws', 'tour-created', 1, '{}', 2),
-          ('evt_pending_2', 'ws', 'tour-created', 1, '{}', NULL)`
+          ('evt_00000000010000000000000001', 'ws', 'tour-created', 1, '{}', 2),
+          ('evt_00000000010000000000000002', 'ws', 'tour-created', 1, '{}', NULL),
+          ('evt_00000000010000000000000003', 'ws', 'tour-created', 1, '{}', 2),
+          ('evt_00000000010000000000000004', 'ws', 'tour-created', 1, '{}', NULL)`
       yield* upTo("9999")
       const reader = yield* OutboxReader.OutboxReader.pipe(
         Effect.provide(StoreOutboxReader.layer),
@@ -142,7 +142,7 @@ it.live.skipIf(!process.env.DATABASE_URL)(
       const { events } = yield* reader.read(Option.getOrThrow(position), 10)
       assert.deepStrictEqual(
         events.map((event) => event.id),
-        ["evt_pending_1", "evt_pending_2"]
+        ["evt_00000000010000000000000002", "evt_00000000010000000000000004"]
       )
     }).pipe(Effect.scoped, Effect.provide(Reactivity.layer)),
   120_000

@@ -10,11 +10,13 @@ import * as TraceContext from "@waybill/core/TraceContext"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
+import * as Retention from "@waybill/webhooks/Retention"
 import { WebhookService } from "@waybill/webhooks/WebhookService"
 import { Cause, Context, Effect, Layer, Metric, Option, Redacted, Runtime, Schema, TestClock } from "effect"
 import * as Pg from "pg"
 import * as Database from "../src/Database.js"
 import * as HostTransaction from "../src/HostTransaction.js"
+import * as PgRetention from "../src/PgRetention.js"
 import * as Testing from "../src/Testing.js"
 import { webhookStack } from "./harness.js"
 
@@ -235,9 +237,20 @@ if (url === undefined || url === "") {
     it.skip("NOT RUN: DATABASE_URL is not set, so the host's-transaction suite did not run", () => {})
   })
 } else {
+  // A host publishes into ranges Waybill made ahead (PgRetention): here up to past the tests' clock.
+  const rangesUpTo = (migrated: string, now: number) =>
+    Effect.flatMap(Retention.RetentionStore, (store) => store.prepare(now, Retention.defaultRetentionMs)).pipe(
+      Effect.provide(
+        PgRetention.layer.pipe(
+          Layer.provide(Database.layer({ _tag: "Postgres", url: Redacted.make(migrated), maxConnections: 1 }))
+        )
+      )
+    )
   const databases = Layer.scoped(
     Databases,
-    Effect.all({ migrated: Testing.migratedPostgresDatabase(url), bare: Testing.freshPostgresDatabase(url) })
+    Effect.all({ migrated: Testing.migratedPostgresDatabase(url), bare: Testing.freshPostgresDatabase(url) }).pipe(
+      Effect.tap(({ migrated }) => rangesUpTo(migrated, 1_798_000_000_000))
+    )
   )
 
   layer(databases, { timeout: "120 seconds" })("HostTransaction.publishIn [postgres]", (it) => {

@@ -30,6 +30,7 @@ const waybillTables = [
   "events",
   "fan_out",
   "idempotency_keys",
+  "retention_runs",
   "tours",
   "waybill_migrations",
   "webhook_flow",
@@ -111,11 +112,13 @@ const relations = (sql: SqlClient.SqlClient, schema: string) =>
   Effect.map(
     sql<{ name: string; kind: string }>`
       SELECT c.relname AS name, c.relkind::text AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = ${schema} ORDER BY c.relname`,
+      WHERE n.nspname = ${schema} AND NOT c.relispartition ORDER BY c.relname`,
     (rows) => rows.map((row) => `${row.kind}:${row.name}`)
   )
 const tablesOf = (sql: SqlClient.SqlClient, schema: string) =>
-  Effect.map(relations(sql, schema), (rows) => rows.filter((row) => row.startsWith("r:")).map((row) => row.slice(2)))
+  Effect.map(relations(sql, schema), (rows) =>
+    rows.filter((row) => row.startsWith("r:") || row.startsWith("p:")).map((row) => row.slice(2))
+  )
 
 /** Opens Waybill on a configuration, runs `use` with its SqlClient, closes it. */
 const withWaybill = <A, E>(config: Database.DatabaseConfig, use: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
@@ -133,7 +136,8 @@ const publicLayout = Migrator.make({})({
   table: Migrations.table
 })
 const publicLayoutTables = waybillTables.filter(
-  (table) => table !== "idempotency_keys" && table !== "webhook_flow" && table !== "console_tokens"
+  (table) =>
+    table !== "idempotency_keys" && table !== "webhook_flow" && table !== "console_tokens" && table !== "retention_runs"
 )
 
 const counts = (sql: SqlClient.SqlClient, schema: string, tables: ReadonlyArray<string> = publicLayoutTables) =>
@@ -158,8 +162,9 @@ for (const target of targets) {
             Effect.gen(function* () {
               assert.deepStrictEqual(yield* tablesOf(sql, "waybill"), waybillTables)
               const all = yield* relations(sql, "waybill")
-              assert.isTrue(all.includes("S:events_seq_seq"), all.join(" "))
-              assert.isTrue(all.includes("i:deliveries_pending_idx"), all.join(" "))
+              assert.isTrue(all.includes("S:events_seq"), all.join(" "))
+              // Kept by time ranges (0018): the table and its indexes are partitioned ones.
+              assert.isTrue(all.includes("p:deliveries") && all.includes("I:deliveries_pending_idx"), all.join(" "))
               // Every connection of the pool at once, each in a transaction of its own.
               const paths = yield* Effect.all(
                 Array.from({ length: 3 }, () =>
@@ -209,8 +214,8 @@ for (const target of targets) {
           yield* withWaybill(config(), (sql) =>
             Effect.gen(function* () {
               // Waybill's events are its own, beside the host's.
-              yield* sql`INSERT INTO events (id, workspace_id, type, created_at, body) VALUES ('evt_1', 'ws', 'tour-created', 1, '{}')`
-              assert.deepStrictEqual(yield* sql`SELECT id FROM events`, [{ id: "evt_1" }])
+              yield* sql`INSERT INTO events (id, workspace_id, type, created_at, body) VALUES ('evt_00000000010000000000000001', 'ws', 'tour-created', 1, '{}')`
+              assert.deepStrictEqual(yield* sql`SELECT id FROM events`, [{ id: "evt_00000000010000000000000001" }])
             })
           )
           assert.deepStrictEqual(yield* withRaw(look), before)
@@ -232,13 +237,13 @@ for (const target of targets) {
               yield* old`INSERT INTO api_keys VALUES ('key_1', 'ws-a', 'hash', 1, NULL)`
               yield* old`INSERT INTO drafts VALUES ('ws-a', 'drf_1', 'draft', '{"id":"drf_1"}', false, NULL, NULL, 1, 1)`
               yield* old`INSERT INTO events (id, workspace_id, type, created_at, body) VALUES
-                           ('evt_1', 'ws-a', 'tour-created', 1, '{"n":1}'), ('evt_2', 'ws-a', 'tour-created', 2, '{"n":2}')`
+                           ('evt_00000000010000000000000001', 'ws-a', 'tour-created', 1, '{"n":1}'), ('evt_00000000020000000000000002', 'ws-a', 'tour-created', 2, '{"n":2}')`
               yield* old`INSERT INTO tours VALUES ('ws-a', 'tour_1', 'drf_1', 10, 1, '{"id":"tour_1"}')`
               yield* old`INSERT INTO webhooks (workspace_id, id, events, document, created_at) VALUES
                            ('ws-a', 'whk_1', ARRAY['tour-created'], '{"id":"whk_1"}', 1)`
               yield* old`INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, created_at, status, due_at, event_created_at)
-                           VALUES ('dlv_1', 'ws-a', 'whk_1', 'evt_1', 'tour-created', 1, 'succeeded', 1, 1)`
-              yield* old`INSERT INTO alerts VALUES ('alr_1', 'ws-a', 'whk_1', 'dlv_1', 'evt_1', 'tour-created', 'http', 1)`
+                           VALUES ('dlv_00000000010000000000000001', 'ws-a', 'whk_1', 'evt_00000000010000000000000001', 'tour-created', 1, 'succeeded', 1, 1)`
+              yield* old`INSERT INTO alerts VALUES ('alr_00000000010000000000000001', 'ws-a', 'whk_1', 'dlv_00000000010000000000000001', 'evt_00000000010000000000000001', 'tour-created', 'http', 1)`
               yield* old`CREATE TABLE orders (id int PRIMARY KEY)`
               yield* old`INSERT INTO orders VALUES (7)`
               return yield* counts(old, "public")
@@ -258,8 +263,8 @@ for (const target of targets) {
                 )
                 assert.deepStrictEqual(yield* counts(sql, "waybill"), expected, `start ${start}`)
                 assert.deepStrictEqual(yield* tablesOf(sql, "public"), ["orders"])
-                // The identity keeps counting above the rows it numbered (PostgreSQL may skip a few).
-                const id = `evt_new_${start}`
+                // The sequence keeps counting above the rows it numbered (PostgreSQL may skip a few).
+                const id = `evt_0000000003000000000000000${start}`
                 yield* sql`INSERT INTO events (id, workspace_id, type, created_at, body) VALUES (${id}, 'ws-a', 'tour-created', 3, '{}')`
                 const [last] = yield* sql<{ seq: number }>`SELECT seq FROM events WHERE id = ${id}`
                 assert.isAbove(last!.seq, 2)
