@@ -6,6 +6,7 @@ import type { StaticKey } from "@waybill/core/ApiKeys"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import type { DatabaseConfig } from "@waybill/store-pg/Database"
 import * as Migrations from "@waybill/store-pg/Migrations"
+import * as Retention from "@waybill/webhooks/Retention"
 import { defaultMaxWebhooksPerWorkspace } from "@waybill/webhooks/WebhookService"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
@@ -35,6 +36,8 @@ export interface ServerConfig {
   readonly deliveryLeaseMs?: number | undefined
   /** How long a stop awaits attempts in flight (`WAYBILL_SHUTDOWN_GRACE_MS`, default 10 000). */
   readonly shutdownGraceMs?: number | undefined
+  /** How long events, deliveries and alerts are kept (`WAYBILL_RETENTION`, default 30 days; 0 keeps everything). */
+  readonly retentionMs?: number | undefined
   readonly generatorIntervalMs: number
   readonly referenceDataPath: string
   /** Development only (`WAYBILL_CLOCK_START`): the clock starts at this instant (epoch ms). */
@@ -279,6 +282,12 @@ export const settings: Config.Config<ServerConfig> = Config.all({
     Config.integer("WAYBILL_SHUTDOWN_GRACE_MS").pipe(Config.withDefault(10_000)),
     "must be a non-negative integer (milliseconds; 0 abandons attempts in flight at once)",
     (n) => n >= 0
+  ),
+  retentionMs: Config.string("WAYBILL_RETENTION").pipe(
+    Config.withDefault("30d"),
+    Config.mapOrFail((text) =>
+      Either.mapLeft(Retention.parse(text), (reason) => ConfigError.InvalidData(["WAYBILL_RETENTION"], reason))
+    )
   ),
   generatorIntervalMs: positiveInt("WAYBILL_GENERATOR_INTERVAL_MS", 60_000),
   maxWebhooksPerWorkspace: positiveInt("WAYBILL_MAX_WEBHOOKS_PER_WORKSPACE", defaultMaxWebhooksPerWorkspace),

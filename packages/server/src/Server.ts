@@ -29,8 +29,10 @@ import * as PgEventOutbox from "@waybill/store-pg/PgEventOutbox"
 import * as PgFailureAlerts from "@waybill/store-pg/PgFailureAlerts"
 import * as PgIdempotencyStore from "@waybill/store-pg/PgIdempotencyStore"
 import * as PgOutboxReader from "@waybill/store-pg/PgOutboxReader"
+import * as PgRetention from "@waybill/store-pg/PgRetention"
 import * as PgWebhookRepository from "@waybill/store-pg/PgWebhookRepository"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
+import * as Retention from "@waybill/webhooks/Retention"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import * as WebhookService from "@waybill/webhooks/WebhookService"
 import * as Cause from "effect/Cause"
@@ -129,10 +131,21 @@ export const layerPorts = (
       )
     )
   )
-  return Layer.mergeAll(keys, drafts, webhooks, EventIntake.layerGroupCommit, Idempotency.layer).pipe(
+  return Layer.mergeAll(
+    keys,
+    drafts,
+    webhooks,
+    EventIntake.layerGroupCommit,
+    Idempotency.layer,
+    Retention.layerRanges
+  ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         Stopping.layer,
+        PgRetention.layer,
+        Layer.succeed(Retention.Window, {
+          retentionMs: config.retentionMs ?? Retention.defaultRetentionMs
+        }),
         PgEventOutbox.layer,
         PgIdempotencyStore.layer,
         ReferenceData.layerMemory(referenceData),
@@ -191,7 +204,12 @@ export const layerBackground = (config: ServerConfig) =>
   // Built after the loops, so its finalizer runs before theirs.
   Stopping.layerOnStop.pipe(
     Layer.provideMerge(
-      Layer.mergeAll(dispatching(config), Generation.layerLoop(config.generatorIntervalMs), Sweeps.layerLoop())
+      Layer.mergeAll(
+        dispatching(config),
+        Generation.layerLoop(config.generatorIntervalMs),
+        Sweeps.layerLoop(),
+        Retention.layerLoop
+      )
     )
   )
 

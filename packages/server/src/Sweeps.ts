@@ -5,6 +5,7 @@
  */
 import * as Availability from "@waybill/core/Availability"
 import * as Idempotency from "@waybill/core/Idempotency"
+import * as Metrics from "@waybill/core/Metrics"
 import * as SecretRotation from "@waybill/webhooks/SecretRotation"
 import type { WebhookRepository } from "@waybill/webhooks/WebhookRepository"
 import type * as Duration from "effect/Duration"
@@ -30,11 +31,16 @@ export const layerLoop = (
 ): Layer.Layer<never, never, WebhookRepository | Idempotency.IdempotencyStore> =>
   Layer.scopedDiscard(
     Availability.forkRepeated(
-      Effect.tap(run, (swept) =>
-        swept.previousSecrets + swept.idempotencyKeys > 0
+      Effect.tap(run, (swept) => {
+        Metrics.recordRemoved("idempotency", swept.idempotencyKeys)
+        return swept.previousSecrets + swept.idempotencyKeys > 0
           ? Effect.logDebug("Swept expired data").pipe(Effect.annotateLogs({ ...swept }))
           : Effect.void
-      ),
-      { loop: "the sweep loop", failure: "A sweep failed; retried next interval", interval }
+      }),
+      {
+        loop: "the sweep loop",
+        failure: "A sweep failed; retried next interval",
+        interval
+      }
     )
   )

@@ -119,3 +119,32 @@ describe("WAYBILL_SHUTDOWN_GRACE_MS and WAYBILL_DELIVERY_LEASE_MS", () => {
     })
   )
 })
+
+describe("WAYBILL_RETENTION", () => {
+  it.effect("defaults to 30 days; takes days, hours, minutes or 0; refuses the rest naming the variable", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(
+        Either.map(yield* read({}), (s) => s.retentionMs),
+        Either.right(30 * 86_400_000)
+      )
+      for (const [value, millis] of [
+        ["2m", 120_000],
+        ["12h", 43_200_000],
+        ["0", 0]
+      ] as const) {
+        assert.deepStrictEqual(
+          Either.map(yield* read({ WAYBILL_RETENTION: value }), (s) => s.retentionMs),
+          Either.right(millis)
+        )
+      }
+      for (const value of ["30", "1w", "-1d", "3651d"]) {
+        const settings = yield* read({ WAYBILL_RETENTION: value })
+        assert.isTrue(Either.isLeft(settings), value)
+        if (Either.isRight(settings)) continue
+        const lines = Config.describeError(settings.left)
+        assert.strictEqual(lines.length, 1)
+        assert.match(lines[0]!, /^WAYBILL_RETENTION: must be/, value)
+      }
+    })
+  )
+})

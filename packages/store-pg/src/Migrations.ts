@@ -177,7 +177,10 @@ export const runIn = (
             name text NOT NULL
           )`
         step = "migrating"
-        return yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })
+        const applied = yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })
+        step = "creating time ranges"
+        yield* TimeRanges.bridge(sql, yield* Clock.currentTimeMillis)
+        return applied
       })
     )
     const failure = (error: unknown, what: string) =>

@@ -345,7 +345,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
     list: (workspaceId, webhookId, query) =>
       sql<LogRow>`
           SELECT id, event_id, event_type, status, attempts FROM deliveries
-          WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}
+          WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status <> 'expired'
             ${query.after === undefined ? sql`` : sql`AND id < ${query.after}`}
           ORDER BY id DESC LIMIT ${query.limit + 1}`.pipe(
         Effect.map((rows) => Page.make("dlv", rows.map(logOf), query.limit, (log) => log.id)),
@@ -359,7 +359,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
           SET status = 'pending', due_at = ${now}, cycle_start = jsonb_array_length(d.attempts),
               cycle_trigger = 'manual', lease_until = NULL, lease_token = NULL
           WHERE d.id = ${deliveryId} AND d.workspace_id = ${workspaceId} AND d.webhook_id = ${webhookId}
-            AND d.status NOT IN ('pending', 'held')
+            AND d.status NOT IN ('pending', 'held', 'expired')
           RETURNING d.id, d.event_id, d.event_type, d.status, d.attempts`.pipe(
         Effect.flatMap(
           ([resent]): Effect.Effect<ResendResult, unknown> =>
@@ -368,7 +368,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
               : Effect.map(
                   sql<{ status: string }>`
                       SELECT status FROM deliveries
-                      WHERE id = ${deliveryId} AND workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`,
+                      WHERE id = ${deliveryId} AND workspace_id = ${workspaceId} AND webhook_id = ${webhookId}
+                        AND status <> 'expired'`,
                   (rows): ResendResult =>
                     rows.length === 0 ? { _tag: "NotFound" } : { _tag: "Pending", held: rows[0]!.status === "held" }
                 )
@@ -386,7 +387,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
               AND d.event_created_at >= ${request.since} AND d.event_created_at < ${request.until}
               AND (d.event_created_at, d.seq) > (${after.eventCreatedAt}, ${after.seq})
               -- Pending deliveries are never replayed; the replay index holds only the others.
-              AND d.status <> 'pending'
+              AND d.status NOT IN ('pending', 'expired')
             ORDER BY d.event_created_at, d.seq
             LIMIT ${request.limit}
           ), resent AS (

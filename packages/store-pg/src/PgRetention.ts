@@ -33,15 +33,20 @@ export const layer: Layer.Layer<Retention.RetentionStore, never, SqlClient.SqlCl
   Effect.map(SqlClient.SqlClient, (sql) => {
     const owner = RandomBytes.hex(8)
 
+    // Processes starting together plan the same ranges: one that lost the race to create a range
+    // finds it made, and plans again; a second failure is a real one.
+    const createPlanned = (table: TimeRanges.RangedTable, now: number, retentionMs: number, tolerate: boolean) =>
+      Effect.flatMap(TimeRanges.list(sql, table), (ranges) =>
+        Effect.forEach(Retention.plan(ranges, now, retentionMs).create, (range) => {
+          const created = sql.withTransaction(TimeRanges.create(sql, table, range))
+          return tolerate ? Effect.ignore(created) : created
+        })
+      )
     const prepare = (now: number, retentionMs: number) =>
       Effect.forEach(
         TimeRanges.tables,
         (table) =>
-          Effect.flatMap(TimeRanges.list(sql, table), (ranges) =>
-            Effect.forEach(Retention.plan(ranges, now, retentionMs).create, (range) =>
-              sql.withTransaction(TimeRanges.create(sql, table, range))
-            )
-          ),
+          Effect.zipRight(createPlanned(table, now, retentionMs, true), createPlanned(table, now, retentionMs, false)),
         { discard: true }
       )
 

@@ -204,17 +204,27 @@ const report = (removal: Removal, retentionMs: number) =>
   })
 
 /**
- * Retention in the background: the ranges ahead made before the layer is up, then a removal run
- * every `intervalMs` (at most one process at a time does the work); a failed run is logged and the
- * loop goes on. Every process runs it, so removal goes on while any one of them does.
+ * The ranges the window needs ahead, made when the layer is built: before the ports serve, so no
+ * write of the first moments needs a range of its own.
  * @since 0.1.0
  */
-export const layerLoop: Layer.Layer<never, never, RetentionStore> = Layer.scopedDiscard(
+export const layerRanges: Layer.Layer<never, never, RetentionStore> = Layer.effectDiscard(
   Effect.gen(function* () {
     const { retentionMs } = yield* Window
     const store = yield* RetentionStore
     yield* store.prepare(yield* Clock.currentTimeMillis, retentionMs)
-    yield* Availability.forkRepeated(
+  })
+)
+
+/**
+ * Retention in the background: a removal run at once, then every `intervalMs` (at most one process
+ * at a time does the work); a failed run is logged and the loop goes on. Every process runs it, so
+ * removal goes on while any one of them does.
+ * @since 0.1.0
+ */
+export const layerLoop: Layer.Layer<never, never, RetentionStore> = Layer.scopedDiscard(
+  Effect.flatMap(Window, ({ retentionMs }) =>
+    Availability.forkRepeated(
       Effect.flatMap(Clock.currentTimeMillis, (now) => run(now, retentionMs)),
       {
         loop: "the retention loop",
@@ -222,5 +232,5 @@ export const layerLoop: Layer.Layer<never, never, RetentionStore> = Layer.scoped
         interval: intervalMs(retentionMs)
       }
     )
-  })
+  )
 )

@@ -9,7 +9,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Id from "@waybill/core/Id"
 import type * as Retention from "@waybill/webhooks/Retention"
-import { Window as RetentionWindow, rangeMs } from "@waybill/webhooks/Retention"
+import { defaultRetentionMs, rangeMs } from "@waybill/webhooks/Retention"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 
@@ -89,15 +89,32 @@ export const create = (sql: SqlClient.SqlClient, table: RangedTable, range: Rete
 
 const quote = (text: string) => `'${text.replace(/'/g, "''")}'`
 
+// Whether a client is PGlite's one session, where a concurrent detach would wait for transactions
+// of other connections that cannot go on until it ends.
+const embedded = new WeakMap<SqlClient.SqlClient, boolean>()
+
+const isEmbedded = (sql: SqlClient.SqlClient) =>
+  Effect.suspend(() => {
+    const known = embedded.get(sql)
+    if (known !== undefined) return Effect.succeed(known)
+    return Effect.map(sql<{ embedded: boolean }>`SELECT version() LIKE '%PGlite%' AS embedded`, ([row]) => {
+      embedded.set(sql, row?.embedded === true)
+      return row?.embedded === true
+    })
+  })
+
 /**
- * Drops a range: detached concurrently (never inside a transaction: it waits for the readers that
- * may still see it, holding no lock that publishing waits for), then dropped alone.
+ * Drops a range: on PostgreSQL detached concurrently (never inside a transaction: it waits for the
+ * readers that may still see it, holding no lock that publishing waits for), then dropped alone.
+ * PGlite runs one statement at a time anyway: there it is detached plainly.
  */
 export const drop = (sql: SqlClient.SqlClient, table: RangedTable, range: StoredRange) =>
   Effect.gen(function* () {
     yield* range.detaching
       ? sql`ALTER TABLE ${sql(table.name)} DETACH PARTITION ${sql(range.table)} FINALIZE`
-      : sql`ALTER TABLE ${sql(table.name)} DETACH PARTITION ${sql(range.table)} CONCURRENTLY`
+      : (yield* isEmbedded(sql))
+        ? sql`ALTER TABLE ${sql(table.name)} DETACH PARTITION ${sql(range.table)}`
+        : sql`ALTER TABLE ${sql(table.name)} DETACH PARTITION ${sql(range.table)} CONCURRENTLY`
     yield* sql`DROP TABLE ${sql(range.table)}`
   })
 
@@ -178,7 +195,8 @@ const within = (ranges: ReadonlyArray<Retention.Range>, time: number) =>
  * Makes sure a range holds each of `ids` before they are written, so that no write fails for want
  * of a range: removal runs create ranges ahead, but a clock far ahead, a host that does not run
  * them, or a long stop would otherwise leave a time without one. A missing range is made in the gap
- * around its time, sized by the retention; a range another process made at once is taken as it is.
+ * around its time, sized as the newest range (as removal runs make them for the retention); a range
+ * another process made at once is taken as it is.
  * In a transaction it is made under a savepoint, so a lost race does not end the transaction.
  */
 export const cover = (sql: SqlClient.SqlClient, table: RangedTable, ids: ReadonlyArray<string>): Effect.Effect<void> =>
@@ -196,10 +214,14 @@ export const cover = (sql: SqlClient.SqlClient, table: RangedTable, ids: Readonl
     if (missing.length === 0) return Effect.void
     const cache = tables
     return Effect.gen(function* () {
-      const { retentionMs } = yield* RetentionWindow
-      const size = rangeMs(retentionMs)
       for (const time of missing) {
         const ranges = yield* list(sql, table)
+        // The size removal runs make (the newest range's), else the default window's.
+        const newest = ranges.reduce<Retention.Range | undefined>(
+          (found, range) => (range.from !== null && (found === undefined || range.to > found.to) ? range : found),
+          undefined
+        )
+        const size = newest === undefined ? rangeMs(defaultRetentionMs) : newest.to - (newest.from ?? 0)
         if (within(ranges, time)) continue
         const before = ranges
           .filter((range) => range.to <= time)
@@ -277,3 +299,26 @@ export const prepareConversion = (sql: SqlClient.SqlClient, schema: string, now:
       }
     }
   })
+
+/**
+ * Ranges of a minute each from the newest range to ten minutes past `now`, made by the migrations
+ * under their lock: a host that publishes into a database Waybill has migrated finds a range before
+ * any process of Waybill's runs its first removal run (which goes on from them with ranges sized
+ * by the retention, `PgRetention`).
+ */
+export const bridge = (sql: SqlClient.SqlClient, now: number) =>
+  Effect.forEach(
+    tables,
+    (table) =>
+      Effect.gen(function* () {
+        const minute = 60_000
+        const ranges = yield* list(sql, table)
+        let end = ranges.reduce((newest, range) => Math.max(newest, range.to), Math.floor(now / minute) * minute)
+        while (end < now + 10 * minute) {
+          const next = (Math.floor(end / minute) + 1) * minute
+          yield* create(sql, table, { from: end, to: next })
+          end = next
+        }
+      }),
+    { discard: true }
+  )
