@@ -85,8 +85,8 @@ const spawnServer = (port: number, databaseUrl: string | undefined, options: Ser
     const dataDir = databaseUrl === undefined ? yield* migratedDataDir : undefined
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const child = spawn(process.execPath, [builtServer], {
-          cwd: root,
+        const child = spawn(process.execPath, options.from?.args ?? [builtServer], {
+          cwd: options.from?.cwd ?? root,
           stdio: ["ignore", "pipe", "pipe"],
           env: {
             ...builtCommandEnv(process.env),
@@ -146,6 +146,8 @@ const spawnServer = (port: number, databaseUrl: string | undefined, options: Ser
 interface ServerOptions {
   readonly env?: Record<string, string>
   readonly captureOutput?: boolean
+  /** Another checkout's server instead of this one's build: its directory and node's arguments. */
+  readonly from?: { readonly cwd: string; readonly args: ReadonlyArray<string> }
 }
 
 /**
