@@ -74,10 +74,13 @@ if (process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== "") {
     server.stop()
     await server.exited
     const { rows } = await client.query<{ table: string; rows: number; heap: string; indexes: string; total: string }>(
-      `SELECT c.relname AS table, c.reltuples::bigint AS rows, pg_relation_size(c.oid) AS heap,
-              pg_indexes_size(c.oid) AS indexes, pg_total_relation_size(c.oid) AS total
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = 'waybill' AND c.relname IN ('events', 'deliveries')`
+      // Summed over the table's time ranges (a partitioned table holds no rows itself).
+      `SELECT c.relname AS table, sum(r.reltuples)::bigint AS rows, sum(pg_relation_size(t.relid)) AS heap,
+              sum(pg_indexes_size(t.relid)) AS indexes, sum(pg_total_relation_size(t.relid)) AS total
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace, pg_partition_tree(c.oid) t
+       JOIN pg_class r ON r.oid = t.relid
+       WHERE n.nspname = 'waybill' AND c.relname IN ('events', 'deliveries') AND t.isleaf
+       GROUP BY c.relname`
     )
     const ended = (await client.query("SELECT pg_database_size(current_database())::bigint AS size")).rows[0].size
     console.log("  PostgreSQL (per row: table with its indexes and TOAST)")
