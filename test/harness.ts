@@ -40,8 +40,6 @@ export const testConfig = (database: DatabaseConfig, overrides: Partial<ServerCo
   deliveryTimeoutMs: 2_000,
   generatorIntervalMs: 60_000,
   referenceDataPath: ReferenceDataFile.defaultPath,
-  // Suites set their clocks back and forth: nothing is removed unless a suite tests retention.
-  retentionMs: 0,
   ...overrides
 })
 

@@ -1,5 +1,5 @@
 /**
- * Retention over HTTP (contract §8): with `WAYBILL_RETENTION=2m`, a held delivery says when it
+ * Retention over HTTP (contract §8): with `WAYBILL_RETENTION=1m`, a held delivery says when it
  * expires, replay reaches back no further than the window, and once its event passes the window
  * the delivery ends expired (counted, one alert) and is removed with its event, on the reference
  * server and the Express host, on PGlite and PostgreSQL.
@@ -12,7 +12,7 @@ import { call, forEachServer, keys } from "./harness.js"
 import { eventually, receiver } from "./receivers.js"
 
 const clock = AdjustableClock.make()
-const retentionMs = 120_000
+const retentionMs = 60_000
 
 const api = (path: string, options: Parameters<typeof call>[1] = {}) => call(path, { key: keys.a, ...options })
 
@@ -61,16 +61,16 @@ forEachServer(
           )
           // Replay reaches back as far as the retention, no further.
           const now = Math.floor(clock.unsafeCurrentTimeMillis() / 1000)
-          const tooOld = yield* api(`/webhooks/${webhookId}/replay`, { json: { since: now - 180 } })
+          const tooOld = yield* api(`/webhooks/${webhookId}/replay`, { json: { since: now - 90 } })
           assert.strictEqual(tooOld.status, 400, tooOld.text)
           assert.strictEqual(tooOld.body.issues[0].path, "since")
-          assert.match(tooOld.body.issues[0].message, /retention of 2m/)
-          assert.strictEqual((yield* api(`/webhooks/${webhookId}/replay`, { json: { since: now - 60 } })).status, 202)
+          assert.match(tooOld.body.issues[0].message, /retention of 1m/)
+          assert.strictEqual((yield* api(`/webhooks/${webhookId}/replay`, { json: { since: now - 30 } })).status, 202)
 
           const expiredBefore = yield* scraped('waybill_deliveries_total{status="expired"}')
           const eventsBefore = yield* scraped('waybill_retention_removed_total{kind="events"}')
           // Past the contract's bound (a tenth of the window and a minute: the first ranges after a
-          // migration are a minute long): the next removal run, within 12 s.
+          // migration are a minute long): the next removal run, within 6 s.
           yield* clock.adjust(retentionMs + retentionMs / 10 + 61_000)
           yield* eventually(
             Effect.map(api(`/alerts?webhookId=${webhookId}`), (reply) => reply.body.data.length === 1),
@@ -80,7 +80,7 @@ forEachServer(
           const [alert] = (yield* api(`/alerts?webhookId=${webhookId}`)).body.data
           assert.deepStrictEqual(
             [alert.reason, alert.deliveryId, alert.eventId],
-            ["expired: 1 delivery not delivered within the retention of 2m", held.id, published.body.id]
+            ["expired: 1 delivery not delivered within the retention of 1m", held.id, published.body.id]
           )
           const after = yield* api(`/webhooks/${webhookId}/deliveries`)
           assert.deepStrictEqual(after.body.data, [], after.text)

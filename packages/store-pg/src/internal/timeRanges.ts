@@ -301,10 +301,10 @@ export const prepareConversion = (sql: SqlClient.SqlClient, schema: string, now:
   })
 
 /**
- * Ranges of a minute each from the newest range to ten minutes past `now`, made by the migrations
- * under their lock: a host that publishes into a database Waybill has migrated finds a range before
- * any process of Waybill's runs its first removal run (which goes on from them with ranges sized
- * by the retention, `PgRetention`).
+ * Ranges of a minute each from the newest range to two minutes past `now`, made by the migrations
+ * under their lock: a host that publishes into a database Waybill has just migrated finds a range
+ * before any process of Waybill's runs (which goes on from them with ranges sized by the
+ * retention, `Retention.layerRanges`). Few, since every migrated database pays for them.
  */
 export const bridge = (sql: SqlClient.SqlClient, now: number) =>
   Effect.forEach(
@@ -314,7 +314,7 @@ export const bridge = (sql: SqlClient.SqlClient, now: number) =>
         const minute = 60_000
         const ranges = yield* list(sql, table)
         let end = ranges.reduce((newest, range) => Math.max(newest, range.to), Math.floor(now / minute) * minute)
-        while (end < now + 10 * minute) {
+        while (end < now + 2 * minute) {
           const next = (Math.floor(end / minute) + 1) * minute
           yield* create(sql, table, { from: end, to: next })
           end = next
