@@ -34,19 +34,21 @@ export const layer: Layer.Layer<Retention.RetentionStore, never, SqlClient.SqlCl
     const owner = RandomBytes.hex(8)
 
     // Processes starting together plan the same ranges: one that lost the race to create a range
-    // finds it made, and plans again; a second failure is a real one.
+    // finds it made, and plans again; a failure then is a real one. Answers which were created.
     const createPlanned = (table: TimeRanges.RangedTable, now: number, retentionMs: number, tolerate: boolean) =>
       Effect.flatMap(TimeRanges.list(sql, table), (ranges) =>
         Effect.forEach(Retention.plan(ranges, now, retentionMs).create, (range) => {
-          const created = sql.withTransaction(TimeRanges.create(sql, table, range))
-          return tolerate ? Effect.ignore(created) : created
+          const created = sql.withTransaction(TimeRanges.create(sql, table, range)).pipe(Effect.as(true))
+          return tolerate ? Effect.orElseSucceed(created, () => false) : created
         })
       )
     const prepare = (now: number, retentionMs: number) =>
       Effect.forEach(
         TimeRanges.tables,
         (table) =>
-          Effect.zipRight(createPlanned(table, now, retentionMs, true), createPlanned(table, now, retentionMs, false)),
+          Effect.flatMap(createPlanned(table, now, retentionMs, true), (created) =>
+            created.every(Boolean) ? Effect.void : createPlanned(table, now, retentionMs, false)
+          ),
         { discard: true }
       )
 
@@ -148,22 +150,10 @@ export const layer: Layer.Layer<Retention.RetentionStore, never, SqlClient.SqlCl
         Effect.gen(function* () {
           if (!(yield* lease(now))) return null
           return yield* Effect.gen(function* () {
+            const totals: Totals = { events: 0, deliveries: 0, attempts: 0, alerts: 0 }
             yield* prepare(now, retentionMs)
-            if (retentionMs === 0)
-              return {
-                events: 0,
-                deliveries: 0,
-                attempts: 0,
-                alerts: 0,
-                expired: []
-              }
+            if (retentionMs === 0) return { ...totals, expired: [] }
             const expired = yield* sql.withTransaction(expire(now, retentionMs))
-            const totals: Totals = {
-              events: 0,
-              deliveries: 0,
-              attempts: 0,
-              alerts: 0
-            }
             yield* remove(now, retentionMs, totals)
             return { ...totals, expired }
           }).pipe(Effect.ensuring(Effect.ignore(release(now))))

@@ -92,6 +92,21 @@ export interface Plan<R extends Range = Range> {
 }
 
 /**
+ * Ranges from `from` until `until` is covered, each ending on a multiple of `size` (the first may
+ * be shorter, so it continues the range before it).
+ * @since 0.1.0
+ */
+export const aligned = (from: number, until: number, size: number): Array<Range> => {
+  const ranges: Array<Range> = []
+  for (let end = from; end < until; ) {
+    const next = (Math.floor(end / size) + 1) * size
+    ranges.push({ from: end, to: next })
+    end = next
+  }
+  return ranges
+}
+
+/**
  * Plans a run over one table's ranges at `now`. New ranges continue from the newest one, aligned
  * to multiples of the range size (so processes agree); a gap left by a long stop becomes one range
  * up to the present rather than many. Ranges wholly older than the window are dropped; the range
@@ -109,11 +124,7 @@ export const plan = <R extends Range>(ranges: ReadonlyArray<R>, now: number, ret
     create.push({ from: end, to: present })
     end = present
   }
-  while (end < until) {
-    const next = (Math.floor(end / size) + 1) * size
-    create.push({ from: end, to: next })
-    end = next
-  }
+  create.push(...aligned(end, until, size))
   if (retentionMs === 0) return { create, drop: [], trimBelow: null }
   const cutoff = now - retentionMs
   const drop = ranges.filter((range) => range.to <= cutoff)

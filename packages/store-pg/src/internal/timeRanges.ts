@@ -9,7 +9,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Id from "@waybill/core/Id"
 import type * as Retention from "@waybill/webhooks/Retention"
-import { defaultRetentionMs, rangeMs } from "@waybill/webhooks/Retention"
+import { aligned, defaultRetentionMs, rangeMs } from "@waybill/webhooks/Retention"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 
@@ -118,21 +118,20 @@ export const drop = (sql: SqlClient.SqlClient, table: RangedTable, range: Stored
     yield* sql`DROP TABLE ${sql(range.table)}`
   })
 
+// How many rows a statement counted, and the attempts they held.
+const rowsAndAttempts = ([row]: ReadonlyArray<{ rows: number; attempts: number }>) => ({
+  rows: Number(row?.rows ?? 0),
+  attempts: Number(row?.attempts ?? 0)
+})
+
 /** Rows of a range about to be dropped: how many, and for deliveries how many attempts they hold. */
 export const count = (sql: SqlClient.SqlClient, table: RangedTable, name: string) =>
   Effect.map(
-    table.name === "deliveries"
-      ? sql<{ rows: number; attempts: number }>`
-          SELECT count(*)::int AS rows, coalesce(sum(jsonb_array_length(attempts)), 0)::int AS attempts
-          FROM ${sql(name)}`
-      : sql<{
-          rows: number
-          attempts: number
-        }>`SELECT count(*)::int AS rows, 0 AS attempts FROM ${sql(name)}`,
-    ([row]) => ({
-      rows: Number(row?.rows ?? 0),
-      attempts: Number(row?.attempts ?? 0)
-    })
+    sql<{ rows: number; attempts: number }>`
+      SELECT count(*)::int AS rows,
+             ${table.name === "deliveries" ? sql`coalesce(sum(jsonb_array_length(attempts)), 0)::int` : sql`0`} AS attempts
+      FROM ${sql(name)}`,
+    rowsAndAttempts
   )
 
 /** Rows deleted from the range of everything before per statement (a short transaction each). */
@@ -151,10 +150,7 @@ export const trim = (sql: SqlClient.SqlClient, table: RangedTable, name: string,
         ) RETURNING ${table.name === "deliveries" ? sql`jsonb_array_length(attempts)` : sql`0`} AS attempts
       )
       SELECT count(*)::int AS rows, coalesce(sum(attempts), 0)::int AS attempts FROM gone`,
-    ([row]) => ({
-      rows: Number(row?.rows ?? 0),
-      attempts: Number(row?.attempts ?? 0)
-    })
+    rowsAndAttempts
   )
 
 /** A delivery that expired, as the expiry answers it. */
@@ -214,15 +210,15 @@ export const cover = (sql: SqlClient.SqlClient, table: RangedTable, ids: Readonl
     if (missing.length === 0) return Effect.void
     const cache = tables
     return Effect.gen(function* () {
+      let ranges = yield* list(sql, table)
       for (const time of missing) {
-        const ranges = yield* list(sql, table)
+        if (within(ranges, time)) continue
         // The size removal runs make (the newest range's), else the default window's.
         const newest = ranges.reduce<Retention.Range | undefined>(
           (found, range) => (range.from !== null && (found === undefined || range.to > found.to) ? range : found),
           undefined
         )
         const size = newest === undefined ? rangeMs(defaultRetentionMs) : newest.to - (newest.from ?? 0)
-        if (within(ranges, time)) continue
         const before = ranges
           .filter((range) => range.to <= time)
           .reduce((end, range) => Math.max(end, range.to), Number.NEGATIVE_INFINITY)
@@ -232,8 +228,9 @@ export const cover = (sql: SqlClient.SqlClient, table: RangedTable, ids: Readonl
         const from = Math.max(before, Math.floor(time / size) * size)
         const to = Math.min(after, (Math.floor(time / size) + 1) * size)
         yield* sql.withTransaction(create(sql, table, { from, to })).pipe(Effect.ignore)
+        ranges = yield* list(sql, table)
       }
-      cache.set(table.name, yield* list(sql, table))
+      cache.set(table.name, ranges)
     }).pipe(Effect.orDie)
   })
 
@@ -310,15 +307,10 @@ export const bridge = (sql: SqlClient.SqlClient, now: number) =>
   Effect.forEach(
     tables,
     (table) =>
-      Effect.gen(function* () {
+      Effect.flatMap(list(sql, table), (ranges) => {
         const minute = 60_000
-        const ranges = yield* list(sql, table)
-        let end = ranges.reduce((newest, range) => Math.max(newest, range.to), Math.floor(now / minute) * minute)
-        while (end < now + 2 * minute) {
-          const next = (Math.floor(end / minute) + 1) * minute
-          yield* create(sql, table, { from: end, to: next })
-          end = next
-        }
+        const end = ranges.reduce((newest, range) => Math.max(newest, range.to), Math.floor(now / minute) * minute)
+        return Effect.forEach(aligned(end, now + 2 * minute, minute), (range) => create(sql, table, range))
       }),
     { discard: true }
   )
