@@ -4,32 +4,13 @@
  * exits 0 after one line saying what its stop did. A process killed with SIGKILL has its
  * deliveries taken over within one lease (default 6 s), not the half minute of an unrenewed one.
  */
-import type { ChildProcess } from "node:child_process"
 import { assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Fiber } from "effect"
 import { eventually, receiver } from "./receivers.js"
-import { processKey as key, type ServerProcess, serverProcess } from "./server-process.js"
+import { exited, postJson, type ServerProcess, serverProcess, tourLoad } from "./server-process.js"
 
 const url = process.env.DATABASE_URL
-
-const post = (base: string, path: string, body: unknown) =>
-  fetch(`${base}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: JSON.stringify(body)
-  }).then(async (response) => ({ status: response.status, body: (await response.json()) as { id: string } }))
-
-const tourCreated = (id: string) => ({
-  type: "tour-created",
-  payload: { tour: { id, status: "planned", substatus: null, properties: {} } }
-})
-
-const exited = (child: ChildProcess) =>
-  Effect.async<number | null>((resume) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.succeed(child.exitCode))
-    child.once("exit", (code) => resume(Effect.succeed(code)))
-  })
 
 // SIGTERM, as an orchestrator stops a process once it has taken it out of rotation.
 const stop = (server: ServerProcess) =>
@@ -54,7 +35,7 @@ describe.skipIf(url === undefined || url === "")("deploys on one PostgreSQL", ()
         const start = serverProcess(databaseUrl, { env, captureOutput: true })
         const serving: Array<ServerProcess> = yield* Effect.all([start, start], { concurrency: 2 })
         const registered = yield* Effect.promise(() =>
-          post(serving[0]!.base, "/webhooks", {
+          postJson(serving[0]!.base, "/webhooks", {
             url: target.url,
             events: ["tour-created"],
             auth: { type: "hmac", secret: "process-test-hmac-secret" }
@@ -63,20 +44,7 @@ describe.skipIf(url === undefined || url === "")("deploys on one PostgreSQL", ()
         assert.strictEqual(registered.status, 201)
         // About 40 events a second, round robin over the processes in rotation.
         const accepted: Array<string> = []
-        let sent = 0
-        const load = yield* Effect.fork(
-          Effect.forever(
-            Effect.zipRight(
-              Effect.promise(async () => {
-                const base = serving[sent % serving.length]!.base
-                // A process stopped meanwhile may refuse the connection: that event was not accepted.
-                const reply = await post(base, "/events", tourCreated(`tour_roll${sent++}`)).catch(() => undefined)
-                if (reply?.status === 202) accepted.push(reply.body.id)
-              }),
-              Effect.sleep("25 millis")
-            )
-          )
-        )
+        const load = yield* Effect.fork(tourLoad(serving, "tour_roll", accepted))
         const lines: Array<string> = []
         for (let round = 0; round < 2; round++) {
           yield* Effect.sleep("2 seconds")

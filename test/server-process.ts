@@ -223,3 +223,40 @@ export const logEntries = (lines: ReadonlyArray<string>): Array<LogEntry> =>
     if (fields === undefined || typeof fields.level !== "string") return []
     return [{ level: fields.level.toUpperCase(), message: String(fields.message), fields }]
   })
+
+/** A JSON `POST` with the processes' API key: the status and the answer's body. */
+export const postJson = (base: string, path: string, body: unknown) =>
+  fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${processKey}` },
+    body: JSON.stringify(body)
+  }).then(async (response) => ({ status: response.status, body: (await response.json()) as { id: string } }))
+
+/** The exit status of `child` once it has ended (at once if it has). */
+export const exited = (child: ChildProcess) =>
+  Effect.async<number | null>((resume) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.succeed(child.exitCode))
+    child.once("exit", (code) => resume(Effect.succeed(code)))
+  })
+
+/**
+ * About 40 `tour-created` events a second, round robin over the processes in `serving` as it is
+ * at each send (tours `<prefix><n>`), for ever; the ids of those answered 202 go to `accepted`. A
+ * process stopped meanwhile may refuse the connection: that event was not accepted.
+ */
+export const tourLoad = (serving: ReadonlyArray<ServerProcess>, prefix: string, accepted: Array<string>) => {
+  let sent = 0
+  return Effect.forever(
+    Effect.zipRight(
+      Effect.promise(async () => {
+        const base = serving[sent % serving.length]!.base
+        const reply = await postJson(base, "/events", {
+          type: "tour-created",
+          payload: { tour: { id: `${prefix}${sent++}`, status: "planned", substatus: null, properties: {} } }
+        }).catch(() => undefined)
+        if (reply?.status === 202) accepted.push(reply.body.id)
+      }),
+      Effect.sleep("25 millis")
+    )
+  )
+}

@@ -4,7 +4,6 @@
  * is stopped: every event either accepted is delivered, and every delivery stays readable.
  */
 
-import type { ChildProcess } from "node:child_process"
 import { execFileSync, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -15,7 +14,7 @@ import * as Migrations from "@waybill/store-pg/Migrations"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Fiber } from "effect"
 import { eventually, receiver } from "./receivers.js"
-import { processKey as key, type ServerProcess, serverProcess } from "./server-process.js"
+import { exited, processKey as key, postJson, type ServerProcess, serverProcess, tourLoad } from "./server-process.js"
 
 const url = process.env.DATABASE_URL
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -56,13 +55,6 @@ const checkout = Effect.acquireRelease(
   ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
 )
 
-const post = (base: string, path: string, body: unknown) =>
-  fetch(`${base}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: JSON.stringify(body)
-  }).then(async (response) => ({ status: response.status, body: (await response.json()) as { id: string } }))
-
 const get = (base: string, path: string) =>
   fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } }).then(async (response) => ({
     status: response.status,
@@ -71,12 +63,6 @@ const get = (base: string, path: string) =>
       readonly nextCursor: string | null
     }
   }))
-
-const exited = (child: ChildProcess) =>
-  Effect.async<number | null>((resume) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.succeed(child.exitCode))
-    child.once("exit", (code) => resume(Effect.succeed(code)))
-  })
 
 describe.skipIf(url === undefined || url === "")("upgrades on one PostgreSQL", () => {
   it.live(
@@ -94,7 +80,7 @@ describe.skipIf(url === undefined || url === "")("upgrades on one PostgreSQL", (
           }
         })
         const registered = yield* Effect.promise(() =>
-          post(old.base, "/webhooks", {
+          postJson(old.base, "/webhooks", {
             url: target.url,
             events: ["tour-created"],
             auth: { type: "hmac", secret: "process-test-hmac-secret" }
@@ -103,22 +89,7 @@ describe.skipIf(url === undefined || url === "")("upgrades on one PostgreSQL", (
         assert.strictEqual(registered.status, 201)
         const serving: Array<ServerProcess> = [old]
         const accepted: Array<string> = []
-        let sent = 0
-        const load = yield* Effect.fork(
-          Effect.forever(
-            Effect.zipRight(
-              Effect.promise(async () => {
-                const base = serving[sent % serving.length]!.base
-                const reply = await post(base, "/events", {
-                  type: "tour-created",
-                  payload: { tour: { id: `tour_up${sent++}`, status: "planned", substatus: null, properties: {} } }
-                }).catch(() => undefined)
-                if (reply?.status === 202) accepted.push(reply.body.id)
-              }),
-              Effect.sleep("25 millis")
-            )
-          )
-        )
+        const load = yield* Effect.fork(tourLoad(serving, "tour_up", accepted))
         yield* Effect.sleep("2 seconds")
         const beforeUpgrade = accepted.length
         // This release migrates (0018 and any later) while the previous one keeps serving.
