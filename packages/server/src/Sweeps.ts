@@ -37,10 +37,6 @@ export const layerLoop = (
           ? Effect.logDebug("Swept expired data").pipe(Effect.annotateLogs({ ...swept }))
           : Effect.void
       }),
-      {
-        loop: "the sweep loop",
-        failure: "A sweep failed; retried next interval",
-        interval
-      }
+      { loop: "the sweep loop", failure: "A sweep failed; retried next interval", interval }
     )
   )

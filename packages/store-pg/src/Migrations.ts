@@ -189,14 +189,13 @@ export const runIn = (
         cause: error,
         message: `${what}${current === undefined ? "" : ` at statement \`${oneLine(current.compile()[0])}\``}: ${reasonOf(error)}`
       })
-    // Outside the migrations' transaction: statements that must commit alone (0018's check).
-    const prepared = <E, R>(run: Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, E, R>) =>
-      Effect.gen(function* () {
-        step = "preparing time ranges"
-        yield* TimeRanges.prepareConversion(sql, schema, yield* Clock.currentTimeMillis)
-        return yield* run
-      })
-    return yield* prepared(migrate).pipe(
+    // Before the migrations' transaction: statements that must commit alone (0018's check).
+    const prepareThenMigrate = Effect.gen(function* () {
+      step = "preparing time ranges"
+      yield* TimeRanges.prepareConversion(sql, schema, yield* Clock.currentTimeMillis)
+      return yield* migrate
+    })
+    return yield* prepareThenMigrate.pipe(
       Statement.withTransformer((statement) =>
         Effect.sync(() => {
           current = statement

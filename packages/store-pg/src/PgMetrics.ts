@@ -1,7 +1,7 @@
 /**
  * The storage gauges (`waybill_deliveries_pending`, `waybill_outbox_lag_seconds`,
- * `waybill_database_up`,
- * `waybill_oldest_event_age_seconds`), read from the database when metrics are read (docs/operations.md).
+ * `waybill_database_up`, `waybill_oldest_event_age_seconds`), read from the database when metrics are
+ * read (docs/operations.md).
  * @since 0.1.0
  */
 import * as SqlClient from "@effect/sql/SqlClient"
