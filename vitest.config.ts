@@ -21,6 +21,8 @@ export default defineConfig({
   test: {
     // Made once per run: a migrated PGlite snapshot that every suite's embedded database loads.
     globalSetup: ["./vitest.global-setup.ts"],
+    // A JSON run (`WAYBILL_LOG_FORMAT=json npm test`) also checks every line on its console.
+    reporters: process.env.WAYBILL_LOG_FORMAT === "json" ? ["default", "./test/json-logs-reporter.ts"] : ["default"],
     // Vitest's default on 2 cores is one file at a time. Most suites spend their time waiting on
     // sockets, child processes, timers and the database rather than on the CPU, so three files
     // at once keep both cores busy without starving any one of them.

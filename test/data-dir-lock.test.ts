@@ -12,6 +12,7 @@ import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
+import { assertJsonLogs } from "./json-logs.js"
 import { builtCommandEnv, builtServer } from "./server-process.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -111,6 +112,7 @@ const start = async (): Promise<Started> => {
 describe("the embedded data directory's lock", () => {
   it("SIGKILL and an immediate restart, 10 times in a row: every restart comes up; a second live server is refused", async () => {
     let server = await start()
+    const servers = [server]
     await server.up
     for (let round = 0; round < 10; round++) {
       const pid = await server.pid
@@ -119,6 +121,7 @@ describe("the embedded data directory's lock", () => {
       const delay = round * 20
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
       server = await start()
+      servers.push(server)
       await server.up.catch((error: Error) => assert.fail(`restart ${round + 1} (after ${delay} ms): ${error.message}`))
     }
     const second = await start()
@@ -127,6 +130,16 @@ describe("the embedded data directory's lock", () => {
     assert.include(second.output(), `is in use by process ${await server.pid}`)
     // The first one is unaffected, and still answers.
     await server.up
+    // In a JSON run, every line of every server is a JSON record (the launcher's pid line aside).
+    for (const run of [...servers, second]) {
+      assertJsonLogs(
+        run
+          .output()
+          .split("\n")
+          .filter((line) => !/^\d+$/.test(line)),
+        "a server"
+      )
+    }
     // About 10 s a start on a 2-core CI machine (20 restarts took 210 s there, so 10 halve the
     // test's share of the run while still spanning the delays); each
     // start has its own 60 s deadline, so a hang still fails, and names its restart.

@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect } from "effect"
+import { report } from "./json-logs.js"
 import { eventually, type Received, receiver } from "./receivers.js"
 import { processKey as key, serverProcess } from "./server-process.js"
 
@@ -105,7 +106,7 @@ describe.skipIf(url === undefined || url === "")("dispatcher processes on one Po
           target.received.filter((request) => request.arrivedAt > killedAt && sentBefore.has(idOf(request))).map(idOf)
         )
         const unexcused = [...resent].filter((id) => !excusable.has(id))
-        console.log(
+        report(
           `crash duplicates: ${before.length} sent before the SIGKILL (${answeredEarlier} answered over 250 ms before it, ${excusable.size} in flight or answered later); ${resent.size} sent again, ${unexcused.length} of them answered earlier`
         )
         assert.deepStrictEqual(unexcused, [], "re-sent although answered more than 250 ms before the kill")
@@ -182,7 +183,7 @@ describe.skipIf(url === undefined || url === "")("dispatcher processes on one Po
         // Taken over within one lease (6 s by default, renewed while held) and a poll.
         const latest = Math.max(...again.map((id) => target.for(id)[1]!.arrivedAt - killedAt))
         assert.isBelow(latest, 10_000, "the killed process's deliveries sent again within 10 s")
-        console.log(
+        report(
           `takeover: ${inFlightIds.length} of ${events.length} deliveries in flight at the SIGKILL (in either process), ${again.length} of them sent again, the last ${latest} ms after it; every delivery recorded as succeeded ${takeover} ms after it (default lease, 6,000 ms)`
         )
       }).pipe(Effect.scoped),

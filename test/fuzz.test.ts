@@ -14,6 +14,7 @@ import { Effect } from "effect"
 import * as fc from "fast-check"
 import { contractMaster } from "./fixtures.js"
 import { call, keys, serverLayer, testLog } from "./harness.js"
+import { report } from "./json-logs.js"
 import * as RawHttp from "./raw-http.js"
 
 const pglite = Testing.backends()[0]!
@@ -319,7 +320,7 @@ layer(serverLayer(pglite, {}, {}, log), { timeout: "300 seconds", excludeTestSer
             "invalid UTF-8"
           ])
           for (const count of refusedByClass.values()) assert.isAtLeast(count, 100)
-          console.log(
+          report(
             `bad input at volume: ${sent} bodies, statuses ${JSON.stringify(Object.fromEntries(statuses))}, refused by class ${JSON.stringify(Object.fromEntries(refusedByClass))}`
           )
           const ready = yield* call("/health/ready")
@@ -387,7 +388,7 @@ layer(serverLayer(pglite, {}, {}, log), { timeout: "300 seconds", excludeTestSer
           )
           assert.isAtLeast(sent, 2_000)
           assert.strictEqual(refusedWithoutBody, 0)
-          console.log(
+          report(
             `headers with control characters: ${sent} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${refusedWithoutBody} refusals without the error body`
           )
         }),

@@ -21,6 +21,7 @@ import * as Waybill from "@waybill/server/Waybill"
 import type { DatabaseConfig } from "@waybill/store-pg/Database"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Context, Effect, Layer, Logger, Option, Redacted, Schema } from "effect"
+import { jsonRun, report } from "./json-logs.js"
 
 /** Two workspaces with one key each. */
 export const keys = { a: "e2e-key-workspace-a-0001", b: "e2e-key-workspace-b-0002" } as const
@@ -51,7 +52,7 @@ export const testConfig = (database: DatabaseConfig, overrides: Partial<ServerCo
 export const testLog = (name: string) => {
   const lines: Array<string> = []
   const logger = Logger.make((options) => {
-    lines.push(Logger.logfmtLogger.log(options))
+    lines.push((jsonRun ? Logger.jsonLogger : Logger.logfmtLogger).log(options))
     if (lines.length > 5_000) lines.splice(0, lines.length - 5_000)
   })
   return {
@@ -61,7 +62,8 @@ export const testLog = (name: string) => {
     showOnFailure: () =>
       afterEach((context) => {
         if (context.task.result?.state === "fail" && lines.length > 0) {
-          console.log(`--- the log of ${name} during "${context.task.name}" ---\n${lines.join("\n")}`)
+          report(`--- the log of ${name} during "${context.task.name}" ---`)
+          console.log(lines.join("\n"))
         }
         lines.length = 0
       })

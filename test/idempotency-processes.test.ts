@@ -9,6 +9,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Redacted } from "effect"
+import { report } from "./json-logs.js"
 import { processKey as key, serverProcess } from "./server-process.js"
 
 const url = process.env.DATABASE_URL
@@ -92,7 +93,7 @@ describe.skipIf(url === undefined || url === "")(
                 [route.status, "true", succeeded[0]!.text]
               )
             }
-            console.log(
+            report(
               `${route.path}: ${succeeded.length} answered (1 creation, ${succeeded.length - 1} replays), ${conflicts.length} × 409 while in flight`
             )
           }

@@ -10,6 +10,7 @@ import { isWaybillError, WaybillError } from "@waybill/http/WaybillError"
 import * as Waybill from "@waybill/server/Waybill"
 import * as Testing from "@waybill/store-pg/Testing"
 import { contractMaster } from "./fixtures.js"
+import { runLogFormat } from "./json-logs.js"
 
 const key = "in-process-key-0001"
 let waybill: Waybill.Waybill
@@ -19,7 +20,7 @@ let dataDir: string
 beforeAll(async () => {
   dataDir = await Testing.makeDataDir("waybill-in-process-")
   waybill = await Waybill.make({
-    env: { WAYBILL_API_KEYS: `acme:${key},other:${key}-other`, WAYBILL_DATA_DIR: dataDir }
+    env: { WAYBILL_API_KEYS: `acme:${key},other:${key}-other`, WAYBILL_DATA_DIR: dataDir, ...runLogFormat }
   })
   acme = waybill.forWorkspace("acme")
 }, 60_000)
@@ -216,7 +217,11 @@ describe("Waybill.forWorkspace", () => {
   it("throws on a workspace id no route would take, and refuses every call once closed", async () => {
     assert.throws(() => waybill.forWorkspace("not a workspace"), WaybillError)
     const closing = await Waybill.make({
-      env: { WAYBILL_API_KEYS: `acme:${key}`, WAYBILL_DATA_DIR: await Testing.makeDataDir("waybill-closing-") }
+      env: {
+        WAYBILL_API_KEYS: `acme:${key}`,
+        WAYBILL_DATA_DIR: await Testing.makeDataDir("waybill-closing-"),
+        ...runLogFormat
+      }
     })
     const api = closing.forWorkspace("acme")
     assert.deepStrictEqual((await api.webhooks.list()).data, [])

@@ -13,6 +13,7 @@ import * as Testing from "@waybill/store-pg/Testing"
 import autocannon from "autocannon"
 import { Effect } from "effect"
 import { contractMaster } from "./fixtures.js"
+import { report } from "./json-logs.js"
 import { logEntries, processKey, serverProcess } from "./server-process.js"
 
 const url = process.env.DATABASE_URL
@@ -76,7 +77,7 @@ describe.skipIf(url === undefined || url === "")("load held on PostgreSQL", () =
           ["POST /drafts", posts],
           ["GET /drafts", gets]
         ] as const) {
-          console.log(
+          report(
             `load: ${name}: ${result.requests.total} requests, ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`
           )
           assert.isAbove(result.requests.total, 0, `${name} answered`)
@@ -85,7 +86,7 @@ describe.skipIf(url === undefined || url === "")("load held on PostgreSQL", () =
           assert.strictEqual(result.non2xx, 0, `${name}: non-2xx answers`)
           assert.strictEqual(result["2xx"], result.requests.total, `${name}: every answer 2xx`)
         }
-        console.log(
+        report(
           `load: server RSS ${megabytes(atStart)} at start, ${megabytes(before)} after the warm-up, ${megabytes(after)} after ${seconds} s of load (every 5 s: ${samples.map(megabytes).join(", ")})`
         )
         assert.isBelow(after, before * 2 + 50 * 1024 * 1024, "the server's resident set stays flat")

@@ -11,6 +11,7 @@ import { createServer, type Server, type Socket } from "node:net"
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, forEachServer, keys } from "./harness.js"
+import { report } from "./json-logs.js"
 import { eventually, receiver } from "./receivers.js"
 
 const DEADLINE_MS = 1_500
@@ -150,7 +151,7 @@ forEachServer(
           30_000
         )
         const latencies = [...receivedAt].map(([id, at]) => at - publishedAt.get(id)!).sort((a, b) => a - b)
-        console.log(
+        report(
           `misbehaving receivers: healthy webhook p50 ${latencies[Math.floor(EVENTS / 2)]} ms, p99 ${latencies[EVENTS - 1]} ms`
         )
 

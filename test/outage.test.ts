@@ -12,6 +12,7 @@ import * as Server from "@waybill/server/Server"
 import { Cause, Effect, Fiber, Layer, Redacted } from "effect"
 import { contractMaster } from "./fixtures.js"
 import { keys, testConfig, testLog } from "./harness.js"
+import { report } from "./json-logs.js"
 import { canRunCluster, cluster } from "./postgres-cluster.js"
 import { eventually, receiver } from "./receivers.js"
 import { logEntries, processKey, serverProcess } from "./server-process.js"
@@ -121,7 +122,7 @@ describe.runIf(canRunCluster)("database outage", () => {
           60_000
         )
         assert.strictEqual(accepted.length, 11)
-        console.log(`database outage: ready again ${recovered} ms after PostgreSQL was started`)
+        report(`database outage: ready again ${recovered} ms after PostgreSQL was started`)
       }).pipe(Effect.scoped),
     { timeout: 120_000 }
   )
@@ -311,7 +312,7 @@ describe.runIf(canRunCluster)("database outage under continuous publishing", () 
           const kind = `${entry.level} ${entry.message}`
           kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
         }
-        console.log(
+        report(
           [
             `continuous outage: ${accepted.length} events accepted (all delivered), ${refused.length} publications refused 503 (${refusedWhileDown} in the 10 s down), ${wrong.length} other answers`,
             `  ready again ${afterRestart} ms after the restart, ${afterOutage} ms after the 10-s stop ended; first 202 after it at ${firstAccepted} ms`,

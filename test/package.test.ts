@@ -22,6 +22,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { packageDirectories } from "../scripts/pack.js"
+import { assertJsonLogs, runLogFormat } from "./json-logs.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const work = mkdtempSync(join(tmpdir(), "waybill-consumer-"))
@@ -29,7 +30,7 @@ const project = join(work, "my-service")
 const signingOnly = join(work, "my-receiver")
 
 // Nothing of the workspace's environment: no source condition, no npm script context.
-const environment = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CI: "true" }
+const environment = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CI: "true", ...runLogFormat }
 const npmOptions = ["--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
 
 const run = (
@@ -313,6 +314,11 @@ describe("the packages in a project outside the workspace, installed as docs/emb
       host.kill("SIGTERM")
     }
     assert.strictEqual(await exited, 0, output)
+    // The guide's host says where it listens; the rest are Waybill's records.
+    assertJsonLogs(
+      output.split("\n").filter((line) => !line.startsWith("Listening on")),
+      "the CommonJS host"
+    )
   }, 120_000)
 
   it("type-checks a TypeScript consumer under moduleResolution nodenext and runs it with plain Node", async () => {
@@ -331,10 +337,13 @@ describe("the packages in a project outside the workspace, installed as docs/emb
     assert.strictEqual(install.code, 0, install.output)
     const ran = await run(process.execPath, ["dist/host.mjs"], { timeout: 120_000 })
     assert.strictEqual(ran.code, 0, ran.output)
-    const lines = ran.output
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    const result = (line: string) => line.startsWith('{"framework"')
+    const output = ran.output.split("\n")
+    assertJsonLogs(
+      output.filter((line) => !result(line)),
+      "the Express and Hono hosts"
+    )
+    const lines = output.filter(result).map((line) => JSON.parse(line) as Record<string, unknown>)
     const expected = {
       health: 200,
       servers: [{ url: "/waybill" }],

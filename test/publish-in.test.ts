@@ -10,6 +10,7 @@ import * as Waybill from "@waybill/server/Waybill"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect } from "effect"
 import pg from "pg"
+import { runLogFormat } from "./json-logs.js"
 import { eventually, type Receiver, receiver } from "./receivers.js"
 import { processKey, serverProcess } from "./server-process.js"
 
@@ -33,7 +34,8 @@ const embedded = (databaseUrl: string, apiKeys = `acme:${key}`) =>
             WAYBILL_SECRET_KEY: secretKey,
             WAYBILL_API_KEYS: apiKeys,
             WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
-            WAYBILL_LOG_LEVEL: "warn"
+            WAYBILL_LOG_LEVEL: "warn",
+            ...runLogFormat
           }
         })
       ),
@@ -237,7 +239,9 @@ describe.skipIf(url === undefined || url === "")("publishIn on PostgreSQL", () =
         ["executor"]
       )
       const inMemory = yield* Effect.acquireRelease(
-        Effect.promise(() => Waybill.make({ env: { WAYBILL_API_KEYS: `acme:${key}`, WAYBILL_DATA_DIR: "memory://" } })),
+        Effect.promise(() =>
+          Waybill.make({ env: { WAYBILL_API_KEYS: `acme:${key}`, WAYBILL_DATA_DIR: "memory://", ...runLogFormat } })
+        ),
         (waybill) => Effect.promise(() => waybill.close())
       )
       const embeddedRefusal = yield* refusal(inMemory.forWorkspace("acme").events.publishIn(bare, tour("nowhere")))

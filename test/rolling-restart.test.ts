@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Fiber } from "effect"
+import { report } from "./json-logs.js"
 import { eventually, receiver } from "./receivers.js"
 import { exited, postJson, type ServerProcess, serverProcess, tourLoad } from "./server-process.js"
 
@@ -72,7 +73,7 @@ describe.skipIf(url === undefined || url === "")("deploys on one PostgreSQL", ()
           lines.some((line) => !line.includes(" 0 attempts finished")),
           "a stop awaited attempts in flight"
         )
-        console.log(`rolling restart: ${accepted.length} events, each delivered once; ${lines.join("; ")}`)
+        report(`rolling restart: ${accepted.length} events, each delivered once; ${lines.join("; ")}`)
       }).pipe(Effect.scoped),
     180_000
   )

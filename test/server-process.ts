@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect } from "effect"
+import { assertJsonLogs, runLogFormat } from "./json-logs.js"
 import { eventually } from "./receivers.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -63,25 +64,9 @@ const attempts = 3
  */
 const migratedDataDir = Testing.scopedDataDir("waybill-process-")
 
-/**
- * The lines of `output` that are not one JSON record with `timestamp`, `level` and `message`
- * (contract §8, "Logs"): a run with `WAYBILL_LOG_FORMAT=json` checks every process it started.
- */
-export const notJsonRecords = (output: ReadonlyArray<string>): Array<string> =>
-  output.filter((line) => {
-    if (line === "") return false
-    try {
-      const record = JSON.parse(line) as Record<string, unknown>
-      return !(typeof record.timestamp === "string" && typeof record.level === "string" && "message" in record)
-    } catch {
-      return true
-    }
-  })
-
 const spawnServer = (port: number, databaseUrl: string | undefined, options: ServerOptions) =>
   Effect.gen(function* () {
     const output: Array<string> = []
-    const json = (options.env?.WAYBILL_LOG_FORMAT ?? process.env.WAYBILL_LOG_FORMAT) === "json"
     const dataDir = databaseUrl === undefined ? yield* migratedDataDir : undefined
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -122,14 +107,9 @@ const spawnServer = (port: number, databaseUrl: string | undefined, options: Ser
           child.kill("SIGKILL")
         }).pipe(
           Effect.zipRight(
-            Effect.suspend(() => {
-              const bad = json ? notJsonRecords(output) : []
-              return bad.length === 0
-                ? Effect.void
-                : Effect.die(
-                    new Error(`lines that are not JSON records under WAYBILL_LOG_FORMAT=json:\n${bad.join("\n")}`)
-                  )
-            })
+            Effect.sync(() =>
+              assertJsonLogs(output, "the server", options.env?.WAYBILL_LOG_FORMAT ?? runLogFormat.WAYBILL_LOG_FORMAT)
+            )
           )
         )
     )

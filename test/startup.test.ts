@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
 import { Effect, Exit, Scope } from "effect"
+import { assertJsonLogs, runLogFormat } from "./json-logs.js"
 import { builtServer, logEntries } from "./server-process.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -24,10 +25,11 @@ interface Run {
 }
 
 // The server's environment: only what a user would set, on top of PATH and HOME.
-const environment = (env: Record<string, string>) => ({
+const environment = (env: Record<string, string>): Record<string, string> => ({
   PATH: process.env.PATH ?? "",
   HOME: process.env.HOME ?? "",
   WAYBILL_DATA_DIR: "memory://",
+  ...runLogFormat,
   ...env
 })
 
@@ -40,9 +42,10 @@ const migratedDataDir = async () => {
   return dir
 }
 
-// Runs that fail before listening never bind their port.
+// Runs that fail before listening never bind their port. In a JSON run, each line it wrote is a
+// JSON record.
 const start = (env: Record<string, string>): Promise<Run> =>
-  new Promise((resolve) => {
+  new Promise<Run>((resolve) => {
     execFile(
       process.execPath,
       [builtServer],
@@ -53,6 +56,9 @@ const start = (env: Record<string, string>): Promise<Run> =>
           output: stdout + stderr
         })
     )
+  }).then((run) => {
+    assertJsonLogs(run.output, "the server", environment(env).WAYBILL_LOG_FORMAT)
+    return run
   })
 
 /** The run stopped with exit code 1 and one ERROR record on one line, whose message matches `expected`. */
@@ -258,6 +264,11 @@ describe("npm start stops with its parent", () => {
         assert.isDefined(node, output)
         process.kill(npm.pid!, signal)
         assert.isTrue(await waitUntil(() => !alive(node!), 20_000), `the server (pid ${node}) outlived npm:\n${output}`)
+        // npm's own lines (`> waybill@… start`, `> tsx …`) aside.
+        assertJsonLogs(
+          output.split("\n").filter((line) => !line.startsWith("> ")),
+          "npm start"
+        )
       } finally {
         for (const pid of [...descendants(npm.pid!), npm.pid!]) {
           try {

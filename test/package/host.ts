@@ -77,7 +77,12 @@ const exercise = async (framework: string, base: string) => {
   )
 }
 
-const env = { WAYBILL_API_KEYS: `acme:${key}`, WAYBILL_ALLOW_PRIVATE_TARGETS: "true" }
+// The log format of the run that started this host (\`WAYBILL_LOG_FORMAT=json npm test\`), if any.
+const env = {
+  WAYBILL_API_KEYS: `acme:${key}`,
+  WAYBILL_ALLOW_PRIVATE_TARGETS: "true",
+  ...(process.env.WAYBILL_LOG_FORMAT === undefined ? {} : { WAYBILL_LOG_FORMAT: process.env.WAYBILL_LOG_FORMAT })
+}
 
 // Express: the Fetch handler as a Node listener; Express strips the mount path.
 {

@@ -4,12 +4,15 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Waybill from "@waybill/server/Waybill"
 import * as Testing from "@waybill/store-pg/Testing"
 import { latestDeliveries, subscribe } from "../src/in-process.js"
+import { runLogFormat } from "./started.js"
 
 let waybill: Waybill.Waybill
 let dataDir: string
 beforeAll(async () => {
   dataDir = await Testing.makeDataDir("waybill-example-in-process-")
-  waybill = await Waybill.make({ env: { WAYBILL_API_KEYS: "acme:in-process-example-key", WAYBILL_DATA_DIR: dataDir } })
+  waybill = await Waybill.make({
+    env: { WAYBILL_API_KEYS: "acme:in-process-example-key", WAYBILL_DATA_DIR: dataDir, ...runLogFormat }
+  })
 }, 60_000)
 afterAll(async () => {
   await waybill?.close()

@@ -52,6 +52,7 @@ const startHost = async (databaseUrl: string) => {
     })
     children.add(child)
     const output: Array<string> = []
+    outputs.set(child, output)
     const collect = (chunk: Buffer) => {
       output.push(chunk.toString())
       const listening = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.join(""))
@@ -67,7 +68,26 @@ const killed = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     child.once("exit", () => resolve())
     child.kill("SIGKILL")
+  }).then(() => {
+    // In a JSON run (\`WAYBILL_LOG_FORMAT=json npm test\`), Waybill's records are JSON; the
+    // host's own line says where it listens.
+    if (process.env.WAYBILL_LOG_FORMAT !== "json") return
+    const bad = (outputs.get(child) ?? [])
+      .join("")
+      .split("\n")
+      .filter((line) => line !== "" && !line.startsWith("Listening on") && !isJsonRecord(line))
+    assert.deepStrictEqual(bad, [], "the host's lines that are not JSON records")
   })
+
+const outputs = new WeakMap<ChildProcess, Array<string>>()
+
+const isJsonRecord = (line: string) => {
+  try {
+    return typeof (JSON.parse(line) as { level?: unknown }).level === "string"
+  } catch {
+    return false
+  }
+}
 
 const book = (base: string, customerId: string) =>
   fetch(`${base}/customers/${customerId}/orders`, { method: "POST" }).then(

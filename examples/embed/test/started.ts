@@ -11,12 +11,16 @@ import type { Running } from "../src/Main.js"
 const dataDirs: Array<string> = []
 afterAll(() => Promise.all(dataDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true }))))
 
-/** `start(0, env)` with `WAYBILL_DATA_DIR` naming a copy of the migrated database. */
+/** The log format of the run (\`WAYBILL_LOG_FORMAT=json npm test\` checks every line of it), for the examples' variables. */
+export const runLogFormat: Readonly<Record<string, string>> =
+  process.env.WAYBILL_LOG_FORMAT === "json" ? { WAYBILL_LOG_FORMAT: "json" } : {}
+
+/** `start(0, env)` with `WAYBILL_DATA_DIR` naming a copy of the migrated database, in the run's log format. */
 export const startOnMigratedDatabase = async (
   start: (port: number, env: Record<string, string>) => Promise<Running>,
   env: Record<string, string>
 ) => {
   const dataDir = await Testing.makeDataDir("waybill-example-")
   dataDirs.push(dataDir)
-  return start(0, { ...env, WAYBILL_DATA_DIR: dataDir })
+  return start(0, { ...env, WAYBILL_DATA_DIR: dataDir, ...runLogFormat })
 }

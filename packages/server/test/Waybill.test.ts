@@ -29,6 +29,9 @@ const shapes = async (waybill: Waybill.Waybill, key: string) =>
   (await waybill.handler(new Request("http://host/transport-shapes", { headers: { authorization: `Bearer ${key}` } })))
     .status
 
+// The run's log format (\`WAYBILL_LOG_FORMAT=json npm test\` checks every line on its console).
+const logFormat = process.env.WAYBILL_LOG_FORMAT === "json" ? { WAYBILL_LOG_FORMAT: "json" } : {}
+
 describe("Waybill.make and API keys", () => {
   it("refuses to start without WAYBILL_API_KEYS on a database that holds no key, naming the variable; prints no key", async () => {
     const printed = vi.spyOn(console, "log")
@@ -50,7 +53,7 @@ describe("Waybill.make and API keys", () => {
 
   it("serves the keys of WAYBILL_API_KEYS", async () => {
     const waybill = await Waybill.make({
-      env: { WAYBILL_API_KEYS: "acme:embedded-key-0001", WAYBILL_DATA_DIR: await migratedDataDir() }
+      env: { WAYBILL_API_KEYS: "acme:embedded-key-0001", WAYBILL_DATA_DIR: await migratedDataDir(), ...logFormat }
     })
     try {
       assert.strictEqual(await shapes(waybill, "embedded-key-0001"), 200)
@@ -72,7 +75,7 @@ describe("Waybill.make and API keys", () => {
         Effect.provide(keys)
       )
     )
-    const waybill = await Waybill.make({ env: { WAYBILL_DATA_DIR: dataDir } })
+    const waybill = await Waybill.make({ env: { WAYBILL_DATA_DIR: dataDir, ...logFormat } })
     try {
       assert.strictEqual(await shapes(waybill, Redacted.value(issued.key)), 200)
     } finally {

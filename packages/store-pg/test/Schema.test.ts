@@ -14,7 +14,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import * as OutboxTag from "@waybill/events/EventOutbox"
-import { Context, Effect, Layer, Option, Redacted, Schema, type Scope, Stream } from "effect"
+import { Context, Effect, Layer, Logger, Option, Redacted, Schema, type Scope, Stream } from "effect"
 import * as Database from "../src/Database.js"
 import * as Embedded from "../src/internal/embedded.js"
 import * as Migrations from "../src/Migrations.js"
@@ -253,7 +253,15 @@ for (const target of targets) {
             before.every(([, n]) => n > 0),
             JSON.stringify(before)
           )
+          // What the move logs, start by start (kept off the run's console).
+          const logged: Array<Array<string>> = []
           for (const start of [1, 2]) {
+            const messages: Array<string> = []
+            logged.push(messages)
+            const capture = Logger.replace(
+              Logger.defaultLogger,
+              Logger.make(({ message }) => messages.push(String(message)))
+            )
             yield* withWaybill(config(), (sql) =>
               Effect.gen(function* () {
                 // Every row kept; the bookkeeping has gained the migrations made after the move.
@@ -273,8 +281,15 @@ for (const target of targets) {
                   { document: '{"id":"drf_1"}' }
                 ])
               })
-            )
+            ).pipe(Effect.provide(capture))
           }
+          // The move says so once, naming what it moved.
+          assert.deepStrictEqual(logged, [
+            [
+              `Moved Waybill's ${publicLayoutTables.length - 1} tables and ${Migrations.table} from public into schema waybill`
+            ],
+            []
+          ])
           yield* withRaw((old) =>
             Effect.map(old`SELECT id FROM orders`, (rows) => assert.deepStrictEqual(rows, [{ id: 7 }]))
           )
