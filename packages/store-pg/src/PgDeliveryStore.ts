@@ -379,7 +379,9 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
     // Rows another replay or a resend made pending meanwhile fail the status check once their
     // lock is released, so concurrent replays never make a delivery due twice.
     replayStep: (request) => {
-      const after = request.after ?? { eventCreatedAt: -1, seq: -1 }
+      // The first step starts at the window's start, so each range's index is entered there
+      // rather than at the webhook's oldest delivery (a 30-day log walked to find nothing).
+      const after = request.after ?? { eventCreatedAt: request.since, seq: -1 }
       return sql<{ resent: number; scanned: number; last_at: string | null; last_seq: string | null }>`
           WITH scanned AS (
             SELECT d.id, d.event_created_at, d.seq FROM deliveries d
@@ -412,17 +414,21 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
         Effect.orDie
       )
     },
-    // One statement for a page of webhooks, over the partial index of held deliveries; the ids
-    // go as one JSON parameter, so the statement's text is the same for every page.
+    // One statement for a page of webhooks; the ids go as one JSON parameter, so the statement's
+    // text is the same for every page. Each webhook's oldest held delivery is the first entry of
+    // the held deliveries' order index (webhook, id), ranges read oldest first until one holds it,
+    // rather than every held row read for a minimum.
     oldestHeld: (workspaceId, webhookIds) =>
       webhookIds.length === 0
         ? Effect.succeed(new Map<string, string>())
         : sql<{ webhook_id: string; id: string }>`
-          SELECT webhook_id, min(id) AS id FROM deliveries
-          WHERE workspace_id = ${workspaceId}
-            AND webhook_id = ANY (ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(webhookIds)}::jsonb)))
-            AND status = 'held'
-          GROUP BY webhook_id`.pipe(
+          SELECT w.webhook_id, h.id
+          FROM jsonb_array_elements_text(${JSON.stringify(webhookIds)}::jsonb) AS w(webhook_id)
+          CROSS JOIN LATERAL (
+            SELECT d.id FROM deliveries d
+            WHERE d.webhook_id = w.webhook_id AND d.status = 'held' AND d.workspace_id = ${workspaceId}
+            ORDER BY d.id LIMIT 1
+          ) h`.pipe(
             Effect.map((rows): ReadonlyMap<string, string> => new Map(rows.map((row) => [row.webhook_id, row.id]))),
             Effect.orDie
           ),
