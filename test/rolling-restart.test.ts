@@ -6,10 +6,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Testing from "@waybill/store-pg/Testing"
-import { Effect, Fiber } from "effect"
+import { Effect } from "effect"
 import { report } from "./json-logs.js"
-import { eventually, receiver } from "./receivers.js"
-import { exited, postJson, type ServerProcess, serverProcess, tourLoad } from "./server-process.js"
+import { receiver } from "./receivers.js"
+import { endLoad, exited, postJson, type ServerProcess, serverProcess, tourLoad } from "./server-process.js"
 
 const url = process.env.DATABASE_URL
 
@@ -54,13 +54,7 @@ describe.skipIf(url === undefined || url === "")("deploys on one PostgreSQL", ()
           serving.push(replacement)
           lines.push(yield* stop(old))
         }
-        yield* Effect.sleep("2 seconds")
-        yield* Fiber.interrupt(load)
-        yield* eventually(
-          Effect.sync(() => accepted.every((id) => target.for(id).length >= 1)),
-          "every accepted event delivered",
-          60_000
-        )
+        yield* endLoad(load, accepted, target, 60_000)
         // A delivery released twice, or sent again by a stopped process, would be sent within a poll.
         yield* Effect.sleep("3 seconds")
         const twice = accepted.filter((id) => target.for(id).length > 1)

@@ -9,7 +9,7 @@ import { createServer } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Testing from "@waybill/store-pg/Testing"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { assertJsonLogs, runLogFormat } from "./json-logs.js"
 import { eventually } from "./receivers.js"
 
@@ -240,3 +240,23 @@ export const tourLoad = (serving: ReadonlyArray<ServerProcess>, prefix: string, 
     )
   )
 }
+
+/**
+ * Ends a `tourLoad` two seconds on (the processes' last change behind it), then waits until every
+ * event it had accepted reached `target` at least once.
+ */
+export const endLoad = (
+  load: Fiber.Fiber<never>,
+  accepted: ReadonlyArray<string>,
+  target: { readonly for: (eventId: string) => ReadonlyArray<unknown> },
+  timeoutMs: number
+) =>
+  Effect.gen(function* () {
+    yield* Effect.sleep("2 seconds")
+    yield* Fiber.interrupt(load)
+    yield* eventually(
+      Effect.sync(() => accepted.every((id) => target.for(id).length >= 1)),
+      "every accepted event delivered",
+      timeoutMs
+    )
+  })

@@ -12,10 +12,18 @@ import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import * as Migrations from "@waybill/store-pg/Migrations"
 import * as Testing from "@waybill/store-pg/Testing"
-import { Effect, Fiber } from "effect"
+import { Effect } from "effect"
 import { report } from "./json-logs.js"
 import { eventually, receiver } from "./receivers.js"
-import { exited, processKey as key, postJson, type ServerProcess, serverProcess, tourLoad } from "./server-process.js"
+import {
+  endLoad,
+  exited,
+  processKey as key,
+  postJson,
+  type ServerProcess,
+  serverProcess,
+  tourLoad
+} from "./server-process.js"
 
 const url = process.env.DATABASE_URL
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -100,13 +108,7 @@ describe.skipIf(url === undefined || url === "")("upgrades on one PostgreSQL", (
         serving.shift()
         old.child.kill("SIGTERM")
         assert.strictEqual(yield* exited(old.child), 0, old.output.join("\n"))
-        yield* Effect.sleep("2 seconds")
-        yield* Fiber.interrupt(load)
-        yield* eventually(
-          Effect.sync(() => accepted.every((id) => target.for(id).length >= 1)),
-          "every accepted event delivered",
-          90_000
-        )
+        yield* endLoad(load, accepted, target, 90_000)
         // Every delivery readable through this release, old and new alike, once recorded: a fresh
         // delivery may be sent before its row is written (docs/webhooks.md, hand-off).
         const readable = Effect.promise(async () => {
