@@ -29,6 +29,7 @@ import eventOrderingKey from "./migrations/0015_event_ordering_key.js"
 import consoleTokens from "./migrations/0016_console_tokens.js"
 import abandonedAttempts from "./migrations/0017_abandoned_attempts.js"
 import timeRanges from "./migrations/0018_time_ranges.js"
+import rateSchedule from "./migrations/0019_rate_schedule.js"
 
 /** Every migration, keyed `NNNN_name` as the migrator expects. @since 0.1.0 */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -49,7 +50,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0015_event_ordering_key": eventOrderingKey,
   "0016_console_tokens": consoleTokens,
   "0017_abandoned_attempts": abandonedAttempts,
-  "0018_time_ranges": timeRanges
+  "0018_time_ranges": timeRanges,
+  "0019_rate_schedule": rateSchedule
 }
 
 /** The table that records applied migrations, in Waybill's schema. @since 0.1.0 */

@@ -79,6 +79,8 @@ interface ClaimedRow {
   readonly revision: number
   /** Whether any webhook takes the flow-controlled claim (plain claims only). */
   readonly flow?: boolean
+  /** Set in code: a rate-limited webhook's slot for the attempt. */
+  readonly not_before?: number
 }
 
 /** The delivery store over the `SqlClient` in context. @since 0.1.0 */
@@ -98,23 +100,22 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
       }
     )
   // Holding the webhook's `webhook_flow` row, so claimers in any process take turns: a rate-limited
-  // webhook gets what its window allows; a FIFO one its earliest pending delivery if due and unheld.
+  // webhook gets the slots its schedule has within the horizon; a FIFO one its earliest pending
+  // delivery if due and unheld.
   const claimOne = (request: ClaimRequest, webhook: FlowRow, room: number) =>
     sql.withTransaction(
       Effect.gen(function* () {
-        const [flow] = yield* sql<{ slot: string; counts: string }>`
+        const [flow] = yield* sql<{ slot: string; counts: string; next_at: number }>`
             INSERT INTO webhook_flow (webhook_id) VALUES (${webhook.id})
             ON CONFLICT (webhook_id) DO UPDATE SET slot = webhook_flow.slot
-            RETURNING slot::text, array_to_string(counts, ',') AS counts`
-        const window = {
-          slot: Number(flow?.slot ?? 0),
-          counts: flow === undefined || flow.counts === "" ? [] : flow.counts.split(",").map(Number)
-        }
+            RETURNING slot::text, array_to_string(counts, ',') AS counts, next_at`
+        const nextAt = Number(flow?.next_at ?? 0)
         const rate = webhook.rate_limit_per_second
+        const horizon = request.horizonMs ?? 0
         const wanted = Math.min(
           room,
           webhook.ordering === "fifo" ? 1 : room,
-          rate === null ? room : FlowControl.allowance(window, request.now, rate)
+          rate === null ? room : FlowControl.schedule(nextAt, request.now, rate, room, horizon).notBefore.length
         )
         if (wanted <= 0) return []
         const picked =
@@ -145,13 +146,25 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
             RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body, e.traceparent,
                       jsonb_array_length(d.attempts) AS attempt_count, d.abandoned_attempts, d.cycle_start, d.cycle_trigger, d.due_at,
                       d.seq, ${webhook.revision}::int AS revision`
-        if (rate !== null && rows.length > 0) {
-          const next = FlowControl.record(window, request.now, rows.length)
-          yield* sql`
-              UPDATE webhook_flow SET slot = ${next.slot}, counts = ${`{${next.counts.join(",")}}`}::int[]
-              WHERE webhook_id = ${webhook.id}`
-        }
-        return rows
+        if (rate === null || rows.length === 0) return rows
+        // Slots in the order the claim hands deliveries out; the window of 0011 too, for processes
+        // of the previous release during a rolling deploy.
+        const slots = FlowControl.schedule(nextAt, request.now, rate, rows.length, horizon)
+        const window = FlowControl.record(
+          {
+            slot: Number(flow?.slot ?? 0),
+            counts: flow === undefined || flow.counts === "" ? [] : flow.counts.split(",").map(Number)
+          },
+          request.now,
+          rows.length
+        )
+        yield* sql`
+            UPDATE webhook_flow
+            SET next_at = ${slots.nextAt}, slot = ${window.slot}, counts = ${`{${window.counts.join(",")}}`}::int[]
+            WHERE webhook_id = ${webhook.id}`
+        return [...rows]
+          .sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
+          .map((row, i): ClaimedRow => ({ ...row, not_before: slots.notBefore[i]! }))
       })
     )
   const claimControlled = (request: ClaimRequest, limit: number) =>
@@ -281,7 +294,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
                 trigger: row.cycle_trigger,
                 leaseToken: request.leaseToken,
                 target,
-                traceparent: row.traceparent
+                traceparent: row.traceparent,
+                ...(row.not_before === undefined ? {} : { notBefore: row.not_before })
               }
             ]
           })

@@ -1,6 +1,6 @@
 /**
  * Flow control (contract §8) on PGlite and PostgreSQL: disable and enable with held deliveries,
- * automatic disabling, the rate limit and FIFO ordering in the claim, over two dispatchers.
+ * automatic disabling, the rate limit's schedule and FIFO ordering in the claim, over two dispatchers.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
@@ -8,6 +8,7 @@ import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as EventIntake from "@waybill/events/EventIntake"
 import { DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
 import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
+import * as FlowControl from "@waybill/webhooks/FlowControl"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
 import * as Retention from "@waybill/webhooks/Retention"
 import { WebhookService } from "@waybill/webhooks/WebhookService"
@@ -363,6 +364,57 @@ forEachBackend(
           assert.isAtMost(within, 3, `attempts in the second from the ${i + 1}th`)
         }
       }).pipe(Effect.scoped)
+    )
+
+    it.effect("rate limit: claims schedule attempts one interval apart within their horizon, whoever claims", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const ws = Schema.decodeSync(WorkspaceId)("flow-schedule")
+        const webhook = yield* register(ws, "schedule", { rateLimitPerSecond: 40 })
+        const events = yield* Effect.forEach([0, 1, 2, 3, 4, 5], (i) => publish(ws, `tour_schedule${i}`))
+        yield* fannedOut(webhook.id, 6)
+        const store = yield* DeliveryStoreTag
+        const claim = (token: string, now: number, horizonMs = 100) =>
+          store.claimDue({
+            now,
+            limit: 100,
+            maxPerWebhook: 10,
+            maxInFlightPerWebhook: 10,
+            horizonMs,
+            roomByWebhook: new Map(),
+            leaseUntil: now + 30_000,
+            leaseToken: token
+          })
+        const step = FlowControl.interval(40)
+        const slots = (claimed: ReadonlyArray<{ readonly notBefore?: number | undefined }>) =>
+          claimed.map((delivery) => Math.round((delivery.notBefore! - NOW) * 100) / 100)
+        const round = (at: number) => Math.round(at * 100) / 100
+        // From 50 to 100 ms after the first claim: two slots, the earliest events first.
+        const first = yield* claim("a", NOW)
+        assert.deepStrictEqual(slots(first), [50, round(50 + step)])
+        assert.deepStrictEqual(
+          first.map((delivery) => delivery.eventId),
+          events.slice(0, 2).map((event) => event.id)
+        )
+        // Another claimer 30 ms later gets the slots after those; one whose clock read earlier, none.
+        assert.deepStrictEqual(slots(yield* claim("b", NOW + 30)), [round(50 + 2 * step), round(50 + 3 * step)])
+        assert.deepStrictEqual(yield* claim("c", NOW + 10), [])
+        // The horizon of `deliverDue` (none): nothing before the next slot is due.
+        assert.deepStrictEqual(yield* claim("d", NOW + 150, 0), [])
+        const [row] = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ next_at: number; counts: string }>`
+            SELECT next_at, array_to_string(counts, ',') AS counts FROM webhook_flow WHERE webhook_id = ${webhook.id}`
+        )
+        assert.closeTo(Number(row!.next_at), NOW + 50 + 4 * step, 1e-3)
+        // The window of 0011, kept for processes of the previous release: 4 claimed.
+        assert.strictEqual(
+          row!.counts.split(",").reduce((sum, count) => sum + Number(count), 0),
+          4
+        )
+        // Its pending deliveries would be due in the next tests' claims.
+        yield* service((s) => s.delete(webhook.id), ws)
+      })
     )
 
     it.effect("FIFO: one delivery in flight, the earliest first; a lease that runs out hands it on, in order", () =>

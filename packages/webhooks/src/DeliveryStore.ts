@@ -61,10 +61,16 @@ export interface ClaimRequest {
   readonly maxPerWebhook: number
   /**
    * For flow-controlled webhooks (`FlowControl.isControlled`): at most this many of one (default
-   * `maxPerWebhook`), never a disabled one's, a rate-limited one's within `FlowControl.allowance`
-   * over every claimer, a FIFO one's only its earliest pending delivery while no claimer holds one.
+   * `maxPerWebhook`), never a disabled one's, a rate-limited one's as `FlowControl.schedule` places
+   * them over every claimer, a FIFO one's only its earliest pending delivery while no claimer holds one.
    */
   readonly maxInFlightPerWebhook?: number | undefined
+  /**
+   * How far ahead of `now` a rate-limited webhook's claimed attempts may be scheduled (each
+   * claimed one's `notBefore`), in milliseconds. Default 0: only attempts that may start now.
+   * @since 0.3.0
+   */
+  readonly horizonMs?: number | undefined
   readonly roomByWebhook: ReadonlyMap<string, number>
   readonly leaseUntil: number
   readonly leaseToken: string
@@ -91,6 +97,12 @@ export interface ClaimedDelivery {
   /** Its event's W3C `traceparent`: each attempt continues that trace with a span of its own. */
   readonly traceparent?: string | null | undefined
   readonly abandoned?: number | undefined
+  /**
+   * Epoch milliseconds before which its attempt must not start: its slot under its webhook's rate
+   * limit (`FlowControl.schedule`). Absent: at once.
+   * @since 0.3.0
+   */
+  readonly notBefore?: number | undefined
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Flow control per webhook (contract §8), shared by the stores: the rate window (why 31 slots of
- * 50 ms: docs/webhooks.md, Flow control) and the failure count behind automatic disabling.
+ * Flow control per webhook (contract §8), shared by the stores: the rate limit's schedule (why:
+ * docs/webhooks.md, Flow control) and the failure count behind automatic disabling.
  * @since 0.1.0
  */
 import type { Target } from "./Webhook.js"
@@ -9,13 +9,85 @@ import type { Target } from "./Webhook.js"
 export const isControlled = (target: Pick<Target, "status" | "rateLimitPerSecond" | "ordering">): boolean =>
   target.status !== "enabled" || target.rateLimitPerSecond !== null || target.ordering !== "none"
 
-/** The length of a rate window's slot, in milliseconds. @since 0.1.0 */
+/**
+ * The share of the limit a busy webhook is scheduled at: attempts start `interval(limit)` apart,
+ * so arrivals delayed by up to `1000 / margin - 1000` ms (52 ms) more than the attempt before
+ * them still put no more than the limit into any one second (docs/decisions/0115).
+ * @since 0.3.0
+ */
+export const margin = 0.95
+
+/**
+ * The most an attempt may start after its slot, in milliseconds: less than the margin's
+ * `1000 / margin - 1000` (52 ms), so starts each within it of their slots put no more than the
+ * limit into any one second. One woken later (a busy host) gives its claim back and takes a later
+ * slot; the second time it starts however late, so a host too busy for any slot still delivers.
+ * @since 0.3.0
+ */
+export const lateStartMs = 50
+
+/**
+ * How far ahead of its claim `run` schedules a rate-limited webhook's attempts, in milliseconds
+ * (from half of it on, see `schedule`): a claim up to half of it late still finds its slot.
+ * @since 0.3.0
+ */
+export const horizonMs = 200
+
+/** The time between two attempts scheduled under `limit` per second, in milliseconds. @since 0.3.0 */
+export const interval = (limit: number): number => 1000 / (limit * margin)
+
+/** A claim's schedule: when each claimed attempt may start (epoch ms, in claim order), and the webhook's next slot. @since 0.3.0 */
+export interface Schedule {
+  readonly notBefore: ReadonlyArray<number>
+  readonly nextAt: number
+}
+
+/**
+ * The schedule of a claim at `now` (virtual scheduling): up to `room` attempts, one every
+ * `interval(limit)` from the webhook's next slot `nextAt`, only those starting within `horizon` ms
+ * of `now`. None starts sooner than a slot (`slotMs`, at most half the horizon) after `now`, so the claim's own time (its
+ * transaction, the hand-over to a worker) never makes its first attempt late against the ones
+ * after it. Invalid numbers schedule nothing.
+ * @since 0.3.0
+ */
+export const schedule = (nextAt: number, now: number, limit: number, room: number, horizon: number): Schedule => {
+  const step = interval(limit)
+  const notBefore: Array<number> = []
+  if (!(step > 0 && Number.isFinite(step) && Number.isFinite(now))) return { notBefore, nextAt }
+  const first = Math.max(now + Math.min(horizon / 2, slotMs), Number.isFinite(nextAt) ? nextAt : 0)
+  for (let i = 0; i < room; i++) {
+    const at = first + i * step
+    if (!(at <= now + horizon)) break
+    notBefore.push(at)
+  }
+  return { notBefore, nextAt: notBefore.length === 0 ? nextAt : first + notBefore.length * step }
+}
+
+/**
+ * When a loop that claimed attempts of a webhook up to `lastNotBefore` claims again: once the
+ * slot after it is inside the horizon, and not before `slotMs` from `now`.
+ * @since 0.3.0
+ */
+export const nextClaimAt = (lastNotBefore: number, limit: number, now: number): number =>
+  // One millisecond more, so the claim's `now + horizonMs` is past the slot whatever the rounding.
+  Math.max(now + slotMs, Math.ceil(lastNotBefore + interval(limit) - horizonMs) + 1)
+
+/**
+ * The length of a slot of the previous release's rate window, in milliseconds (and the least
+ * time between a loop's claims of a rate-limited webhook).
+ * @since 0.1.0
+ */
 export const slotMs = 50
 
-/** How many slots a claim counts: the current one and those before it. @since 0.1.0 */
+/** How many slots the previous release's window counts: the current one and those before it. @since 0.1.0 */
 export const slotsCounted = 31
 
-/** A webhook's rate window: its newest slot's number and the attempts started per slot, newest first. @since 0.1.0 */
+/**
+ * The previous release's rate window of a webhook: its newest slot's number and the attempts
+ * claimed per slot, newest first. Kept current, so processes of that release still running during
+ * a rolling deploy count this release's attempts.
+ * @since 0.1.0
+ */
 export interface RateWindow {
   readonly slot: number
   readonly counts: ReadonlyArray<number>
@@ -31,16 +103,6 @@ const shift = (window: RateWindow, now: number): Array<number> => {
   if (gap >= slotsCounted) return []
   return [...Array.from({ length: gap }, () => 0), ...window.counts].slice(0, slotsCounted)
 }
-
-/** How many attempts a claim at `now` (epoch ms) may start under `limit` per second. @since 0.1.0 */
-export const allowance = (window: RateWindow, now: number, limit: number): number => {
-  const counts = shift(window, now)
-  const inWindow = counts.reduce((sum, count) => sum + count, 0)
-  return Math.max(0, Math.min(limit - inWindow, perSlot(limit) - (counts[0] ?? 0)))
-}
-
-/** The most attempts one slot may start: the limit's share of a slot, at least one. @since 0.1.0 */
-export const perSlot = (limit: number): number => Math.max(1, Math.ceil((limit * slotMs) / 1000))
 
 /** The window after a claim at `now` started `started` attempts. @since 0.1.0 */
 export const record = (window: RateWindow, now: number, started: number): RateWindow => {

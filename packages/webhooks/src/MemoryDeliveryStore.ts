@@ -51,8 +51,8 @@ export const make = (): DeliveryStore["Type"] => {
   const lanes = new Map<string, { rows: Array<Row>; head: number }>()
   // Per webhook, the target of its latest edit: it replaces what older deliveries were made with.
   const retargeted = new Map<string, Target>()
-  // Per rate-limited webhook, the attempts its claims started.
-  const windows = new Map<string, FlowControl.RateWindow>()
+  // Per rate-limited webhook, its next slot (`FlowControl.schedule`).
+  const nextSlots = new Map<string, number>()
   let made = 0
   const enqueue = (row: Row) => {
     let lane = lanes.get(row.delivery.webhookId)
@@ -127,18 +127,14 @@ export const make = (): DeliveryStore["Type"] => {
           let allowed = room
           let order: ReadonlyArray<Row> = lane.rows
           let from = lane.head
+          const limit = current.rateLimitPerSecond
+          const horizon = request.horizonMs ?? 0
           if (FlowControl.isControlled(current)) {
             if (current.status !== "enabled") continue
             allowed = Math.min(room, request.maxInFlightPerWebhook ?? request.maxPerWebhook)
-            if (current.rateLimitPerSecond !== null) {
-              allowed = Math.min(
-                allowed,
-                FlowControl.allowance(
-                  windows.get(webhookId) ?? FlowControl.emptyWindow,
-                  request.now,
-                  current.rateLimitPerSecond
-                )
-              )
+            if (limit !== null) {
+              allowed = FlowControl.schedule(nextSlots.get(webhookId) ?? 0, request.now, limit, allowed, horizon)
+                .notBefore.length
             }
             if (current.ordering === "fifo") {
               // Only the earliest pending delivery, in the order they were made.
@@ -152,6 +148,7 @@ export const make = (): DeliveryStore["Type"] => {
               allowed = Math.min(allowed, 1)
             }
           }
+          const first = claimed.length
           let taken = 0
           for (let i = from; i < order.length; i++) {
             if (claimed.length >= request.limit || taken >= allowed) break
@@ -178,11 +175,13 @@ export const make = (): DeliveryStore["Type"] => {
               })
             )
           }
-          if (taken > 0 && current.rateLimitPerSecond !== null) {
-            windows.set(
-              webhookId,
-              FlowControl.record(windows.get(webhookId) ?? FlowControl.emptyWindow, request.now, taken)
-            )
+          if (taken > 0 && limit !== null) {
+            // The slots of those taken, in the order they were taken.
+            const slots = FlowControl.schedule(nextSlots.get(webhookId) ?? 0, request.now, limit, taken, horizon)
+            nextSlots.set(webhookId, slots.nextAt)
+            for (let i = 0; i < taken; i++) {
+              claimed[first + i] = { ...claimed[first + i]!, notBefore: slots.notBefore[i]! }
+            }
           }
         }
         return claimed
@@ -343,7 +342,7 @@ export const make = (): DeliveryStore["Type"] => {
     deleteForWebhook: (workspaceId, webhookId) =>
       Effect.sync(() => {
         retargeted.delete(webhookId)
-        windows.delete(webhookId)
+        nextSlots.delete(webhookId)
         for (const [id, row] of rows) {
           if (row.delivery.workspaceId === workspaceId && row.delivery.webhookId === webhookId) {
             rows.delete(id)

@@ -1,14 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { CurrentWorkspace } from "@waybill/core/Workspace"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
-import { Dispatcher } from "../src/Dispatcher.js"
+import * as fc from "fast-check"
+import { Dispatcher, make } from "../src/Dispatcher.js"
 import * as FlowControl from "../src/FlowControl.js"
 import * as Retention from "../src/Retention.js"
 import { WebhookService } from "../src/WebhookService.js"
 import {
+  captureLogs,
   deliveriesOf,
   inWorkspace,
+  LogLines,
   makeLayer,
   NOW,
   ok,
@@ -32,39 +37,135 @@ const publishTours = (count: number) =>
     (i) => Effect.map(publish("tour-created", { tour: { ...tour(), id: `tour_${i}` } }), (event) => event.id)
   )
 
-describe("FlowControl rules", () => {
-  it("the rate window counts the current slot and the 30 before it, and spreads a second's attempts", () => {
-    const limit = 40
-    let window = FlowControl.emptyWindow
-    // At most the limit's share of a slot (40 / 20) at once.
-    assert.strictEqual(FlowControl.perSlot(limit), 2)
-    assert.strictEqual(FlowControl.perSlot(3), 1)
-    assert.strictEqual(FlowControl.allowance(window, 1_000_000, limit), 2)
-    for (let now = 1_000_000; now < 1_001_000; now += 50) {
-      window = FlowControl.record(window, now, FlowControl.allowance(window, now, limit))
+// The most of `times` in any window of one second.
+const mostInASecond = (times: ReadonlyArray<number>) => {
+  const sorted = [...times].sort((a, b) => a - b)
+  let most = 0
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= 1_000) j++
+    most = Math.max(most, i - j + 1)
+  }
+  return most
+}
+
+// Two loops claiming one busy webhook for 30 s, as `run` does: at their polls (1 s), when one of
+// their attempts ends, and again at `nextClaimAt` (each of these late by up to 40 ms). The slots taken.
+const busyWebhook = (
+  limit: number,
+  phases: readonly [number, number],
+  late: ReadonlyArray<number>,
+  durations: ReadonlyArray<number>
+) => {
+  const claims = phases.flatMap((phase) => Array.from({ length: 31 }, (_, k) => NOW + phase + k * 1_000))
+  const starts: Array<number> = []
+  let nextAt = 0
+  let n = 0
+  while (claims.length > 0) {
+    claims.sort((a, b) => b - a)
+    const now = claims.pop()!
+    if (now > NOW + 31_000) break
+    const { notBefore, nextAt: after } = FlowControl.schedule(nextAt, now, limit, 32, FlowControl.horizonMs)
+    nextAt = after
+    for (const at of notBefore) {
+      starts.push(at)
+      claims.push(at + durations[n++ % durations.length]!)
     }
-    // 20 slots of 2: 40 in the second, so nothing more until the first slot leaves the window.
-    assert.strictEqual(FlowControl.allowance(window, 1_001_000, limit), 0)
-    assert.strictEqual(FlowControl.allowance(window, 1_001_549, limit), 0)
-    assert.strictEqual(FlowControl.allowance(window, 1_001_550, limit), 2)
-    // A claimer whose clock is behind the window's counts into its newest slot.
-    const behind = FlowControl.record(FlowControl.record(FlowControl.emptyWindow, 2_000_000, 1), 1_999_000, 2)
-    assert.deepStrictEqual(behind, { slot: 40_000, counts: [3] })
+    if (notBefore.length > 0) {
+      claims.push(FlowControl.nextClaimAt(notBefore.at(-1)!, limit, now) + late[n++ % late.length]!)
+    }
+  }
+  return starts
+}
+
+describe("FlowControl rules", () => {
+  it("a claim takes the slots within its horizon, one interval apart, and moves the next slot past them", () => {
+    const step = FlowControl.interval(10)
+    assert.closeTo(step, 1_000 / 9.5, 1e-9)
+    // An idle webhook: its first slot half the horizon after the claim, the next one past the horizon.
+    const idle = FlowControl.schedule(0, NOW, 10, 32, 100)
+    assert.deepStrictEqual(idle, { notBefore: [NOW + 50], nextAt: NOW + 50 + step })
+    assert.deepStrictEqual(FlowControl.schedule(idle.nextAt, NOW + 60, 10, 32, 100), {
+      notBefore: [NOW + 50 + step],
+      nextAt: NOW + 50 + 2 * step
+    })
+    // A slot beyond the horizon: nothing, and the slot stays.
+    assert.deepStrictEqual(FlowControl.schedule(NOW + 500, NOW, 10, 32, 100), { notBefore: [], nextAt: NOW + 500 })
+    // 100 a second: five slots from 50 to 100 ms ahead, at most the room.
+    const wide = FlowControl.schedule(0, NOW, 100, 32, 100)
+    assert.strictEqual(wide.notBefore.length, 5)
+    assert.closeTo(wide.nextAt, NOW + 50 + 5 * FlowControl.interval(100), 1e-6)
+    assert.deepStrictEqual(FlowControl.schedule(0, NOW, 100, 3, 100).notBefore.length, 3)
+    // `deliverDue` (horizon 0): only a slot due now.
+    assert.deepStrictEqual(FlowControl.schedule(0, NOW, 100, 32, 0).notBefore, [NOW])
+    // Nonsense schedules nothing.
+    for (const [limit, room, horizon] of [
+      [0, 5, 100],
+      [Number.NaN, 5, 100],
+      [10, 0, 100],
+      [10, Number.NaN, 100],
+      [10, 5, -1]
+    ] as const) {
+      assert.deepStrictEqual(FlowControl.schedule(0, NOW, limit, room, horizon), { notBefore: [], nextAt: 0 })
+    }
+    // The next claim comes when the next slot is inside its horizon, at least one slot later.
+    const again = FlowControl.nextClaimAt(NOW, 1, NOW)
+    assert.strictEqual(again, NOW + 854)
+    assert.deepStrictEqual(
+      FlowControl.schedule(NOW + FlowControl.interval(1), again, 1, 32, FlowControl.horizonMs).notBefore,
+      [NOW + FlowControl.interval(1)]
+    )
+    assert.strictEqual(FlowControl.nextClaimAt(NOW, 100, NOW), NOW + FlowControl.slotMs)
   })
 
-  it("no window of one second holds more than the limit, however claims come", () => {
-    const limit = 7
-    let window = FlowControl.emptyWindow
-    const starts: Array<number> = []
-    for (let now = 0; now < 10_000; now += 13) {
-      const n = Math.min(3, FlowControl.allowance(window, now, limit))
-      window = FlowControl.record(window, now, n)
-      for (let i = 0; i < n; i++) starts.push(now)
-    }
-    assert.isAbove(starts.length, 40)
-    for (const [i, start] of starts.entries()) {
-      assert.isAtMost(starts.slice(i).filter((at) => at < start + 1_500).length, limit)
-    }
+  it("property: claims at any times, in any order, sent with up to 50 ms of jitter, never put more than the limit into a second", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.array(
+          fc.record({
+            at: fc.integer({ min: 0, max: 60_000 }),
+            room: fc.integer({ min: 0, max: 64 }),
+            horizon: fc.integer({ min: 0, max: 2_000 })
+          }),
+          { maxLength: 150 }
+        ),
+        fc.array(fc.oneof(fc.constant(0), fc.constant(50), fc.double({ min: 0, max: 50, noNaN: true })), {
+          minLength: 1,
+          maxLength: 64
+        }),
+        (limit, claims, jitter) => {
+          let nextAt = 0
+          const arrivals: Array<number> = []
+          // Claims run one after another under the row lock, each with the time its claimer read.
+          for (const claim of claims) {
+            const taken = FlowControl.schedule(nextAt, NOW + claim.at, limit, claim.room, claim.horizon)
+            nextAt = taken.nextAt
+            for (const at of taken.notBefore) arrivals.push(at + jitter[arrivals.length % jitter.length]!)
+          }
+          return mostInASecond(arrivals) <= limit
+        }
+      ),
+      { numRuns: 200 }
+    )
+  })
+
+  it("property: a busy webhook claimed by two loops gets at least 90 % of its limit", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 100 }),
+        fc.tuple(fc.integer({ min: 0, max: 999 }), fc.integer({ min: 0, max: 999 })),
+        fc.array(fc.double({ min: 0, max: 40, noNaN: true }), { minLength: 1, maxLength: 16 }),
+        fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 16 }),
+        (limit, phases, late, durations) => {
+          const starts = busyWebhook(limit, phases, late, durations)
+          const first = Math.min(...starts)
+          const inSpan = starts.filter((at) => at < first + 30_000).length
+          return inSpan >= 0.9 * 30 * limit && mostInASecond(starts) <= limit
+        }
+      ),
+      // Claims 25 ms late on a 70 ms interval: the slots must not drift behind them.
+      { numRuns: 100, examples: [[15, [0, 0], [25.4095458984375], [26, 1]]] }
+    )
   })
 
   it("endings: a success starts the count again from the failures after it", () => {
@@ -199,6 +300,83 @@ describe("flow control in memory", () => {
     )
   )
 
+  it.effect("run, two loops on one store: a limit of 10 a second gets 9 and more, never 11 in a second", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      yield* register(registration({ url: "https://hooks.example.org/rate", rateLimitPerSecond: 10 }))
+      yield* publishTours(130)
+      const one = yield* Dispatcher
+      const two = yield* make({ shutdownGraceMs: 0 })
+      const fibers = [yield* Effect.fork(one.run), yield* Effect.fork(two.run)]
+      yield* one.wake
+      // 11 s in steps of 10 ms, the fibers running between them.
+      for (let step = 0; step < 1_100; step++) {
+        yield* TestClock.adjust(10)
+        for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      }
+      yield* Fiber.interruptAll(fibers)
+      const starts = (yield* requests)
+        .filter((received) => received.request.url.endsWith("/rate"))
+        .map((received) => received.at)
+      const first = Math.min(...starts)
+      assert.isAtLeast(starts.filter((at) => at < first + 10_000).length, 90)
+      assert.isAtMost(mostInASecond(starts), 10)
+    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
+  it.effect("an attempt woken over 50 ms after its slot gives its claim back; woken late again, it starts", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhooks = [
+        yield* register(registration({ url: "https://hooks.example.org/one", rateLimitPerSecond: 10 })),
+        yield* register(registration({ url: "https://hooks.example.org/two", rateLimitPerSecond: 10 }))
+      ]
+      const events = yield* publishTours(3)
+      const fiber = yield* Effect.fork(Effect.flatMap(Dispatcher, (d) => d.run))
+      yield* Effect.flatMap(Dispatcher, (d) => d.wake)
+      // One worker for two webhooks, each answer 300 ms away: one webhook's attempt waits for the
+      // other's to end, past its slot.
+      for (let step = 0; step < 500; step++) {
+        yield* TestClock.adjust(10)
+        for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      }
+      yield* Fiber.interrupt(fiber)
+      const sent = yield* requests
+      for (const path of ["/one", "/two"]) {
+        assert.sameMembers(
+          sent
+            .filter((received) => received.request.url.endsWith(path))
+            .map((received) => received.request.headers["X-Event-Id"]!),
+          events,
+          `each event sent once to ${path}`
+        )
+      }
+      const givenBack = (yield* LogLines)
+        .filter((line) => line.includes("woke after its slot"))
+        .map((line) => /deliveryId=(\S+)/.exec(line)?.[1])
+      assert.isAtLeast(givenBack.length, 2, "late attempts were given back")
+      assert.strictEqual(new Set(givenBack).size, givenBack.length, "none given back twice")
+      for (const webhook of webhooks) {
+        const deliveries = yield* deliveriesOf(webhook.id)
+        assert.deepStrictEqual(
+          deliveries.map((delivery) => delivery.attempts.length),
+          [1, 1, 1],
+          "a claim given back made no attempt"
+        )
+      }
+    }).pipe(
+      Effect.provide(
+        Layer.merge(
+          makeLayer({
+            respond: () => Effect.as(Effect.sleep("300 millis"), { statusCode: 200 }),
+            dispatcher: { concurrency: 1 }
+          }),
+          captureLogs
+        )
+      )
+    )
+  )
+
   it.effect("a rate limit spreads attempts over seconds; FIFO sends one at a time in event order", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
@@ -206,7 +384,7 @@ describe("flow control in memory", () => {
       yield* register(registration({ url: "https://hooks.example.org/fifo", ordering: "fifo" }))
       const events = yield* publishTours(5)
       yield* settle
-      // Claims every 100 ms for 4 s: the limit's share of a slot at once (one), two a second.
+      // Claims every 100 ms for 4 s, each taking only a slot due now (no horizon in `deliverDue`).
       for (let step = 0; step < 40; step++) {
         yield* TestClock.adjust(100)
         yield* Effect.flatMap(Dispatcher, (d) => d.deliverDue)

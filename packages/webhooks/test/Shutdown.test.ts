@@ -1,7 +1,8 @@
 /**
  * A stop (contract §8, "Shutdown"): `run` awaits its attempts in flight up to the grace and records
- * them, gives back at once what it had not started, abandons what outlasts the grace, and says so in
- * one line; another dispatcher takes the rest without waiting for a lease, numbering on.
+ * them, gives back at once what it had not started (also a claim waiting for its rate-limit slot),
+ * abandons what outlasts the grace, and says so in one line; another dispatcher takes the rest
+ * without waiting for a lease, numbering on.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -82,6 +83,31 @@ describe("Dispatcher stop", () => {
         )
       )
     )
+  )
+
+  it.effect("gives back at once a claim waiting for its rate-limit slot", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const webhook = yield* register(registration({ rateLimitPerSecond: 1 }))
+      yield* publish("tour-created", { tour: tour() })
+      const stopping = yield* make({ pollIntervalMs: 60_000, shutdownGraceMs: 5_000 })
+      const fiber = yield* Effect.fork(stopping.run)
+      yield* stopping.wake
+      // Claimed, its slot 50 ms ahead: the clock stands still, so it waits.
+      yield* eventually(
+        Effect.map(deliveriesOf(webhook.id), (deliveries) => deliveries.length === 1),
+        "the delivery stored"
+      )
+      for (let i = 0; i < 200; i++) yield* Effect.yieldNow()
+      yield* Fiber.interrupt(fiber)
+      const [line] = yield* stoppedLine
+      assert.include(line, "0 attempts finished while stopping, 1 deliveries released (0 cut short)")
+      assert.deepStrictEqual(yield* requests, [])
+      // Released, not leased: another dispatcher sends it at its next slot, long before a lease ends.
+      yield* TestClock.adjust(1_200)
+      const other = yield* make({ shutdownGraceMs: 0 })
+      assert.deepStrictEqual(yield* other.deliverDue, { attempts: 1, succeeded: 1, retried: 0, failed: 0 })
+    }).pipe(Effect.provide(Layer.merge(makeLayer({ respond: () => ok() }), captureLogs)))
   )
 
   it.effect("abandons attempts that outlast the grace: released, and the next attempt never repeats their number", () =>

@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import { type Attempt, type ErrorClass, isSuccess, maxAttempts } from "../Delivery.js"
 import { attemptNumber, type ClaimedDelivery, type Completion } from "../DeliveryStore.js"
+import * as FlowControl from "../FlowControl.js"
 import type { HttpSender, SendError, SendResponse } from "../HttpSender.js"
 import type { SecretBox, SecretBoxError } from "../SecretBox.js"
 import {
@@ -103,14 +104,27 @@ const logAttempt = (outcome: Outcome): Effect.Effect<void> => {
 /**
  * Makes one attempt; `undefined` when it could not be made (the secret does not open): nothing is
  * recorded and the lease runs out, so a server-side fault burns none of the receiver's attempts.
+ * `"missedSlot"` when it would start more than `FlowControl.lateStartMs` after its rate-limit slot
+ * (a busy host woke it late): its claim is to be given back, and it starts at a later slot.
  */
-export type AttemptOne = (claimed: ClaimedDelivery, debug: boolean) => Effect.Effect<Outcome | undefined>
+export type AttemptOne = (claimed: ClaimedDelivery, debug: boolean) => Effect.Effect<Outcome | "missedSlot" | undefined>
 
 export const makeAttempts = (
   settings: Settings,
   secretBox: SecretBox["Type"],
   sender: HttpSender["Type"]
 ): AttemptOne => {
+  // Deliveries given back for a missed slot: the next time they start however late, so a host too
+  // busy to keep any slot still delivers (the bound then rests on the margin alone).
+  const missedOnce = new Set<string>()
+  const missesSlot = (claimed: ClaimedDelivery, now: number): boolean => {
+    if (claimed.notBefore === undefined || now <= claimed.notBefore + FlowControl.lateStartMs) return false
+    if (missedOnce.delete(claimed.id)) return false
+    if (missedOnce.size >= 10_000) missedOnce.clear()
+    missedOnce.add(claimed.id)
+    return true
+  }
+
   // Opened secrets by webhook id, while the sealed ones are the same: saves a cipher setup per attempt.
   const opened = new Map<string, { readonly sealed: SealedAuth; readonly auth: OpenAuth }>()
 
@@ -223,11 +237,24 @@ export const makeAttempts = (
       )
     })
 
+  // The slot is checked last before the send, once the credentials are open.
+  const attemptWith = (
+    claimed: ClaimedDelivery,
+    auth: OpenAuth,
+    debug: boolean
+  ): Effect.Effect<Outcome | "missedSlot"> =>
+    Effect.clockWith(
+      (clock): Effect.Effect<Outcome | "missedSlot"> =>
+        missesSlot(claimed, clock.unsafeCurrentTimeMillis())
+          ? Effect.succeed("missedSlot")
+          : traced(claimed, (traceparent) => send(claimed, auth, debug, traceparent))
+    )
+
   return (claimed, debug) => {
     const cached = cachedAuth(claimed.target)
-    const attempt: Effect.Effect<Outcome | undefined> =
+    const attempt: Effect.Effect<Outcome | "missedSlot" | undefined> =
       cached !== undefined
-        ? traced(claimed, (traceparent) => send(claimed, cached, debug, traceparent))
+        ? attemptWith(claimed, cached, debug)
         : Effect.matchEffect(openAuth(claimed.target), {
             onFailure: (error) =>
               Effect.as(
@@ -241,7 +268,7 @@ export const makeAttempts = (
                 ),
                 undefined
               ),
-            onSuccess: (auth) => traced(claimed, (traceparent) => send(claimed, auth, debug, traceparent))
+            onSuccess: (auth) => attemptWith(claimed, auth, debug)
           })
     return Effect.catchAllDefect(attempt, (defect) =>
       Effect.as(

@@ -79,13 +79,50 @@ export const record = (loop: Loop, outcome: Outcome) => {
   if (loop.batch.length === 1) loop.kick.notify()
 }
 
+// A rate-limited webhook's attempt starts no earlier than its slot; a timer that fires early sleeps again.
+const untilSlot = (loop: Loop, held: Held): Effect.Effect<void> =>
+  Effect.clockWith((clock) => {
+    const notBefore = held.claimed.notBefore ?? 0
+    const sleep = (): Effect.Effect<void> => {
+      const left = notBefore - clock.unsafeCurrentTimeMillis()
+      return left > 0 ? Effect.zipRight(Effect.sleep(Math.ceil(left)), Effect.suspend(sleep)) : Effect.void
+    }
+    if (loop.claims.stopping || clock.unsafeCurrentTimeMillis() >= notBefore) return Effect.void
+    Leases.wait(loop.claims, held)
+    return sleep()
+  })
+
+// Released at once, so that this loop's next claim of the webhook (or another's) gives it a later slot.
+const giveBackMissed = (env: Env, loop: Loop, held: Held): Effect.Effect<undefined> =>
+  Effect.gen(function* () {
+    const { id: deliveryId, leaseToken, webhookId, notBefore } = held.claimed
+    const now = yield* Clock.currentTimeMillis
+    yield* Effect.logDebug("A rate-limited attempt woke after its slot; its claim is given back for a later one").pipe(
+      Effect.annotateLogs({ deliveryId, webhookId, lateMs: now - (notBefore ?? now) })
+    )
+    yield* env.store
+      .releaseClaims([{ deliveryId, leaseToken, abandoned: false }])
+      .pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : env.logWriteFailure("A claim could not be given back; its lease runs out instead", cause)
+        )
+      )
+    loop.mayHaveMore.add(webhookId)
+    yield* loop.onRetry(now + FlowControl.slotMs)
+    return undefined
+  })
+
 // An attempt starts only while its lease is renewed (see `Leases.start`); one whose lease ran out
 // is left alone, and another claim takes it.
 const attemptHeld = (env: Env, loop: Loop, held: Held): Effect.Effect<Outcome | undefined> =>
   Effect.clockWith((clock) => {
     switch (Leases.start(loop.claims, held, clock.unsafeCurrentTimeMillis(), env.settings.renewEveryMs)) {
       case "start":
-        return env.attemptOne(held.claimed, loop.debug)
+        return Effect.flatMap(env.attemptOne(held.claimed, loop.debug), (result) =>
+          result === "missedSlot" ? giveBackMissed(env, loop, held) : Effect.succeed(result)
+        )
       case "stopping":
         return Effect.succeed(undefined)
       case "late":
@@ -118,7 +155,9 @@ const worker = (env: Env, loop: Loop) =>
     Effect.flatMap(takeWork(loop), (held) =>
       held.batch !== undefined && Batch.isDropped(held.batch)
         ? Effect.sync(() => finish(env, loop, held))
-        : Effect.map(attemptHeld(env, loop, held), (outcome) => settle(env, loop, held, outcome))
+        : Effect.map(Effect.zipRight(untilSlot(loop, held), attemptHeld(env, loop, held)), (outcome) =>
+            settle(env, loop, held, outcome)
+          )
     )
   )
 
@@ -193,6 +232,7 @@ export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked"
       limit,
       maxPerWebhook: settings.perWebhookWindow,
       maxInFlightPerWebhook: settings.perWebhookConcurrency,
+      horizonMs: loop.horizonMs,
       roomByWebhook,
       leaseUntil,
       leaseToken: Random_.token()
@@ -224,15 +264,21 @@ export const claimFor = (env: Env, loop: Loop): Effect.Effect<number | "blocked"
       }
     }
     loop.fullClaim = claimed.length >= limit
-    let limited = false
+    // Per rate-limited webhook claimed, when its next slot comes inside the horizon.
+    const claimAgain = new Map<string, number>()
     for (const item of claimed) {
       if (FlowControl.isControlled(item.target)) loop.controlled.add(item.webhookId)
       else loop.controlled.delete(item.webhookId)
-      if (item.target.rateLimitPerSecond !== null) limited = true
+      const rate = item.target.rateLimitPerSecond
+      if (rate !== null) {
+        const at =
+          item.notBefore === undefined ? now + FlowControl.slotMs : FlowControl.nextClaimAt(item.notBefore, rate, now)
+        claimAgain.set(item.webhookId, Math.max(at, claimAgain.get(item.webhookId) ?? at))
+      }
       hold(loop, { claimed: item, leaseUntil })
     }
-    // A rate-limited webhook may get more in the next slot: claim again then, not at the next poll.
-    if (limited) yield* loop.onRetry(now + FlowControl.slotMs)
+    // Claim again then, not at the next poll: this loop keeps the webhook's rate while it has work.
+    for (const at of new Set(claimAgain.values())) yield* loop.onRetry(at)
     dispatchIdle(loop)
     return claimed.length
   })
@@ -259,6 +305,8 @@ export const makeLoop = (
       kick: Signal.make(),
       mayHaveMore: new Set(),
       controlled: new Set(),
+      // `deliverDue` attempts what may start now; `run` schedules a rate-limited webhook's attempts ahead.
+      horizonMs: fanOut === undefined ? 0 : FlowControl.horizonMs,
       fullClaim: false,
       tally: { attempts: 0, succeeded: 0, retried: 0, failed: 0 },
       onRetry,

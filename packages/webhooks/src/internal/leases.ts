@@ -13,6 +13,7 @@ import * as Signal from "./signal.js"
 
 export const make = (): Claims => ({
   live: new Set(),
+  waiting: new Set(),
   running: new Set(),
   stopping: false,
   ended: Signal.make(),
@@ -27,14 +28,20 @@ export const admit = (claims: Claims, held: Held): void => {
   claims.live.add(held)
 }
 
+/** `held` waits for its rate-limit slot: a stop meanwhile gives it back at once (see `drain`). */
+export const wait = (claims: Claims, held: Held): void => {
+  claims.waiting.add(held)
+}
+
 /**
  * Whether `held`'s attempt starts now: not once the loop stops (the claim is given back), nor when
  * its lease would run out before the next renewal (it was lost, or renewals fail).
  */
 export const start = (claims: Claims, held: Held, now: number, renewEveryMs: number): "start" | "stopping" | "late" => {
+  claims.waiting.delete(held)
   if (claims.stopping) {
-    claims.live.delete(held)
-    claims.released.push(held)
+    // Given back once: `drain` gave back those waiting for their slot already.
+    if (claims.live.delete(held)) claims.released.push(held)
     return "stopping"
   }
   if (now + renewEveryMs >= held.leaseUntil) {
@@ -77,8 +84,8 @@ export const renew = (env: Env, claims: Claims): Effect.Effect<void> =>
 
 /**
  * The first step of a stop, while workers still run: no attempt starts any more, the work waiting
- * for a slot is given back, and running attempts are awaited until `deadline` (then abandoned),
- * and their results until written.
+ * for a worker or for its rate-limit slot is given back, and running attempts are awaited until
+ * `deadline` (then abandoned), and their results until written.
  */
 export const drain = (loop: Loop, deadline: number): Effect.Effect<void> =>
   Effect.gen(function* () {
@@ -89,6 +96,12 @@ export const drain = (loop: Loop, deadline: number): Effect.Effect<void> =>
       claims.released.push(next)
       if (next.batch !== undefined) Batch.settle(next.batch, next.claimed.id, undefined)
     }
+    // Their workers may be interrupted before the slot comes (never handed over by fan-out: no batch).
+    for (const waiting of claims.waiting) {
+      claims.live.delete(waiting)
+      claims.released.push(waiting)
+    }
+    claims.waiting.clear()
     const waitUntil = (done: () => boolean, signal: Signal.Signal) =>
       Effect.gen(function* () {
         while (!done()) {

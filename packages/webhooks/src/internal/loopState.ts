@@ -48,6 +48,8 @@ export interface Held {
  */
 export interface Claims {
   readonly live: Set<Held>
+  /** Waiting for their rate-limit slot (`notBefore`) before their attempt. */
+  readonly waiting: Set<Held>
   readonly running: Set<Held>
   stopping: boolean
   /** Notified at a stop whenever a running attempt ends. */
@@ -72,6 +74,8 @@ export interface Loop {
   readonly kick: Signal.Signal
   /** Flow-controlled webhooks: claimed no more than they start at once. */
   controlled: Set<string>
+  /** How far ahead a claim schedules rate-limited attempts (`ClaimRequest.horizonMs`). */
+  readonly horizonMs: number
   /** Webhooks that may have due deliveries in storage that this loop does not hold. */
   mayHaveMore: Set<string>
   /** The last claim was cut short by the loop's room in all. */
