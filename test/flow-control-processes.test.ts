@@ -1,8 +1,9 @@
 /**
  * Flow control (contract §8) over two reference server processes on one PostgreSQL: the rate
  * limit holds over both and a busy webhook gets at least 90 % of it (attempt starts per second,
- * from the processes' own records of each attempt), FIFO holds over both and when the process holding the current delivery is
- * killed, and held deliveries are sent exactly once on enable, seen by both.
+ * from the processes' own records of each attempt), FIFO holds over both and when the process
+ * holding the current delivery is killed, ordering by key likewise (keys at once), and held
+ * deliveries are sent exactly once on enable, seen by both.
  */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
@@ -170,6 +171,95 @@ describe.skipIf(url === undefined || url === "")("flow control over two server p
         }
         // The killed one's delivery was sent again, under its id, before any later one.
         assert.strictEqual(received[4]!.headers["x-event-id"], events[3])
+      }).pipe(Effect.scoped),
+    180_000
+  )
+
+  it.live(
+    "ordering by key holds over both: one key at a time in event order, keys at once, also when the sender of a key's delivery is killed",
+    () =>
+      Effect.gen(function* () {
+        const databaseUrl = yield* Testing.freshPostgresDatabase(url!)
+        const keys = ["order-0", "order-1", "order-2"]
+        // Key order-1's second event hangs, so that its sender can be found and killed while it waits.
+        let hung = false
+        const target = yield* receiver((request) => {
+          const hangs = !hung && request.body.includes('"keyed_4"')
+          if (hangs) hung = true
+          return { status: 200, delayMs: hangs ? 20_000 : 150 }
+        })
+        const processes = yield* Effect.all([serverProcess(databaseUrl), serverProcess(databaseUrl)], {
+          concurrency: 2
+        })
+        const webhook = yield* register(processes[0]!.base, target.url, { ordering: "key" })
+        const events: Array<{ readonly id: string; readonly key: string }> = []
+        for (let i = 0; i < 12; i++) {
+          const key = keys[i % keys.length]!
+          const reply = yield* call(processes[i % 2]!.base, "POST", "/events", {
+            type: "tour-created",
+            payload: { tour: { id: `keyed_${i}`, status: "planned", substatus: null, properties: {} } },
+            orderingKey: key
+          })
+          assert.strictEqual(reply.status, 202, JSON.stringify(reply.body))
+          events.push({ id: reply.body.id as string, key })
+        }
+        const hanging = events[4]!
+        yield* eventually(
+          Effect.sync(() => target.for(hanging.id).length >= 1),
+          "key order-1's second delivery in flight",
+          30_000
+        )
+        const holder = senderOf(target.for(hanging.id)[0]!, processes)
+        assert.isDefined(holder, "the process sending it is found")
+        holder!.child.kill("SIGKILL")
+        yield* eventually(
+          Effect.sync(() =>
+            events.every(({ id }) => target.for(id).some((request) => request.answeredAt !== undefined))
+          ),
+          "every event answered, after the lease ran out",
+          60_000
+        )
+        const keyOf = new Map(events.map((event) => [event.id, event.key]))
+        const received = [...target.received].sort((a, b) => a.arrivedAt - b.arrivedAt)
+        for (const key of keys) {
+          const ofKey = received.filter((request) => keyOf.get(request.headers["x-event-id"] as string) === key)
+          const firsts: Array<string> = []
+          for (const request of ofKey) {
+            const id = request.headers["x-event-id"] as string
+            if (!firsts.includes(id)) firsts.push(id)
+          }
+          assert.deepStrictEqual(
+            firsts,
+            events.filter((event) => event.key === key).map((event) => event.id),
+            `key ${key} in event order`
+          )
+          for (let i = 1; i < ofKey.length; i++) {
+            const before = ofKey[i - 1]!
+            if (before.answeredAt !== undefined) {
+              assert.isAtLeast(ofKey[i]!.arrivedAt, before.answeredAt, `key ${key}: request ${i} waited`)
+            }
+          }
+        }
+        // Keys at once: some request of one key arrived while another key's was unanswered.
+        assert.isTrue(
+          received.some((request, i) =>
+            received
+              .slice(0, i)
+              .some(
+                (earlier) =>
+                  keyOf.get(earlier.headers["x-event-id"] as string) !==
+                    keyOf.get(request.headers["x-event-id"] as string) &&
+                  (earlier.answeredAt ?? Number.POSITIVE_INFINITY) > request.arrivedAt
+              )
+          ),
+          "deliveries of different keys overlapped"
+        )
+        const survivor = processes.find((p) => p !== holder)!
+        const log = yield* call(survivor.base, "GET", `/webhooks/${webhook.id}/deliveries?limit=100`)
+        assert.sameMembers(
+          log.body.data.map((delivery: { orderingKey: string | null }) => delivery.orderingKey),
+          events.map((event) => event.key)
+        )
       }).pipe(Effect.scoped),
     180_000
   )

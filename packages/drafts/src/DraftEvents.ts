@@ -1,4 +1,7 @@
-/** The events drafts raise, ready for `EventOutbox.publish`. @since 0.1.0 */
+/**
+ * The events drafts raise, ready for `EventOutbox.publish`, each keyed by its draft's id (contract
+ * §8, Ordering by key). @since 0.1.0
+ */
 import type { NewEvent } from "@waybill/events/EventOutbox"
 import { type ActionType, type Draft, type TransportDraftAction, toJson } from "./Draft.js"
 
@@ -31,7 +34,8 @@ export const created = (draft: Draft): ReadonlyArray<NewEvent> => {
   const created: NewEvent = {
     type: EventType.created,
     payload: { transportDrafts: [draft] },
-    payloadJson: `{"transportDrafts":[${toJson(draft)}]}`
+    payloadJson: `{"transportDrafts":[${toJson(draft)}]}`,
+    orderingKey: draft.id
   }
   return draft.origin === "decode"
     ? [
@@ -39,7 +43,8 @@ export const created = (draft: Draft): ReadonlyArray<NewEvent> => {
         {
           type: EventType.decodeJobResult,
           payload: { transportDraft: draft },
-          payloadJson: `{"transportDraft":${toJson(draft)}}`
+          payloadJson: `{"transportDraft":${toJson(draft)}}`,
+          orderingKey: draft.id
         }
       ]
     : [created]
@@ -47,11 +52,11 @@ export const created = (draft: Draft): ReadonlyArray<NewEvent> => {
 
 /** What `DELETE /drafts/{id}` raises. @since 0.1.0 */
 export const deleted = (draftId: string): ReadonlyArray<NewEvent> => [
-  { type: EventType.deleted, payload: { transportDraftIds: [draftId] } }
+  { type: EventType.deleted, payload: { transportDraftIds: [draftId] }, orderingKey: draftId }
 ]
 
 /** What an action raises: its lifecycle event, then `transport-draft-action-created`. @since 0.1.0 */
 export const acted = (draft: Draft, action: TransportDraftAction): ReadonlyArray<NewEvent> => [
-  { type: lifecycleEventOf[action.payload.type], payload: { transportDraft: draft } },
-  { type: EventType.actionCreated, payload: { transportDraft: draft, action } }
+  { type: lifecycleEventOf[action.payload.type], payload: { transportDraft: draft }, orderingKey: draft.id },
+  { type: EventType.actionCreated, payload: { transportDraft: draft, action }, orderingKey: draft.id }
 ]

@@ -112,6 +112,7 @@ describe("DraftService.create", () => {
         const body = JSON.parse(recorded[0]!.body)
         assert.deepStrictEqual(Object.keys(body), ["id", "type", "createdAt", "payload"])
         assert.deepStrictEqual(body.payload, { transportDrafts: [Schema.encodeSync(Draft)(draft)] })
+        assert.strictEqual(recorded[0]!.orderingKey, draft.id, "keyed by its draft")
       })
     )
   )
@@ -244,6 +245,7 @@ describe("DraftService.delete", () => {
         const recorded = yield* events
         assert.deepStrictEqual(recorded[1]!.type, "transport-drafts-deleted")
         assert.deepStrictEqual(recorded[1]!.payload, { transportDraftIds: [draft.id] })
+        assert.strictEqual(recorded[1]!.orderingKey, draft.id)
         assert.strictEqual((yield* Effect.flip(service.delete(draft.id).pipe(as(wsA))))._tag, "DraftNotFound")
       })
     )

@@ -57,5 +57,5 @@ export const make = (
   createdAt: meta.createdAt
 })
 
-/** The event a new tour raises: `tour-created` `{ tour }`. @since 0.1.0 */
-export const created = (tour: Tour): NewEvent => ({ type: "tour-created", payload: { tour } })
+/** The event a new tour raises: `tour-created` `{ tour }`, keyed by the tour's id (contract §8). @since 0.1.0 */
+export const created = (tour: Tour): NewEvent => ({ type: "tour-created", payload: { tour }, orderingKey: tour.id })

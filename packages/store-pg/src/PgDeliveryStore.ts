@@ -39,6 +39,7 @@ interface LogRow {
   readonly event_id: string
   readonly event_type: string
   readonly status: DeliveryStatus
+  readonly ordering_key: string | null
   readonly attempts: unknown
 }
 
@@ -47,6 +48,7 @@ const logOf = (row: LogRow): DeliveryLog => ({
   eventId: row.event_id,
   eventType: row.event_type,
   status: row.status,
+  orderingKey: row.ordering_key,
   attempts: decodeAttempts(row.attempts)
 })
 
@@ -101,7 +103,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
     )
   // Holding the webhook's `webhook_flow` row, so claimers in any process take turns: a rate-limited
   // webhook gets the slots its schedule has within the horizon; a FIFO one its earliest pending
-  // delivery if due and unheld.
+  // delivery if due and unheld; a keyed one that of each key, and those without a key.
   const claimOne = (request: ClaimRequest, webhook: FlowRow, room: number) =>
     sql.withTransaction(
       Effect.gen(function* () {
@@ -128,7 +130,24 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
                   ORDER BY d.seq LIMIT 1
                 ) h
                 WHERE h.due_at <= ${request.now} AND (h.lease_until IS NULL OR h.lease_until <= ${request.now})`
-            : sql`
+            : webhook.ordering === "key"
+              ? sql`
+                SELECT c.id FROM (
+                  SELECT h.id, h.seq FROM (
+                    SELECT DISTINCT ON (d.ordering_key) d.id, d.seq, d.due_at, d.lease_until FROM deliveries d
+                    WHERE d.webhook_id = ${webhook.id} AND d.workspace_id = ${webhook.workspace_id}
+                      AND d.status = 'pending' AND d.ordering_key IS NOT NULL
+                    ORDER BY d.ordering_key, d.seq
+                  ) h
+                  WHERE h.due_at <= ${request.now} AND (h.lease_until IS NULL OR h.lease_until <= ${request.now})
+                  UNION ALL
+                  SELECT d.id, d.seq FROM deliveries d
+                  WHERE d.webhook_id = ${webhook.id} AND d.workspace_id = ${webhook.workspace_id}
+                    AND d.status = 'pending' AND d.ordering_key IS NULL AND d.due_at <= ${request.now}
+                    AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})
+                ) c
+                ORDER BY c.seq LIMIT ${wanted}`
+              : sql`
                 SELECT d.id FROM deliveries d
                 WHERE d.webhook_id = ${webhook.id} AND d.workspace_id = ${webhook.workspace_id}
                   AND d.status = 'pending' AND d.due_at <= ${request.now}
@@ -196,7 +215,8 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
           ).pipe(
             Effect.zipRight(sql`
           INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
-                                  status, due_at, attempts, latency_ms, lease_until, lease_token, abandoned_attempts)
+                                  status, due_at, attempts, latency_ms, lease_until, lease_token, abandoned_attempts,
+                                  ordering_key)
           SELECT id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
                  -- Held, as fan-out read the webhook, unless it has been enabled since: read
                  -- again under a lock, so an enable either waits for this insert to commit (and
@@ -204,7 +224,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
                  CASE WHEN status <> 'held' THEN status
                       WHEN (SELECT w.status FROM webhooks w WHERE w.workspace_id = d.workspace_id AND w.id = d.webhook_id FOR SHARE) = 'disabled' THEN 'held'
                       ELSE 'pending' END,
-                 due_at, COALESCE(attempts, '[]'), latency_ms, lease_until, lease_token, abandoned
+                 due_at, COALESCE(attempts, '[]'), latency_ms, lease_until, lease_token, abandoned, ordering_key
           FROM jsonb_to_recordset(${JSON.stringify(
             deliveries.map((delivery, n) => ({
               n,
@@ -221,11 +241,12 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
               latency_ms: delivery.outcome?.latencyMs ?? null,
               lease_until: delivery.lease?.until ?? null,
               lease_token: delivery.lease?.token ?? null,
-              abandoned: delivery.abandoned ?? 0
+              abandoned: delivery.abandoned ?? 0,
+              ordering_key: delivery.orderingKey ?? null
             }))
           )}::jsonb) AS d(n int, id text, workspace_id text, webhook_id text, event_id text,
             event_type text, event_created_at bigint, created_at bigint, status text, due_at bigint, attempts jsonb,
-            latency_ms integer, lease_until bigint, lease_token text, abandoned integer)
+            latency_ms integer, lease_until bigint, lease_token text, abandoned integer, ordering_key text)
           ORDER BY n
           ON CONFLICT (id) DO NOTHING`),
             Effect.asVoid,
@@ -358,7 +379,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
           ),
     list: (workspaceId, webhookId, query) =>
       sql<LogRow>`
-          SELECT id, event_id, event_type, status, attempts FROM deliveries
+          SELECT id, event_id, event_type, status, ordering_key, attempts FROM deliveries
           WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status <> 'expired'
             ${query.after === undefined ? sql`` : sql`AND id < ${query.after}`}
           ORDER BY id DESC LIMIT ${query.limit + 1}`.pipe(
@@ -374,7 +395,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
               cycle_trigger = 'manual', lease_until = NULL, lease_token = NULL
           WHERE d.id = ${deliveryId} AND d.workspace_id = ${workspaceId} AND d.webhook_id = ${webhookId}
             AND d.status NOT IN ('pending', 'held', 'expired')
-          RETURNING d.id, d.event_id, d.event_type, d.status, d.attempts`.pipe(
+          RETURNING d.id, d.event_id, d.event_type, d.status, d.ordering_key, d.attempts`.pipe(
         Effect.flatMap(
           ([resent]): Effect.Effect<ResendResult, unknown> =>
             resent !== undefined

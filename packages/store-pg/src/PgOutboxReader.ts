@@ -59,15 +59,16 @@ export const layer: Layer.Layer<OutboxReader | ReadHorizon, never, SqlClient.Sql
           created_at: number
           body: string | null
           traceparent: string | null
+          ordering_key: string | null
           at_xid: string
           seq: number
         }>`
           WITH snapshot AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
           SELECT snapshot.xmin::text AS horizon, e.id, e.workspace_id, e.type, e.created_at,
                  CASE WHEN e.xid < snapshot.xmin THEN e.body END AS body, e.traceparent,
-                 e.xid::text AS at_xid, e.seq
+                 e.ordering_key, e.xid::text AS at_xid, e.seq
           FROM snapshot LEFT JOIN LATERAL (
-            SELECT id, workspace_id, type, created_at, body, traceparent, xid, seq FROM events
+            SELECT id, workspace_id, type, created_at, body, traceparent, ordering_key, xid, seq FROM events
             WHERE (xid, seq) > (${after.xid}::xid8, ${after.seq}::bigint)
             ORDER BY events.xid, events.seq LIMIT ${limit}
           ) AS e ON true`.pipe(
@@ -89,6 +90,7 @@ export const layer: Layer.Layer<OutboxReader | ReadHorizon, never, SqlClient.Sql
                 createdAt: row.created_at,
                 body: row.body,
                 traceparent: row.traceparent,
+                orderingKey: row.ordering_key,
                 position: positionOf(row.at_xid, row.seq)
               })
             }

@@ -13,7 +13,7 @@ import * as HttpSender from "@waybill/webhooks/HttpSender"
 import * as Retention from "@waybill/webhooks/Retention"
 import { WebhookService } from "@waybill/webhooks/WebhookService"
 import { Effect, Layer, Ref, Schema, TestClock } from "effect"
-import { forEachBackend, webhookStack } from "./harness.js"
+import { claimAs, fannedOut, forEachBackend, webhookStack } from "./harness.js"
 
 const NOW = 1_798_000_000_000
 const secret = "an-hmac-secret-of-some-length"
@@ -46,22 +46,6 @@ const publish = (ws: WorkspaceId, id: string) =>
   }).pipe(as(ws))
 
 const settle = Effect.flatMap(Dispatcher, (dispatcher) => Effect.zipRight(dispatcher.fanOutAll, dispatcher.deliverDue))
-
-// Fans out until the webhook has `count` deliveries. The outbox is read below the oldest open
-// transaction of the whole PostgreSQL cluster (PgOutboxReader), so another suite's transaction,
-// in another database, may hold fresh events back for a moment: wait (real time) and read again.
-const fannedOut = (webhookId: string, count: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const dispatcher = yield* Dispatcher
-    for (let i = 0; i < 400; i++) {
-      yield* dispatcher.fanOutAll
-      const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM deliveries WHERE webhook_id = ${webhookId}`
-      if (row!.n >= count) return
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 25)))
-    }
-    assert.fail(`webhook ${webhookId}: fewer than ${count} deliveries fanned out`)
-  })
 
 // The requests sent to a path, in the order they were sent: their event ids and attempts.
 const sentTo = (path: string) =>
@@ -425,17 +409,7 @@ forEachBackend(
         const events = yield* Effect.forEach([0, 1, 2], (i) => publish(ws, `tour_fifo${i}`))
         yield* fannedOut(webhook.id, 3)
         const store = yield* DeliveryStoreTag
-        const claim = (token: string) =>
-          Effect.flatMap(TestClock.currentTimeMillis, (now) =>
-            store.claimDue({
-              now,
-              limit: 100,
-              maxPerWebhook: 10,
-              roomByWebhook: new Map(),
-              leaseUntil: now + 30_000,
-              leaseToken: token
-            })
-          )
+        const claim = claimAs
         const [head, ...others] = yield* claim("a")
         assert.strictEqual(others.length, 0, "one at a time")
         assert.strictEqual(head!.eventId, events[0]!.id)

@@ -1,13 +1,16 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type * as PgClient from "@effect/sql-pg/PgClient"
-import { describe, it, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import type { Transactor } from "@waybill/core/Transactor"
 import * as PropertyDefinition from "@waybill/events/PropertyDefinition"
+import * as DeliveryStore from "@waybill/webhooks/DeliveryStore"
 import * as Dispatcher from "@waybill/webhooks/Dispatcher"
 import * as HostResolver from "@waybill/webhooks/HostResolver"
 import * as SecretBox from "@waybill/webhooks/SecretBox"
 import * as WebhookService from "@waybill/webhooks/WebhookService"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as TestClock from "effect/TestClock"
 import * as PgDeliveryStore from "../src/PgDeliveryStore.js"
 import * as PgEventOutbox from "../src/PgEventOutbox.js"
 import * as PgFailureAlerts from "../src/PgFailureAlerts.js"
@@ -64,3 +67,34 @@ export const webhookStack =
       ),
       Layer.provideMerge(database)
     )
+
+// Fans out until the webhook has `count` deliveries. The outbox is read below the oldest open
+// transaction of the whole PostgreSQL cluster (PgOutboxReader), so another suite's transaction,
+// in another database, may hold fresh events back for a moment: wait (real time) and read again.
+export const fannedOut = (webhookId: string, count: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const dispatcher = yield* Dispatcher.Dispatcher
+    for (let i = 0; i < 400; i++) {
+      yield* dispatcher.fanOutAll
+      const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM deliveries WHERE webhook_id = ${webhookId}`
+      if (row!.n >= count) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 25)))
+    }
+    assert.fail(`webhook ${webhookId}: fewer than ${count} deliveries fanned out`)
+  })
+
+/** One claim at the test clock's time, as `token`: up to 100 deliveries, 10 per webhook, leased for 30 s. */
+export const claimAs = (token: string) =>
+  Effect.flatMap(DeliveryStore.DeliveryStore, (store) =>
+    Effect.flatMap(TestClock.currentTimeMillis, (now) =>
+      store.claimDue({
+        now,
+        limit: 100,
+        maxPerWebhook: 10,
+        roomByWebhook: new Map(),
+        leaseUntil: now + 30_000,
+        leaseToken: token
+      })
+    )
+  )

@@ -46,6 +46,9 @@ export const DeliveryLog = Schema.Struct({
   eventId: Schema.String,
   eventType: Schema.String,
   status: DeliveryStatus,
+  orderingKey: Schema.NullOr(Schema.String).annotations({
+    description: "The event's ordering key (contract §8, Ordering by key), or null without one"
+  }),
   attempts: Schema.Array(Attempt)
 }).annotations({ identifier: "Delivery" })
 

@@ -34,6 +34,12 @@ export interface NewDelivery {
   readonly target: Target
   /** Its event's W3C `traceparent`; absent for an event without one. */
   readonly traceparent?: string | null | undefined
+  /**
+   * Its event's ordering key: a webhook with `"ordering": "key"` makes the deliveries of one key
+   * one at a time, in event order. Absent or `null` without one.
+   * @since 0.3.0
+   */
+  readonly orderingKey?: string | null | undefined
   /** Set when the dispatcher that fans out delivers it itself: it is claimed as it is made. */
   readonly lease?: { readonly until: number; readonly token: string } | undefined
   /** Attempts started and cut short by a stop before it was recorded (see `ReleasedClaim`). */

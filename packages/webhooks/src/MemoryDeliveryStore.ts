@@ -82,6 +82,7 @@ export const make = (): DeliveryStore["Type"] => {
     eventId: row.delivery.eventId,
     eventType: row.delivery.eventType,
     status: row.status,
+    orderingKey: row.delivery.orderingKey ?? null,
     attempts: [...row.attempts]
   })
   return DeliveryStore.of({
@@ -146,6 +147,19 @@ export const make = (): DeliveryStore["Type"] => {
               order = first === undefined ? [] : [first]
               from = 0
               allowed = Math.min(allowed, 1)
+            } else if (current.ordering === "key") {
+              // Per key only its earliest pending delivery; those without a key as they come.
+              const firsts = new Map<string, Row>()
+              const open: Array<Row> = []
+              for (let i = lane.head; i < lane.rows.length; i++) {
+                const row = lane.rows[i]!
+                if (row.status !== "pending") continue
+                const key = row.delivery.orderingKey ?? null
+                if (key === null) open.push(row)
+                else if ((firsts.get(key)?.seq ?? Number.POSITIVE_INFINITY) > row.seq) firsts.set(key, row)
+              }
+              order = [...new Set([...open, ...firsts.values()])].sort((a, b) => a.seq - b.seq)
+              from = 0
             }
           }
           const first = claimed.length

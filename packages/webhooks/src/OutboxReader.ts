@@ -14,6 +14,11 @@ export interface OutboxEvent {
   readonly createdAt: number
   readonly body: string
   readonly traceparent: string | null
+  /**
+   * Its ordering key (contract §8, "Ordering by key"); absent or `null` without one.
+   * @since 0.3.0
+   */
+  readonly orderingKey?: string | null | undefined
   readonly position: string
 }
 
@@ -55,6 +60,7 @@ export const layerMemory: Layer.Layer<EventOutbox | OutboxReader> = Layer.effect
                   createdAt: event.createdAt,
                   body: event.body,
                   traceparent: event.traceparent,
+                  orderingKey: event.orderingKey,
                   position: String(events.length + 1)
                 })
               }

@@ -328,9 +328,9 @@ const validateRateLimit = (value: unknown): Array<Issue.Issue> =>
       ]
 
 const validateOrdering = (value: unknown): Array<Issue.Issue> =>
-  value === undefined || value === "none" || value === "fifo"
+  value === undefined || value === "none" || value === "fifo" || value === "key"
     ? []
-    : [Issue.make("ordering", "must be one of none, fifo")]
+    : [Issue.make("ordering", "must be one of none, fifo, key")]
 
 /**
  * For an edit of an HMAC webhook naming no `scheme`: the request with the stored one, so signing stays.

@@ -85,7 +85,7 @@ export const DisabledReason = Schema.Literal("manual", "failing").annotations({ 
 export type DisabledReason = typeof DisabledReason.Type
 
 /** How a webhook's deliveries are ordered: `none` (the default, in parallel) or `fifo` (one at a time). @since 0.1.0 */
-export const Ordering = Schema.Literal("none", "fifo").annotations({ identifier: "WebhookOrdering" })
+export const Ordering = Schema.Literal("none", "fifo", "key").annotations({ identifier: "WebhookOrdering" })
 
 /** @since 0.1.0 */
 export type Ordering = typeof Ordering.Type
@@ -111,7 +111,7 @@ export const RegisterWebhook = Schema.Struct({
   ordering: Schema.optional(
     Ordering.annotations({
       description:
-        "fifo: one delivery at a time, in the order the events were recorded; none (the default): no ordering"
+        "fifo: one delivery at a time, in the order the events were recorded; key: the same per event orderingKey, different keys at once; none (the default): no ordering"
     })
   )
 }).annotations({ identifier: "RegisterWebhook" })

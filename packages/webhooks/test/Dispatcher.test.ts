@@ -163,6 +163,7 @@ describe("Dispatcher", () => {
         eventId: event.id,
         eventType: "tour-created",
         status: "succeeded",
+        orderingKey: null,
         attempts: [{ at: NOW / 1000, statusCode: 204, durationMs: 0, error: null, trigger: "automatic" }]
       })
       assert.deepStrictEqual(yield* alertsOf(), [])

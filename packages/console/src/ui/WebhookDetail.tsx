@@ -223,6 +223,11 @@ export const WebhookDetail = (props: {
                 <div class="delivery-head">
                   <span class={`status status-${delivery.status}`}>{delivery.status}</span>
                   <span class="event-type">{delivery.eventType}</span>
+                  {delivery.orderingKey !== null && (
+                    <span class="ordering-key" title="Ordering key">
+                      {delivery.orderingKey}
+                    </span>
+                  )}
                   {canManage && (delivery.status === "succeeded" || delivery.status === "failed") && (
                     <button
                       type="button"

@@ -16,7 +16,7 @@ import { Section } from "./Section.js"
 
 type AuthType = "hmac" | "basic" | "bearer"
 type Scheme = "waybill" | "standard-webhooks"
-type Ordering = "none" | "fifo"
+type Ordering = "none" | "fifo" | "key"
 
 const secretLabels: Record<AuthType, { readonly field: string; readonly label: string; readonly hint: string }> = {
   hmac: { field: "secret", label: "Shared secret", hint: "16 to 512 characters; signs every delivery (HMAC-SHA256)." },
@@ -37,7 +37,8 @@ const schemes: ReadonlyArray<{ readonly value: Scheme; readonly label: string }>
 
 const orderings: ReadonlyArray<{ readonly value: Ordering; readonly label: string }> = [
   { value: "none", label: "None: deliveries in parallel" },
-  { value: "fifo", label: "FIFO: one at a time, in event order" }
+  { value: "fifo", label: "FIFO: one at a time, in event order" },
+  { value: "key", label: "By key: one at a time per ordering key, keys in parallel" }
 ]
 
 interface Form {

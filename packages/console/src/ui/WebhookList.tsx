@@ -155,7 +155,11 @@ const WebhookCard = (props: {
 /** Rate limit and ordering, in words. */
 export const deliveryText = (webhook: WebhookResponse) =>
   `${webhook.rateLimitPerSecond === null ? "no rate limit" : `at most ${webhook.rateLimitPerSecond} per second`}, ${
-    webhook.ordering === "fifo" ? "one at a time in event order (FIFO)" : "unordered"
+    webhook.ordering === "fifo"
+      ? "one at a time in event order (FIFO)"
+      : webhook.ordering === "key"
+        ? "one at a time per ordering key"
+        : "unordered"
   }`
 
 /** A modal confirmation (Escape or Cancel keep the webhook). */

@@ -200,6 +200,11 @@ export const generatorSuite = () => {
           first.events.map((event) => event.payload),
           first.tours.map((tour) => ({ tour }))
         )
+        assert.deepStrictEqual(
+          first.events.map((event) => event.orderingKey),
+          first.tours.map((tour) => tour.id),
+          "each keyed by its tour"
+        )
         const stored = yield* control.get(masterRef(berlinWeekdays))
         assert.strictEqual(Option.getOrThrow(stored).cursor, at("2027-01-11T00:00:00Z"))
       }).pipe(Effect.provide(withGenerator(ports())))

@@ -119,7 +119,8 @@ export const makeMatcher = (repository: WebhookRepository["Type"]): Matcher => {
         dueAt: now,
         body: event.body,
         target: targetOf(webhook),
-        traceparent: event.traceparent
+        traceparent: event.traceparent,
+        orderingKey: event.orderingKey ?? null
       })
     }
   }
