@@ -141,8 +141,16 @@ describe("transition: the action record and events", () => {
     })
     assert.strictEqual(result.draft.updatedAt, NOW_SECONDS + 1)
     assert.deepStrictEqual(result.events, [
-      { type: "transport-draft-recurring-paused", payload: { transportDraft: result.draft } },
-      { type: "transport-draft-action-created", payload: { transportDraft: result.draft, action: result.action } }
+      {
+        type: "transport-draft-recurring-paused",
+        payload: { transportDraft: result.draft },
+        orderingKey: result.draft.id
+      },
+      {
+        type: "transport-draft-action-created",
+        payload: { transportDraft: result.draft, action: result.action },
+        orderingKey: result.draft.id
+      }
     ])
   })
 
