@@ -29,6 +29,7 @@ import * as PgDeliveryStore from "@waybill/store-pg/PgDeliveryStore"
 import * as PgOutboxReader from "@waybill/store-pg/PgOutboxReader"
 import * as PgRetention from "@waybill/store-pg/PgRetention"
 import * as PgWebhookRepository from "@waybill/store-pg/PgWebhookRepository"
+import * as Testing from "@waybill/store-pg/Testing"
 import * as DeliveryStats from "@waybill/webhooks/DeliveryStats"
 import * as DeliveryStore from "@waybill/webhooks/DeliveryStore"
 import { OutboxReader } from "@waybill/webhooks/OutboxReader"
@@ -235,8 +236,12 @@ const program = Effect.gen(function* () {
     )
   }
   const inserted = seconds(filling)
+  // What the statements that end deliveries keep per webhook and hour (statistics).
+  const rolling = performance.now()
+  yield* Testing.fillDeliveryHours
+  console.log(`delivery_hours filled in ${seconds(rolling)}`)
   const vacuuming = performance.now()
-  for (const table of ["events", "deliveries", "alerts"]) yield* sql.unsafe(`VACUUM ANALYZE ${table}`)
+  for (const table of ["events", "deliveries", "alerts", "delivery_hours"]) yield* sql.unsafe(`VACUUM ANALYZE ${table}`)
   console.log(`inserted in ${inserted}, VACUUM ANALYZE ${seconds(vacuuming)}`)
   const sizes = yield* sql<{ table: string; heap: number; indexes: number }>`
     SELECT p.relname AS table, sum(pg_table_size(t.relid))::bigint AS heap, sum(pg_indexes_size(t.relid))::bigint AS indexes
@@ -399,6 +404,16 @@ const program = Effect.gen(function* () {
       )
     }
   }
+  // Ten at once, as ten consoles refreshing: the time until the last answers.
+  yield* measure(
+    "stats: ten at once, busy webhook, 168 h",
+    () =>
+      Effect.all(
+        Array.from({ length: 10 }, () => store.stats(workspace, busy, DeliveryStats.windowOf(nowSeconds, 168))),
+        { concurrency: "unbounded" }
+      ),
+    (all) => `${all.length} answers`
+  )
   yield* measure(
     "oldestHeld: the disabled webhook",
     () => store.oldestHeld(workspace, [held]),

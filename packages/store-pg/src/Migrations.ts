@@ -31,6 +31,7 @@ import abandonedAttempts from "./migrations/0017_abandoned_attempts.js"
 import timeRanges from "./migrations/0018_time_ranges.js"
 import rateSchedule from "./migrations/0019_rate_schedule.js"
 import deliveryOrderingKey from "./migrations/0020_delivery_ordering_key.js"
+import deliveryHours from "./migrations/0021_delivery_hours.js"
 
 /** Every migration, keyed `NNNN_name` as the migrator expects. @since 0.1.0 */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -53,7 +54,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0017_abandoned_attempts": abandonedAttempts,
   "0018_time_ranges": timeRanges,
   "0019_rate_schedule": rateSchedule,
-  "0020_delivery_ordering_key": deliveryOrderingKey
+  "0020_delivery_ordering_key": deliveryOrderingKey,
+  "0021_delivery_hours": deliveryHours
 }
 
 /** The table that records applied migrations, in Waybill's schema. @since 0.1.0 */

@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { sqlLayer } from "./internal/adapter.js"
+import { movedRows, rollHours } from "./internal/deliveryHours.js"
 import * as TimeRanges from "./internal/timeRanges.js"
 import { type WebhookRow, webhookColumns, webhookOf } from "./internal/webhookRows.js"
 
@@ -214,6 +215,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
             deliveries.map((delivery) => delivery.id)
           ).pipe(
             Effect.zipRight(sql`
+          WITH inserted AS (
           INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
                                   status, due_at, attempts, latency_ms, lease_until, lease_token, abandoned_attempts,
                                   ordering_key)
@@ -248,7 +250,10 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
             event_type text, event_created_at bigint, created_at bigint, status text, due_at bigint, attempts jsonb,
             latency_ms integer, lease_until bigint, lease_token text, abandoned integer, ordering_key text)
           ORDER BY n
-          ON CONFLICT (id) DO NOTHING`),
+          ON CONFLICT (id) DO NOTHING
+          RETURNING webhook_id, event_created_at, status, latency_ms
+          ), changed AS (SELECT *, 1 AS sign FROM inserted)
+          ${sql.literal(rollHours)}`),
             Effect.asVoid,
             Effect.orDie
           ),
@@ -356,6 +361,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
       completions.length === 0
         ? Effect.succeed([])
         : sql<{ id: string }>`
+          WITH done AS (
           UPDATE deliveries d
           SET attempts = d.attempts || jsonb_build_array(c.attempt),
               status = c.status,
@@ -373,7 +379,12 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
             }))
           )}::jsonb) AS c(id text, lease_token text, status text, retry_at bigint, latency_ms integer, attempt jsonb)
           WHERE d.id = c.id AND d.status = 'pending' AND d.lease_token = c.lease_token
-          RETURNING d.id`.pipe(
+          RETURNING d.id, d.webhook_id, d.event_created_at, d.status, d.latency_ms
+          ), moved AS (
+            SELECT webhook_id, event_created_at, status, latency_ms, 'pending' AS was, NULL::int AS was_latency_ms
+            FROM done WHERE status <> 'pending'
+          ), changed AS (${sql.literal(movedRows)}), rolled AS (${sql.literal(rollHours)})
+          SELECT id FROM done`.pipe(
             Effect.map((rows) => rows.map((row) => row.id)),
             Effect.orDie
           ),
@@ -390,12 +401,24 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
     // once; a held one waits for its webhook's enable, which sends it in event order.
     resend: (workspaceId, webhookId, deliveryId, now) =>
       sql<LogRow>`
-          UPDATE deliveries d
-          SET status = 'pending', due_at = ${now}, cycle_start = jsonb_array_length(d.attempts),
-              cycle_trigger = 'manual', lease_until = NULL, lease_token = NULL
-          WHERE d.id = ${deliveryId} AND d.workspace_id = ${workspaceId} AND d.webhook_id = ${webhookId}
-            AND d.status NOT IN ('pending', 'held', 'expired')
-          RETURNING d.id, d.event_id, d.event_type, d.status, d.ordering_key, d.attempts`.pipe(
+          WITH before AS (
+            SELECT id, status, latency_ms FROM deliveries
+            WHERE id = ${deliveryId} AND workspace_id = ${workspaceId} AND webhook_id = ${webhookId}
+              AND status NOT IN ('pending', 'held', 'expired')
+            FOR UPDATE
+          ), resent AS (
+            UPDATE deliveries d
+            SET status = 'pending', due_at = ${now}, cycle_start = jsonb_array_length(d.attempts),
+                cycle_trigger = 'manual', lease_until = NULL, lease_token = NULL
+            FROM before b
+            WHERE d.id = b.id
+            RETURNING d.id, d.event_id, d.event_type, d.status, d.ordering_key, d.attempts, d.webhook_id,
+                      d.event_created_at, b.status AS ended, b.latency_ms
+          ), moved AS (
+            SELECT webhook_id, event_created_at, status, NULL::int AS latency_ms, ended AS was, latency_ms AS was_latency_ms
+            FROM resent
+          ), changed AS (${sql.literal(movedRows)}), rolled AS (${sql.literal(rollHours)})
+          SELECT id, event_id, event_type, status, ordering_key, attempts FROM resent`.pipe(
         Effect.flatMap(
           ([resent]): Effect.Effect<ResendResult, unknown> =>
             resent !== undefined
@@ -427,14 +450,21 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
               AND d.status NOT IN ('pending', 'expired')
             ORDER BY d.event_created_at, d.seq
             LIMIT ${request.limit}
+          ), locked AS (
+            -- Locked, so the status each had before is the one this statement changes.
+            SELECT d.id, d.status, d.latency_ms FROM deliveries d JOIN scanned s ON s.id = d.id
+            WHERE d.status IN ${sql.in(request.statuses)}
+            FOR UPDATE OF d
           ), resent AS (
             UPDATE deliveries d
             SET status = 'pending', due_at = ${request.now}, cycle_start = jsonb_array_length(d.attempts),
                 cycle_trigger = 'manual', lease_until = NULL, lease_token = NULL
-            FROM scanned s
-            WHERE d.id = s.id AND d.status IN ${sql.in(request.statuses)}
-            RETURNING d.id
-          ), last AS (
+            FROM locked l
+            WHERE d.id = l.id
+            RETURNING d.id, d.webhook_id, d.event_created_at, d.status, l.status AS was, l.latency_ms AS was_latency_ms
+          ), moved AS (
+            SELECT webhook_id, event_created_at, status, NULL::int AS latency_ms, was, was_latency_ms FROM resent
+          ), changed AS (${sql.literal(movedRows)}), rolled AS (${sql.literal(rollHours)}), last AS (
             SELECT event_created_at, seq FROM scanned ORDER BY event_created_at DESC, seq DESC LIMIT 1
           )
           SELECT (SELECT count(*) FROM resent)::int AS resent, (SELECT count(*) FROM scanned)::int AS scanned,
@@ -467,45 +497,38 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
             Effect.map((rows): ReadonlyMap<string, string> => new Map(rows.map((row) => [row.webhook_id, row.id]))),
             Effect.orDie
           ),
-    // One read over the stats index (0013), by status and hour in one pass; percentiles over
-    // the deliveries that ended.
+    // At most 168 rows of `delivery_hours` (0021), kept by every statement that changes a status.
     stats: (workspaceId, webhookId, window) =>
       sql<{
-        bucket: number | null
+        hour: string
         succeeded: number
         failed: number
         pending: number
         held: number
-        p50: number | null
-        p95: number | null
+        latency: Record<string, number> | string
       }>`
-          SELECT CASE WHEN GROUPING(bucket) = 0 THEN bucket END AS bucket,
-                 (count(*) FILTER (WHERE status = 'succeeded'))::int AS succeeded,
-                 (count(*) FILTER (WHERE status = 'failed'))::int AS failed,
-                 (count(*) FILTER (WHERE status = 'pending'))::int AS pending,
-                 (count(*) FILTER (WHERE status = 'held'))::int AS held,
-                 percentile_disc(0.5) WITHIN GROUP (ORDER BY latency_ms)
-                   FILTER (WHERE status IN ('succeeded', 'failed')) AS p50,
-                 percentile_disc(0.95) WITHIN GROUP (ORDER BY latency_ms)
-                   FILTER (WHERE status IN ('succeeded', 'failed')) AS p95
-          FROM (
-            SELECT LEAST((event_created_at - ${window.since}) / 3600, ${window.hours - 1})::int AS bucket, status, latency_ms
-            FROM deliveries
-            WHERE webhook_id = ${webhookId} AND workspace_id = ${workspaceId} AND event_created_at >= ${window.since}
-          ) d
-          GROUP BY GROUPING SETS ((bucket), ())`.pipe(
-        Effect.map((rows): DeliveryStats.DeliveryStats => {
-          const total = rows.find((row) => row.bucket === null)
-          const counts = new Map(rows.filter((row) => row.bucket !== null).map((row) => [row.bucket!, row]))
+          SELECT hour::text, succeeded, failed, pending, held, latency FROM delivery_hours
+          WHERE webhook_id = ${webhookId} AND hour >= ${window.since / 3600}
+            -- Only for the caller's workspace, whatever its caller checked before.
+            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = ${webhookId} AND w.workspace_id = ${workspaceId})`.pipe(
+        Effect.map((hours): DeliveryStats.DeliveryStats => {
+          const counts = new Map<number, { succeeded: number; failed: number }>()
+          const histogram = new Map<number, number>()
+          const totals = { succeeded: 0, failed: 0, pending: 0, held: 0 }
+          for (const row of hours) {
+            totals.succeeded += row.succeeded
+            totals.failed += row.failed
+            totals.pending += row.pending
+            totals.held += row.held
+            counts.set(DeliveryStats.bucketOf(window, Number(row.hour) * 3600), row)
+            const latency = typeof row.latency === "string" ? JSON.parse(row.latency) : row.latency
+            for (const [bucket, count] of Object.entries(latency as Record<string, number>)) {
+              histogram.set(Number(bucket), (histogram.get(Number(bucket)) ?? 0) + Number(count))
+            }
+          }
           return {
-            succeeded: total?.succeeded ?? 0,
-            failed: total?.failed ?? 0,
-            pending: total?.pending ?? 0,
-            held: total?.held ?? 0,
-            latencyMs:
-              total === undefined || total.p50 === null || total.p95 === null
-                ? null
-                : { p50: total.p50, p95: total.p95 },
+            ...totals,
+            latencyMs: DeliveryStats.latencyOf(histogram),
             buckets: DeliveryStats.bucketsOf(window, counts)
           }
         }),
@@ -518,21 +541,31 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
       }),
     hold: (workspaceId, webhookId, now) =>
       sql`
-          UPDATE deliveries SET status = 'held', lease_until = NULL, lease_token = NULL
-          WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status = 'pending'
-            AND (lease_until IS NULL OR lease_until <= ${now})`.pipe(Effect.asVoid, Effect.orDie),
+          WITH moved AS (
+            UPDATE deliveries SET status = 'held', lease_until = NULL, lease_token = NULL
+            WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status = 'pending'
+              AND (lease_until IS NULL OR lease_until <= ${now})
+            RETURNING webhook_id, event_created_at, status, NULL::int AS latency_ms, 'pending' AS was,
+                      NULL::int AS was_latency_ms
+          ), changed AS (${sql.literal(movedRows)})
+          ${sql.literal(rollHours)}`.pipe(Effect.asVoid, Effect.orDie),
     // A held retry keeps its cycle, so it gets the retry it was waiting for.
     release: (workspaceId, webhookId, now) =>
       sql`
-          UPDATE deliveries SET status = 'pending', due_at = ${now}, lease_until = NULL, lease_token = NULL
-          WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status = 'held'`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      ),
+          WITH moved AS (
+            UPDATE deliveries SET status = 'pending', due_at = ${now}, lease_until = NULL, lease_token = NULL
+            WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND status = 'held'
+            RETURNING webhook_id, event_created_at, status, NULL::int AS latency_ms, 'held' AS was,
+                      NULL::int AS was_latency_ms
+          ), changed AS (${sql.literal(movedRows)})
+          ${sql.literal(rollHours)}`.pipe(Effect.asVoid, Effect.orDie),
     deleteForWebhook: (workspaceId, webhookId) =>
       Effect.zipRight(
         sql`DELETE FROM deliveries WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}`,
-        sql`DELETE FROM webhook_flow WHERE webhook_id = ${webhookId}`
+        Effect.zipRight(
+          sql`DELETE FROM webhook_flow WHERE webhook_id = ${webhookId}`,
+          sql`DELETE FROM delivery_hours WHERE webhook_id = ${webhookId}`
+        )
       ).pipe(Effect.asVoid, Effect.orDie)
   }
 })

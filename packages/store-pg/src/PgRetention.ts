@@ -155,6 +155,8 @@ export const layer: Layer.Layer<Retention.RetentionStore, never, SqlClient.SqlCl
             if (retentionMs === 0) return { ...totals, expired: [] }
             const expired = yield* sql.withTransaction(expire(now, retentionMs))
             yield* remove(now, retentionMs, totals)
+            // Statistics of the hours whose events are all past the retention go with their deliveries.
+            yield* sql`DELETE FROM delivery_hours WHERE hour < ${Math.floor((now - retentionMs) / 3_600_000)}`
             return { ...totals, expired }
           }).pipe(Effect.ensuring(Effect.ignore(release(now))))
         }).pipe(Effect.orDie)

@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Database from "./Database.js"
+import { rollHours } from "./internal/deliveryHours.js"
 import * as Embedded from "./internal/embedded.js"
 import * as Migrations from "./Migrations.js"
 
@@ -169,3 +170,17 @@ export const eventsVisible: Effect.Effect<void, never, SqlClient.SqlClient> = Ef
     yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
   }
 }).pipe(Effect.orDie)
+
+/**
+ * Counts into `delivery_hours` every delivery of the database in context, as the statements that
+ * make deliveries and change their status would have: for benchmarks and tests that write deliveries with SQL of their
+ * own. Run it once, on a table of deliveries written that way.
+ * @since 0.3.0
+ */
+export const fillDeliveryHours: Effect.Effect<void, unknown, SqlClient.SqlClient> = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    sql`
+      WITH changed AS (SELECT webhook_id, event_created_at, status, latency_ms, 1 AS sign FROM deliveries)
+      ${sql.literal(rollHours)}`
+).pipe(Effect.asVoid)

@@ -26,6 +26,7 @@ const waybillTables = [
   "api_keys",
   "console_tokens",
   "deliveries",
+  "delivery_hours",
   "drafts",
   "events",
   "fan_out",
@@ -137,7 +138,11 @@ const publicLayout = Migrator.make({})({
 })
 const publicLayoutTables = waybillTables.filter(
   (table) =>
-    table !== "idempotency_keys" && table !== "webhook_flow" && table !== "console_tokens" && table !== "retention_runs"
+    table !== "idempotency_keys" &&
+    table !== "webhook_flow" &&
+    table !== "console_tokens" &&
+    table !== "retention_runs" &&
+    table !== "delivery_hours"
 )
 
 const counts = (sql: SqlClient.SqlClient, schema: string, tables: ReadonlyArray<string> = publicLayoutTables) =>

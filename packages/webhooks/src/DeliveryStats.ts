@@ -49,15 +49,22 @@ export const DeliveryStats = Schema.Struct({
 /** @since 0.1.0 */
 export type DeliveryStats = typeof DeliveryStats.Type
 
-/** The deliveries a store counts: events recorded since `since` (epoch s), in `hours` hourly buckets. @since 0.1.0 */
+/**
+ * The deliveries a store counts: events recorded since `since` (epoch s, the start of a clock
+ * hour), in `hours` hourly buckets, the last one the current hour. @since 0.1.0
+ */
 export interface StatsWindow {
   readonly since: number
   readonly hours: number
 }
 
-/** The last `hours` hours, buckets counted back from now (not clock hours) so totals and buckets agree. @since 0.1.0 */
+/**
+ * The last `hours` clock hours (UTC), the current one included: buckets are whole hours, so a
+ * store keeps one row per webhook and hour (docs/decisions/0127), and totals and buckets agree.
+ * @since 0.1.0
+ */
 export const windowOf = (nowSeconds: number, hourCount: number): StatsWindow => ({
-  since: nowSeconds - hourCount * 3600,
+  since: (Math.floor(nowSeconds / 3600) - (hourCount - 1)) * 3600,
   hours: hourCount
 })
 
@@ -86,11 +93,54 @@ export const bucketsOf = (
   }))
 
 /**
- * The nearest-rank value at fraction `p` of ascending `sorted` values (PostgreSQL's `percentile_disc`).
- * @since 0.1.0
+ * A latency's bucket in a histogram: milliseconds below 64 exactly, above that 32 buckets per
+ * doubling (each at most 1/32 wide, about 3 %). What a store keeps per hour instead of every latency.
+ * @since 0.3.0
  */
-export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
-  sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? 0
+export const latencyBucket = (latencyMs: number): number => {
+  const value = Math.max(0, Math.floor(latencyMs))
+  if (value < 64) return value
+  const octave = Math.floor(Math.log2(value))
+  // `log2` of a value just under a power of two may round up: step back so the bucket holds it.
+  const exponent = 2 ** octave > value ? octave - 1 : octave
+  return 64 + (exponent - 6) * 32 + Math.floor(value / 2 ** (exponent - 5)) - 32
+}
+
+/** The least latency in bucket `bucket` (`latencyBucket`): what a percentile in it reads. @since 0.3.0 */
+export const bucketFloor = (bucket: number): number => {
+  if (bucket < 64) return bucket
+  const exponent = Math.floor((bucket - 64) / 32) + 6
+  return (32 + ((bucket - 64) % 32)) * 2 ** (exponent - 5)
+}
+
+/** Latencies counted per `latencyBucket`, as a store keeps them: bucket number → count. @since 0.3.0 */
+export type LatencyHistogram = ReadonlyMap<number, number>
+
+/**
+ * The nearest-rank value at fraction `p` of a histogram's latencies (as PostgreSQL's
+ * `percentile_disc` over them), read as its bucket's floor: exact below 64 ms, within 3 % above.
+ * `undefined` for an empty histogram.
+ * @since 0.3.0
+ */
+export const percentileOf = (histogram: LatencyHistogram, p: number): number | undefined => {
+  const sorted = [...histogram].filter(([, count]) => count > 0).sort((a, b) => a[0] - b[0])
+  const total = sorted.reduce((sum, [, count]) => sum + count, 0)
+  if (total === 0) return undefined
+  const rank = Math.max(1, Math.ceil(p * total))
+  let seen = 0
+  for (const [bucket, count] of sorted) {
+    seen += count
+    if (seen >= rank) return bucketFloor(bucket)
+  }
+  return bucketFloor(sorted.at(-1)![0])
+}
+
+/** `p50` and `p95` of a histogram, or `null` when it is empty. @since 0.3.0 */
+export const latencyOf = (histogram: LatencyHistogram): DeliveryStats["latencyMs"] => {
+  const p50 = percentileOf(histogram, 0.5)
+  const p95 = percentileOf(histogram, 0.95)
+  return p50 === undefined || p95 === undefined ? null : { p50, p95 }
+}
 
 /** One delivery as `summarize` counts it (`latencyMs` `null` while unknown). @since 0.1.0 */
 export interface StatsRow {
@@ -99,11 +149,15 @@ export interface StatsRow {
   readonly latencyMs: number | null
 }
 
-/** The statistics of a window from its deliveries, for an in-memory store; rows outside are skipped. @since 0.1.0 */
+/**
+ * The statistics of a window from its deliveries, for an in-memory store; rows outside are
+ * skipped. Latencies go through the same histogram a store on disk keeps, so both answer alike.
+ * @since 0.1.0
+ */
 export const summarize = (window: StatsWindow, rows: Iterable<StatsRow>): DeliveryStats => {
   const totals = { succeeded: 0, failed: 0, pending: 0, held: 0 }
   const counts = new Map<number, { succeeded: number; failed: number }>()
-  const latencies: Array<number> = []
+  const histogram = new Map<number, number>()
   for (const row of rows) {
     if (row.eventCreatedAt < window.since) continue
     totals[row.status]++
@@ -112,12 +166,10 @@ export const summarize = (window: StatsWindow, rows: Iterable<StatsRow>): Delive
     const count = counts.get(bucket) ?? { succeeded: 0, failed: 0 }
     count[row.status]++
     counts.set(bucket, count)
-    if (row.latencyMs !== null) latencies.push(row.latencyMs)
+    if (row.latencyMs !== null) {
+      const at = latencyBucket(row.latencyMs)
+      histogram.set(at, (histogram.get(at) ?? 0) + 1)
+    }
   }
-  latencies.sort((a, b) => a - b)
-  return {
-    ...totals,
-    latencyMs: latencies.length === 0 ? null : { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) },
-    buckets: bucketsOf(window, counts)
-  }
+  return { ...totals, latencyMs: latencyOf(histogram), buckets: bucketsOf(window, counts) }
 }

@@ -22,17 +22,42 @@ describe("DeliveryStats rules", () => {
     }
   })
 
-  it("percentiles by nearest rank, as PostgreSQL's percentile_disc", () => {
-    assert.strictEqual(DeliveryStats.percentile([1, 2, 3, 4], 0.5), 2)
-    assert.strictEqual(DeliveryStats.percentile([1, 2, 3, 4], 0.95), 4)
-    assert.strictEqual(DeliveryStats.percentile([7], 0.5), 7)
-    assert.strictEqual(
-      DeliveryStats.percentile(
-        Array.from({ length: 100 }, (_, i) => i + 1),
-        0.95
-      ),
-      95
-    )
+  it("latency histograms: exact below 64 ms, buckets of at most 1/32 above; percentiles by nearest rank", () => {
+    for (let value = 0; value < 200_000; value += value < 300 ? 1 : 97) {
+      const bucket = DeliveryStats.latencyBucket(value)
+      const floor = DeliveryStats.bucketFloor(bucket)
+      assert.isAtMost(floor, value, `${value}`)
+      assert.isBelow(value - floor, Math.max(1, floor / 32), `${value} in bucket ${bucket} from ${floor}`)
+      assert.strictEqual(DeliveryStats.latencyBucket(floor), bucket, `${value}: its floor is in its bucket`)
+      if (value < 64) assert.strictEqual(floor, value)
+    }
+    // Powers of two and the values just under them, where a float logarithm may round up.
+    for (let exponent = 6; exponent < 31; exponent++) {
+      for (const value of [2 ** exponent - 1, 2 ** exponent]) {
+        assert.isAtMost(DeliveryStats.bucketFloor(DeliveryStats.latencyBucket(value)), value, `${value}`)
+      }
+    }
+    const histogram = (values: ReadonlyArray<number>) => {
+      const counts = new Map<number, number>()
+      for (const value of values) {
+        const bucket = DeliveryStats.latencyBucket(value)
+        counts.set(bucket, (counts.get(bucket) ?? 0) + 1)
+      }
+      return counts
+    }
+    assert.strictEqual(DeliveryStats.percentileOf(histogram([1, 2, 3, 4]), 0.5), 2)
+    assert.strictEqual(DeliveryStats.percentileOf(histogram([1, 2, 3, 4]), 0.95), 4)
+    assert.strictEqual(DeliveryStats.percentileOf(histogram([7]), 0.5), 7)
+    assert.strictEqual(DeliveryStats.percentileOf(histogram(Array.from({ length: 60 }, (_, i) => i + 1)), 0.95), 57)
+    assert.strictEqual(DeliveryStats.percentileOf(histogram([250]), 0.5), 248)
+    assert.isUndefined(DeliveryStats.percentileOf(new Map(), 0.5))
+    assert.isNull(DeliveryStats.latencyOf(new Map()))
+  })
+
+  it("the window is the last clock hours, the current one included", () => {
+    assert.deepStrictEqual(DeliveryStats.windowOf(7_200 * 10 + 1_234, 1), { since: 72_000, hours: 1 })
+    assert.deepStrictEqual(DeliveryStats.windowOf(7_200 * 10 + 1_234, 3), { since: 72_000 - 7_200, hours: 3 })
+    assert.deepStrictEqual(DeliveryStats.windowOf(72_000, 24), { since: 72_000 - 23 * 3_600, hours: 24 })
   })
 
   it("every hour of the window is a bucket, oldest first; a later event counts in the last one", () => {
@@ -81,11 +106,11 @@ describe("WebhookService.stats (in memory)", () => {
       yield* publish("tour-created", { tour: { ...tour(), id: "old" } })
       yield* at(-30 * HOUR + 100)
       yield* settle
-      // 23.5 h ago: two that succeed 250 ms after their recording.
-      yield* at(-23.5 * HOUR)
+      // 23 h ago, in the window's first hour: two that succeed 250 ms after their recording.
+      yield* at(-23 * HOUR)
       yield* publish("tour-created", { tour: { ...tour(), id: "a" } })
       yield* publish("tour-created", { tour: { ...tour(), id: "b" } })
-      yield* at(-23.5 * HOUR + 250)
+      yield* at(-23 * HOUR + 250)
       yield* settle
       // 2 h 10 min ago: one that fails, its retry ending 60 s after its recording.
       yield* at(-130 * 60_000)
@@ -93,14 +118,16 @@ describe("WebhookService.stats (in memory)", () => {
       yield* settle
       yield* at(-130 * 60_000 + 60_000)
       yield* settle
-      // 30 min ago: one still waiting for its retry.
-      yield* at(-30 * 60_000)
+      // 20 min ago, in the current hour: one still waiting for its retry.
+      yield* at(-20 * 60_000)
       yield* publish("tour-created", { tour: { ...tour(), id: "wait" } })
       yield* settle
       yield* at(0)
 
       const day = yield* statsOf(webhook.id)
-      const since = NOW / 1000 - 86_400
+      // NOW is 1,600 s into its hour: the window starts 23 whole hours before that hour.
+      const hourStart = NOW / 1000 - 1_600
+      const since = hourStart - 23 * 3_600
       assert.deepStrictEqual(
         { ...day, buckets: day.buckets.filter((bucket) => bucket.succeeded + bucket.failed > 0) },
         {
@@ -108,7 +135,8 @@ describe("WebhookService.stats (in memory)", () => {
           failed: 1,
           pending: 1,
           held: 0,
-          latencyMs: { p50: 250, p95: 60_000 },
+          // 250 and 60,000 ms, each read as its histogram bucket's floor.
+          latencyMs: { p50: 248, p95: 59_392 },
           buckets: [
             { start: since, succeeded: 2, failed: 0 },
             { start: since + 21 * 3_600, succeeded: 0, failed: 1 }
@@ -121,7 +149,7 @@ describe("WebhookService.stats (in memory)", () => {
       )
       const week = yield* statsOf(webhook.id, "168")
       assert.deepStrictEqual([week.succeeded, week.failed, week.buckets.length], [3, 1, 168])
-      assert.deepStrictEqual(week.latencyMs, { p50: 250, p95: 60_000 })
+      assert.deepStrictEqual(week.latencyMs, { p50: 248, p95: 59_392 })
       const hour = yield* statsOf(webhook.id, "1")
       assert.deepStrictEqual(hour, {
         succeeded: 0,
@@ -129,7 +157,7 @@ describe("WebhookService.stats (in memory)", () => {
         pending: 1,
         held: 0,
         latencyMs: null,
-        buckets: [{ start: NOW / 1000 - 3_600, succeeded: 0, failed: 0 }]
+        buckets: [{ start: hourStart, succeeded: 0, failed: 0 }]
       })
     }).pipe(Effect.provide(makeLayer({ respond, dispatcher: { retryDelayMs: 10_000 } })))
   )

@@ -12,6 +12,7 @@ import type * as Retention from "@waybill/webhooks/Retention"
 import { aligned, defaultRetentionMs, rangeMs } from "@waybill/webhooks/Retention"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { rollHours } from "./deliveryHours.js"
 
 /** A table kept by time ranges: its name and the prefix of its ids. */
 export interface RangedTable {
@@ -169,11 +170,18 @@ export interface ExpiredRow {
  */
 export const expire = (sql: SqlClient.SqlClient, name: string, below: string | null) =>
   sql<ExpiredRow>`
-    WITH expired AS (
-      UPDATE ${sql(name)} SET status = 'expired', lease_until = NULL, lease_token = NULL
+    WITH open AS (
+      -- Locked, so the status each had before is the one this statement ends.
+      SELECT id, status FROM ${sql(name)}
       WHERE status IN ('pending', 'held') ${below === null ? sql`` : sql`AND id < ${below}`}
-      RETURNING workspace_id, webhook_id, id, event_id, event_type
-    ), last AS (
+      FOR UPDATE
+    ), expired AS (
+      UPDATE ${sql(name)} d SET status = 'expired', lease_until = NULL, lease_token = NULL
+      FROM open o WHERE d.id = o.id
+      RETURNING d.workspace_id, d.webhook_id, d.id, d.event_id, d.event_type, d.event_created_at, o.status AS was
+    ), changed AS (
+      SELECT webhook_id, event_created_at, was AS status, NULL::int AS latency_ms, -1 AS sign FROM expired
+    ), rolled AS (${sql.literal(rollHours)}), last AS (
       SELECT workspace_id, webhook_id, count(*)::int AS count, max(id) AS id FROM expired
       GROUP BY workspace_id, webhook_id
     )
