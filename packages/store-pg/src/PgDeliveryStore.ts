@@ -451,10 +451,11 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
             ORDER BY d.event_created_at, d.seq
             LIMIT ${request.limit}
           ), locked AS (
-            -- Locked, so the status each had before is the one this statement changes.
-            SELECT d.id, d.status, d.latency_ms FROM deliveries d JOIN scanned s ON s.id = d.id
-            WHERE d.status IN ${sql.in(request.statuses)}
-            FOR UPDATE OF d
+            -- Locked, so the status each had before is the one this statement changes. By an array
+            -- of ids, not a join: the join was estimated dear enough for the JIT (200 ms a step).
+            SELECT d.id, d.status, d.latency_ms FROM deliveries d
+            WHERE d.id = ANY (ARRAY(SELECT id FROM scanned)) AND d.status IN ${sql.in(request.statuses)}
+            FOR UPDATE
           ), resent AS (
             UPDATE deliveries d
             SET status = 'pending', due_at = ${request.now}, cycle_start = jsonb_array_length(d.attempts),
