@@ -80,6 +80,23 @@ const senderOf = (request: Received, processes: ReadonlyArray<ServerProcess>): S
   })
 }
 
+// Requests in arrival order, one at a time in event order: the first arrival of each event
+// follows `events`, and each request arrives after the one before was answered (or its sender died).
+const assertOneAtATimeInOrder = (received: ReadonlyArray<Received>, events: ReadonlyArray<string>, what: string) => {
+  const firsts: Array<string> = []
+  for (const request of received) {
+    const id = request.headers["x-event-id"] as string
+    if (!firsts.includes(id)) firsts.push(id)
+  }
+  assert.deepStrictEqual(firsts, events, `${what}in event order`)
+  for (let i = 1; i < received.length; i++) {
+    const before = received[i - 1]!
+    if (before.answeredAt !== undefined) {
+      assert.isAtLeast(received[i]!.arrivedAt, before.answeredAt, `${what}request ${i} waited for the one before`)
+    }
+  }
+}
+
 describe.skipIf(url === undefined || url === "")("flow control over two server processes on one PostgreSQL", () => {
   it.live(
     "a rate limit holds over both and is delivered: 10 a second gets 9 and more, and no second more than 10 starts",
@@ -157,18 +174,7 @@ describe.skipIf(url === undefined || url === "")("flow control over two server p
         // In event order, one at a time: each request arrives after the one before was answered
         // (or its sender died), and the first arrival of each event follows event order.
         const received = [...target.received].sort((a, b) => a.arrivedAt - b.arrivedAt)
-        const firsts: Array<string> = []
-        for (const request of received) {
-          const id = request.headers["x-event-id"] as string
-          if (!firsts.includes(id)) firsts.push(id)
-        }
-        assert.deepStrictEqual(firsts, events)
-        for (let i = 1; i < received.length; i++) {
-          const before = received[i - 1]!
-          if (before.answeredAt !== undefined) {
-            assert.isAtLeast(received[i]!.arrivedAt, before.answeredAt, `request ${i} waited for the one before`)
-          }
-        }
+        assertOneAtATimeInOrder(received, events, "")
         // The killed one's delivery was sent again, under its id, before any later one.
         assert.strictEqual(received[4]!.headers["x-event-id"], events[3])
       }).pipe(Effect.scoped),
@@ -222,23 +228,11 @@ describe.skipIf(url === undefined || url === "")("flow control over two server p
         const keyOf = new Map(events.map((event) => [event.id, event.key]))
         const received = [...target.received].sort((a, b) => a.arrivedAt - b.arrivedAt)
         for (const key of keys) {
-          const ofKey = received.filter((request) => keyOf.get(request.headers["x-event-id"] as string) === key)
-          const firsts: Array<string> = []
-          for (const request of ofKey) {
-            const id = request.headers["x-event-id"] as string
-            if (!firsts.includes(id)) firsts.push(id)
-          }
-          assert.deepStrictEqual(
-            firsts,
+          assertOneAtATimeInOrder(
+            received.filter((request) => keyOf.get(request.headers["x-event-id"] as string) === key),
             events.filter((event) => event.key === key).map((event) => event.id),
-            `key ${key} in event order`
+            `key ${key}: `
           )
-          for (let i = 1; i < ofKey.length; i++) {
-            const before = ofKey[i - 1]!
-            if (before.answeredAt !== undefined) {
-              assert.isAtLeast(ofKey[i]!.arrivedAt, before.answeredAt, `key ${key}: request ${i} waited`)
-            }
-          }
         }
         // Keys at once: some request of one key arrived while another key's was unanswered.
         assert.isTrue(

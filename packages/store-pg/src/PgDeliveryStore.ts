@@ -512,27 +512,16 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
           WHERE webhook_id = ${webhookId} AND hour >= ${window.since / 3600}
             -- Only for the caller's workspace, whatever its caller checked before.
             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = ${webhookId} AND w.workspace_id = ${workspaceId})`.pipe(
-        Effect.map((hours): DeliveryStats.DeliveryStats => {
-          const counts = new Map<number, { succeeded: number; failed: number }>()
-          const histogram = new Map<number, number>()
-          const totals = { succeeded: 0, failed: 0, pending: 0, held: 0 }
-          for (const row of hours) {
-            totals.succeeded += row.succeeded
-            totals.failed += row.failed
-            totals.pending += row.pending
-            totals.held += row.held
-            counts.set(DeliveryStats.bucketOf(window, Number(row.hour) * 3600), row)
-            const latency = typeof row.latency === "string" ? JSON.parse(row.latency) : row.latency
-            for (const [bucket, count] of Object.entries(latency as Record<string, number>)) {
-              histogram.set(Number(bucket), (histogram.get(Number(bucket)) ?? 0) + Number(count))
-            }
-          }
-          return {
-            ...totals,
-            latencyMs: DeliveryStats.latencyOf(histogram),
-            buckets: DeliveryStats.bucketsOf(window, counts)
-          }
-        }),
+        Effect.map((hours) =>
+          DeliveryStats.fromHours(
+            window,
+            hours.map((row) => ({
+              ...row,
+              hour: Number(row.hour),
+              latency: typeof row.latency === "string" ? JSON.parse(row.latency) : row.latency
+            }))
+          )
+        ),
         Effect.orDie
       ),
     // Other processes see the edit through the revision their next claim returns.

@@ -142,6 +142,47 @@ export const latencyOf = (histogram: LatencyHistogram): DeliveryStats["latencyMs
   return p50 === undefined || p95 === undefined ? null : { p50, p95 }
 }
 
+/**
+ * One hour of a webhook's deliveries as a store keeps it: the hour (epoch hours, of the events'
+ * recording), its deliveries by status, and the latencies of those that ended (`latencyBucket`
+ * number → count; a stored JSON object's keys are strings).
+ * @since 0.3.0
+ */
+export interface HourRow {
+  readonly hour: number
+  readonly succeeded: number
+  readonly failed: number
+  readonly pending: number
+  readonly held: number
+  readonly latency: LatencyHistogram | Readonly<Record<string, number>>
+}
+
+/**
+ * The statistics of a window from its hours (those before it skipped; any after the current one,
+ * from a clock ahead, count in the last bucket). What every store answers through.
+ * @since 0.3.0
+ */
+export const fromHours = (window: StatsWindow, hours: Iterable<HourRow>): DeliveryStats => {
+  const totals = { succeeded: 0, failed: 0, pending: 0, held: 0 }
+  const counts = new Map<number, { succeeded: number; failed: number }>()
+  const histogram = new Map<number, number>()
+  for (const row of hours) {
+    if (row.hour * 3600 < window.since) continue
+    totals.succeeded += row.succeeded
+    totals.failed += row.failed
+    totals.pending += row.pending
+    totals.held += row.held
+    const bucket = bucketOf(window, row.hour * 3600)
+    const count = counts.get(bucket) ?? { succeeded: 0, failed: 0 }
+    count.succeeded += row.succeeded
+    count.failed += row.failed
+    counts.set(bucket, count)
+    const latency = row.latency instanceof Map ? row.latency : Object.entries(row.latency)
+    for (const [at, n] of latency) histogram.set(Number(at), (histogram.get(Number(at)) ?? 0) + Number(n))
+  }
+  return { ...totals, latencyMs: latencyOf(histogram), buckets: bucketsOf(window, counts) }
+}
+
 /** One delivery as `summarize` counts it (`latencyMs` `null` while unknown). @since 0.1.0 */
 export interface StatsRow {
   readonly eventCreatedAt: number
@@ -150,26 +191,27 @@ export interface StatsRow {
 }
 
 /**
- * The statistics of a window from its deliveries, for an in-memory store; rows outside are
- * skipped. Latencies go through the same histogram a store on disk keeps, so both answer alike.
+ * The statistics of a window from its deliveries, for an in-memory store: counted into hours as
+ * a store on disk keeps them, then `fromHours`, so both answer alike.
  * @since 0.1.0
  */
 export const summarize = (window: StatsWindow, rows: Iterable<StatsRow>): DeliveryStats => {
-  const totals = { succeeded: 0, failed: 0, pending: 0, held: 0 }
-  const counts = new Map<number, { succeeded: number; failed: number }>()
-  const histogram = new Map<number, number>()
+  const hours = new Map<
+    number,
+    { hour: number; succeeded: number; failed: number; pending: number; held: number; latency: Map<number, number> }
+  >()
   for (const row of rows) {
-    if (row.eventCreatedAt < window.since) continue
-    totals[row.status]++
-    if (row.status !== "succeeded" && row.status !== "failed") continue
-    const bucket = bucketOf(window, row.eventCreatedAt)
-    const count = counts.get(bucket) ?? { succeeded: 0, failed: 0 }
-    count[row.status]++
-    counts.set(bucket, count)
-    if (row.latencyMs !== null) {
+    const hour = Math.floor(row.eventCreatedAt / 3600)
+    let counted = hours.get(hour)
+    if (counted === undefined) {
+      counted = { hour, succeeded: 0, failed: 0, pending: 0, held: 0, latency: new Map() }
+      hours.set(hour, counted)
+    }
+    counted[row.status]++
+    if ((row.status === "succeeded" || row.status === "failed") && row.latencyMs !== null) {
       const at = latencyBucket(row.latencyMs)
-      histogram.set(at, (histogram.get(at) ?? 0) + 1)
+      counted.latency.set(at, (counted.latency.get(at) ?? 0) + 1)
     }
   }
-  return { ...totals, latencyMs: latencyOf(histogram), buckets: bucketsOf(window, counts) }
+  return fromHours(window, hours.values())
 }

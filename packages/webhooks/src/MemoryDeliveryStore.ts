@@ -137,24 +137,16 @@ export const make = (): DeliveryStore["Type"] => {
               allowed = FlowControl.schedule(nextSlots.get(webhookId) ?? 0, request.now, limit, allowed, horizon)
                 .notBefore.length
             }
-            if (current.ordering === "fifo") {
-              // Only the earliest pending delivery, in the order they were made.
-              let first: Row | undefined
-              for (let i = lane.head; i < lane.rows.length; i++) {
-                const row = lane.rows[i]!
-                if (row.status === "pending" && (first === undefined || row.seq < first.seq)) first = row
-              }
-              order = first === undefined ? [] : [first]
-              from = 0
-              allowed = Math.min(allowed, 1)
-            } else if (current.ordering === "key") {
-              // Per key only its earliest pending delivery; those without a key as they come.
+            if (current.ordering !== "none") {
+              // Per key only its earliest pending delivery, in the order they were made (FIFO: one
+              // key for all); those without a key as they come.
+              const keyOf = (row: Row) => (current.ordering === "fifo" ? "" : (row.delivery.orderingKey ?? null))
               const firsts = new Map<string, Row>()
               const open: Array<Row> = []
               for (let i = lane.head; i < lane.rows.length; i++) {
                 const row = lane.rows[i]!
                 if (row.status !== "pending") continue
-                const key = row.delivery.orderingKey ?? null
+                const key = keyOf(row)
                 if (key === null) open.push(row)
                 else if ((firsts.get(key)?.seq ?? Number.POSITIVE_INFINITY) > row.seq) firsts.set(key, row)
               }
