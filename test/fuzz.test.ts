@@ -31,7 +31,9 @@ const codes: Record<number, string> = {
   409: "conflict",
   412: "precondition_failed",
   413: "payload_too_large",
-  415: "unsupported_media_type"
+  415: "unsupported_media_type",
+  // The one Idempotency-Key, sent to several routes: a key used before with another request.
+  422: "idempotency_key_reused"
 }
 
 // Valid bodies per endpoint, as starting points for mutation.
