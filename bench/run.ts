@@ -1,20 +1,28 @@
 /**
- * Runs every benchmark (`bench/*.bench.ts`) one after another, each in its own process so
+ * Runs every benchmark (`bench/*.bench.ts`, and a package's own of its internal modules in
+ * `packages/<name>/bench/`) one after another, each in its own process so
  * that one benchmark's garbage and JIT state do not skew the next.
  *
  * Usage: `npm run bench` for all, `npm run bench -- filters signing` for some.
  */
 import { spawnSync } from "node:child_process"
-import { readdirSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { existsSync, readdirSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const here = dirname(fileURLToPath(import.meta.url))
+const packages = join(here, "..", "packages")
 const wanted = process.argv.slice(2)
-const files = readdirSync(here)
-  .filter((file) => file.endsWith(".bench.ts"))
-  .filter((file) => wanted.length === 0 || wanted.some((name) => file.startsWith(name)))
-  .sort()
+const benchesIn = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((file) => file.endsWith(".bench.ts"))
+        .map((file) => join(dir, file))
+    : []
+const files = [here, ...readdirSync(packages).map((name) => join(packages, name, "bench"))]
+  .flatMap(benchesIn)
+  .filter((file) => wanted.length === 0 || wanted.some((name) => basename(file).startsWith(name)))
+  .sort((a, b) => basename(a).localeCompare(basename(b)))
 
 if (files.length === 0) {
   console.error(`No benchmark matches ${wanted.join(", ")}`)
@@ -23,8 +31,8 @@ if (files.length === 0) {
 
 let failed = 0
 for (const file of files) {
-  console.log(`\n=== ${file}`)
-  const result = spawnSync(process.execPath, ["--conditions=@waybill/source", "--import", "tsx", join(here, file)], {
+  console.log(`\n=== ${basename(file)}`)
+  const result = spawnSync(process.execPath, ["--conditions=@waybill/source", "--import", "tsx", file], {
     stdio: "inherit"
   })
   if (result.status !== 0) failed++

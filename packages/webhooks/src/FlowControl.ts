@@ -46,7 +46,7 @@ export interface Schedule {
  * The schedule of a claim at `now` (virtual scheduling): up to `room` attempts, one every
  * `interval(limit)` from the webhook's next slot `nextAt`, only those starting within `horizon` ms
  * of `now`. None starts sooner than a slot (`slotMs`, at most half the horizon) after `now`, so the claim's own time (its
- * transaction, the hand-over to a worker) never makes its first attempt late against the ones
+ * transaction, the start of its runner) never makes its first attempt late against the ones
  * after it. Invalid numbers schedule nothing.
  * @since 0.3.0
  */

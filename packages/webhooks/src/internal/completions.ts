@@ -8,7 +8,7 @@ import type { FailureAlert } from "../FailureAlerts.js"
 import * as FlowControl from "../FlowControl.js"
 import { targetOf } from "../Webhook.js"
 import type { Outcome } from "./attempts.js"
-import type { Env } from "./loopState.js"
+import type { Env } from "./env.js"
 
 /** Writes completions; a batch without final failures is one atomic write, with no transaction. */
 export const persist = (env: Env, batch: ReadonlyArray<Outcome>) =>

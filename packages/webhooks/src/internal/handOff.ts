@@ -6,14 +6,14 @@ import * as Random_ from "@waybill/core/RandomBytes"
 import { claimedOf, type NewDelivery } from "../DeliveryStore.js"
 import { isControlled } from "../FlowControl.js"
 import type { OutboxEvent } from "../OutboxReader.js"
-import type { FanOut, Held, Loop } from "./loopState.js"
+import * as Engine from "./engine.js"
 import type { Settings } from "./settings.js"
 
 // Whether `full`, holding the next event back, is stored now: when slow or in someone's way.
 const storeAround = (
   settings: Settings,
-  loop: Loop,
-  fan: FanOut,
+  loop: Engine.Loop,
+  fan: Engine.FanOut,
   full: string,
   deliveries: ReadonlyArray<NewDelivery>,
   after: number,
@@ -22,19 +22,18 @@ const storeAround = (
   const blocked = fan.blocked
   if (blocked?.webhookId !== full || now - blocked.since < settings.recordDelayMs) return false
   if (blocked.ended < settings.perWebhookConcurrency || waitsBehind(settings, loop, full, deliveries, after)) {
-    fan.storing.set(full, { since: now, ended: 0, holding: false })
+    Engine.startStoring(fan, full, now)
     return true
   }
-  blocked.since = now
-  blocked.ended = 0
+  Engine.blockedMeasured(blocked, now)
   return false
 }
 
 // A stored webhook keeping pace again has its events wait in the outbox until claims catch up.
 const holdsBack = (
   settings: Settings,
-  loop: Loop,
-  fan: FanOut,
+  loop: Engine.Loop,
+  fan: Engine.FanOut,
   webhookId: string,
   deliveries: ReadonlyArray<NewDelivery>,
   after: number,
@@ -42,20 +41,21 @@ const holdsBack = (
 ): boolean => {
   const storing = fan.storing.get(webhookId)
   if (storing === undefined) {
-    fan.storing.set(webhookId, { since: now, ended: 0, holding: false })
+    Engine.startStoring(fan, webhookId, now)
     return false
   }
   if (now - storing.since < settings.recordDelayMs) return storing.holding
-  storing.holding =
-    storing.ended >= settings.perWebhookConcurrency && !waitsBehind(settings, loop, webhookId, deliveries, after)
-  storing.since = now
-  storing.ended = 0
+  Engine.storingMeasured(
+    storing,
+    storing.ended >= settings.perWebhookConcurrency && !waitsBehind(settings, loop, webhookId, deliveries, after),
+    now
+  )
   return storing.holding
 }
 
 const waitsBehind = (
   settings: Settings,
-  loop: Loop,
+  loop: Engine.Loop,
   webhookId: string,
   deliveries: ReadonlyArray<NewDelivery>,
   after: number
@@ -75,14 +75,14 @@ const waitsBehind = (
  */
 export const handOff = (
   settings: Settings,
-  loop: Loop,
-  fan: FanOut,
+  loop: Engine.Loop,
+  fan: Engine.FanOut,
   events: ReadonlyArray<OutboxEvent>,
   deliveries: Array<NewDelivery>,
   now: number
 ) => {
   const lease = { until: now + settings.leaseMs, token: Random_.token() }
-  const held: Array<Held> = []
+  const held: Array<Engine.Held> = []
   let room = settings.window - loop.lanes.held()
   let next = 0
   let taken = 0
@@ -123,14 +123,14 @@ export const handOff = (
     }
     if (full !== undefined || need > room) {
       if (full !== undefined && storeAround(settings, loop, fan, full, deliveries, end, now)) {
-        loop.mayHaveMore.add(full)
-        fan.blocked = undefined
+        Engine.mayHaveMore(loop, full)
+        Engine.blockedBy(fan, undefined)
       } else if (taken > 0 || full !== undefined) {
         cutBy = full
         break
       } else {
         // More deliveries than the whole loop has room for: store them.
-        for (let i = next; i < end; i++) loop.mayHaveMore.add(deliveries[i]!.webhookId)
+        for (let i = next; i < end; i++) Engine.mayHaveMore(loop, deliveries[i]!.webhookId)
       }
     }
     for (let i = next; i < end; i++) {
@@ -138,7 +138,7 @@ export const handOff = (
       if (isControlled(delivery.target)) continue
       const webhookId = delivery.webhookId
       if (loop.mayHaveMore.has(webhookId) || room <= 0) {
-        loop.mayHaveMore.add(webhookId)
+        Engine.mayHaveMore(loop, webhookId)
         continue
       }
       room--
@@ -156,15 +156,16 @@ export const handOff = (
     }
     next = end
   }
-  if (cutBy !== undefined) {
-    if (fan.blocked?.webhookId !== cutBy) {
-      fan.blocked = {
-        webhookId: cutBy,
-        since: now,
-        ended: 0,
-        drainedAt: Math.max(settings.perWebhookConcurrency, loop.lanes.heldBy(cutBy) >> 1)
-      }
-    }
-  } else fan.blocked = undefined
+  Engine.blockedBy(
+    fan,
+    cutBy === undefined
+      ? undefined
+      : {
+          webhookId: cutBy,
+          since: now,
+          ended: 0,
+          drainedAt: Math.max(settings.perWebhookConcurrency, loop.lanes.heldBy(cutBy) >> 1)
+        }
+  )
   return { events: taken, deliveries: deliveries.slice(0, next), held }
 }
