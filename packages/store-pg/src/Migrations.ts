@@ -32,6 +32,7 @@ import timeRanges from "./migrations/0018_time_ranges.js"
 import rateSchedule from "./migrations/0019_rate_schedule.js"
 import deliveryOrderingKey from "./migrations/0020_delivery_ordering_key.js"
 import deliveryHours from "./migrations/0021_delivery_hours.js"
+import webhookChanges from "./migrations/0022_webhook_changes.js"
 
 /** Every migration, keyed `NNNN_name` as the migrator expects. @since 0.1.0 */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -55,7 +56,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0018_time_ranges": timeRanges,
   "0019_rate_schedule": rateSchedule,
   "0020_delivery_ordering_key": deliveryOrderingKey,
-  "0021_delivery_hours": deliveryHours
+  "0021_delivery_hours": deliveryHours,
+  "0022_webhook_changes": webhookChanges
 }
 
 /** The table that records applied migrations, in Waybill's schema. @since 0.1.0 */

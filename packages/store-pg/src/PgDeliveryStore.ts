@@ -11,8 +11,7 @@ import {
   type ClaimedDelivery,
   type ClaimRequest,
   DeliveryStore,
-  type ResendResult,
-  statusOf
+  type ResendResult
 } from "@waybill/webhooks/DeliveryStore"
 import * as FlowControl from "@waybill/webhooks/FlowControl"
 import * as Page from "@waybill/webhooks/Page"
@@ -22,7 +21,7 @@ import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { sqlLayer } from "./internal/adapter.js"
 import { movedRows, rollHours } from "./internal/deliveryHours.js"
-import * as TimeRanges from "./internal/timeRanges.js"
+import { insertDeliveries } from "./internal/deliveryInsert.js"
 import { type WebhookRow, webhookColumns, webhookOf } from "./internal/webhookRows.js"
 
 // Attempts recorded before resend existed carry no trigger: they were all automatic.
@@ -204,59 +203,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
     })
   const isCurrent = (row: ClaimedRow) => (targets.get(row.webhook_id)?.revision ?? 0) >= row.revision
   return {
-    insert: (deliveries) =>
-      deliveries.length === 0
-        ? Effect.void
-        : // One parameter for the whole batch; a second row for an id (the same event fanned
-          // out again after a crash) is ignored.
-          TimeRanges.cover(
-            sql,
-            TimeRanges.deliveries,
-            deliveries.map((delivery) => delivery.id)
-          ).pipe(
-            Effect.zipRight(sql`
-          WITH inserted AS (
-          INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
-                                  status, due_at, attempts, latency_ms, lease_until, lease_token, abandoned_attempts,
-                                  ordering_key)
-          SELECT id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
-                 -- Held, as fan-out read the webhook, unless it has been enabled since: read
-                 -- again under a lock, so an enable either waits for this insert to commit (and
-                 -- then releases the row) or has committed before it (and the row is pending).
-                 CASE WHEN status <> 'held' THEN status
-                      WHEN (SELECT w.status FROM webhooks w WHERE w.workspace_id = d.workspace_id AND w.id = d.webhook_id FOR SHARE) = 'disabled' THEN 'held'
-                      ELSE 'pending' END,
-                 due_at, COALESCE(attempts, '[]'), latency_ms, lease_until, lease_token, abandoned, ordering_key
-          FROM jsonb_to_recordset(${JSON.stringify(
-            deliveries.map((delivery, n) => ({
-              n,
-              id: delivery.id,
-              workspace_id: delivery.workspaceId,
-              webhook_id: delivery.webhookId,
-              event_id: delivery.eventId,
-              event_type: delivery.eventType,
-              event_created_at: delivery.eventCreatedAt,
-              created_at: delivery.createdAt,
-              status: delivery.outcome?.status ?? statusOf(delivery),
-              due_at: delivery.dueAt,
-              attempts: delivery.outcome === undefined ? null : [delivery.outcome.attempt],
-              latency_ms: delivery.outcome?.latencyMs ?? null,
-              lease_until: delivery.lease?.until ?? null,
-              lease_token: delivery.lease?.token ?? null,
-              abandoned: delivery.abandoned ?? 0,
-              ordering_key: delivery.orderingKey ?? null
-            }))
-          )}::jsonb) AS d(n int, id text, workspace_id text, webhook_id text, event_id text,
-            event_type text, event_created_at bigint, created_at bigint, status text, due_at bigint, attempts jsonb,
-            latency_ms integer, lease_until bigint, lease_token text, abandoned integer, ordering_key text)
-          ORDER BY n
-          ON CONFLICT (id) DO NOTHING
-          RETURNING webhook_id, event_created_at, status, latency_ms
-          ), changed AS (SELECT *, 1 AS sign FROM inserted)
-          ${sql.literal(rollHours)}`),
-            Effect.asVoid,
-            Effect.orDie
-          ),
+    insert: (deliveries) => (deliveries.length === 0 ? Effect.void : Effect.asVoid(insertDeliveries(sql, deliveries))),
     claimDue: (request) =>
       // One statement: per plain webhook at most its room of its earliest due deliveries, so one
       // busy receiver cannot fill a claim. Flow-controlled webhooks are claimed after.

@@ -34,6 +34,7 @@ const waybillTables = [
   "retention_runs",
   "tours",
   "waybill_migrations",
+  "webhook_changes",
   "webhook_flow",
   "webhooks",
   "workspaces"
@@ -142,7 +143,8 @@ const publicLayoutTables = waybillTables.filter(
     table !== "webhook_flow" &&
     table !== "console_tokens" &&
     table !== "retention_runs" &&
-    table !== "delivery_hours"
+    table !== "delivery_hours" &&
+    table !== "webhook_changes"
 )
 
 const counts = (sql: SqlClient.SqlClient, schema: string, tables: ReadonlyArray<string> = publicLayoutTables) =>

@@ -1,15 +1,17 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
+import * as Id from "@waybill/core/Id"
 import * as Metrics from "@waybill/core/Metrics"
 import * as TraceContext from "@waybill/core/TraceContext"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as EventIntake from "@waybill/events/EventIntake"
 import { EventOutbox as EventOutboxTag } from "@waybill/events/EventOutbox"
 import * as Hmac from "@waybill/signing/Hmac"
-import { attemptNumber, DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
+import { attemptNumber, DeliveryStore as DeliveryStoreTag, type NewDelivery } from "@waybill/webhooks/DeliveryStore"
 import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
-import { OutboxReader as OutboxReaderTag } from "@waybill/webhooks/OutboxReader"
+import { type OutboxRead, OutboxReader as OutboxReaderTag } from "@waybill/webhooks/OutboxReader"
+import { WebhookRepository } from "@waybill/webhooks/WebhookRepository"
 import { WebhookService } from "@waybill/webhooks/WebhookService"
 import { Clock, Deferred, Effect, Fiber, Layer, Metric, Option, Ref, Schema, TestClock } from "effect"
 import * as DeliveryStore from "../src/PgDeliveryStore.js"
@@ -45,6 +47,9 @@ const settle = Effect.zipRight(
   fanOut,
   Effect.flatMap(Dispatcher, (dispatcher) => dispatcher.deliverDue)
 )
+
+// What a read found, without the webhooks' version.
+const found = (read: OutboxRead) => ({ events: read.events, waiting: read.waiting })
 
 const requestsFor = (eventId: string) =>
   Effect.flatMap(HttpSender.SentRequests, (sent) => sent.all).pipe(
@@ -537,7 +542,10 @@ forEachBackend(
             [b.id, wsB]
           ]
         )
-        assert.deepStrictEqual(yield* reader.read(events[0]!.position, 10), { events: [events[1]!], waiting: false })
+        assert.deepStrictEqual(found(yield* reader.read(events[0]!.position, 10)), {
+          events: [events[1]!],
+          waiting: false
+        })
         assert.isFalse(yield* reader.advance("two", events[1]!.position, NOW + 20_000))
         assert.isTrue(yield* reader.advance("one", events[0]!.position, NOW + 15_000))
         // Past its lease, another owner takes over from the stored position.
@@ -547,7 +555,7 @@ forEachBackend(
         )
         assert.isFalse(yield* reader.advance("one", events[1]!.position, NOW + 30_000))
         assert.isTrue(yield* reader.advance("two", events[1]!.position, 0))
-        assert.deepStrictEqual(yield* reader.read(events[1]!.position, 10), { events: [], waiting: false })
+        assert.deepStrictEqual(found(yield* reader.read(events[1]!.position, 10)), { events: [], waiting: false })
 
         // On PostgreSQL (PGlite has one connection): an event whose transaction is still open
         // holds back every later one, even committed, so the position never passes it; the
@@ -570,7 +578,7 @@ forEachBackend(
         )
         const slow = yield* Deferred.await(written)
         const later = yield* tourCreated("tour_outbox_later").pipe(as(wsA))
-        assert.deepStrictEqual(yield* reader.read(events[1]!.position, 10), { events: [], waiting: true })
+        assert.deepStrictEqual(found(yield* reader.read(events[1]!.position, 10)), { events: [], waiting: true })
         assert.isFalse(horizon.covers(slow.xid))
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(open)
@@ -583,6 +591,37 @@ forEachBackend(
         assert.isFalse(after.waiting)
         assert.isTrue(horizon.covers(slow.xid))
         assert.isFalse(horizon.covers("not a transaction"))
+
+        // A notification that arrives while a read is under way is that read's to answer: the
+        // listener need not wake fan-out, and the read, whose snapshot is older than the
+        // notified transaction, says events wait, so fan-out reads again at once. A lock on the
+        // outbox holds the read under way.
+        const locked = yield* Deferred.make<void>()
+        const unlock = yield* Deferred.make<void>()
+        const lock = yield* Effect.fork(
+          sql.withTransaction(
+            Effect.zipRight(
+              sql`LOCK TABLE events IN ACCESS EXCLUSIVE MODE`,
+              Effect.zipRight(Deferred.succeed(locked, undefined), Deferred.await(unlock))
+            )
+          )
+        )
+        yield* Deferred.await(locked)
+        const newer = (BigInt(slow.xid) + 1_000_000n).toString()
+        assert.isFalse(horizon.covers(newer))
+        const underWay = yield* Effect.fork(reader.read(events[1]!.position, 10))
+        // Until the read is under way (it then waits for the lock), the notification is not covered.
+        let covered = false
+        for (let turn = 0; turn < 1000 && !covered; turn++) {
+          yield* Effect.yieldNow()
+          covered = horizon.covers(newer)
+        }
+        assert.isTrue(covered)
+        yield* Deferred.succeed(unlock, undefined)
+        yield* Fiber.join(lock)
+        assert.isTrue((yield* Fiber.join(underWay)).waiting)
+        // Answered once: with no read under way, the next notification wakes fan-out again.
+        assert.isFalse(horizon.covers(newer))
       })
     )
 
@@ -704,6 +743,127 @@ forEachBackend(
           )
         }
       })
+    )
+
+    // Fan-out records a batch in one statement (decision 0129): its deliveries and the position
+    // after it go in together, only while it holds the lease, or not at all.
+    it.effect("advanceInserting moves the position and inserts the deliveries together, or neither", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const reader = yield* OutboxReaderTag
+        const sql = yield* SqlClient.SqlClient
+        const advanceInserting = reader.advanceInserting!
+        const workspace = Schema.decodeSync(WorkspaceId)("hooks-record")
+        const webhook = yield* register(
+          { url: "https://hooks.example.org/record", events: ["tour-created"], auth: { type: "hmac", secret } },
+          workspace
+        )
+        const event = yield* tourCreated("tour_record").pipe(as(workspace))
+        yield* Testing.eventsVisible
+        const start = Option.getOrThrow(yield* reader.acquire("recorder", NOW, NOW + 10_000))
+        let position = start
+        for (let read = (yield* reader.read(position, 1000)).events; read.length > 0; ) {
+          const found = read.find((each) => each.id === event.id)
+          if (found !== undefined) {
+            position = found.position
+            break
+          }
+          position = read.at(-1)!.position
+          read = (yield* reader.read(position, 1000)).events
+        }
+        const delivery = (id: string, workspaceId: WorkspaceId | null = workspace): NewDelivery =>
+          ({
+            id,
+            workspaceId,
+            webhookId: webhook.id,
+            eventId: event.id,
+            eventType: "tour-created",
+            eventCreatedAt: Math.floor(NOW / 1000),
+            createdAt: Math.floor(NOW / 1000),
+            dueAt: NOW,
+            body: "{}",
+            target: { url: webhook.url }
+          }) as NewDelivery
+        const count = Effect.map(
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM deliveries WHERE webhook_id = ${webhook.id}`,
+          (rows) => rows[0]!.n
+        )
+        // Another owner's step moves nothing and inserts nothing.
+        assert.isFalse(
+          yield* advanceInserting("someone else", position, NOW + 10_000, [delivery(Id.makeAt("dlv", NOW))])
+        )
+        assert.strictEqual(yield* count, 0)
+        assert.deepStrictEqual(yield* reader.acquire("recorder", NOW, NOW + 10_000), Option.some(start))
+        // A row the insert refuses (no workspace) leaves the position where it was.
+        const refused = yield* Effect.exit(
+          advanceInserting("recorder", position, NOW + 10_000, [delivery(Id.makeAt("dlv", NOW), null)])
+        )
+        assert.isTrue(refused._tag === "Failure")
+        assert.deepStrictEqual(yield* reader.acquire("recorder", NOW, NOW + 10_000), Option.some(start))
+        assert.strictEqual(yield* count, 0)
+        // The holder's step does both.
+        assert.isTrue(yield* advanceInserting("recorder", position, 0, [delivery(Id.makeAt("dlv", NOW))]))
+        assert.strictEqual(yield* count, 1)
+        assert.deepStrictEqual(yield* reader.acquire("recorder", NOW, NOW + 1), Option.some(position))
+        assert.isTrue(yield* reader.advance("recorder", position, 0))
+      })
+    )
+
+    // Fan-out keeps the subscribers it read while the webhooks' version stays (decision 0129).
+    it.effect(
+      "fan-out sees a webhook registered, revised or deleted since its last read; a failure count changes nothing",
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(NOW)
+          yield* Ref.set(script, [200])
+          const reader = yield* OutboxReaderTag
+          const repository = yield* WebhookRepository
+          const workspace = Schema.decodeSync(WorkspaceId)("hooks-version")
+          const version = Effect.map(reader.read("0:0", 1), (read) => read.webhooksVersion)
+          const delivered = (tourId: string) =>
+            Effect.gen(function* () {
+              const event = yield* tourCreated(tourId).pipe(as(workspace))
+              yield* settle
+              return (yield* requestsFor(event.id)).map((received) => received.request.url)
+            })
+          const first = yield* register(
+            { url: "https://hooks.example.org/version-1", events: ["tour-created"], auth: { type: "hmac", secret } },
+            workspace
+          )
+          assert.deepStrictEqual(yield* delivered("tour_version_1"), ["https://hooks.example.org/version-1"])
+          const before = yield* version
+          assert.isString(before)
+          // A failure counted moves no revision: the version stays.
+          yield* repository.recordEndings(
+            [{ workspaceId: workspace, webhookId: first.id, reset: false, failures: 1 }],
+            0,
+            0
+          )
+          assert.strictEqual(yield* version, before)
+          const second = yield* register(
+            { url: "https://hooks.example.org/version-2", events: ["tour-created"], auth: { type: "hmac", secret } },
+            workspace
+          )
+          const registered = yield* version
+          assert.notStrictEqual(registered, before)
+          assert.deepStrictEqual((yield* delivered("tour_version_2")).sort(), [
+            "https://hooks.example.org/version-1",
+            "https://hooks.example.org/version-2"
+          ])
+          yield* Effect.flatMap(WebhookService, (service) =>
+            service.update(first.id, {
+              url: "https://hooks.example.org/version-1",
+              events: ["tour-edited"],
+              auth: { type: "hmac" }
+            })
+          ).pipe(as(workspace))
+          const revised = yield* version
+          assert.notStrictEqual(revised, registered)
+          assert.deepStrictEqual(yield* delivered("tour_version_3"), ["https://hooks.example.org/version-2"])
+          yield* Effect.flatMap(WebhookService, (service) => service.delete(second.id)).pipe(as(workspace))
+          assert.notStrictEqual(yield* version, revised)
+          assert.deepStrictEqual(yield* delivered("tour_version_4"), [])
+        })
     )
 
     it.effect("deleting a webhook removes it and its deliveries", () =>

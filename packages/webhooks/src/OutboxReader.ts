@@ -5,6 +5,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type { NewDelivery } from "./DeliveryStore.js"
 
 /** A recorded event as fan-out reads it; `position` (opaque) is where fan-out stands after it. @since 0.1.0 */
 export interface OutboxEvent {
@@ -26,6 +27,13 @@ export interface OutboxEvent {
 export interface OutboxRead {
   readonly events: ReadonlyArray<OutboxEvent>
   readonly waiting: boolean
+  /**
+   * Where a store can tell: a token that changes whenever webhooks are added, deleted or revised,
+   * read with the events. While it stays the same, fan-out matches against the webhooks it read
+   * before; absent, it reads them for every batch.
+   * @since 0.3.0
+   */
+  readonly webhooksVersion?: string | undefined
 }
 
 /** Times are epoch milliseconds from the dispatcher's `Clock`. @since 0.1.0 */
@@ -38,6 +46,18 @@ export class OutboxReader extends Context.Tag("@waybill/webhooks/OutboxReader")<
     readonly read: (position: string, limit: number) => Effect.Effect<OutboxRead>
     /** Stores `position` and keeps the lease (`0` releases it), only while `owner` holds it. */
     readonly advance: (owner: string, position: string, leaseUntil: number) => Effect.Effect<boolean>
+    /**
+     * Where a store can: `advance` and `DeliveryStore.insert` of `deliveries` as one atomic step
+     * (both or neither), answering as `advance` does. Without it, fan-out runs the two in a
+     * transaction.
+     * @since 0.3.0
+     */
+    readonly advanceInserting?: (
+      owner: string,
+      position: string,
+      leaseUntil: number,
+      deliveries: ReadonlyArray<NewDelivery>
+    ) => Effect.Effect<boolean>
   }
 >() {}
 

@@ -61,12 +61,13 @@ const advanceUntil = <E, R>(check: Effect.Effect<boolean, E, R>, what: string) =
     assert.fail(`never happened: ${what}`)
   })
 
-// Counts the store's writes and claimed rows.
 // Stopped at each test's end with attempts that may never answer, on a test clock: no grace.
 const makeDispatcher = (options: Options) => make({ shutdownGraceMs: 0, ...options })
 
+// Counts the store's writes and claimed rows (and, beside them, the claims made).
 const countingStore = Effect.map(DeliveryStore, (store) => {
   const calls = { insert: 0, complete: 0, claimed: 0 }
+  const claims = { made: 0 }
   const counting = DeliveryStore.of({
     ...store,
     insert: (deliveries) =>
@@ -80,9 +81,14 @@ const countingStore = Effect.map(DeliveryStore, (store) => {
         store.complete(completions)
       ),
     claimDue: (request) =>
-      Effect.tap(store.claimDue(request), (rows) => Effect.sync(() => (calls.claimed += rows.length)))
+      Effect.tap(store.claimDue(request), (rows) =>
+        Effect.sync(() => {
+          calls.claimed += rows.length
+          claims.made++
+        })
+      )
   })
-  return { calls, counting }
+  return { calls, claims, counting }
 })
 
 // `run` on a small loop (4 attempts in flight, 2 per webhook) over the counting store.
@@ -577,6 +583,38 @@ describe("Dispatcher", () => {
       assert.deepStrictEqual(calls, { insert: 1, complete: 0, claimed: 0 })
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+  )
+
+  it.effect(
+    "run claims nothing when its loop empties: fresh deliveries come by hand-over, retries by their timers",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const webhook = yield* register(registration())
+        const { claims, counting } = yield* countingStore
+        const d = yield* makeDispatcher({ pollIntervalMs: 60_000 }).pipe(Effect.provideService(DeliveryStore, counting))
+        const fiber = yield* Effect.fork(d.run)
+        yield* eventually(
+          Effect.sync(() => claims.made === 1),
+          "the first claim"
+        )
+        // One event at a time, each attempted and recorded before the next: the loop empties each time.
+        for (let i = 1; i <= 3; i++) {
+          yield* publish("tour-created", { tour: tour() })
+          yield* d.wake
+          yield* eventually(
+            Effect.map(requests, (sent) => sent.length === i),
+            `attempt ${i}`
+          )
+          yield* TestClock.adjust(200)
+          yield* eventually(
+            Effect.map(deliveriesOf(webhook.id), (deliveries) => deliveries.length === i),
+            `delivery ${i} recorded`
+          )
+        }
+        assert.strictEqual(claims.made, 1)
+        yield* Fiber.interrupt(fiber)
+      }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
   )
 
   it.effect("run: a slow receiver's fresh deliveries go to storage once it stays full; the others' go on", () =>

@@ -190,8 +190,10 @@ export const attempted = (loop: Loop, held: Held, outcome: Outcome | undefined):
   }
   loop.lanes.release(webhookId)
   const inLoop = loop.lanes.held()
+  // `deliverDue` claims until nothing is left. `run` claims again only where storage may hold
+  // more: its fresh deliveries are handed over, and retries, slots and resends wake it themselves.
   if (
-    inLoop === 0 ||
+    (inLoop === 0 && loop.fan === undefined) ||
     (inLoop <= settings.concurrency && loop.fullClaim) ||
     (loop.mayHaveMore.has(webhookId) && loop.lanes.heldBy(webhookId) <= settings.perWebhookConcurrency)
   ) {

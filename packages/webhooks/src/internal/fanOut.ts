@@ -25,8 +25,8 @@ export const fanOutOnce = (env: Env): Effect.Effect<{ readonly events: number; r
         const owner = Random_.token()
         const position = yield* outbox.acquire(owner, now, now + settings.leaseMs)
         if (Option.isNone(position)) return { events: 0, deliveries: 0 }
-        const { events } = yield* outbox.read(position.value, settings.fanOutBatchSize)
-        const deliveries = events.length === 0 ? [] : yield* env.matcher.deliveriesOf(events, now)
+        const { events, webhooksVersion } = yield* outbox.read(position.value, settings.fanOutBatchSize)
+        const deliveries = events.length === 0 ? [] : yield* env.matcher.deliveriesOf(events, now, webhooksVersion)
         yield* traceFanOut(events, deliveries, BigInt(now) * 1_000_000n)
         yield* store.insert(deliveries)
         yield* outbox.advance(owner, events.at(-1)?.position ?? position.value, 0)
@@ -65,10 +65,10 @@ export const fanOutStep = (
     // Held back long enough: read a whole batch, to see whether another webhook waits behind it.
     const lookAhead = fan.blocked !== undefined && now - fan.blocked.since >= settings.recordDelayMs
     const limit = lookAhead ? settings.fanOutBatchSize : Math.min(fan.readLimit, room)
-    const { events, waiting } = yield* outbox.read(fan.position!, limit)
+    const { events, waiting, webhooksVersion } = yield* outbox.read(fan.position!, limit)
     Engine.read(fan, events.length, waiting)
     if (events.length === 0) return "idle" as const
-    const deliveries = yield* env.matcher.deliveriesOf(events, now)
+    const deliveries = yield* env.matcher.deliveriesOf(events, now, webhooksVersion)
     yield* traceFanOut(events, deliveries, BigInt(now) * 1_000_000n)
     const taken = handOff(settings, loop, fan, events, deliveries, now)
     if (Engine.handedOff(loop, fan, events, taken, now) === "blocked") return "blocked" as const
@@ -95,9 +95,11 @@ const recordBatches = (
     const recorded = yield* (
       rows.length === 0
         ? advance
-        : env.transactor.withTransaction(
-            Effect.flatMap(advance, (held) => (held ? Effect.as(store.insert(rows), true) : Effect.succeed(false)))
-          )
+        : outbox.advanceInserting !== undefined
+          ? outbox.advanceInserting(fan.owner, position, leaseUntil, rows)
+          : env.transactor.withTransaction(
+              Effect.flatMap(advance, (held) => (held ? Effect.as(store.insert(rows), true) : Effect.succeed(false)))
+            )
     ).pipe(
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)

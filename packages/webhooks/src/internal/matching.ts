@@ -27,7 +27,12 @@ const payloadOf = (event: OutboxEvent): unknown => {
 }
 
 export interface Matcher {
-  readonly deliveriesOf: (events: ReadonlyArray<OutboxEvent>, now: number) => Effect.Effect<Array<NewDelivery>>
+  /** `webhooksVersion` (see `OutboxRead`): the subscribers read for it before are matched against again. */
+  readonly deliveriesOf: (
+    events: ReadonlyArray<OutboxEvent>,
+    now: number,
+    webhooksVersion?: string | undefined
+  ) => Effect.Effect<Array<NewDelivery>>
 }
 
 export const makeMatcher = (repository: WebhookRepository["Type"]): Matcher => {
@@ -125,9 +130,18 @@ export const makeMatcher = (repository: WebhookRepository["Type"]): Matcher => {
     }
   }
 
-  const deliveriesOf = (events: ReadonlyArray<OutboxEvent>, now: number) =>
+  // Subscribers per workspace and event type, kept while the webhooks' version stays; bounded
+  // like `compiled`. A store without a version gets a fresh map per batch.
+  let kept: { readonly version: string; readonly subscribers: Map<string, ReadonlyArray<Webhook>> } | undefined
+  const subscribersFor = (version: string | undefined) => {
+    if (version === undefined) return new Map<string, ReadonlyArray<Webhook>>()
+    if (kept?.version !== version || kept.subscribers.size >= 10_000) kept = { version, subscribers: new Map() }
+    return kept.subscribers
+  }
+
+  const deliveriesOf = (events: ReadonlyArray<OutboxEvent>, now: number, webhooksVersion?: string) =>
     Effect.gen(function* () {
-      const subscribers = new Map<string, ReadonlyArray<Webhook>>()
+      const subscribers = subscribersFor(webhooksVersion)
       const deliveries: Array<NewDelivery> = []
       const problems: Array<Problem> = []
       for (const event of events) {
