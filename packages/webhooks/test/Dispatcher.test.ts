@@ -91,15 +91,19 @@ const countingStore = Effect.map(DeliveryStore, (store) => {
   return { calls, claims, counting }
 })
 
+// `run` over the counting store, polling once a minute (so no poll claims during a test).
+const countingRun = (options: Options = {}) =>
+  Effect.gen(function* () {
+    const { calls, claims, counting } = yield* countingStore
+    const d = yield* makeDispatcher({ pollIntervalMs: 60_000, ...options }).pipe(
+      Effect.provideService(DeliveryStore, counting)
+    )
+    const fiber = yield* Effect.fork(d.run)
+    return { calls, claims, d, fiber }
+  })
+
 // `run` on a small loop (4 attempts in flight, 2 per webhook) over the counting store.
-const smallCountingRun = Effect.gen(function* () {
-  const { calls, counting } = yield* countingStore
-  const d = yield* makeDispatcher({ concurrency: 4, perWebhookConcurrency: 2, pollIntervalMs: 60_000 }).pipe(
-    Effect.provideService(DeliveryStore, counting)
-  )
-  const fiber = yield* Effect.fork(d.run)
-  return { calls, d, fiber }
-})
+const smallCountingRun = countingRun({ concurrency: 4, perWebhookConcurrency: 2 })
 
 const headerNames = (request: SendRequest) => Object.keys(request.headers).sort()
 
@@ -562,9 +566,7 @@ describe("Dispatcher", () => {
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
       const webhook = yield* register(registration())
-      const { calls, counting } = yield* countingStore
-      const d = yield* makeDispatcher({ pollIntervalMs: 60_000 }).pipe(Effect.provideService(DeliveryStore, counting))
-      const fiber = yield* Effect.fork(d.run)
+      const { calls, d, fiber } = yield* countingRun()
       const events = [
         yield* publish("tour-created", { tour: tour() }),
         yield* publish("tour-created", { tour: tour() }),
@@ -591,9 +593,7 @@ describe("Dispatcher", () => {
       Effect.gen(function* () {
         yield* TestClock.setTime(NOW)
         const webhook = yield* register(registration())
-        const { claims, counting } = yield* countingStore
-        const d = yield* makeDispatcher({ pollIntervalMs: 60_000 }).pipe(Effect.provideService(DeliveryStore, counting))
-        const fiber = yield* Effect.fork(d.run)
+        const { claims, d, fiber } = yield* countingRun()
         yield* eventually(
           Effect.sync(() => claims.made === 1),
           "the first claim"

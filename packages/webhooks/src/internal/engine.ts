@@ -11,7 +11,7 @@ import type { OutboxEvent } from "../OutboxReader.js"
 import type { Outcome } from "./attempts.js"
 import type { Batch, Blocked, FanOut, Held, Loop, Storing } from "./engineState.js"
 
-export type { Batch, BatchState, Blocked, Claims, FanOut, Held, Loop, Storing, Tally } from "./engineState.js"
+export type { Batch, Claims, FanOut, Held, Loop } from "./engineState.js"
 export { makeFanOut, makeLoop } from "./engineState.js"
 
 // ---------------------------------------------------------------------------------------------
