@@ -5,13 +5,11 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Availability from "./Availability.js"
 
@@ -49,7 +47,11 @@ export const make = <K, A, B, E>(options: Options<K, A, B, E>): Effect.Effect<Su
     const availability = yield* Effect.serviceOption(Availability.Availability)
     const isOutage = (cause: Cause.Cause<unknown>) =>
       Option.isSome(availability) && availability.value.isOutage(Cause.squash(cause))
-    const queue = yield* Queue.unbounded<Waiting<A, B, E>>()
+    // Items wait here, not in a `Queue`: a `Queue.take` interrupted once it has been handed an
+    // item drops that item, and its caller would wait for ever.
+    const pending: Array<Waiting<A, B, E>> = []
+    let closed = false
+    const arrived = Effect.unsafeMakeLatch(false)
 
     const writeGroup = (key: K, waiting: ReadonlyArray<Waiting<A, B, E>>): Effect.Effect<void> =>
       Effect.flatMap(
@@ -80,38 +82,46 @@ export const make = <K, A, B, E>(options: Options<K, A, B, E>): Effect.Effect<Su
     const interruptAll = (waiting: Iterable<Waiting<A, B, E>>) =>
       Effect.forEach(waiting, (entry) => Deferred.interrupt(entry.result), { discard: true })
 
+    const writeAll = (entries: ReadonlyArray<Waiting<A, B, E>>): Effect.Effect<void> => {
+      const groups = new Map<K, Array<Waiting<A, B, E>>>()
+      for (const entry of entries) {
+        if (entry.cancelled) continue
+        const key = options.key(entry.item)
+        const group = groups.get(key)
+        if (group === undefined) groups.set(key, [entry])
+        else group.push(entry)
+      }
+      const write = ([key, waiting]: [K, Array<Waiting<A, B, E>>]) =>
+        Effect.onInterrupt(writeGroup(key, waiting), () => interruptAll(waiting))
+      // One key (one workspace, the usual case) needs no fiber of its own.
+      if (groups.size === 1) return write(groups.entries().next().value!)
+      return Effect.forEach(groups, write, { concurrency: "unbounded", discard: true })
+    }
+
+    // Items are taken and their interruption handled in one step: none is out of reach of both
+    // the write and the finalizer.
     const writer = Effect.forever(
-      Effect.gen(function* () {
-        // `takeBetween(1, max)` would wake with the first item alone.
-        const first = yield* Queue.take(queue)
-        const rest = yield* Queue.takeUpTo(queue, maxBatch - 1)
-        const groups = new Map<K, Array<Waiting<A, B, E>>>()
-        for (const entry of [first, ...rest]) {
-          if (entry.cancelled) continue
-          const key = options.key(entry.item)
-          const group = groups.get(key)
-          if (group === undefined) groups.set(key, [entry])
-          else group.push(entry)
-        }
-        const write = ([key, waiting]: [K, Array<Waiting<A, B, E>>]) =>
-          Effect.onInterrupt(writeGroup(key, waiting), () => interruptAll(waiting))
-        // One key (one workspace, the usual case) needs no fiber of its own.
-        if (groups.size === 1) yield* write(groups.entries().next().value!)
-        else if (groups.size > 1) yield* Effect.forEach(groups, write, { concurrency: "unbounded", discard: true })
+      Effect.uninterruptibleMask((restore) => {
+        if (pending.length === 0) return restore(Effect.zipRight(arrived.await, arrived.close))
+        const taken = pending.splice(0, maxBatch)
+        return Effect.onInterrupt(restore(writeAll(taken)), () => interruptAll(taken))
       })
     )
     yield* Effect.addFinalizer(() =>
-      Effect.flatMap(Queue.takeAll(queue), (waiting) => interruptAll(Chunk.toReadonlyArray(waiting))).pipe(
-        Effect.zipRight(Queue.shutdown(queue))
-      )
+      Effect.suspend(() => {
+        closed = true
+        return interruptAll(pending.splice(0))
+      })
     )
     yield* Effect.forkScoped(writer)
 
     return (item) =>
       Effect.suspend(() => {
         const entry: Waiting<A, B, E> = { item, result: Deferred.unsafeMake<B, E>(FiberId.none), cancelled: false }
-        // Shut down with its scope: nothing will write the item.
-        if (!queue.unsafeOffer(entry)) return Effect.interrupt
+        // Closed with its scope: nothing will write the item.
+        if (closed) return Effect.interrupt
+        pending.push(entry)
+        arrived.unsafeOpen()
         return Effect.onInterrupt(Deferred.await(entry.result), () =>
           Effect.sync(() => {
             entry.cancelled = true
