@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, Schema, TestClock } from "effect"
+import * as fc from "fast-check"
 import * as ApiKeys from "../src/ApiKeys.js"
 import * as Cursor from "../src/Cursor.js"
 import * as Id from "../src/Id.js"
@@ -75,6 +76,83 @@ describe("Id.derive", () => {
     assert.isTrue(Id.isId("dlv", id))
     assert.strictEqual(id.slice(4, 14), "0000000000")
     assert.notStrictEqual(Id.derive("dlv", "another", key1), id)
+  })
+
+  // Derived ids are stored: a redo after an upgrade must derive the same id. The functions as they
+  // were first written (strings built character by character) are the reference.
+  const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+  const TAIL = /^[0-9a-hjkmnp-tv-z]{26}$/
+  const formatAsFirst = (prefix: Id.Prefix, epochMillis: number, random: Uint8Array) => {
+    let time = ""
+    let rest = Math.max(0, Math.floor(epochMillis))
+    for (let i = 0; i < 10; i++) {
+      time = ALPHABET[rest % 32] + time
+      rest = Math.floor(rest / 32)
+    }
+    let tail = ""
+    for (let i = 0; i < 16; i++) {
+      const bit = i * 5
+      const word = ((random[bit >> 3] ?? 0) << 8) | (random[(bit >> 3) + 1] ?? 0)
+      tail += ALPHABET[(word >> (11 - (bit & 7))) & 31]
+    }
+    return `${prefix}_${time}${tail}`
+  }
+  const deriveAsFirst = (prefix: Id.Prefix, from: string, key: Uint8Array) => {
+    const separator = from.indexOf("_")
+    const tail = from.slice(separator + 1)
+    const bytes = new Uint8Array(10)
+    const fromId = separator > 0 && TAIL.test(tail)
+    if (fromId) {
+      let acc = 0
+      let bits = 0
+      let j = 0
+      for (let i = 10; i < 26; i++) {
+        acc = ((acc << 5) | ALPHABET.indexOf(tail[i]!)) & 0xfff
+        bits += 5
+        if (bits >= 8) {
+          bits -= 8
+          bytes[j++] = (acc >> bits) & 255
+        }
+      }
+    } else bytes.set(Id.deriveKey(from))
+    for (let i = 0; i < 10; i++) bytes[i]! ^= key[i] ?? 0
+    const id = formatAsFirst(prefix, 0, bytes)
+    return fromId ? `${prefix}_${tail.slice(0, 10)}${id.slice(prefix.length + 11)}` : id
+  }
+  const prefix = fc.constantFrom<Id.Prefix>("evt", "dlv", "tour", "alr")
+  const bytes = fc.uint8Array({ minLength: 10, maxLength: 10 })
+  const millis = fc.oneof(fc.integer({ min: 0, max: 2 ** 50 - 1 }), fc.double({ min: -1e6, max: 2 ** 50, noNaN: true }))
+  // Ids, ids one character off, longer or shorter, and any text with or without an underscore.
+  const source = fc.oneof(
+    fc.tuple(prefix, millis, bytes).map(([p, m, b]) => formatAsFirst(p, m, b)),
+    fc
+      .tuple(prefix, millis, bytes, fc.constantFrom("0", "z", "_"), fc.boolean())
+      .map(([p, m, b, char, longer]) => (longer ? formatAsFirst(p, m, b) + char : formatAsFirst(p, m, b).slice(0, -1))),
+    fc
+      .tuple(prefix, millis, bytes, fc.nat(29), fc.constantFrom("i", "l", "o", "u", "A", "_", "é", ""))
+      .map(([p, m, b, at, char]) => {
+        const id = formatAsFirst(p, m, b)
+        return id.slice(0, at) + char + id.slice(at + 1)
+      }),
+    fc.string(),
+    fc.tuple(fc.string(), fc.string()).map(([a, b]) => `${a}_${b}`)
+  )
+
+  it("formats, derives and reads ids exactly as the functions first written did", () => {
+    fc.assert(
+      fc.property(prefix, millis, bytes, (p, m, b) => Id.format(p, m, b) === formatAsFirst(p, m, b)),
+      { numRuns: 2_000 }
+    )
+    fc.assert(
+      fc.property(prefix, source, bytes, (p, from, key) => {
+        assert.strictEqual(Id.derive(p, from, key), deriveAsFirst(p, from, key))
+        const tail = from.slice(from.indexOf("_") + 1)
+        const isSome = from.indexOf("_") > 0 && TAIL.test(tail)
+        assert.strictEqual(Option.isSome(Id.timeOf(from)), isSome)
+        assert.strictEqual(Id.isId(p, from), from.startsWith(`${p}_`) && TAIL.test(from.slice(p.length + 1)))
+      }),
+      { numRuns: 5_000 }
+    )
   })
 })
 
