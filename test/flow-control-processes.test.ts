@@ -104,9 +104,10 @@ describe.skipIf(url === undefined || url === "")("flow control over two server p
       Effect.gen(function* () {
         const databaseUrl = yield* Testing.freshPostgresDatabase(url!)
         const target = yield* receiver(() => ({ status: 200 }))
-        // At DEBUG, each attempt is logged as it ends, with its duration: its start is the record's
-        // time less the duration. The contract bounds starts; arrivals at the receiver also carry
-        // the receiver's own delays, which a loaded host stretches and squeezes.
+        // At DEBUG, each attempt is logged as it ends, with the time it started (the record's own
+        // time comes later, by however long the process took to write it). The contract bounds
+        // starts; arrivals at the receiver also carry the receiver's own delays, which a loaded
+        // host stretches and squeezes.
         const debug = { env: { WAYBILL_LOG_LEVEL: "debug" } }
         const processes = yield* Effect.all([serverProcess(databaseUrl, debug), serverProcess(databaseUrl, debug)], {
           concurrency: 2
@@ -118,15 +119,20 @@ describe.skipIf(url === undefined || url === "")("flow control over two server p
           110,
           "rate"
         )
+        const succeeded = () =>
+          processes
+            .flatMap((p) => logEntries(p.output))
+            .filter((entry) => entry.message === "Webhook delivery attempt succeeded")
+        // An attempt is logged once its sender has the answer, after the receiver saw it.
         yield* eventually(
-          Effect.sync(() => events.every((id) => target.for(id).length >= 1)),
-          "every event at the rate limit",
+          Effect.sync(
+            () => events.every((id) => target.for(id).length >= 1) && succeeded().length >= target.received.length
+          ),
+          "every event at the rate limit, and its attempt logged",
           60_000
         )
-        const starts = processes
-          .flatMap((p) => logEntries(p.output))
-          .filter((entry) => entry.message === "Webhook delivery attempt succeeded")
-          .map((entry) => Date.parse(String(entry.fields.timestamp)) - Number(entry.fields.durationMs))
+        const starts = succeeded()
+          .map((entry) => Date.parse(String(entry.fields.startedAt)))
           .sort((a, b) => a - b)
         assert.strictEqual(starts.length, target.received.length, "one start per request received")
         for (const [i, start] of starts.entries()) {

@@ -3,7 +3,7 @@
  * its start, requests, a delivery its receiver refuses and SIGTERM. With `WAYBILL_LOG_FORMAT=json`
  * every line it writes is one JSON object with `timestamp`, `level` and `message`, requests carry
  * `method`, `route`, `status`, `durationMs` and `requestId`, delivery attempts `deliveryId`,
- * `webhookId`, `eventType` and `attempt`; probes and scrapes are logged at debug only; no line
+ * `webhookId`, `eventType`, `attempt` and `startedAt`; probes and scrapes are logged at debug only; no line
  * holds a key, secret, token or a query's value. In the text format every line is one logfmt
  * record. A fresh process's `/metrics` has every catalogue type and known outcome at 0.
  */
@@ -127,6 +127,11 @@ describe("the server's log", () => {
           output
         )
         assert.match(String(attempts[0]!.deliveryId), /^dlv_/)
+        // Its start to the millisecond, and its end no later than the record's time.
+        for (const attempt of attempts) {
+          const end = Date.parse(String(attempt.startedAt)) + Number(attempt.durationMs)
+          assert.isAtMost(end, Date.parse(String(attempt.timestamp)), JSON.stringify(attempt))
+        }
         noSecret(output)
 
         // Text: every line one logfmt record; probes are not logged at info.

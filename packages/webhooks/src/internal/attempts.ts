@@ -83,7 +83,8 @@ const headersFor = (
   return headers
 }
 
-const logAttempt = (outcome: Outcome): Effect.Effect<void> => {
+// `startedAt` exactly (the record keeps seconds): the rate limit's bound is on starts.
+const logAttempt = (outcome: Outcome, startedAt: number): Effect.Effect<void> => {
   const { claimed, completion } = outcome
   const annotations = {
     deliveryId: claimed.id,
@@ -93,6 +94,7 @@ const logAttempt = (outcome: Outcome): Effect.Effect<void> => {
     attempt: attemptNumber(claimed),
     trigger: claimed.trigger,
     statusCode: completion.attempt.statusCode ?? "none",
+    startedAt: new Date(startedAt).toISOString(),
     durationMs: completion.attempt.durationMs,
     error: completion.attempt.error ?? "none"
   }
@@ -210,10 +212,10 @@ export const makeAttempts = (
     claimed: ClaimedDelivery,
     auth: OpenAuth,
     debug: boolean,
-    traceparent: string
+    traceparent: string,
+    start: number
   ): Effect.Effect<Outcome> =>
     Effect.clockWith((clock) => {
-      const start = clock.unsafeCurrentTimeMillis()
       // Registration refuses credentials the header builders would throw on; a throw is a defect.
       const headers = headersFor(claimed, attemptNumber(claimed), auth, Math.floor(start / 1000), traceparent)
       return Effect.flatMap(
@@ -226,29 +228,31 @@ export const makeAttempts = (
           if (succeeded) {
             const outcome = outcomeOf(claimed, start, end, result, 0)
             recordOutcome(outcome)
-            return debug ? Effect.as(logAttempt(outcome), outcome) : Effect.succeed(outcome)
+            return debug ? Effect.as(logAttempt(outcome, start), outcome) : Effect.succeed(outcome)
           }
           return Effect.flatMap(Random.next, (draw) => {
             const outcome = outcomeOf(claimed, start, end, result, draw)
             recordOutcome(outcome)
-            return Effect.as(logAttempt(outcome), outcome)
+            return Effect.as(logAttempt(outcome, start), outcome)
           })
         }
       )
     })
 
-  // The slot is checked last before the send, once the credentials are open.
+  // The slot is checked last before the send, once the credentials are open, at the time that
+  // is the attempt's start: a start is never later than the check let it be, however late the
+  // fiber runs on.
   const attemptWith = (
     claimed: ClaimedDelivery,
     auth: OpenAuth,
     debug: boolean
   ): Effect.Effect<Outcome | "missedSlot"> =>
-    Effect.clockWith(
-      (clock): Effect.Effect<Outcome | "missedSlot"> =>
-        missesSlot(claimed, clock.unsafeCurrentTimeMillis())
-          ? Effect.succeed("missedSlot")
-          : traced(claimed, (traceparent) => send(claimed, auth, debug, traceparent))
-    )
+    Effect.clockWith((clock): Effect.Effect<Outcome | "missedSlot"> => {
+      const start = clock.unsafeCurrentTimeMillis()
+      return missesSlot(claimed, start)
+        ? Effect.succeed("missedSlot")
+        : traced(claimed, (traceparent) => send(claimed, auth, debug, traceparent, start))
+    })
 
   return (claimed, debug) => {
     const cached = cachedAuth(claimed.target)
