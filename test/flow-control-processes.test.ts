@@ -99,7 +99,7 @@ const assertOneAtATimeInOrder = (received: ReadonlyArray<Received>, events: Read
 
 describe.skipIf(url === undefined || url === "")("flow control over two server processes on one PostgreSQL", () => {
   it.live(
-    "a rate limit holds over both and is delivered: 10 a second gets 9 and more, and no second more than 10 starts",
+    "a rate limit holds over both and is delivered: 10 a second gets 9 and more, and no second more than 10 starts in their slots",
     () =>
       Effect.gen(function* () {
         const databaseUrl = yield* Testing.freshPostgresDatabase(url!)
@@ -131,14 +131,30 @@ describe.skipIf(url === undefined || url === "")("flow control over two server p
           "every event at the rate limit, and its attempt logged",
           60_000
         )
-        const starts = succeeded()
-          .map((entry) => Date.parse(String(entry.fields.startedAt)))
+        const attempts = succeeded().map((entry) => ({
+          at: Date.parse(String(entry.fields.startedAt)),
+          deliveryId: String(entry.fields.deliveryId)
+        }))
+        assert.strictEqual(attempts.length, target.received.length, "one start per request received")
+        // A delivery woken past its slot gives its claim back, and the second time starts however
+        // late, so that a host too busy for any slot still delivers (decision 0115): its start
+        // rests on the margin alone. Every other start keeps the bound; the late ones are few.
+        const givenBack = new Set(
+          processes
+            .flatMap((p) => logEntries(p.output))
+            .filter((entry) => String(entry.message).startsWith("A rate-limited attempt woke after its slot"))
+            .map((entry) => String(entry.fields.deliveryId))
+        )
+        assert.isAtMost(givenBack.size, 11, "at most a tenth of the deliveries missed a slot")
+        const inSlot = attempts
+          .filter((attempt) => !givenBack.has(attempt.deliveryId))
+          .map((attempt) => attempt.at)
           .sort((a, b) => a - b)
-        assert.strictEqual(starts.length, target.received.length, "one start per request received")
-        for (const [i, start] of starts.entries()) {
-          const within = starts.slice(i).filter((at) => at < start + 1_000).length
+        for (const [i, start] of inSlot.entries()) {
+          const within = inSlot.slice(i).filter((at) => at < start + 1_000).length
           assert.isAtMost(within, 10, `starts in the second from the ${i + 1}th: ${within}`)
         }
+        const starts = attempts.map((attempt) => attempt.at).sort((a, b) => a - b)
         const busySeconds = (starts.at(-1)! - starts[0]!) / 1_000
         const perSecond = (starts.length - 1) / busySeconds
         assert.isAtLeast(perSecond, 9, `${starts.length} starts in ${busySeconds} s`)
