@@ -91,14 +91,15 @@ const recordBatches = (
     const now = yield* Clock.currentTimeMillis
     const leaseUntil = stopping ? 0 : now + settings.leaseMs
     const position = batches.at(-1)?.position ?? fan.stored!
-    const advance = outbox.advance(fan.owner, position, leaseUntil)
     const recorded = yield* (
       rows.length === 0
-        ? advance
+        ? outbox.advance(fan.owner, position, leaseUntil)
         : outbox.advanceInserting !== undefined
           ? outbox.advanceInserting(fan.owner, position, leaseUntil, rows)
           : env.transactor.withTransaction(
-              Effect.flatMap(advance, (held) => (held ? Effect.as(store.insert(rows), true) : Effect.succeed(false)))
+              Effect.flatMap(outbox.advance(fan.owner, position, leaseUntil), (held) =>
+                held ? Effect.as(store.insert(rows), true) : Effect.succeed(false)
+              )
             )
     ).pipe(
       Effect.catchAllCause((cause) =>
