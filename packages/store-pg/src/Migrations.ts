@@ -33,6 +33,7 @@ import rateSchedule from "./migrations/0019_rate_schedule.js"
 import deliveryOrderingKey from "./migrations/0020_delivery_ordering_key.js"
 import deliveryHours from "./migrations/0021_delivery_hours.js"
 import webhookChanges from "./migrations/0022_webhook_changes.js"
+import missedSlots from "./migrations/0023_missed_slots.js"
 
 /** Every migration, keyed `NNNN_name` as the migrator expects. @since 0.1.0 */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -57,7 +58,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0019_rate_schedule": rateSchedule,
   "0020_delivery_ordering_key": deliveryOrderingKey,
   "0021_delivery_hours": deliveryHours,
-  "0022_webhook_changes": webhookChanges
+  "0022_webhook_changes": webhookChanges,
+  "0023_missed_slots": missedSlots
 }
 
 /** The table that records applied migrations, in Waybill's schema. @since 0.1.0 */

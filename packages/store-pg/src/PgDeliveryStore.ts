@@ -81,8 +81,11 @@ interface ClaimedRow {
   readonly revision: number
   /** Whether any webhook takes the flow-controlled claim (plain claims only). */
   readonly flow?: boolean
-  /** Set in code: a rate-limited webhook's slot for the attempt. */
+  /** Flow-controlled claims only: claims given back for starting late since its last record. */
+  readonly missed_slots?: number
+  /** Set in code: a rate-limited webhook's slot for the attempt, and the latest it may start. */
   readonly not_before?: number
+  readonly start_by?: number
 }
 
 /** The delivery store over the `SqlClient` in context. @since 0.1.0 */
@@ -164,11 +167,18 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
               AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})
             RETURNING d.id, d.workspace_id, d.webhook_id, d.event_id, d.event_type, e.body, e.traceparent,
                       jsonb_array_length(d.attempts) AS attempt_count, d.abandoned_attempts, d.cycle_start, d.cycle_trigger, d.due_at,
-                      d.seq, ${webhook.revision}::int AS revision`
+                      d.seq, d.missed_slots, ${webhook.revision}::int AS revision`
         if (rate === null || rows.length === 0) return rows
         // Slots in the order the claim hands deliveries out; the window of 0011 too, for processes
         // of the previous release during a rolling deploy.
-        const slots = FlowControl.schedule(nextAt, request.now, rate, rows.length, horizon)
+        const sorted = [...rows].sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
+        const slots = FlowControl.place(
+          nextAt,
+          request.now,
+          rate,
+          horizon,
+          sorted.map((row) => FlowControl.slotsFor(row.missed_slots ?? 0, rate))
+        )
         const window = FlowControl.record(
           {
             slot: Number(flow?.slot ?? 0),
@@ -181,9 +191,9 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
             UPDATE webhook_flow
             SET next_at = ${slots.nextAt}, slot = ${window.slot}, counts = ${`{${window.counts.join(",")}}`}::int[]
             WHERE webhook_id = ${webhook.id}`
-        return [...rows]
-          .sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
-          .map((row, i): ClaimedRow => ({ ...row, not_before: slots.notBefore[i]! }))
+        return sorted.map(
+          (row, i): ClaimedRow => ({ ...row, not_before: slots.notBefore[i]!, start_by: slots.startBy[i]! })
+        )
       })
     )
   const claimControlled = (request: ClaimRequest, limit: number) =>
@@ -268,7 +278,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
                 leaseToken: request.leaseToken,
                 target,
                 traceparent: row.traceparent,
-                ...(row.not_before === undefined ? {} : { notBefore: row.not_before })
+                ...(row.not_before === undefined ? {} : { notBefore: row.not_before, startBy: row.start_by })
               }
             ]
           })
@@ -294,9 +304,10 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
           WITH released AS (
             UPDATE deliveries d
             SET lease_until = NULL, lease_token = NULL,
-                abandoned_attempts = d.abandoned_attempts + CASE WHEN c.abandoned THEN 1 ELSE 0 END
+                abandoned_attempts = d.abandoned_attempts + CASE WHEN c.abandoned THEN 1 ELSE 0 END,
+                missed_slots = d.missed_slots + CASE WHEN c."missedSlot" THEN 1 ELSE 0 END
             FROM jsonb_to_recordset(${JSON.stringify(claims)}::jsonb)
-              AS c("deliveryId" text, "leaseToken" text, abandoned boolean)
+              AS c("deliveryId" text, "leaseToken" text, abandoned boolean, "missedSlot" boolean)
             WHERE d.id = c."deliveryId" AND d.status = 'pending' AND d.lease_token = c."leaseToken"
             RETURNING 1
           )
@@ -314,7 +325,7 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
               status = c.status,
               due_at = COALESCE(c.retry_at, d.due_at),
               latency_ms = c.latency_ms,
-              lease_until = NULL, lease_token = NULL
+              lease_until = NULL, lease_token = NULL, missed_slots = 0
           FROM jsonb_to_recordset(${JSON.stringify(
             completions.map((completion) => ({
               id: completion.deliveryId,

@@ -6,7 +6,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { assert } from "@effect/vitest"
 import { CurrentWorkspace, WorkspaceId } from "@waybill/core/Workspace"
 import * as EventIntake from "@waybill/events/EventIntake"
-import { DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
+import { type ClaimedDelivery, DeliveryStore as DeliveryStoreTag } from "@waybill/webhooks/DeliveryStore"
 import { Dispatcher, layer as DispatcherLayer } from "@waybill/webhooks/Dispatcher"
 import * as FlowControl from "@waybill/webhooks/FlowControl"
 import * as HttpSender from "@waybill/webhooks/HttpSender"
@@ -399,6 +399,101 @@ forEachBackend(
         // Its pending deliveries would be due in the next tests' claims.
         yield* service((s) => s.delete(webhook.id), ws)
       })
+    )
+
+    it.effect(
+      "rate limit: a claim given back twice for starting late holds two slots, one again after its record",
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(NOW)
+          const ws = Schema.decodeSync(WorkspaceId)("flow-missed")
+          const webhook = yield* register(ws, "missed", { rateLimitPerSecond: 40 })
+          const events = yield* Effect.forEach([0, 1, 2], (i) => publish(ws, `tour_missed${i}`))
+          yield* fannedOut(webhook.id, 3)
+          const store = yield* DeliveryStoreTag
+          const claim = (token: string, now: number) =>
+            store.claimDue({
+              now,
+              limit: 100,
+              maxPerWebhook: 10,
+              maxInFlightPerWebhook: 10,
+              horizonMs: 100,
+              roomByWebhook: new Map(),
+              leaseUntil: now + 30_000,
+              leaseToken: token
+            })
+          const missedSlots = Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) => sql<{ event_id: string; missed_slots: number }>`
+            SELECT event_id, missed_slots FROM deliveries WHERE webhook_id = ${webhook.id} ORDER BY seq`
+          ).pipe(Effect.map((rows) => rows.map((row) => row.missed_slots)))
+          const step = FlowControl.interval(40)
+          const placed = (claimed: ReadonlyArray<ClaimedDelivery>) =>
+            claimed.map((delivery) => [delivery.notBefore! - NOW, delivery.startBy! - NOW].map((at) => Math.round(at)))
+          // One slot each: each may start until 50 ms after it.
+          const [late, onTime] = yield* claim("a", NOW)
+          assert.deepStrictEqual(placed([late!, onTime!]), [
+            [50, 100],
+            [Math.round(50 + step), Math.round(100 + step)]
+          ])
+          // The first woke too late: given back, counted; a plain release counts nothing.
+          const giveBack = (token: string) =>
+            store.releaseClaims([
+              { deliveryId: late!.id, leaseToken: token, abandoned: false, missedSlot: true },
+              { deliveryId: onTime!.id, leaseToken: token, abandoned: false }
+            ])
+          assert.strictEqual(yield* giveBack("a"), 2)
+          assert.deepStrictEqual(yield* missedSlots, [1, 0, 0])
+          // Claimed again first (the earliest due): one slot after one give-back.
+          const again = yield* claim("b", NOW + 120)
+          assert.deepStrictEqual(
+            again.map((delivery) => delivery.eventId),
+            events.slice(0, 2).map((event) => event.id)
+          )
+          assert.deepStrictEqual(placed(again), [
+            [170, 220],
+            [Math.round(170 + step), Math.round(220 + step)]
+          ])
+          // Late again: now it holds two slots, may start until 50 ms after the second, and the
+          // next delivery's slot comes after both.
+          assert.strictEqual(yield* giveBack("b"), 2)
+          assert.deepStrictEqual(yield* missedSlots, [2, 0, 0])
+          const wider = yield* claim("c", NOW + 240)
+          assert.deepStrictEqual(
+            wider.map((delivery) => delivery.eventId),
+            events.slice(0, 2).map((event) => event.id)
+          )
+          assert.deepStrictEqual(placed(wider), [
+            [290, Math.round(290 + step + 50)],
+            [Math.round(290 + 2 * step), Math.round(290 + 2 * step + 50)]
+          ])
+          // Its record (a failure, retried later) counts from nothing again: one slot at its retry.
+          yield* store.complete([
+            {
+              deliveryId: late!.id,
+              leaseToken: "c",
+              attempt: {
+                at: Math.floor(NOW / 1000),
+                statusCode: 500,
+                durationMs: 1,
+                error: "http",
+                trigger: "automatic"
+              },
+              status: "pending",
+              retryAt: NOW + 1_000
+            }
+          ])
+          assert.deepStrictEqual(yield* missedSlots, [0, 0, 0])
+          const retry = yield* claim("d", NOW + 1_000)
+          assert.deepStrictEqual(
+            retry.map((delivery) => [delivery.eventId, delivery.startBy! - delivery.notBefore!]),
+            [
+              [events[2]!.id, FlowControl.lateStartMs],
+              [events[0]!.id, FlowControl.lateStartMs]
+            ]
+          )
+          yield* service((s) => s.delete(webhook.id), ws)
+        })
     )
 
     it.effect("FIFO: one delivery in flight, the earliest first; a lease that runs out hands it on, in order", () =>

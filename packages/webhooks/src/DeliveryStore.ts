@@ -109,6 +109,12 @@ export interface ClaimedDelivery {
    * @since 0.3.0
    */
   readonly notBefore?: number | undefined
+  /**
+   * With `notBefore`, epoch milliseconds after which its attempt must not start (it gives its
+   * claim back instead, `missedSlot`): the end of the slots it holds (`FlowControl.place`).
+   * @since 0.3.0
+   */
+  readonly startBy?: number | undefined
 }
 
 /**
@@ -125,12 +131,15 @@ export interface HeldClaim {
 }
 
 /**
- * A claim given back at a stop, so another dispatcher takes the delivery at once instead of after
- * the lease: `abandoned` when its attempt had started and was cut short (counted, see `attemptNumber`).
+ * A claim given back, so another dispatcher takes the delivery at once instead of after the lease:
+ * `abandoned` when its attempt had started and was cut short at a stop (counted, see
+ * `attemptNumber`); `missedSlot` when its attempt woke after its `startBy` and never started
+ * (counted, so its next claim holds more slots: `FlowControl.slotsFor`, until its next record).
  * @since 0.3.0
  */
 export interface ReleasedClaim extends HeldClaim {
   readonly abandoned: boolean
+  readonly missedSlot?: boolean | undefined
 }
 
 /**

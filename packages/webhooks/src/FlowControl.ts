@@ -18,13 +18,35 @@ export const isControlled = (target: Pick<Target, "status" | "rateLimitPerSecond
 export const margin = 0.95
 
 /**
- * The most an attempt may start after its slot, in milliseconds: less than the margin's
- * `1000 / margin - 1000` (52 ms), so starts each within it of their slots put no more than the
- * limit into any one second. One woken later (a busy host) gives its claim back and takes a later
- * slot; the second time it starts however late, so a host too busy for any slot still delivers.
+ * The most an attempt may start after the last slot it holds, in milliseconds: less than the
+ * margin's `1000 / margin - 1000` (52 ms), so starts each within it of their slots put no more than
+ * the limit into any one second. One woken later (a busy host) gives its claim back; given back
+ * again, its claims hold more slots (`slotsFor`), so a host too busy for one slot still delivers.
  * @since 0.3.0
  */
 export const lateStartMs = 50
+
+/**
+ * How late an attempt given back again and again may at least start, in milliseconds: the slots
+ * it holds (`slotsFor`) stop doubling once they reach this far.
+ * @since 0.3.0
+ */
+export const mostLateMs = 1_000
+
+/**
+ * How many consecutive slots the attempt of a delivery given back `missed` times for starting
+ * late holds: one, and one again after a first give-back (a passing stall costs its webhook one
+ * slot, not two), then twice as many each time, until they let it start `mostLateMs` late.
+ * Holding `n` slots, it may start up to `n - 1` intervals (and `lateStartMs`) after the first, and
+ * still no second gets more than the limit: the next attempt's slot comes after all of them. An
+ * invalid limit: one.
+ * @since 0.3.0
+ */
+export const slotsFor = (missed: number, limit: number): number => {
+  const step = interval(limit)
+  if (!(missed > 1 && step > 0 && Number.isFinite(step))) return 1
+  return Math.min(1 + Math.ceil((mostLateMs - lateStartMs) / step), 2 ** Math.min(missed - 1, 30))
+}
 
 /**
  * How far ahead of its claim `run` schedules a rate-limited webhook's attempts, in milliseconds
@@ -42,6 +64,10 @@ export interface Schedule {
   readonly nextAt: number
 }
 
+// The first slot a claim at `now` may give: at least a slot (at most half the horizon) ahead.
+const firstSlot = (nextAt: number, now: number, horizon: number): number =>
+  Math.max(now + Math.min(horizon / 2, slotMs), Number.isFinite(nextAt) ? nextAt : 0)
+
 /**
  * The schedule of a claim at `now` (virtual scheduling): up to `room` attempts, one every
  * `interval(limit)` from the webhook's next slot `nextAt`, only those starting within `horizon` ms
@@ -54,7 +80,7 @@ export const schedule = (nextAt: number, now: number, limit: number, room: numbe
   const step = interval(limit)
   const notBefore: Array<number> = []
   if (!(step > 0 && Number.isFinite(step) && Number.isFinite(now))) return { notBefore, nextAt }
-  const first = Math.max(now + Math.min(horizon / 2, slotMs), Number.isFinite(nextAt) ? nextAt : 0)
+  const first = firstSlot(nextAt, now, horizon)
   for (let i = 0; i < room; i++) {
     const at = first + i * step
     if (!(at <= now + horizon)) break
@@ -64,13 +90,46 @@ export const schedule = (nextAt: number, now: number, limit: number, room: numbe
 }
 
 /**
- * When a loop that claimed attempts of a webhook up to `lastNotBefore` claims again: once the
- * slot after it is inside the horizon, and not before `slotMs` from `now`.
+ * Where a claim's attempts go once taken: as `schedule` counted them, each holding `slots[i]`
+ * consecutive slots (`slotsFor`), so one may start later than the one slot `schedule` gave it. Its
+ * `startBy` is the latest it may start (`lateStartMs` after its last slot); then the webhook's next
+ * slot. The first attempt's slot is `schedule`'s; the later ones may lie beyond the horizon.
  * @since 0.3.0
  */
-export const nextClaimAt = (lastNotBefore: number, limit: number, now: number): number =>
+export interface Placement extends Schedule {
+  readonly startBy: ReadonlyArray<number>
+}
+
+/** The placement of the attempts a claim at `now` took, holding `slots` slots each (see `Placement`). @since 0.3.0 */
+export const place = (
+  nextAt: number,
+  now: number,
+  limit: number,
+  horizon: number,
+  slots: ReadonlyArray<number>
+): Placement => {
+  const step = interval(limit)
+  const notBefore: Array<number> = []
+  const startBy: Array<number> = []
+  if (!(step > 0 && Number.isFinite(step) && Number.isFinite(now))) return { notBefore, startBy, nextAt }
+  let at = firstSlot(nextAt, now, horizon)
+  for (const held of slots) {
+    const n = Math.max(1, Math.floor(held))
+    notBefore.push(at)
+    startBy.push(at + (n - 1) * step + lateStartMs)
+    at += n * step
+  }
+  return { notBefore, startBy, nextAt: slots.length === 0 ? nextAt : at }
+}
+
+/**
+ * When a loop that claimed attempts of a webhook, the last of them to start by `startBy`, claims
+ * again: once the slot after its last one is inside the horizon, and not before `slotMs` from `now`.
+ * @since 0.3.0
+ */
+export const nextClaimAt = (startBy: number, limit: number, now: number): number =>
   // One millisecond more, so the claim's `now + horizonMs` is past the slot whatever the rounding.
-  Math.max(now + slotMs, Math.ceil(lastNotBefore + interval(limit) - horizonMs) + 1)
+  Math.max(now + slotMs, Math.ceil(startBy - lateStartMs + interval(limit) - horizonMs) + 1)
 
 /**
  * The length of a slot of the previous release's rate window, in milliseconds (and the least

@@ -34,6 +34,8 @@ interface Row {
   leaseUntil: number | null
   leaseToken: string | null
   abandoned: number
+  /** Claims given back since its last record for starting late (`FlowControl.slotsFor`). */
+  missedSlots: number
 }
 
 // The later of two targets of one webhook, by revision.
@@ -101,7 +103,8 @@ export const make = (): DeliveryStore["Type"] => {
             latencyMs: delivery.outcome?.latencyMs ?? null,
             leaseUntil: delivery.lease?.until ?? null,
             leaseToken: delivery.lease?.token ?? null,
-            abandoned: delivery.abandoned ?? 0
+            abandoned: delivery.abandoned ?? 0,
+            missedSlots: 0
           }
           rows.set(delivery.id, row)
           enqueue(row)
@@ -155,6 +158,7 @@ export const make = (): DeliveryStore["Type"] => {
             }
           }
           const first = claimed.length
+          const held: Array<number> = []
           let taken = 0
           for (let i = from; i < order.length; i++) {
             if (claimed.length >= request.limit || taken >= allowed) break
@@ -167,6 +171,7 @@ export const make = (): DeliveryStore["Type"] => {
               continue
             }
             taken++
+            if (limit !== null) held.push(FlowControl.slotsFor(row.missedSlots, limit))
             row.leaseUntil = request.leaseUntil
             row.leaseToken = request.leaseToken
             const { delivery } = row
@@ -183,10 +188,14 @@ export const make = (): DeliveryStore["Type"] => {
           }
           if (taken > 0 && limit !== null) {
             // The slots of those taken, in the order they were taken.
-            const slots = FlowControl.schedule(nextSlots.get(webhookId) ?? 0, request.now, limit, taken, horizon)
+            const slots = FlowControl.place(nextSlots.get(webhookId) ?? 0, request.now, limit, horizon, held)
             nextSlots.set(webhookId, slots.nextAt)
             for (let i = 0; i < taken; i++) {
-              claimed[first + i] = { ...claimed[first + i]!, notBefore: slots.notBefore[i]! }
+              claimed[first + i] = {
+                ...claimed[first + i]!,
+                notBefore: slots.notBefore[i]!,
+                startBy: slots.startBy[i]!
+              }
             }
           }
         }
@@ -212,6 +221,7 @@ export const make = (): DeliveryStore["Type"] => {
           row.leaseUntil = null
           row.leaseToken = null
           if (claim.abandoned) row.abandoned++
+          if (claim.missedSlot === true) row.missedSlots++
           released++
         }
         return released
@@ -223,6 +233,7 @@ export const make = (): DeliveryStore["Type"] => {
           const row = rows.get(completion.deliveryId)
           if (row === undefined || row.status !== "pending" || row.leaseToken !== completion.leaseToken) continue
           row.attempts.push(completion.attempt)
+          row.missedSlots = 0
           row.status = completion.status
           row.latencyMs = completion.latencyMs ?? null
           row.leaseUntil = null

@@ -49,32 +49,53 @@ const mostInASecond = (times: ReadonlyArray<number>) => {
 }
 
 // Two loops claiming one busy webhook for 30 s, as `run` does: at their polls (1 s), when one of
-// their attempts ends, and again at `nextClaimAt` (each of these late by up to 40 ms). The slots taken.
+// their attempts ends, and again at `nextClaimAt` (each of these late by up to 40 ms). Each attempt
+// wakes `wake` ms after its slot (a busy host); one woken after its `startBy` gives its claim back
+// and claims again. The starts, and how often each delivery was given back.
 const busyWebhook = (
   limit: number,
   phases: readonly [number, number],
   late: ReadonlyArray<number>,
-  durations: ReadonlyArray<number>
+  durations: ReadonlyArray<number>,
+  wake: ReadonlyArray<number> = [0]
 ) => {
   const claims = phases.flatMap((phase) => Array.from({ length: 31 }, (_, k) => NOW + phase + k * 1_000))
   const starts: Array<number> = []
+  const misses: Array<number> = []
+  // Deliveries given back, by how often: the earliest due, so claimed before new ones.
+  const givenBack: Array<number> = []
   let nextAt = 0
   let n = 0
+  let woken = 0
   while (claims.length > 0) {
     claims.sort((a, b) => b - a)
     const now = claims.pop()!
     if (now > NOW + 31_000) break
-    const { notBefore, nextAt: after } = FlowControl.schedule(nextAt, now, limit, 32, FlowControl.horizonMs)
-    nextAt = after
-    for (const at of notBefore) {
-      starts.push(at)
-      claims.push(at + durations[n++ % durations.length]!)
-    }
-    if (notBefore.length > 0) {
-      claims.push(FlowControl.nextClaimAt(notBefore.at(-1)!, limit, now) + late[n++ % late.length]!)
-    }
+    const count = FlowControl.schedule(nextAt, now, limit, 32, FlowControl.horizonMs).notBefore.length
+    const taken = [...givenBack.splice(0, count), ...Array.from({ length: count - givenBack.length }, () => 0)]
+    const placed = FlowControl.place(
+      nextAt,
+      now,
+      limit,
+      FlowControl.horizonMs,
+      taken.map((missed) => FlowControl.slotsFor(missed, limit))
+    )
+    nextAt = placed.nextAt
+    taken.forEach((missed, i) => {
+      const at = placed.notBefore[i]! + wake[woken++ % wake.length]!
+      if (at <= placed.startBy[i]!) {
+        starts.push(at)
+        misses.push(missed)
+        claims.push(at + durations[n++ % durations.length]!)
+      } else {
+        givenBack.push(missed + 1)
+        claims.push(at + FlowControl.slotMs)
+      }
+    })
+    if (taken.length > 0)
+      claims.push(FlowControl.nextClaimAt(placed.startBy.at(-1)!, limit, now) + late[n++ % late.length]!)
   }
-  return starts
+  return { starts, misses }
 }
 
 describe("FlowControl rules", () => {
@@ -108,13 +129,102 @@ describe("FlowControl rules", () => {
       assert.deepStrictEqual(FlowControl.schedule(0, NOW, limit, room, horizon), { notBefore: [], nextAt: 0 })
     }
     // The next claim comes when the next slot is inside its horizon, at least one slot later.
-    const again = FlowControl.nextClaimAt(NOW, 1, NOW)
+    const again = FlowControl.nextClaimAt(NOW + FlowControl.lateStartMs, 1, NOW)
     assert.strictEqual(again, NOW + 854)
     assert.deepStrictEqual(
       FlowControl.schedule(NOW + FlowControl.interval(1), again, 1, 32, FlowControl.horizonMs).notBefore,
       [NOW + FlowControl.interval(1)]
     )
-    assert.strictEqual(FlowControl.nextClaimAt(NOW, 100, NOW), NOW + FlowControl.slotMs)
+    assert.strictEqual(FlowControl.nextClaimAt(NOW + FlowControl.lateStartMs, 100, NOW), NOW + FlowControl.slotMs)
+  })
+
+  it("an attempt given back for starting late holds twice the slots at each claim after the next, until it may start a second late", () => {
+    assert.deepStrictEqual(
+      [0, 1, 2, 3, 4, 5, 40].map((missed) => FlowControl.slotsFor(missed, 10)),
+      [1, 1, 2, 4, 8, 11, 11]
+    )
+    // Under one a second, two slots are already more than a second.
+    assert.deepStrictEqual(
+      [0, 1, 2, 5].map((missed) => FlowControl.slotsFor(missed, 1)),
+      [1, 1, 2, 2]
+    )
+    assert.deepStrictEqual(
+      [4, 10, 11, 13].map((missed) => FlowControl.slotsFor(missed, 1_000)),
+      [8, 512, 904, 904]
+    )
+    assert.strictEqual(FlowControl.slotsFor(3, 0), 1, "no limit, no slots")
+    // Placed one after another from the claim's first slot: each may start until `lateStartMs`
+    // after its last slot, and the webhook's next slot is after all of them.
+    const step = FlowControl.interval(10)
+    const first = NOW + FlowControl.slotMs
+    assert.deepStrictEqual(FlowControl.place(0, NOW, 10, 100, [1, 2, 1]), {
+      notBefore: [first, first + step, first + 3 * step],
+      startBy: [first + 50, first + 2 * step + 50, first + 3 * step + 50],
+      nextAt: first + 4 * step
+    })
+    // The first slot is `schedule`'s, whatever the horizon.
+    for (const [nextAt, horizon] of [
+      [0, 0],
+      [NOW + 70, 100],
+      [NOW + 5, 2_000]
+    ] as const) {
+      assert.strictEqual(
+        FlowControl.place(nextAt, NOW, 10, horizon, [4]).notBefore[0],
+        FlowControl.schedule(nextAt, NOW, 10, 1, horizon).notBefore[0]
+      )
+    }
+    assert.deepStrictEqual(FlowControl.place(NOW, NOW, 10, 100, []), { notBefore: [], startBy: [], nextAt: NOW })
+    assert.deepStrictEqual(FlowControl.place(NOW, NOW, Number.NaN, 100, [1]), {
+      notBefore: [],
+      startBy: [],
+      nextAt: NOW
+    })
+  })
+
+  it("property: attempts that wake late give their claims back and start in the wider slots of later claims, never more than the limit into a second", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 100 }),
+        fc.tuple(fc.integer({ min: 0, max: 999 }), fc.integer({ min: 0, max: 999 })),
+        fc.array(fc.double({ min: 0, max: 40, noNaN: true }), { minLength: 1, maxLength: 16 }),
+        fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 16 }),
+        // How long after its slot each attempt wakes: mostly on time, some up to past a second.
+        fc.array(fc.oneof(fc.constant(0), fc.constant(0), fc.double({ min: 0, max: 1_200, noNaN: true })), {
+          minLength: 1,
+          maxLength: 32
+        }),
+        (limit, phases, late, durations, wake) => {
+          const { starts } = busyWebhook(limit, phases, late, durations, wake)
+          return mostInASecond(starts) <= limit
+        }
+      ),
+      // At a limit of 1, a delivery woken just over 50 ms late twice holds two slots and starts
+      // 52.6 ms into them: the next delivery's slot must come after both.
+      {
+        numRuns: 100,
+        examples: [[1, [0, 0], [0], [1], [50.00012207031251, 50.0001220703125, 0, 52.63171386718751, 0]]]
+      }
+    )
+  })
+
+  it("a host that wakes every attempt the same time late, under a second, still delivers each after a few claims", () => {
+    for (const limit of [1, 3, 10, 100]) {
+      for (const lag of [51, 300, 900, 999]) {
+        let missed = 0
+        let nextAt = 0
+        let now = NOW
+        for (;;) {
+          const placed = FlowControl.place(nextAt, now, limit, FlowControl.horizonMs, [
+            FlowControl.slotsFor(missed, limit)
+          ])
+          if (placed.notBefore[0]! + lag <= placed.startBy[0]!) break
+          missed++
+          nextAt = placed.nextAt
+          now = placed.notBefore[0]! + lag
+          assert.isAtMost(missed, 8, `limit ${limit}, ${lag} ms late`)
+        }
+      }
+    }
   })
 
   it("property: claims at any times, in any order, sent with up to 50 ms of jitter, never put more than the limit into a second", () => {
@@ -157,7 +267,7 @@ describe("FlowControl rules", () => {
         fc.array(fc.double({ min: 0, max: 40, noNaN: true }), { minLength: 1, maxLength: 16 }),
         fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 16 }),
         (limit, phases, late, durations) => {
-          const starts = busyWebhook(limit, phases, late, durations)
+          const { starts } = busyWebhook(limit, phases, late, durations)
           const first = Math.min(...starts)
           const inSpan = starts.filter((at) => at < first + 30_000).length
           return inSpan >= 0.9 * 30 * limit && mostInASecond(starts) <= limit
@@ -324,57 +434,66 @@ describe("flow control in memory", () => {
     }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
   )
 
-  it.effect("an attempt woken over 50 ms after its slot gives its claim back; woken late again, it starts", () =>
-    Effect.gen(function* () {
-      yield* TestClock.setTime(NOW)
-      const webhooks = [
-        yield* register(registration({ url: "https://hooks.example.org/one", rateLimitPerSecond: 10 })),
-        yield* register(registration({ url: "https://hooks.example.org/two", rateLimitPerSecond: 10 }))
-      ]
-      const events = yield* publishTours(3)
-      const fiber = yield* Effect.fork(Effect.flatMap(Dispatcher, (d) => d.run))
-      yield* Effect.flatMap(Dispatcher, (d) => d.wake)
-      // One worker for two webhooks, each answer 300 ms away: one webhook's attempt waits for the
-      // other's to end, past its slot.
-      for (let step = 0; step < 500; step++) {
-        yield* TestClock.adjust(10)
-        for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
-      }
-      yield* Fiber.interrupt(fiber)
-      const sent = yield* requests
-      for (const path of ["/one", "/two"]) {
-        assert.sameMembers(
-          sent
-            .filter((received) => received.request.url.endsWith(path))
-            .map((received) => received.request.headers["X-Event-Id"]!),
-          events,
-          `each event sent once to ${path}`
-        )
-      }
-      const givenBack = (yield* LogLines)
-        .filter((line) => line.includes("woke after its slot"))
-        .map((line) => /deliveryId=(\S+)/.exec(line)?.[1])
-      assert.isAtLeast(givenBack.length, 2, "late attempts were given back")
-      assert.strictEqual(new Set(givenBack).size, givenBack.length, "none given back twice")
-      for (const webhook of webhooks) {
-        const deliveries = yield* deliveriesOf(webhook.id)
-        assert.deepStrictEqual(
-          deliveries.map((delivery) => delivery.attempts.length),
-          [1, 1, 1],
-          "a claim given back made no attempt"
-        )
-      }
-    }).pipe(
-      Effect.provide(
-        Layer.merge(
-          makeLayer({
-            respond: () => Effect.as(Effect.sleep("300 millis"), { statusCode: 200 }),
-            dispatcher: { concurrency: 1 }
-          }),
-          captureLogs
+  it.effect(
+    "an attempt woken over 50 ms after its slot gives its claim back, and holds more slots at each claim until it starts",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const webhooks = [
+          yield* register(registration({ url: "https://hooks.example.org/one", rateLimitPerSecond: 10 })),
+          yield* register(registration({ url: "https://hooks.example.org/two", rateLimitPerSecond: 10 }))
+        ]
+        const events = yield* publishTours(3)
+        const fiber = yield* Effect.fork(Effect.flatMap(Dispatcher, (d) => d.run))
+        yield* Effect.flatMap(Dispatcher, (d) => d.wake)
+        // One worker for two webhooks, each answer 300 ms away: one webhook's attempt waits for the
+        // other's to end, past its slot.
+        for (let step = 0; step < 500; step++) {
+          yield* TestClock.adjust(10)
+          for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+        }
+        yield* Fiber.interrupt(fiber)
+        const sent = yield* requests
+        for (const path of ["/one", "/two"]) {
+          assert.sameMembers(
+            sent
+              .filter((received) => received.request.url.endsWith(path))
+              .map((received) => received.request.headers["X-Event-Id"]!),
+            events,
+            `each event sent once to ${path}`
+          )
+        }
+        const givenBack = (yield* LogLines)
+          .filter((line) => line.includes("woke after its slot"))
+          .map((line) => /deliveryId=(\S+)/.exec(line)?.[1])
+        assert.isAtLeast(givenBack.length, 2, "late attempts were given back")
+        // Up to 300 ms late: one slot (twice) lets it start 50 ms late, two 155 ms, four 366 ms.
+        const times = new Map<string, number>()
+        for (const id of givenBack) times.set(id!, (times.get(id!) ?? 0) + 1)
+        assert.isAtMost(Math.max(...times.values()), 4, "each given back at most four times")
+        for (const path of ["/one", "/two"]) {
+          const starts = sent.filter((received) => received.request.url.endsWith(path)).map((received) => received.at)
+          assert.isAtMost(mostInASecond(starts), 10, `no more than the limit into a second to ${path}`)
+        }
+        for (const webhook of webhooks) {
+          const deliveries = yield* deliveriesOf(webhook.id)
+          assert.deepStrictEqual(
+            deliveries.map((delivery) => delivery.attempts.length),
+            [1, 1, 1],
+            "a claim given back made no attempt"
+          )
+        }
+      }).pipe(
+        Effect.provide(
+          Layer.merge(
+            makeLayer({
+              respond: () => Effect.as(Effect.sleep("300 millis"), { statusCode: 200 }),
+              dispatcher: { concurrency: 1 }
+            }),
+            captureLogs
+          )
         )
       )
-    )
   )
 
   it.effect("a rate limit spreads attempts over seconds; FIFO sends one at a time in event order", () =>

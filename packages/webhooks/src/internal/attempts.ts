@@ -106,8 +106,8 @@ const logAttempt = (outcome: Outcome, startedAt: number): Effect.Effect<void> =>
 /**
  * Makes one attempt; `undefined` when it could not be made (the secret does not open): nothing is
  * recorded and the lease runs out, so a server-side fault burns none of the receiver's attempts.
- * `"missedSlot"` when it would start more than `FlowControl.lateStartMs` after its rate-limit slot
- * (a busy host woke it late): its claim is to be given back, and it starts at a later slot.
+ * `"missedSlot"` when it would start after its rate-limit slots' `startBy` (a busy host woke it
+ * late): its claim is to be given back, and its next claim holds more slots.
  */
 export type AttemptOne = (claimed: ClaimedDelivery, debug: boolean) => Effect.Effect<Outcome | "missedSlot" | undefined>
 
@@ -116,16 +116,8 @@ export const makeAttempts = (
   secretBox: SecretBox["Type"],
   sender: HttpSender["Type"]
 ): AttemptOne => {
-  // Deliveries given back for a missed slot: the next time they start however late, so a host too
-  // busy to keep any slot still delivers (the bound then rests on the margin alone).
-  const missedOnce = new Set<string>()
-  const missesSlot = (claimed: ClaimedDelivery, now: number): boolean => {
-    if (claimed.notBefore === undefined || now <= claimed.notBefore + FlowControl.lateStartMs) return false
-    if (missedOnce.delete(claimed.id)) return false
-    if (missedOnce.size >= 10_000) missedOnce.clear()
-    missedOnce.add(claimed.id)
-    return true
-  }
+  const missesSlot = (claimed: ClaimedDelivery, now: number): boolean =>
+    claimed.notBefore !== undefined && now > (claimed.startBy ?? claimed.notBefore + FlowControl.lateStartMs)
 
   // Opened secrets by webhook id, while the sealed ones are the same: saves a cipher setup per attempt.
   const opened = new Map<string, { readonly sealed: SealedAuth; readonly auth: OpenAuth }>()

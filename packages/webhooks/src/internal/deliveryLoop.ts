@@ -38,13 +38,18 @@ const untilSlot = (loop: Engine.Loop, held: Engine.Held): Effect.Effect<void> =>
 // Released at once, so that this loop's next claim of the webhook (or another's) gives it a later slot.
 const giveBackMissed = (env: Env, loop: Engine.Loop, held: Engine.Held): Effect.Effect<undefined> =>
   Effect.gen(function* () {
-    const { id: deliveryId, leaseToken, webhookId, notBefore } = held.claimed
+    const { id: deliveryId, leaseToken, webhookId, notBefore, startBy } = held.claimed
     const now = yield* Clock.currentTimeMillis
     yield* Effect.logDebug("A rate-limited attempt woke after its slot; its claim is given back for a later one").pipe(
-      Effect.annotateLogs({ deliveryId, webhookId, lateMs: now - (notBefore ?? now) })
+      Effect.annotateLogs({
+        deliveryId,
+        webhookId,
+        lateMs: now - (notBefore ?? now),
+        heldMs: (startBy ?? now) - (notBefore ?? now)
+      })
     )
     yield* env.store
-      .releaseClaims([{ deliveryId, leaseToken, abandoned: false }])
+      .releaseClaims([{ deliveryId, leaseToken, abandoned: false, missedSlot: true }])
       .pipe(
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)

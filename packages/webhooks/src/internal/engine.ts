@@ -116,7 +116,9 @@ export const claimed = (
     const rate = item.target.rateLimitPerSecond
     if (rate !== null) {
       const at =
-        item.notBefore === undefined ? now + FlowControl.slotMs : FlowControl.nextClaimAt(item.notBefore, rate, now)
+        item.notBefore === undefined
+          ? now + FlowControl.slotMs
+          : FlowControl.nextClaimAt(item.startBy ?? item.notBefore + FlowControl.lateStartMs, rate, now)
       claimAgain.set(item.webhookId, Math.max(at, claimAgain.get(item.webhookId) ?? at))
     }
     hold(loop, { claimed: item, leaseUntil })
