@@ -5,7 +5,7 @@
  * neither locks more than a share-update lock on the table: publishing never waits for them
  * (docs/decisions/0113). No DEFAULT range: a detach never scans or locks another range.
  */
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Id from "@waybill/core/Id"
 import type * as Retention from "@waybill/webhooks/Retention"
@@ -201,7 +201,8 @@ const within = (ranges: ReadonlyArray<Retention.Range>, time: number) =>
  * them, or a long stop would otherwise leave a time without one. A missing range is made in the gap
  * around its time, sized as the newest range (as removal runs make them for the retention); a range
  * another process made at once is taken as it is.
- * In a transaction it is made under a savepoint, so a lost race does not end the transaction.
+ * In a transaction it is made under a savepoint, so a lost race does not end the transaction, and
+ * what it lists is not kept: the range goes if the transaction rolls back.
  */
 export const cover = (sql: SqlClient.SqlClient, table: RangedTable, ids: ReadonlyArray<string>): Effect.Effect<void> =>
   Effect.suspend(() => {
@@ -218,6 +219,9 @@ export const cover = (sql: SqlClient.SqlClient, table: RangedTable, ids: Readonl
     if (missing.length === 0) return Effect.void
     const cache = tables
     return Effect.gen(function* () {
+      // Inside a transaction the catalogue shows its own uncommitted ranges too: one that rolls
+      // back (or another transaction of this client writing meanwhile) must not trust them.
+      const committed = Option.isNone(yield* Effect.serviceOption(SqlClient.TransactionConnection))
       let ranges = yield* list(sql, table)
       for (const time of missing) {
         if (within(ranges, time)) continue
@@ -238,7 +242,7 @@ export const cover = (sql: SqlClient.SqlClient, table: RangedTable, ids: Readonl
         yield* sql.withTransaction(create(sql, table, { from, to })).pipe(Effect.ignore)
         ranges = yield* list(sql, table)
       }
-      cache.set(table.name, ranges)
+      if (committed) cache.set(table.name, ranges)
     }).pipe(Effect.orDie)
   })
 
