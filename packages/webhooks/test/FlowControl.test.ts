@@ -98,6 +98,14 @@ const busyWebhook = (
   return { starts, misses }
 }
 
+// `busyWebhook`'s limit, phases, claim delays and attempt durations.
+const busyInputs = [
+  fc.integer({ min: 1, max: 100 }),
+  fc.tuple(fc.integer({ min: 0, max: 999 }), fc.integer({ min: 0, max: 999 })),
+  fc.array(fc.double({ min: 0, max: 40, noNaN: true }), { minLength: 1, maxLength: 16 }),
+  fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 16 })
+] as const
+
 describe("FlowControl rules", () => {
   it("a claim takes the slots within its horizon, one interval apart, and moves the next slot past them", () => {
     const step = FlowControl.interval(10)
@@ -184,10 +192,7 @@ describe("FlowControl rules", () => {
   it("property: attempts that wake late give their claims back and start in the wider slots of later claims, never more than the limit into a second", () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 100 }),
-        fc.tuple(fc.integer({ min: 0, max: 999 }), fc.integer({ min: 0, max: 999 })),
-        fc.array(fc.double({ min: 0, max: 40, noNaN: true }), { minLength: 1, maxLength: 16 }),
-        fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 16 }),
+        ...busyInputs,
         // How long after its slot each attempt wakes: mostly on time, some up to past a second.
         fc.array(fc.oneof(fc.constant(0), fc.constant(0), fc.double({ min: 0, max: 1_200, noNaN: true })), {
           minLength: 1,
@@ -261,18 +266,12 @@ describe("FlowControl rules", () => {
 
   it("property: a busy webhook claimed by two loops gets at least 90 % of its limit", () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 100 }),
-        fc.tuple(fc.integer({ min: 0, max: 999 }), fc.integer({ min: 0, max: 999 })),
-        fc.array(fc.double({ min: 0, max: 40, noNaN: true }), { minLength: 1, maxLength: 16 }),
-        fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 16 }),
-        (limit, phases, late, durations) => {
-          const { starts } = busyWebhook(limit, phases, late, durations)
-          const first = Math.min(...starts)
-          const inSpan = starts.filter((at) => at < first + 30_000).length
-          return inSpan >= 0.9 * 30 * limit && mostInASecond(starts) <= limit
-        }
-      ),
+      fc.property(...busyInputs, (limit, phases, late, durations) => {
+        const { starts } = busyWebhook(limit, phases, late, durations)
+        const first = Math.min(...starts)
+        const inSpan = starts.filter((at) => at < first + 30_000).length
+        return inSpan >= 0.9 * 30 * limit && mostInASecond(starts) <= limit
+      }),
       // Claims 25 ms late on a 70 ms interval: the slots must not drift behind them.
       { numRuns: 100, examples: [[15, [0, 0], [25.4095458984375], [26, 1]]] }
     )
