@@ -1,13 +1,15 @@
 /**
  * A time range made for an event inside a transaction that then rolls back: the range goes with
- * it, and a later event of that time still finds (or makes) its range, on PGlite and PostgreSQL.
+ * it, and a later event of that time still finds (or makes) its range, on PGlite and PostgreSQL;
+ * on PostgreSQL, an event written beside the transaction that is making its range waits for it.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { assert } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { WorkspaceId } from "@waybill/core/Workspace"
 import { EventOutbox } from "@waybill/events/EventOutbox"
-import { Effect, Layer, Schema, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import * as PgEventOutbox from "../src/PgEventOutbox.js"
+import * as Testing from "../src/Testing.js"
 import { forEachBackend } from "./harness.js"
 
 const ws = Schema.decodeSync(WorkspaceId)("ranges")
@@ -42,3 +44,44 @@ forEachBackend(
     )
   }
 )
+
+// PGlite runs one transaction at a time: nothing writes beside an open one there.
+for (const backend of Testing.backends().filter((candidate) => candidate.name === "postgres")) {
+  layer(Layer.provideMerge(PgEventOutbox.layer, Testing.layer(backend)), { timeout: "120 seconds" })(
+    `Event time ranges beside an open transaction [${backend.name}]`,
+    (it) => {
+      it.effect(
+        "an event written while another transaction holds its new range uncommitted waits for it, then lands",
+        () =>
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            const outbox = yield* EventOutbox
+            yield* TestClock.setTime(Date.UTC(2032, 0, 1))
+            const holding = yield* Deferred.make<void>()
+            const release = yield* Deferred.make<void>()
+            const first = yield* Effect.fork(
+              sql.withTransaction(
+                Effect.zipLeft(
+                  outbox.publish(ws, [tourCreated("tour_first")]),
+                  Effect.zipRight(Deferred.succeed(holding, undefined), Deferred.await(release))
+                )
+              )
+            )
+            yield* Deferred.await(holding)
+            const second = yield* Effect.fork(outbox.publish(ws, [tourCreated("tour_second")]))
+            // Real time, not the test clock's: long enough for the second write to reach the database.
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+            yield* Deferred.succeed(release, undefined)
+            const [a] = yield* Fiber.join(first)
+            const [b] = yield* Fiber.join(second)
+            const rows = yield* sql<{ id: string }>`
+          SELECT id FROM events WHERE id IN (${a!.id}, ${b!.id}) ORDER BY id`
+            assert.deepStrictEqual(
+              rows.map((row) => row.id),
+              [a!.id, b!.id].sort()
+            )
+          })
+      )
+    }
+  )
+}
