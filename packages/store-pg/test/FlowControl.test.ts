@@ -66,6 +66,19 @@ const statuses = (ws: WorkspaceId, webhookId: string) =>
     (page) => page.data.map((delivery) => delivery.status).sort()
   )
 
+// A claim at `now` of up to 10 deliveries per webhook, leased for 30 s under `token`.
+const claimUpTo10 = (store: DeliveryStoreTag["Type"], token: string, now: number, horizonMs: number) =>
+  store.claimDue({
+    now,
+    limit: 100,
+    maxPerWebhook: 10,
+    maxInFlightPerWebhook: 10,
+    horizonMs,
+    roomByWebhook: new Map(),
+    leaseUntil: now + 30_000,
+    leaseToken: token
+  })
+
 const secondDispatcher = (options: Parameters<typeof DispatcherLayer>[0]) =>
   Layer.build(DispatcherLayer(options)).pipe(
     Effect.map((context) => context.unsafeMap.get(Dispatcher.key) as Dispatcher["Type"])
@@ -358,17 +371,7 @@ forEachBackend(
         const events = yield* Effect.forEach([0, 1, 2, 3, 4, 5], (i) => publish(ws, `tour_schedule${i}`))
         yield* fannedOut(webhook.id, 6)
         const store = yield* DeliveryStoreTag
-        const claim = (token: string, now: number, horizonMs = 100) =>
-          store.claimDue({
-            now,
-            limit: 100,
-            maxPerWebhook: 10,
-            maxInFlightPerWebhook: 10,
-            horizonMs,
-            roomByWebhook: new Map(),
-            leaseUntil: now + 30_000,
-            leaseToken: token
-          })
+        const claim = (token: string, now: number, horizonMs = 100) => claimUpTo10(store, token, now, horizonMs)
         const step = FlowControl.interval(40)
         const slots = (claimed: ReadonlyArray<{ readonly notBefore?: number | undefined }>) =>
           claimed.map((delivery) => Math.round((delivery.notBefore! - NOW) * 100) / 100)
@@ -411,21 +414,11 @@ forEachBackend(
           const events = yield* Effect.forEach([0, 1, 2], (i) => publish(ws, `tour_missed${i}`))
           yield* fannedOut(webhook.id, 3)
           const store = yield* DeliveryStoreTag
-          const claim = (token: string, now: number) =>
-            store.claimDue({
-              now,
-              limit: 100,
-              maxPerWebhook: 10,
-              maxInFlightPerWebhook: 10,
-              horizonMs: 100,
-              roomByWebhook: new Map(),
-              leaseUntil: now + 30_000,
-              leaseToken: token
-            })
+          const claim = (token: string, now: number) => claimUpTo10(store, token, now, 100)
           const missedSlots = Effect.flatMap(
             SqlClient.SqlClient,
-            (sql) => sql<{ event_id: string; missed_slots: number }>`
-            SELECT event_id, missed_slots FROM deliveries WHERE webhook_id = ${webhook.id} ORDER BY seq`
+            (sql) => sql<{ missed_slots: number }>`
+            SELECT missed_slots FROM deliveries WHERE webhook_id = ${webhook.id} ORDER BY seq`
           ).pipe(Effect.map((rows) => rows.map((row) => row.missed_slots)))
           const step = FlowControl.interval(40)
           const placed = (claimed: ReadonlyArray<ClaimedDelivery>) =>

@@ -27,6 +27,17 @@ export const margin = 0.95
 export const lateStartMs = 50
 
 /**
+ * The latest a claimed attempt may start, in epoch milliseconds: its `startBy`, or, from a store
+ * that gives only `notBefore`, `lateStartMs` after it; `undefined` when it has no slot.
+ * @since 0.3.0
+ */
+export const latestStart = (claimed: {
+  readonly notBefore?: number | undefined
+  readonly startBy?: number | undefined
+}): number | undefined =>
+  claimed.notBefore === undefined ? undefined : (claimed.startBy ?? claimed.notBefore + lateStartMs)
+
+/**
  * How late an attempt given back again and again may at least start, in milliseconds: the slots
  * it holds (`slotsFor`) stop doubling once they reach this far.
  * @since 0.3.0

@@ -161,6 +161,10 @@ describe("FlowControl rules", () => {
       [8, 512, 904, 904]
     )
     assert.strictEqual(FlowControl.slotsFor(3, 0), 1, "no limit, no slots")
+    // The latest start: the claim's `startBy`, or 50 ms after a slot given alone.
+    assert.strictEqual(FlowControl.latestStart({ notBefore: NOW, startBy: NOW + 300 }), NOW + 300)
+    assert.strictEqual(FlowControl.latestStart({ notBefore: NOW }), NOW + FlowControl.lateStartMs)
+    assert.isUndefined(FlowControl.latestStart({}))
     // Placed one after another from the claim's first slot: each may start until `lateStartMs`
     // after its last slot, and the webhook's next slot is after all of them.
     const step = FlowControl.interval(10)

@@ -116,8 +116,10 @@ export const makeAttempts = (
   secretBox: SecretBox["Type"],
   sender: HttpSender["Type"]
 ): AttemptOne => {
-  const missesSlot = (claimed: ClaimedDelivery, now: number): boolean =>
-    claimed.notBefore !== undefined && now > (claimed.startBy ?? claimed.notBefore + FlowControl.lateStartMs)
+  const missesSlot = (claimed: ClaimedDelivery, now: number): boolean => {
+    const latest = FlowControl.latestStart(claimed)
+    return latest !== undefined && now > latest
+  }
 
   // Opened secrets by webhook id, while the sealed ones are the same: saves a cipher setup per attempt.
   const opened = new Map<string, { readonly sealed: SealedAuth; readonly auth: OpenAuth }>()

@@ -115,10 +115,8 @@ export const claimed = (
     else loop.controlled.delete(item.webhookId)
     const rate = item.target.rateLimitPerSecond
     if (rate !== null) {
-      const at =
-        item.notBefore === undefined
-          ? now + FlowControl.slotMs
-          : FlowControl.nextClaimAt(item.startBy ?? item.notBefore + FlowControl.lateStartMs, rate, now)
+      const latest = FlowControl.latestStart(item)
+      const at = latest === undefined ? now + FlowControl.slotMs : FlowControl.nextClaimAt(latest, rate, now)
       claimAgain.set(item.webhookId, Math.max(at, claimAgain.get(item.webhookId) ?? at))
     }
     hold(loop, { claimed: item, leaseUntil })
