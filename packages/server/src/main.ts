@@ -3,6 +3,7 @@
  * Runs the reference server from the environment (`npm start`); stops gracefully on SIGINT and
  * SIGTERM, and on a bad setting with one line before anything is written.
  */
+import "./internal/noPretenuring.js"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Database from "@waybill/store-pg/Database"
 import * as Effect from "effect/Effect"
