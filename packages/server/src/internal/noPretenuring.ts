@@ -10,5 +10,4 @@
 import { setFlagsFromString } from "node:v8"
 import { pretenuringChosen } from "./heapFlags.js"
 
-if (!pretenuringChosen(process.execArgv, process.env.NODE_OPTIONS))
-  setFlagsFromString("--no-allocation-site-pretenuring")
+if (!pretenuringChosen(process.execArgv)) setFlagsFromString("--no-allocation-site-pretenuring")
