@@ -1,10 +1,25 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import * as DeliveryStats from "../src/DeliveryStats.js"
 import { WebhookService } from "../src/WebhookService.js"
-import { inWorkspace, makeLayer, NOW, ok, publish, register, registration, settle, tour, wsA, wsB } from "./fixtures.js"
+import {
+  eventually,
+  inWorkspace,
+  makeLayer,
+  NOW,
+  ok,
+  publish,
+  register,
+  registration,
+  settle,
+  tour,
+  wsA,
+  wsB
+} from "./fixtures.js"
 
 const HOUR = 3_600_000
 
@@ -176,4 +191,55 @@ describe("WebhookService.stats (in memory)", () => {
       assert.strictEqual(foreign._tag, "WebhookNotFound")
     }).pipe(Effect.provide(makeLayer({ respond })))
   )
+
+  it.effect("ten requests for one window while it is read cost one read; one after it reads again", () => {
+    const opened = Effect.runSync(Deferred.make<void>())
+    let reads = 0
+    return Effect.gen(function* () {
+      const webhook = yield* register(registration())
+      yield* publish("tour-created", { tour: tour() })
+      yield* settle
+      // The first caller goes away while the read runs; the read is left to the ten that joined it.
+      const leaving = yield* Effect.fork(statsOf(webhook.id))
+      yield* eventually(
+        Effect.sync(() => reads === 1),
+        "the first read started"
+      )
+      const ten = yield* Effect.fork(
+        Effect.all(
+          Array.from({ length: 10 }, () => statsOf(webhook.id)),
+          { concurrency: 10 }
+        )
+      )
+      // Each of the ten finds its webhook, then joins the read.
+      for (let turn = 0; turn < 20; turn++) yield* Effect.yieldNow()
+      yield* Fiber.interrupt(leaving)
+      yield* Deferred.succeed(opened, undefined)
+      const answers = yield* Fiber.join(ten)
+      assert.strictEqual(reads, 1)
+      for (const answer of answers) assert.deepStrictEqual([answer.succeeded, answer.buckets.length], [1, 24])
+      // Another hour's window is another read, as is the same window once its read ended.
+      yield* statsOf(webhook.id, "1")
+      yield* statsOf(webhook.id)
+      assert.strictEqual(reads, 3)
+    }).pipe(
+      Effect.provide(
+        makeLayer({
+          respond,
+          // Each read waits until the test opens the gate.
+          deliveryStore: (store) => ({
+            ...store,
+            stats: (...args) =>
+              Effect.zipRight(
+                Effect.zipRight(
+                  Effect.sync(() => reads++),
+                  Deferred.await(opened)
+                ),
+                store.stats(...args)
+              )
+          })
+        })
+      )
+    )
+  })
 })

@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
+import { DeliveryStore } from "../src/DeliveryStore.js"
 import * as Dispatcher from "../src/Dispatcher.js"
 import * as FailureAlerts from "../src/FailureAlerts.js"
 import * as HostResolver from "../src/HostResolver.js"
@@ -72,10 +73,15 @@ export const makeLayer = (options: {
   readonly replayStepSize?: number
   readonly maxWebhooksPerWorkspace?: number
   readonly resolver?: Readonly<Record<string, ReadonlyArray<string>>>
+  /** The in-memory delivery store as the service sees it (a test's own wrapper). */
+  readonly deliveryStore?: (store: DeliveryStore["Type"]) => DeliveryStore["Type"]
 }) => {
+  const wrap = options.deliveryStore
   const ports = Layer.mergeAll(
     WebhookRepository.layerMemory,
-    MemoryDeliveryStore.layer,
+    wrap === undefined
+      ? MemoryDeliveryStore.layer
+      : Layer.effect(DeliveryStore, Effect.map(DeliveryStore, wrap)).pipe(Layer.provide(MemoryDeliveryStore.layer)),
     FailureAlerts.layerMemory,
     SecretBox.layerMemory,
     HostResolver.layerStatic(options.resolver ?? { "hooks.example.org": ["93.184.215.14"] }),

@@ -2,10 +2,12 @@
 // and failure alerts. Each finds the webhook in the caller's workspace first, so another
 // workspace's webhook is never reached.
 import * as ValidationError from "@waybill/core/ValidationError"
-import { CurrentWorkspace } from "@waybill/core/Workspace"
+import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberId from "effect/FiberId"
 import * as DeliveryStats from "../DeliveryStats.js"
 import type * as DeliveryStore from "../DeliveryStore.js"
 import type * as Page from "../Page.js"
@@ -71,13 +73,36 @@ export const make = (env: Env) => {
     return { deliveries: resent }
   })
 
+  // A window's statistics asked for while the same window's are being read join that read: ten
+  // consoles opening one webhook at once cost one read (decision 0132). A finished read is not
+  // kept, so a request that starts after a write reads it. The read runs on its own fiber, so a
+  // caller that goes away leaves it to the others.
+  const reading = new Map<string, Deferred.Deferred<DeliveryStats.DeliveryStats>>()
+  const readStats = (workspaceId: WorkspaceId, webhookId: string, window: DeliveryStats.StatsWindow) =>
+    Effect.suspend(() => {
+      const key = `${workspaceId}\u0000${webhookId}\u0000${window.since}\u0000${window.hours}`
+      const joined = reading.get(key)
+      if (joined !== undefined) return Deferred.await(joined)
+      const read = Deferred.unsafeMake<DeliveryStats.DeliveryStats>(FiberId.none)
+      reading.set(key, read)
+      return Effect.zipRight(
+        Effect.forkDaemon(
+          Effect.flatMap(Effect.exit(deliveryStore.stats(workspaceId, webhookId, window)), (exit) => {
+            reading.delete(key)
+            return Deferred.done(read, exit)
+          })
+        ),
+        Deferred.await(read)
+      )
+    })
+
   const stats = Effect.fn("WebhookService.stats")(function* (id: string, params: DeliveryStats.StatsParams) {
     const webhook = yield* find(env, id)
     const hours = yield* Either.match(DeliveryStats.hoursOf(params), {
       onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "query")),
       onRight: Effect.succeed
     })
-    return yield* deliveryStore.stats(webhook.workspaceId, webhook.id, DeliveryStats.windowOf(yield* nowSeconds, hours))
+    return yield* readStats(webhook.workspaceId, webhook.id, DeliveryStats.windowOf(yield* nowSeconds, hours))
   })
 
   const alerts = Effect.fn("WebhookService.alerts")(function* (
