@@ -1,0 +1,132 @@
+/**
+ * Delivery statistics at 1,000,000 deliveries of one webhook (contract §8), over HTTP, on the
+ * reference server in its own process on PostgreSQL (a fresh database). The deliveries are
+ * written by one `INSERT … SELECT generate_series` over the last 167 hours (90 % succeeded, 10 %
+ * failed), their hourly rows by `Testing.fillDeliveryHours` as the record writes keep them
+ * (decision 0127), then `ANALYZE`.
+ *
+ * - `GET /webhooks/{id}/stats` for 1, 24 and 168 hours: the median and the slowest of `ROUNDS`
+ *   requests one after another, after 5 warm-ups.
+ * - `GET /webhooks` (the console's first request) `ROUNDS` times alone, then `ROUNDS` times each
+ *   sent right behind ten 168-hour statistics requests sent at once, as ten consoles opening.
+ *
+ * Targets: every window answers under 100 ms at the median; with ten statistics requests in
+ * flight, `GET /webhooks`'s median stays within its own p99 alone. `BENCH_STATS_DELIVERIES` sets
+ * the size (1,000,000), `BENCH_STATS_ROUNDS` the requests per figure (200); with `BENCH_KEEP_DB=1`
+ * the database is kept (its URL printed) for inspection.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Database from "@waybill/store-pg/Database"
+import * as Testing from "@waybill/store-pg/Testing"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
+import { median, target } from "./harness.js"
+import { apiKey, freshDatabase, registerWebhook, startServer } from "./server.js"
+
+const DELIVERIES = Number(process.env.BENCH_STATS_DELIVERIES ?? 1_000_000)
+const ROUNDS = Number(process.env.BENCH_STATS_ROUNDS ?? 200)
+const CONSOLES = 10
+
+const database = await freshDatabase()
+const server = await startServer(database.url)
+const runtime = ManagedRuntime.make(
+  Database.layer({ _tag: "Postgres", url: Redacted.make(database.url), maxConnections: 2 })
+)
+
+// The time one GET takes, from the request to the end of its body; fails on anything but 200.
+const timedGet = async (path: string) => {
+  const start = performance.now()
+  const response = await fetch(`${server.base}${path}`, { headers: { authorization: `Bearer ${apiKey}` } })
+  const body = await response.text()
+  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${body}`)
+  return { ms: performance.now() - start, body }
+}
+
+const quantile = (values: ReadonlyArray<number>, q: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
+}
+
+const series = async (path: string, rounds: number) => {
+  const times: Array<number> = []
+  for (let i = 0; i < rounds; i++) times.push((await timedGet(path)).ms)
+  return times
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`
+
+try {
+  // Never called: the deliveries are written as already ended.
+  const webhookId = await registerWebhook(server.base, "http://127.0.0.1:9/unused")
+  const filling = performance.now()
+  await runtime.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const now = Date.now()
+      const weekAgo = now - 167 * 3_600_000
+      // Ids that sort before every real one land in the range of everything before the migrations.
+      yield* sql`
+        INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
+                                status, due_at, attempts, latency_ms)
+        SELECT 'dlv_' || lpad(n::text, 26, '0'), w.workspace_id, w.id, 'evt_' || lpad(n::text, 26, '0'),
+               'tour-created', t / 1000, t / 1000, CASE WHEN n % 10 = 0 THEN 'failed' ELSE 'succeeded' END,
+               t, '[]', 20 + n % 900
+        FROM webhooks w, generate_series(0, ${DELIVERIES - 1}) n,
+             LATERAL (SELECT ${weekAgo}::bigint + n::bigint * ${167 * 3_600_000}::bigint / ${DELIVERIES} AS t) e
+        WHERE w.id = ${webhookId}`
+      yield* Testing.fillDeliveryHours
+      yield* sql`ANALYZE`
+    })
+  )
+  console.log(
+    `\nDelivery statistics over HTTP: ${DELIVERIES.toLocaleString("en")} deliveries of one webhook over 167 hours, PostgreSQL, the reference server (filled in ${((performance.now() - filling) / 1000).toFixed(1)} s)`
+  )
+
+  let pass = true
+  const stats = (hours: number) => `/webhooks/${webhookId}/stats?hours=${hours}`
+  const counted = JSON.parse((await timedGet(stats(168))).body) as { succeeded: number; failed: number }
+  if (counted.succeeded + counted.failed !== DELIVERIES) {
+    console.log(`  the week counts ${counted.succeeded + counted.failed} deliveries, not ${DELIVERIES}`)
+    pass = false
+  }
+  for (const hours of [1, 24, 168]) {
+    await series(stats(hours), 5)
+    const times = await series(stats(hours), ROUNDS)
+    console.log(
+      `  stats, ${String(hours).padStart(3)} h: median ${ms(median(times))}, slowest ${ms(Math.max(...times))}`
+    )
+    pass = target(`stats ${hours} h, median under 100 ms (100 ÷ median)`, 100 / median(times), 1) && pass
+  }
+
+  await series("/webhooks", 5)
+  const alone = await series("/webhooks", ROUNDS)
+  // Each round: ten week-long statistics requests at once, and GET /webhooks sent right behind them.
+  const beside: Array<number> = []
+  const bursts: Array<number> = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const start = performance.now()
+    const ten = Promise.all(Array.from({ length: CONSOLES }, () => timedGet(stats(168))))
+    beside.push((await timedGet("/webhooks")).ms)
+    await ten
+    bursts.push(performance.now() - start)
+  }
+  const line = (times: ReadonlyArray<number>) =>
+    `median ${ms(median(times))}, p99 ${ms(quantile(times, 0.99))}, slowest ${ms(Math.max(...times))}`
+  console.log(`  ${CONSOLES} statistics requests of 168 h at once, until the last answers: ${line(bursts)}`)
+  console.log(`  GET /webhooks alone: ${line(alone)}`)
+  console.log(`  GET /webhooks sent with ${CONSOLES} statistics requests at once: ${line(beside)}`)
+  pass =
+    target(
+      "GET /webhooks beside ten statistics: its p99 alone ÷ its median",
+      quantile(alone, 0.99) / median(beside),
+      1
+    ) && pass
+  if (!pass) process.exitCode = 1
+} finally {
+  server.stop()
+  await server.exited
+  await runtime.dispose()
+  if (process.env.BENCH_KEEP_DB === undefined) await database.drop()
+  else console.log(`  database kept for inspection: ${database.url}`)
+}
