@@ -157,6 +157,8 @@ export interface HourRow {
   readonly latency: LatencyHistogram | Readonly<Record<string, number>>
 }
 
+const isHistogram = (latency: HourRow["latency"]): latency is LatencyHistogram => latency instanceof Map
+
 /**
  * The statistics of a window from its hours (those before it skipped; any after the current one,
  * from a clock ahead, count in the last bucket). What every store answers through.
@@ -165,7 +167,10 @@ export interface HourRow {
 export const fromHours = (window: StatsWindow, hours: Iterable<HourRow>): DeliveryStats => {
   const totals = { succeeded: 0, failed: 0, pending: 0, held: 0 }
   const counts = new Map<number, { succeeded: number; failed: number }>()
-  const histogram = new Map<number, number>()
+  // Added up by the stored keys first, each turned into a number once: a week holds some 28,000
+  // entries in a few hundred keys (1.5 ms through `Object.entries` and a numeric `Map`). No
+  // prototype, so that a stored key such as `__proto__` is a key like any other.
+  const byKey: Record<string, number> = Object.create(null)
   for (const row of hours) {
     if (row.hour * 3600 < window.since) continue
     totals.succeeded += row.succeeded
@@ -177,9 +182,12 @@ export const fromHours = (window: StatsWindow, hours: Iterable<HourRow>): Delive
     count.succeeded += row.succeeded
     count.failed += row.failed
     counts.set(bucket, count)
-    const latency = row.latency instanceof Map ? row.latency : Object.entries(row.latency)
-    for (const [at, n] of latency) histogram.set(Number(at), (histogram.get(Number(at)) ?? 0) + Number(n))
+    const latency = row.latency
+    if (isHistogram(latency)) for (const [at, n] of latency) byKey[at] = (byKey[at] ?? 0) + n
+    else for (const at in latency) byKey[at] = (byKey[at] ?? 0) + Number(latency[at])
   }
+  const histogram = new Map<number, number>()
+  for (const at in byKey) histogram.set(Number(at), (histogram.get(Number(at)) ?? 0) + byKey[at]!)
   return { ...totals, latencyMs: latencyOf(histogram), buckets: bucketsOf(window, counts) }
 }
 
