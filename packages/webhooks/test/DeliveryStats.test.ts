@@ -211,8 +211,13 @@ describe("WebhookService.stats (in memory)", () => {
           { concurrency: 10 }
         )
       )
-      // Each of the ten finds its webhook, then joins the read.
+      // Each of the ten joins the read.
       for (let turn = 0; turn < 20; turn++) yield* Effect.yieldNow()
+      // Another workspace asking for the same id meanwhile joins nothing: its own lookup fails.
+      const foreign = yield* Effect.flip(
+        Effect.flatMap(WebhookService, (service) => service.stats(webhook.id, {})).pipe(inWorkspace(wsB))
+      )
+      assert.strictEqual(foreign._tag, "WebhookNotFound")
       yield* Fiber.interrupt(leaving)
       yield* Deferred.succeed(opened, undefined)
       const answers = yield* Fiber.join(ten)

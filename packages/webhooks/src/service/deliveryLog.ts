@@ -2,7 +2,7 @@
 // and failure alerts. Each finds the webhook in the caller's workspace first, so another
 // workspace's webhook is never reached.
 import * as ValidationError from "@waybill/core/ValidationError"
-import { CurrentWorkspace, type WorkspaceId } from "@waybill/core/Workspace"
+import { CurrentWorkspace } from "@waybill/core/Workspace"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -14,6 +14,7 @@ import type * as Page from "../Page.js"
 import * as Replay from "../Replay.js"
 import * as Retention from "../Retention.js"
 import { type Env, find, nowSeconds, pageQuery } from "./env.js"
+import type { WebhookNotFound } from "./errors.js"
 
 /** The delivery log's operations over `env`. */
 export const make = (env: Env) => {
@@ -74,20 +75,23 @@ export const make = (env: Env) => {
   })
 
   // A window's statistics asked for while the same window's are being read join that read: ten
-  // consoles opening one webhook at once cost one read (decision 0132). A finished read is not
-  // kept, so a request that starts after a write reads it. The read runs on its own fiber, so a
-  // caller that goes away leaves it to the others.
-  const reading = new Map<string, Deferred.Deferred<DeliveryStats.DeliveryStats>>()
-  const readStats = (workspaceId: WorkspaceId, webhookId: string, window: DeliveryStats.StatsWindow) =>
-    Effect.suspend(() => {
-      const key = `${workspaceId}\u0000${webhookId}\u0000${window.since}\u0000${window.hours}`
+  // consoles opening one webhook at once cost one lookup of the webhook and one read (decision
+  // 0132). A finished read is not kept, so a request that starts after a write reads it. The
+  // read runs on its own fiber, so a caller that goes away leaves it to the others.
+  const reading = new Map<string, Deferred.Deferred<DeliveryStats.DeliveryStats, WebhookNotFound>>()
+  const readStats = (id: string, window: DeliveryStats.StatsWindow) =>
+    Effect.flatMap(CurrentWorkspace, (workspace) => {
+      const key = `${workspace.id}\u0000${id}\u0000${window.since}\u0000${window.hours}`
       const joined = reading.get(key)
       if (joined !== undefined) return Deferred.await(joined)
-      const read = Deferred.unsafeMake<DeliveryStats.DeliveryStats>(FiberId.none)
+      const read = Deferred.unsafeMake<DeliveryStats.DeliveryStats, WebhookNotFound>(FiberId.none)
       reading.set(key, read)
+      const stats = Effect.flatMap(find(env, id), (webhook) =>
+        deliveryStore.stats(webhook.workspaceId, webhook.id, window)
+      )
       return Effect.zipRight(
         Effect.forkDaemon(
-          Effect.flatMap(Effect.exit(deliveryStore.stats(workspaceId, webhookId, window)), (exit) => {
+          Effect.flatMap(Effect.exit(stats), (exit) => {
             reading.delete(key)
             return Deferred.done(read, exit)
           })
@@ -97,12 +101,13 @@ export const make = (env: Env) => {
     })
 
   const stats = Effect.fn("WebhookService.stats")(function* (id: string, params: DeliveryStats.StatsParams) {
-    const webhook = yield* find(env, id)
-    const hours = yield* Either.match(DeliveryStats.hoursOf(params), {
-      onLeft: (issues) => Effect.fail(ValidationError.fromIssues(issues, "query")),
-      onRight: Effect.succeed
-    })
-    return yield* readStats(webhook.workspaceId, webhook.id, DeliveryStats.windowOf(yield* nowSeconds, hours))
+    const hours = DeliveryStats.hoursOf(params)
+    // A webhook not found answers before bad hours do.
+    if (Either.isLeft(hours)) {
+      yield* find(env, id)
+      return yield* Effect.fail(ValidationError.fromIssues(hours.left, "query"))
+    }
+    return yield* readStats(id, DeliveryStats.windowOf(yield* nowSeconds, hours.right))
   })
 
   const alerts = Effect.fn("WebhookService.alerts")(function* (
