@@ -19,9 +19,10 @@
  * endpoint is set (with it on, every attempt and fan-out is a span); `BENCH_TRACER=on` measures it
  * with the tracer on.
  *
- * Target: the median per-round ratio dispatcher / bare loop ≥ 0.25, the issue's end-to-end
- * ratio: a necessary condition for it, since PostgreSQL only adds work on the same cores. (The
- * machine is shared: compare only ratios taken in the same run.)
+ * Target: the median per-round ratio dispatcher / bare loop ≥ 0.6, the engine's cost bound:
+ * what the engine, the signing and the sender may add to a bare client's work. (The machine is
+ * shared: compare only ratios taken in the same run; the ratio also moves with the host,
+ * docs/benchmarks.md.)
  */
 import * as http from "node:http"
 import * as Effect from "effect/Effect"
@@ -224,5 +225,5 @@ console.log(
 console.log(
   `  CPU per delivery (this process, receiver included; median of rounds): dispatcher ${median(dispatchCpu).toFixed(1)} µs, bare HTTP loop ${median(bareCpu).toFixed(1)} µs (rounds: ${dispatchCpu.map((micros) => micros.toFixed(1)).join(", ")})`
 )
-const ok = target("dispatcher / bare loop (median of per-round ratios)", median(ratios), 0.25)
+const ok = target("dispatcher / bare loop (median of per-round ratios)", median(ratios), 0.6)
 process.exit(ok ? 0 : 1)
