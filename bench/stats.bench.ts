@@ -70,28 +70,22 @@ try {
       const sql = yield* SqlClient.SqlClient
       const now = Date.now()
       const weekAgo = now - 167 * 3_600_000
-      // Ids that sort before every real one land in the range of everything before the migrations.
-      yield* sql`
-        INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
-                                status, due_at, attempts, latency_ms)
-        SELECT 'dlv_' || lpad(n::text, 26, '0'), w.workspace_id, w.id, 'evt_' || lpad(n::text, 26, '0'),
-               'tour-created', t / 1000, t / 1000, CASE WHEN n % 10 = 0 THEN 'failed' ELSE 'succeeded' END,
-               t, '[]', 20 + n % 900
-        FROM webhooks w, generate_series(0, ${DELIVERIES - 1}) n,
-             LATERAL (SELECT ${weekAgo}::bigint + n::bigint * ${167 * 3_600_000}::bigint / ${DELIVERIES} AS t) e
-        WHERE w.id = ${webhookId}`
-      // The other webhooks' ids follow the first one's.
+      // Each webhook's deliveries spread evenly over the week, numbered on from the previous
+      // webhook's. Ids that sort before every real one land in the range of everything before
+      // the migrations.
+      const counts = [DELIVERIES, ...others.map(() => OTHER_DELIVERIES)]
+      const firsts = counts.map((_, i) => counts.slice(0, i).reduce((sum, count) => sum + count, 0))
       yield* sql`
         INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, event_created_at, created_at,
                                 status, due_at, attempts, latency_ms)
         SELECT 'dlv_' || lpad(k::text, 26, '0'), w.workspace_id, w.id, 'evt_' || lpad(k::text, 26, '0'),
                'tour-created', t / 1000, t / 1000, CASE WHEN n % 10 = 0 THEN 'failed' ELSE 'succeeded' END,
                t, '[]', 20 + n % 900
-        FROM unnest(${others}::text[]) WITH ORDINALITY AS o (id, ord)
+        FROM unnest(${[webhookId, ...others]}::text[], ${counts}::int[], ${firsts}::bigint[]) AS o (id, count, first)
              JOIN webhooks w ON w.id = o.id,
-             generate_series(0, ${OTHER_DELIVERIES - 1}) n,
-             LATERAL (SELECT ${DELIVERIES}::bigint + (o.ord - 1) * ${OTHER_DELIVERIES} + n AS k,
-                             ${weekAgo}::bigint + n::bigint * ${167 * 3_600_000}::bigint / ${OTHER_DELIVERIES} AS t) e`
+             generate_series(0, o.count - 1) n,
+             LATERAL (SELECT o.first + n AS k,
+                             ${weekAgo}::bigint + n::bigint * ${167 * 3_600_000}::bigint / o.count AS t) e`
       yield* Testing.fillDeliveryHours
       yield* sql`ANALYZE`
     })
