@@ -415,9 +415,10 @@ const program = Effect.gen(function* () {
     (all) => `${all.length} answers`
   )
   yield* measure(
-    "oldestHeld: the disabled webhook",
-    () => store.oldestHeld(workspace, [held]),
-    (found) => `oldest ${date(Option.getOrElse(Id.timeOf(found.get(held) ?? ""), () => 0))}`
+    "held: the disabled webhook",
+    () => store.held(workspace, [held]),
+    (found) =>
+      `${found.get(held)?.count ?? 0} held, oldest ${date(Option.getOrElse(Id.timeOf(found.get(held)?.oldestId ?? ""), () => 0))}`
   )
   // The first step of a replay, and the one after it (from the first step's cursor).
   const replay = (after: DeliveryStore.ReplayCursor | undefined) =>

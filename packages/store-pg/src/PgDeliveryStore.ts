@@ -11,6 +11,7 @@ import {
   type ClaimedDelivery,
   type ClaimRequest,
   DeliveryStore,
+  type HeldDeliveries,
   type ResendResult
 } from "@waybill/webhooks/DeliveryStore"
 import * as FlowControl from "@waybill/webhooks/FlowControl"
@@ -441,19 +442,24 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
     // One statement for a page of webhooks; the ids go as one JSON parameter, so the statement's
     // text is the same for every page. Each webhook's oldest held delivery is the first entry of
     // the held deliveries' order index (webhook, id), ranges read oldest first until one holds it,
-    // rather than every held row read for a minimum.
-    oldestHeld: (workspaceId, webhookIds) =>
+    // rather than every held row read for a minimum; how many it holds is the sum of its hours
+    // (`delivery_hours`, at most one row per hour of the retention), not a count of the rows.
+    held: (workspaceId, webhookIds) =>
       webhookIds.length === 0
-        ? Effect.succeed(new Map<string, string>())
-        : sql<{ webhook_id: string; id: string }>`
-          SELECT w.webhook_id, h.id
+        ? Effect.succeed(new Map<string, HeldDeliveries>())
+        : sql<{ webhook_id: string; id: string; count: number }>`
+          SELECT w.webhook_id, h.id,
+                 (SELECT coalesce(sum(dh.held), 0) FROM delivery_hours dh WHERE dh.webhook_id = w.webhook_id)::int AS count
           FROM jsonb_array_elements_text(${JSON.stringify(webhookIds)}::jsonb) AS w(webhook_id)
           CROSS JOIN LATERAL (
             SELECT d.id FROM deliveries d
             WHERE d.webhook_id = w.webhook_id AND d.status = 'held' AND d.workspace_id = ${workspaceId}
             ORDER BY d.id LIMIT 1
           ) h`.pipe(
-            Effect.map((rows): ReadonlyMap<string, string> => new Map(rows.map((row) => [row.webhook_id, row.id]))),
+            Effect.map(
+              (rows): ReadonlyMap<string, HeldDeliveries> =>
+                new Map(rows.map((row) => [row.webhook_id, { count: Number(row.count), oldestId: row.id }]))
+            ),
             Effect.orDie
           ),
     // At most 168 rows of `delivery_hours` (0021), kept by every statement that changes a status.

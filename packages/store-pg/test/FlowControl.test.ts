@@ -190,7 +190,7 @@ forEachBackend(
       }).pipe(Effect.scoped)
     )
 
-    it.effect("the oldest held delivery of each webhook in one read; the answers say when it expires", () =>
+    it.effect("how many deliveries each webhook holds and the oldest, in one read; the answers say both", () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(NOW)
         const ws = Schema.decodeSync(WorkspaceId)("flow-expiry")
@@ -217,22 +217,22 @@ forEachBackend(
         assert.deepStrictEqual(yield* statuses(ws, first.id), ["held", "held"])
         assert.deepStrictEqual(yield* statuses(ws, open.id), ["succeeded", "succeeded"])
 
-        // Per webhook holding deliveries, the smallest id: its oldest event's. Not another
-        // workspace's, not an enabled webhook's.
+        // Per webhook holding deliveries, how many (from its hours) and the smallest id: its oldest
+        // event's. Not another workspace's, not an enabled webhook's.
         const oldestOf = (webhookId: string) =>
           Effect.map(
             service((s) => s.deliveries(webhookId, { limit: 10 }), ws),
             (page) => page.data.map((delivery) => delivery.id).sort()[0]!
           )
         const store = yield* DeliveryStoreTag
-        const oldest = yield* store.oldestHeld(ws, [first.id, second.id, open.id, foreign.id, "whk_missing"])
-        const expected = new Map<string, string>([
-          [first.id, yield* oldestOf(first.id)],
-          [second.id, yield* oldestOf(second.id)]
+        const held = yield* store.held(ws, [first.id, second.id, open.id, foreign.id, "whk_missing"])
+        const expected = new Map([
+          [first.id, { count: 2, oldestId: yield* oldestOf(first.id) }],
+          [second.id, { count: 2, oldestId: yield* oldestOf(second.id) }]
         ])
-        assert.deepStrictEqual(new Map(oldest), expected)
-        assert.strictEqual((yield* store.oldestHeld(foreignWs, [first.id, second.id])).size, 0)
-        assert.strictEqual((yield* store.oldestHeld(ws, [])).size, 0)
+        assert.deepStrictEqual(new Map(held), expected)
+        assert.strictEqual((yield* store.held(foreignWs, [first.id, second.id])).size, 0)
+        assert.strictEqual((yield* store.held(ws, [])).size, 0)
 
         // The answers: the oldest held event's time plus the retention, in epoch seconds.
         const page = yield* service((s) => s.list({ limit: 10 }), ws).pipe(
@@ -247,14 +247,29 @@ forEachBackend(
             [open.id, undefined]
           ])
         )
+        assert.deepStrictEqual(
+          new Map(page.data.map((answer) => [answer.id, answer.heldDeliveries])),
+          new Map([
+            [first.id, 2],
+            [second.id, 2],
+            [open.id, undefined]
+          ])
+        )
         assert.isFalse("oldestHeldExpiresAt" in page.data.find((answer) => answer.id === open.id)!)
+        assert.isFalse("heldDeliveries" in page.data.find((answer) => answer.id === open.id)!)
+        // With a retention of 0 nothing expires, and the count still shows.
+        const kept = yield* service((s) => s.get(first.id), ws).pipe(
+          Effect.provideService(Retention.Window, { retentionMs: 0 })
+        )
+        assert.deepStrictEqual([kept.heldDeliveries, "oldestHeldExpiresAt" in kept], [2, false])
         assert.strictEqual(
           (yield* service((s) => s.get(first.id), ws)).oldestHeldExpiresAt,
           Math.floor((NOW + 500 + Retention.defaultRetentionMs) / 1000)
         )
         const enabled = yield* service((s) => s.enable(second.id), ws)
         assert.isFalse("oldestHeldExpiresAt" in enabled)
-        assert.deepStrictEqual([...(yield* store.oldestHeld(ws, [first.id, second.id])).keys()], [first.id])
+        assert.isFalse("heldDeliveries" in enabled)
+        assert.deepStrictEqual([...(yield* store.held(ws, [first.id, second.id])).keys()], [first.id])
       }).pipe(Effect.scoped)
     )
 

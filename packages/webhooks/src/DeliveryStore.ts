@@ -190,6 +190,16 @@ export interface ReplayStep {
 }
 
 /**
+ * The deliveries a disabled webhook holds: how many, and the id of the oldest, which carries its
+ * event's time (when the retention expires it: `Webhook.heldExpiresAt`).
+ * @since 0.3.0
+ */
+export interface HeldDeliveries {
+  readonly count: number
+  readonly oldestId: string
+}
+
+/**
  * The result of one attempt: `attempt` recorded and `status` set (`pending` with `retryAt` for
  * the retry), only while the delivery still holds `leaseToken`; the lease is released.
  * @since 0.1.0
@@ -246,15 +256,15 @@ export class DeliveryStore extends Context.Tag("@waybill/webhooks/DeliveryStore"
      */
     readonly release: (workspaceId: WorkspaceId, webhookId: string, now: number) => Effect.Effect<void>
     /**
-     * For each of these webhooks of the workspace that holds deliveries, the id of its oldest held
-     * one (ids sort by their event's time, which they carry): one read for a page of webhooks (one
-     * statement on PostgreSQL); webhooks holding none are absent.
+     * For each of these webhooks of the workspace that holds deliveries, how many it holds and the
+     * id of the oldest (ids sort by their event's time, which they carry): one read for a page of
+     * webhooks (one statement on PostgreSQL); webhooks holding none are absent.
      * @since 0.3.0
      */
-    readonly oldestHeld: (
+    readonly held: (
       workspaceId: WorkspaceId,
       webhookIds: ReadonlyArray<string>
-    ) => Effect.Effect<ReadonlyMap<string, string>>
+    ) => Effect.Effect<ReadonlyMap<string, HeldDeliveries>>
     /** One bounded step of a replay (one statement on PostgreSQL). */
     readonly replayStep: (request: ReplayRequest) => Effect.Effect<ReplayStep>
     /** The statistics of a webhook's deliveries whose events were recorded in `window`, in one read. */

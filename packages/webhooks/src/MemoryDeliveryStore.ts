@@ -12,6 +12,7 @@ import {
   claimedOf,
   DeliveryStore,
   type HeldClaim,
+  type HeldDeliveries,
   type NewDelivery,
   type ReplayStep,
   type ResendResult,
@@ -327,17 +328,22 @@ export const make = (): DeliveryStore["Type"] => {
           enqueue(row)
         }
       }),
-    oldestHeld: (workspaceId, webhookIds) =>
+    held: (workspaceId, webhookIds) =>
       Effect.sync(() => {
         const wanted = new Set(webhookIds)
-        const oldest = new Map<string, string>()
-        if (wanted.size === 0) return oldest
+        const held = new Map<string, HeldDeliveries>()
+        if (wanted.size === 0) return held
         for (const { delivery, status } of rows.values()) {
           if (status !== "held" || delivery.workspaceId !== workspaceId || !wanted.has(delivery.webhookId)) continue
-          const known = oldest.get(delivery.webhookId)
-          if (known === undefined || delivery.id < known) oldest.set(delivery.webhookId, delivery.id)
+          const known = held.get(delivery.webhookId)
+          held.set(
+            delivery.webhookId,
+            known === undefined
+              ? { count: 1, oldestId: delivery.id }
+              : { count: known.count + 1, oldestId: delivery.id < known.oldestId ? delivery.id : known.oldestId }
+          )
         }
-        return oldest
+        return held
       }),
     stats: (workspaceId, webhookId, window) =>
       Effect.sync(() =>

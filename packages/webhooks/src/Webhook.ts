@@ -213,7 +213,7 @@ export type MaskedAuth = typeof MaskedAuth.Type
 
 /**
  * A webhook as the API answers it; only a disabled one shows `disabledReason` and `disabledAt`, and
- * `oldestHeldExpiresAt` while it holds deliveries that the retention removes.
+ * while it holds deliveries `heldDeliveries` and (unless the retention is 0) `oldestHeldExpiresAt`.
  * @since 0.1.0
  */
 export const WebhookResponse = Schema.Struct({
@@ -233,6 +233,12 @@ export const WebhookResponse = Schema.Struct({
     Schema.Int.annotations({
       description:
         "Present while the webhook holds deliveries (disabled) and the retention is not 0: when (epoch s) the oldest of them expires, its event passing the retention, unless the webhook is enabled first; an expired delivery is never sent"
+    })
+  ),
+  heldDeliveries: Schema.optional(
+    Schema.Int.pipe(Schema.positive()).annotations({
+      description:
+        "Present while the webhook holds deliveries (disabled): how many, all of them, whatever their events' age; Enable sends them in event order"
     })
   ),
   rateLimitPerSecond: Schema.NullOr(Schema.Int),
@@ -279,10 +285,15 @@ export const heldExpiresAt = (deliveryId: string, retentionMs: number): number |
 
 /**
  * The response form of a stored webhook, as of `now` (epoch seconds; see `maskAuth`), with
- * `oldestHeldExpiresAt` when given (see `heldExpiresAt`).
+ * `oldestHeldExpiresAt` (see `heldExpiresAt`) and `heldDeliveries` when given.
  * @since 0.1.0
  */
-export const toResponse = (webhook: Webhook, now?: number, oldestHeldExpiresAt?: number): WebhookResponse => ({
+export const toResponse = (
+  webhook: Webhook,
+  now?: number,
+  oldestHeldExpiresAt?: number,
+  heldDeliveries?: number
+): WebhookResponse => ({
   id: webhook.id,
   url: webhook.url,
   events: webhook.events,
@@ -295,6 +306,7 @@ export const toResponse = (webhook: Webhook, now?: number, oldestHeldExpiresAt?:
     ? { disabledReason: webhook.disabledReason, disabledAt: webhook.disabledAt }
     : {}),
   ...(oldestHeldExpiresAt === undefined ? {} : { oldestHeldExpiresAt }),
+  ...(heldDeliveries === undefined || heldDeliveries <= 0 ? {} : { heldDeliveries }),
   rateLimitPerSecond: webhook.rateLimitPerSecond,
   ordering: webhook.ordering
 })

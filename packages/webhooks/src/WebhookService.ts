@@ -98,7 +98,8 @@ export class WebhookService extends Context.Tag("@waybill/webhooks/WebhookServic
     >
     /**
      * `GET /webhooks`: newest first; `limit` 1–100 (default 20). A disabled webhook holding
-     * deliveries answers `oldestHeldExpiresAt` (one read of the delivery store for the page).
+     * deliveries answers `heldDeliveries` and `oldestHeldExpiresAt` (one read of the delivery
+     * store for the page).
      */
     readonly list: (
       params: Page.Params

@@ -335,58 +335,68 @@ describe("flow control in memory", () => {
     }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
   )
 
-  it.effect("a webhook holding deliveries answers when the oldest expires, under the retention in context", () =>
-    Effect.gen(function* () {
-      const day = 86_400_000
-      yield* TestClock.setTime(NOW)
-      const webhook = yield* register(registration())
-      const other = yield* register(registration({ url: "https://hooks.example.org/other" }))
-      const disabled = yield* call((s) => s.disable(webhook.id))
-      assert.isFalse("oldestHeldExpiresAt" in disabled, "nothing held yet")
-      // The oldest held delivery's event half a second past NOW, a later one 5 s after it.
-      yield* TestClock.setTime(NOW + 500)
-      yield* publishTours(1)
-      yield* TestClock.setTime(NOW + 5_500)
-      yield* publishTours(1)
-      yield* settle
-      const withWindow = (retentionMs: number) => Effect.provideService(Retention.Window, { retentionMs })
+  it.effect(
+    "a webhook holding deliveries answers how many and when the oldest expires, under the retention in context",
+    () =>
+      Effect.gen(function* () {
+        const day = 86_400_000
+        yield* TestClock.setTime(NOW)
+        const webhook = yield* register(registration())
+        const other = yield* register(registration({ url: "https://hooks.example.org/other" }))
+        const disabled = yield* call((s) => s.disable(webhook.id))
+        assert.isFalse("oldestHeldExpiresAt" in disabled, "nothing held yet")
+        assert.isFalse("heldDeliveries" in disabled, "nothing held yet")
+        // The oldest held delivery's event half a second past NOW, a later one 5 s after it.
+        yield* TestClock.setTime(NOW + 500)
+        yield* publishTours(1)
+        yield* TestClock.setTime(NOW + 5_500)
+        yield* publishTours(1)
+        yield* settle
+        const withWindow = (retentionMs: number) => Effect.provideService(Retention.Window, { retentionMs })
 
-      // The default retention, 30 days, from the event's time (floored to the second).
-      assert.strictEqual((yield* call((s) => s.get(webhook.id))).oldestHeldExpiresAt, (NOW + 30 * day) / 1000)
-      // A window of 2 minutes: every answer says so (get, list, disable again, an edit).
-      const expiresAt = (NOW + 120_000) / 1000
-      assert.strictEqual(
-        (yield* call((s) => s.get(webhook.id)).pipe(withWindow(120_000))).oldestHeldExpiresAt,
-        expiresAt
-      )
-      assert.strictEqual(
-        (yield* call((s) => s.disable(webhook.id)).pipe(withWindow(120_000))).oldestHeldExpiresAt,
-        expiresAt
-      )
-      const edited = yield* call((s) =>
-        s.update(webhook.id, { ...registration(), auth: { type: "hmac" }, description: "paused" })
-      ).pipe(withWindow(120_000))
-      assert.deepStrictEqual([edited.description, edited.oldestHeldExpiresAt], ["paused", expiresAt])
-      const page = yield* call((s) => s.list({ limit: 10 })).pipe(withWindow(120_000))
-      // Registered in the same millisecond: compared by id, not in the page's order.
-      assert.deepStrictEqual(
-        new Map(page.data.map((answer) => [answer.id, answer.oldestHeldExpiresAt])),
-        new Map([
-          [webhook.id, expiresAt],
-          [other.id, undefined]
-        ])
-      )
-      assert.isFalse(
-        "oldestHeldExpiresAt" in page.data.find((answer) => answer.id === other.id)!,
-        "an enabled webhook holds nothing"
-      )
-      // A retention of 0 keeps everything: nothing expires.
-      assert.isFalse("oldestHeldExpiresAt" in (yield* call((s) => s.get(webhook.id)).pipe(withWindow(0))))
-      // Enabled: its deliveries are pending again, nothing is held.
-      const enabled = yield* call((s) => s.enable(webhook.id)).pipe(withWindow(120_000))
-      assert.isFalse("oldestHeldExpiresAt" in enabled)
-      assert.isFalse("oldestHeldExpiresAt" in (yield* call((s) => s.get(webhook.id)).pipe(withWindow(120_000))))
-    }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
+        // The default retention, 30 days, from the event's time (floored to the second).
+        const shown = yield* call((s) => s.get(webhook.id))
+        assert.deepStrictEqual([shown.oldestHeldExpiresAt, shown.heldDeliveries], [(NOW + 30 * day) / 1000, 2])
+        // A window of 2 minutes: every answer says so (get, list, disable again, an edit).
+        const expiresAt = (NOW + 120_000) / 1000
+        assert.strictEqual(
+          (yield* call((s) => s.get(webhook.id)).pipe(withWindow(120_000))).oldestHeldExpiresAt,
+          expiresAt
+        )
+        assert.strictEqual(
+          (yield* call((s) => s.disable(webhook.id)).pipe(withWindow(120_000))).oldestHeldExpiresAt,
+          expiresAt
+        )
+        const edited = yield* call((s) =>
+          s.update(webhook.id, { ...registration(), auth: { type: "hmac" }, description: "paused" })
+        ).pipe(withWindow(120_000))
+        assert.deepStrictEqual([edited.description, edited.oldestHeldExpiresAt], ["paused", expiresAt])
+        const page = yield* call((s) => s.list({ limit: 10 })).pipe(withWindow(120_000))
+        // Registered in the same millisecond: compared by id, not in the page's order.
+        assert.deepStrictEqual(
+          new Map(page.data.map((answer) => [answer.id, answer.oldestHeldExpiresAt])),
+          new Map([
+            [webhook.id, expiresAt],
+            [other.id, undefined]
+          ])
+        )
+        assert.isFalse(
+          "oldestHeldExpiresAt" in page.data.find((answer) => answer.id === other.id)!,
+          "an enabled webhook holds nothing"
+        )
+        assert.deepStrictEqual(
+          page.data.map((answer) => answer.heldDeliveries),
+          page.data.map((answer) => (answer.id === webhook.id ? 2 : undefined))
+        )
+        // A retention of 0 keeps everything: nothing expires, and the count still shows.
+        const keptAll = yield* call((s) => s.get(webhook.id)).pipe(withWindow(0))
+        assert.deepStrictEqual(["oldestHeldExpiresAt" in keptAll, keptAll.heldDeliveries], [false, 2])
+        // Enabled: its deliveries are pending again, nothing is held.
+        const enabled = yield* call((s) => s.enable(webhook.id)).pipe(withWindow(120_000))
+        assert.isFalse("oldestHeldExpiresAt" in enabled)
+        assert.isFalse("heldDeliveries" in enabled)
+        assert.isFalse("oldestHeldExpiresAt" in (yield* call((s) => s.get(webhook.id)).pipe(withWindow(120_000))))
+      }).pipe(Effect.provide(makeLayer({ respond: () => ok() })))
   )
 
   it.effect("automatic disabling after two failed deliveries in a row", () =>

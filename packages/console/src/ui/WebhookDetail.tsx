@@ -19,7 +19,7 @@ import { Notice } from "./Notice.js"
 import { RotateSecret, rotationNotice } from "./RotateSecret.js"
 import { Section } from "./Section.js"
 import { deliveryText } from "./WebhookList.js"
-import { heldExpiryText, heldText, StatusBadge, statusSentence, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
+import { heldExpiryText, heldText, StatusBadge, statusSentence, ToggleStatus } from "./WebhookStatus.js"
 
 // A `datetime-local` value (the browser's time zone) for epoch seconds, and back.
 const localInput = (seconds: number) => {
@@ -56,7 +56,7 @@ export const WebhookDetail = (props: {
   const [since, setSince] = useState(() => localInput(Math.floor(Date.now() / 1000) - 86_400))
   const [replayIssues, setReplayIssues] = useState<Issues>([])
   const [busy, setBusy] = useState(false)
-  const held = useHeldCount(api, webhook)
+  const held = heldText(webhook)
 
   const refresh = async () => {
     try {
@@ -151,7 +151,7 @@ export const WebhookDetail = (props: {
         <dt>Status</dt>
         <dd>
           <StatusBadge webhook={webhook} /> <span class="status-sentence">{statusSentence(webhook, time)}</span>
-          {held !== null && <span class="held"> {heldText(held)}</span>}
+          {held !== null && <span class="held"> {held}</span>}
           {webhook.oldestHeldExpiresAt !== undefined && (
             <span class="held-expiry"> {heldExpiryText(webhook, time)}</span>
           )}

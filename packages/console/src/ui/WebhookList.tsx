@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from "preact/hooks"
 import { useCanManage } from "./access.js"
 import { type Api, ApiFailure, call } from "./api.js"
 import { Notice } from "./Notice.js"
-import { heldExpiryText, heldText, StatusBadge, ToggleStatus, useHeldCount } from "./WebhookStatus.js"
+import { heldExpiryText, heldText, StatusBadge, ToggleStatus } from "./WebhookStatus.js"
 
 const time = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`
 
@@ -109,7 +109,7 @@ const WebhookCard = (props: {
   readonly onDelete: () => void
 }) => {
   const { webhook } = props
-  const held = useHeldCount(props.api, webhook)
+  const held = heldText(webhook)
   const expiry = heldExpiryText(webhook, time)
   const canManage = useCanManage()
   return (
@@ -119,7 +119,7 @@ const WebhookCard = (props: {
       </h2>
       <p class="status-line">
         <StatusBadge webhook={webhook} />
-        {held !== null && <span class="held">{heldText(held)}</span>}
+        {held !== null && <span class="held">{held}</span>}
         {expiry !== null && <span class="held-expiry">{expiry}</span>}
       </p>
       {webhook.description !== null && <p class="description">{webhook.description}</p>}

@@ -6,11 +6,8 @@
  * events that happen meanwhile are held and sent, in event order, on Enable.
  */
 import type { WebhookResponse } from "@waybill/webhooks/Webhook"
-import { useEffect, useState } from "preact/hooks"
+import { useState } from "preact/hooks"
 import { type Api, ApiFailure, call } from "./api.js"
-
-/** How far back the held count looks: the longest window of `GET /webhooks/{id}/stats`. */
-const heldWindowHours = 168
 
 const reasons = { manual: "By an operator", failing: "Automatically, as its deliveries kept failing," } as const
 
@@ -33,24 +30,14 @@ export const statusSentence = (webhook: WebhookResponse, time: (seconds: number)
       }: deliveries are held, and Enable sends them in event order.`
 
 /**
- * How many of a disabled webhook's deliveries are held (those whose events were recorded in the
- * last 7 days); `null` while unknown or when the webhook is enabled.
+ * "12 deliveries held": how many of a disabled webhook's deliveries are held, all of them (the
+ * answer's `heldDeliveries`, absent when none); `null` when the webhook is enabled.
  */
-export const useHeldCount = (api: Api, webhook: WebhookResponse) => {
-  const [held, setHeld] = useState<number | null>(null)
-  useEffect(() => {
-    setHeld(null)
-    if (webhook.status === "enabled") return
-    call(api.webhooks.stats({ path: { id: webhook.id }, urlParams: { hours: String(heldWindowHours) } })).then(
-      (stats) => setHeld(stats.held),
-      () => setHeld(null)
-    )
-  }, [webhook.id, webhook.status])
-  return held
+export const heldText = (webhook: WebhookResponse): string | null => {
+  if (webhook.status === "enabled") return null
+  const held = webhook.heldDeliveries ?? 0
+  return `${held} ${held === 1 ? "delivery" : "deliveries"} held`
 }
-
-/** "12 deliveries held (last 7 days)". */
-export const heldText = (held: number) => `${held} ${held === 1 ? "delivery" : "deliveries"} held (last 7 days)`
 
 /**
  * From when held deliveries expire (the retention ends them, undelivered), as the API answers it

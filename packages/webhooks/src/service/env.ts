@@ -8,7 +8,7 @@ import { PropertyDefinitions } from "@waybill/events/PropertyDefinition"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { DeliveryStore } from "../DeliveryStore.js"
+import { DeliveryStore, type HeldDeliveries } from "../DeliveryStore.js"
 import { FailureAlerts } from "../FailureAlerts.js"
 import { HostResolver } from "../HostResolver.js"
 import * as Page from "../Page.js"
@@ -71,10 +71,10 @@ export const find = (env: Env, id: string) =>
 
 /**
  * The answers for webhooks of one workspace as of `now` (epoch s): each disabled one that holds
- * deliveries shows when the oldest of them expires under the retention in context
+ * deliveries shows how many and when the oldest of them expires under the retention in context
  * (`Retention.Window`). One read for the whole page, and none when no webhook on it is disabled
  * (deliveries are held only while their webhook is: `hold` and `release` run in the transaction
- * that changes its status) or the retention is 0.
+ * that changes its status).
  */
 export const answers = (
   env: Env,
@@ -85,13 +85,13 @@ export const answers = (
   Effect.gen(function* () {
     const disabled = webhooks.filter((webhook) => webhook.status === "disabled").map((webhook) => webhook.id)
     const { retentionMs } = yield* Retention.Window
-    const oldest =
-      disabled.length === 0 || retentionMs === 0
-        ? new Map<string, string>()
-        : yield* env.deliveryStore.oldestHeld(workspaceId, disabled)
+    const holding =
+      disabled.length === 0 ? new Map<string, HeldDeliveries>() : yield* env.deliveryStore.held(workspaceId, disabled)
     return webhooks.map((webhook) => {
-      const held = oldest.get(webhook.id)
-      return toResponse(webhook, now, held === undefined ? undefined : heldExpiresAt(held, retentionMs))
+      const held = holding.get(webhook.id)
+      return held === undefined
+        ? toResponse(webhook, now)
+        : toResponse(webhook, now, heldExpiresAt(held.oldestId, retentionMs), held.count)
     })
   })
 
