@@ -190,23 +190,30 @@ export interface Options {
   readonly replayStepSize?: number | undefined
   /** How many webhooks a workspace may hold (a positive integer); `defaultMaxWebhooksPerWorkspace` by default. */
   readonly maxWebhooksPerWorkspace?: number | undefined
+  /**
+   * How many statistics reads run at once in this process (a positive integer); 1 by default.
+   * The others wait their turn, and requests for a window being read join that read.
+   */
+  readonly concurrentStatsReads?: number | undefined
 }
 
 /** Builds the service from its ports. @since 0.1.0 */
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const maxWebhooks = options.maxWebhooksPerWorkspace ?? defaultMaxWebhooksPerWorkspace
+    const concurrentStatsReads = options.concurrentStatsReads ?? 1
+    for (const [name, value] of Object.entries({ maxWebhooksPerWorkspace: maxWebhooks, concurrentStatsReads })) {
+      if (!Number.isSafeInteger(value) || value < 1) {
+        return yield* Effect.dieMessage(`WebhookService: ${name} must be a positive integer, not ${String(value)}`)
+      }
+    }
     const env = yield* Env.make({
       allowPrivateTargets: options.allowPrivateTargets,
       resolveTimeoutMs: options.resolveTimeoutMs ?? 5_000,
       stepSize: Math.max(1, Math.floor(options.replayStepSize ?? Replay.defaultStepSize)),
-      maxWebhooks
+      maxWebhooks,
+      concurrentStatsReads
     })
-    if (!Number.isSafeInteger(maxWebhooks) || maxWebhooks < 1) {
-      return yield* Effect.dieMessage(
-        `WebhookService: maxWebhooksPerWorkspace must be a positive integer, not ${String(maxWebhooks)}`
-      )
-    }
     return WebhookService.of({
       ...Webhooks.make(env),
       rotate: Secrets.makeRotate(env),

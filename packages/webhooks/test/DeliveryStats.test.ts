@@ -2,7 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as DeliveryStats from "../src/DeliveryStats.js"
 import { WebhookService } from "../src/WebhookService.js"
@@ -247,4 +249,101 @@ describe("WebhookService.stats (in memory)", () => {
       )
     )
   })
+
+  // Each read of the store waits until the test opens the gate; `inFlight` counts those waiting.
+  const gatedReads = (concurrentStatsReads?: number) => {
+    const opened = Effect.runSync(Deferred.make<void>())
+    const counted = { reads: 0, inFlight: 0, most: 0 }
+    const layer = makeLayer({
+      respond,
+      concurrentStatsReads,
+      deliveryStore: (store) => ({
+        ...store,
+        stats: (...args) =>
+          Effect.sync(() => {
+            counted.reads++
+            counted.most = Math.max(counted.most, ++counted.inFlight)
+          }).pipe(
+            Effect.zipRight(Deferred.await(opened)),
+            Effect.zipRight(store.stats(...args)),
+            Effect.ensuring(Effect.sync(() => counted.inFlight--))
+          )
+      })
+    })
+    return { opened, counted, layer }
+  }
+
+  it.effect("reads of different webhooks take turns, one at a time; a request for a waiting read joins it", () => {
+    const { opened, counted, layer } = gatedReads()
+    return Effect.gen(function* () {
+      const webhooks = [
+        yield* register(registration()),
+        yield* register(registration({ url: "https://hooks.example.org/second" })),
+        yield* register(registration({ url: "https://hooks.example.org/third" }))
+      ]
+      const first = yield* Effect.fork(
+        Effect.all(
+          webhooks.map((webhook) => statsOf(webhook.id)),
+          { concurrency: 3 }
+        )
+      )
+      yield* eventually(
+        Effect.sync(() => counted.reads === 1),
+        "the first read started"
+      )
+      // The third webhook's read waits its turn; a second request for it joins the waiting read.
+      const joining = yield* Effect.fork(statsOf(webhooks[2]!.id))
+      for (let turn = 0; turn < 20; turn++) yield* Effect.yieldNow()
+      assert.deepStrictEqual([counted.reads, counted.inFlight], [1, 1])
+      // A webhook not found does not wait for a turn.
+      const missing = yield* Effect.flip(statsOf("wh_missing"))
+      assert.strictEqual(missing._tag, "WebhookNotFound")
+      yield* Deferred.succeed(opened, undefined)
+      const answers = yield* Fiber.join(first)
+      const joined = yield* Fiber.join(joining)
+      assert.strictEqual(answers.length, 3)
+      assert.strictEqual(joined, answers[2])
+      assert.deepStrictEqual([counted.reads, counted.most], [3, 1])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("concurrentStatsReads lets that many reads run at once", () => {
+    const { opened, counted, layer } = gatedReads(2)
+    return Effect.gen(function* () {
+      const webhooks = [
+        yield* register(registration()),
+        yield* register(registration({ url: "https://hooks.example.org/second" })),
+        yield* register(registration({ url: "https://hooks.example.org/third" }))
+      ]
+      const all = yield* Effect.fork(
+        Effect.all(
+          webhooks.map((webhook) => statsOf(webhook.id)),
+          { concurrency: 3 }
+        )
+      )
+      yield* eventually(
+        Effect.sync(() => counted.inFlight === 2),
+        "two reads started"
+      )
+      for (let turn = 0; turn < 20; turn++) yield* Effect.yieldNow()
+      assert.strictEqual(counted.reads, 2)
+      yield* Deferred.succeed(opened, undefined)
+      yield* Fiber.join(all)
+      assert.deepStrictEqual([counted.reads, counted.most], [3, 2])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a concurrentStatsReads that is not a positive integer stops the service from being built", () =>
+    Effect.gen(function* () {
+      for (const bad of [0, -2, 1.5, Number.NaN]) {
+        const exit = yield* Effect.exit(
+          Layer.build(makeLayer({ respond, concurrentStatsReads: bad })).pipe(Effect.scoped)
+        )
+        assert.include(
+          String(Exit.isFailure(exit) ? exit.cause : "built"),
+          "concurrentStatsReads must be a positive integer"
+        )
+      }
+    })
+  )
 })

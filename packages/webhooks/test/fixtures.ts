@@ -72,6 +72,7 @@ export const makeLayer = (options: {
   readonly allowPrivateTargets?: boolean
   readonly replayStepSize?: number
   readonly maxWebhooksPerWorkspace?: number
+  readonly concurrentStatsReads?: number | undefined
   readonly resolver?: Readonly<Record<string, ReadonlyArray<string>>>
   /** The in-memory delivery store as the service sees it (a test's own wrapper). */
   readonly deliveryStore?: (store: DeliveryStore["Type"]) => DeliveryStore["Type"]
@@ -94,7 +95,8 @@ export const makeLayer = (options: {
     WebhookService.layer({
       allowPrivateTargets: options.allowPrivateTargets ?? false,
       replayStepSize: options.replayStepSize,
-      maxWebhooksPerWorkspace: options.maxWebhooksPerWorkspace
+      maxWebhooksPerWorkspace: options.maxWebhooksPerWorkspace,
+      concurrentStatsReads: options.concurrentStatsReads
     }),
     // Tests stop `run` with attempts that never answer, on a test clock: no grace unless asked.
     Dispatcher.layer({ shutdownGraceMs: 0, ...options.dispatcher })

@@ -77,7 +77,10 @@ export const make = (env: Env) => {
   // A window's statistics asked for while the same window's are being read join that read: ten
   // consoles opening one webhook at once cost one lookup of the webhook and one read (decision
   // 0132). A finished read is not kept, so a request that starts after a write reads it. The
-  // read runs on its own fiber, so a caller that goes away leaves it to the others.
+  // read runs on its own fiber, so a caller that goes away leaves it to the others. Reads of
+  // different windows take turns, `concurrentStatsReads` at a time (decision 0134): ten consoles
+  // on ten webhooks never hold the pool and the event loop from the other requests.
+  const readTurns = Effect.unsafeMakeSemaphore(settings.concurrentStatsReads)
   const reading = new Map<string, Deferred.Deferred<DeliveryStats.DeliveryStats, WebhookNotFound>>()
   const readStats = (id: string, window: DeliveryStats.StatsWindow) =>
     Effect.flatMap(CurrentWorkspace, (workspace) => {
@@ -87,7 +90,7 @@ export const make = (env: Env) => {
       const read = Deferred.unsafeMake<DeliveryStats.DeliveryStats, WebhookNotFound>(FiberId.none)
       reading.set(key, read)
       const stats = Effect.flatMap(find(env, id), (webhook) =>
-        deliveryStore.stats(webhook.workspaceId, webhook.id, window)
+        readTurns.withPermits(1)(deliveryStore.stats(webhook.workspaceId, webhook.id, window))
       )
       return Effect.zipRight(
         Effect.forkDaemon(

@@ -24,6 +24,7 @@ export interface Settings {
   readonly resolveTimeoutMs: number
   readonly stepSize: number
   readonly maxWebhooks: number
+  readonly concurrentStatsReads: number
 }
 
 /** The service's settings and ports. */
