@@ -1,7 +1,8 @@
 /**
  * Delivery statistics over HTTP (contract §8, `GET /webhooks/{id}/stats`), on PGlite and
  * PostgreSQL: deliveries to a real receiver counted by status, with their latency and the hourly
- * buckets of the window; 400 at `hours` for a bad window; 404 for another workspace's webhook.
+ * buckets of the window; ten requests at once, each answered in full; 400 at `hours` for a bad
+ * window; 404 for another workspace's webhook.
  */
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
@@ -66,6 +67,17 @@ forEachServer(
 
         const week = (yield* api(`/webhooks/${webhook.id}/stats?hours=168`)).body
         assert.deepStrictEqual([week.succeeded, week.failed, week.buckets.length], [3, 1, 168])
+        // Ten at once share one read and one encoding of its answer: each gets all of it, as JSON.
+        const ten = yield* Effect.all(
+          Array.from({ length: 10 }, () => api(`/webhooks/${webhook.id}/stats?hours=168`)),
+          { concurrency: 10 }
+        )
+        for (const answer of ten) {
+          assert.strictEqual(answer.status, 200)
+          assert.strictEqual(answer.headers.get("content-type"), "application/json")
+          assert.strictEqual(answer.text, ten[0]!.text)
+        }
+        assert.deepStrictEqual([ten[0]!.body.succeeded, ten[0]!.body.failed, ten[0]!.body.buckets.length], [3, 1, 168])
       })
     )
 
