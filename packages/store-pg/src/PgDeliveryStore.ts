@@ -470,20 +470,17 @@ export const layer: Layer.Layer<DeliveryStore, never, SqlClient.SqlClient> = sql
         failed: number
         pending: number
         held: number
-        latency: Record<string, number> | string
+        latency: string
       }>`
-          SELECT hour::text, succeeded, failed, pending, held, latency FROM delivery_hours
+          SELECT hour::text, succeeded, failed, pending, held, latency::text FROM delivery_hours
           WHERE webhook_id = ${webhookId} AND hour >= ${window.since / 3600}
             -- Only for the caller's workspace, whatever its caller checked before.
             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = ${webhookId} AND w.workspace_id = ${workspaceId})`.pipe(
         Effect.map((hours) =>
           DeliveryStats.fromHours(
             window,
-            hours.map((row) => ({
-              ...row,
-              hour: Number(row.hour),
-              latency: typeof row.latency === "string" ? JSON.parse(row.latency) : row.latency
-            }))
+            // The histograms as text: `fromHours` scans them faster than `JSON.parse` reads them.
+            hours.map((row) => ({ ...row, hour: Number(row.hour) }))
           )
         ),
         Effect.orDie

@@ -145,7 +145,7 @@ export const latencyOf = (histogram: LatencyHistogram): DeliveryStats["latencyMs
 /**
  * One hour of a webhook's deliveries as a store keeps it: the hour (epoch hours, of the events'
  * recording), its deliveries by status, and the latencies of those that ended (`latencyBucket`
- * number → count; a stored JSON object's keys are strings).
+ * number → count): a map, a stored JSON object (its keys are strings), or that object's JSON text.
  * @since 0.3.0
  */
 export interface HourRow {
@@ -154,10 +154,62 @@ export interface HourRow {
   readonly failed: number
   readonly pending: number
   readonly held: number
-  readonly latency: LatencyHistogram | Readonly<Record<string, number>>
+  readonly latency: LatencyHistogram | Readonly<Record<string, number>> | string
 }
 
 const isHistogram = (latency: HourRow["latency"]): latency is LatencyHistogram => latency instanceof Map
+
+// The pairs of the text being scanned, kept until it has all been read: a pair takes at least 6
+// characters (`"0":1,`), so a text's pairs fit in a third of its length.
+let scanned = new Float64Array(1024)
+
+/**
+ * Adds the pairs of a histogram's JSON text as PostgreSQL writes a `jsonb` object of integers
+ * (`{"64": 3, "65": -1}`) to `into` (bucket → count, buckets below 4096: any latency up to
+ * 2^131 ms). Any other text adds nothing and answers false, to be read by `JSON.parse`. A week
+ * holds some 28,000 pairs: scanned, 0.7–0.9 ms, where `JSON.parse` and adding up its objects'
+ * keys take 1.5 ms (decision 0136). Character codes are written out (`34` `"`, `32` space,
+ * `44` comma, `45` minus, `48`–`57` digits, `58` colon, `123` `{`, `125` `}`): read from module
+ * constants, the scan took twice as long.
+ */
+const addScanned = (into: Float64Array, text: string): boolean => {
+  if (scanned.length < text.length / 3) scanned = new Float64Array(Math.ceil(text.length / 3))
+  const buffer = scanned
+  let pairs = 0
+  let i = 0
+  let c: number = text.charCodeAt(i)
+  if (c !== 123) return false
+  do c = text.charCodeAt(++i)
+  while (c === 32)
+  while (c !== 125) {
+    if (c !== 34) return false
+    const keyStart = ++i
+    let key = 0
+    for (c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) key = key * 10 + c - 48
+    if (i === keyStart || key >= 4096 || c !== 34) return false
+    do c = text.charCodeAt(++i)
+    while (c === 32)
+    if (c !== 58) return false
+    do c = text.charCodeAt(++i)
+    while (c === 32)
+    const sign = c === 45 ? -1 : 1
+    if (sign === -1) i++
+    const countStart = i
+    let count = 0
+    for (c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) count = count * 10 + c - 48
+    if (i === countStart || i - countStart > 15) return false
+    buffer[pairs++] = key
+    buffer[pairs++] = sign * count
+    while (c === 32) c = text.charCodeAt(++i)
+    if (c === 44) {
+      do c = text.charCodeAt(++i)
+      while (c === 32)
+    } else if (c !== 125) return false
+  }
+  if (i !== text.length - 1) return false
+  for (let at = 0; at < pairs; at += 2) into[buffer[at]!]! += buffer[at + 1]!
+  return true
+}
 
 /**
  * The statistics of a window from its hours (those before it skipped; any after the current one,
@@ -167,10 +219,14 @@ const isHistogram = (latency: HourRow["latency"]): latency is LatencyHistogram =
 export const fromHours = (window: StatsWindow, hours: Iterable<HourRow>): DeliveryStats => {
   const totals = { succeeded: 0, failed: 0, pending: 0, held: 0 }
   const counts = new Map<number, { succeeded: number; failed: number }>()
-  // Added up by the stored keys first, each turned into a number once: a week holds some 28,000
-  // entries in a few hundred keys (1.5 ms through `Object.entries` and a numeric `Map`). No
-  // prototype, so that a stored key such as `__proto__` is a key like any other.
+  // Counts by bucket number, added up in an array; a stored object's keys by their text, each
+  // turned into a number once at the end. No prototype, so that a stored key such as `__proto__`
+  // is a key like any other.
+  const byBucket = new Float64Array(4096)
   const byKey: Record<string, number> = Object.create(null)
+  const addObject = (latency: Readonly<Record<string, number>>) => {
+    for (const at in latency) byKey[at] = (byKey[at] ?? 0) + Number(latency[at])
+  }
   for (const row of hours) {
     if (row.hour * 3600 < window.since) continue
     totals.succeeded += row.succeeded
@@ -183,10 +239,15 @@ export const fromHours = (window: StatsWindow, hours: Iterable<HourRow>): Delive
     count.failed += row.failed
     counts.set(bucket, count)
     const latency = row.latency
-    if (isHistogram(latency)) for (const [at, n] of latency) byKey[at] = (byKey[at] ?? 0) + n
-    else for (const at in latency) byKey[at] = (byKey[at] ?? 0) + Number(latency[at])
+    if (typeof latency === "string") {
+      if (!addScanned(byBucket, latency)) addObject(JSON.parse(latency))
+    } else if (isHistogram(latency)) for (const [at, n] of latency) byKey[at] = (byKey[at] ?? 0) + n
+    else addObject(latency)
   }
   const histogram = new Map<number, number>()
+  byBucket.forEach((n, at) => {
+    if (n !== 0) histogram.set(at, n)
+  })
   for (const at in byKey) histogram.set(Number(at), (histogram.get(Number(at)) ?? 0) + byKey[at]!)
   return { ...totals, latencyMs: latencyOf(histogram), buckets: bucketsOf(window, counts) }
 }

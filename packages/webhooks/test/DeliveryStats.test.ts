@@ -6,6 +6,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
+import * as fc from "fast-check"
 import * as DeliveryStats from "../src/DeliveryStats.js"
 import { WebhookService } from "../src/WebhookService.js"
 import {
@@ -69,6 +70,58 @@ describe("DeliveryStats rules", () => {
     assert.strictEqual(DeliveryStats.percentileOf(histogram([250]), 0.5), 248)
     assert.isUndefined(DeliveryStats.percentileOf(new Map(), 0.5))
     assert.isNull(DeliveryStats.latencyOf(new Map()))
+  })
+
+  it("a histogram's JSON text counts as its object does, in PostgreSQL's spacing or none", () => {
+    const window = DeliveryStats.windowOf(1_700_000_000, 168)
+    const first = window.since / 3600
+    const hour = (at: number, latency: DeliveryStats.HourRow["latency"]) => ({
+      hour: first + at,
+      succeeded: 1,
+      failed: 0,
+      pending: 0,
+      held: 0,
+      latency
+    })
+    const pgText = (counts: ReadonlyMap<number, number>) =>
+      `{${[...counts].map(([bucket, count]) => `"${bucket}": ${count}`).join(", ")}}`
+    const compactText = (counts: ReadonlyMap<number, number>) => JSON.stringify(Object.fromEntries(counts))
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.array(fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: -3, max: 20 })), {
+            maxLength: 40
+          }),
+          { maxLength: 30 }
+        ),
+        (hours) => {
+          const maps = hours.map((pairs) => new Map(pairs))
+          const expected = DeliveryStats.fromHours(
+            window,
+            maps.map((counts, at) => hour(at, counts))
+          )
+          for (const text of [pgText, compactText]) {
+            const read = DeliveryStats.fromHours(
+              window,
+              maps.map((counts, at) => hour(at, text(counts)))
+            )
+            assert.deepStrictEqual(read, expected)
+          }
+        }
+      )
+    )
+    const latencyOf = (...texts: ReadonlyArray<string>) =>
+      DeliveryStats.fromHours(
+        window,
+        texts.map((text, at) => hour(at, text))
+      ).latencyMs
+    // Other JSON is read as JSON: fractions, exponents, other spacing, a key twice; text that is
+    // not JSON is a defect, never a count.
+    assert.deepStrictEqual(latencyOf('{"12": 2.5, "40": 1}', '{ "12" : 1e0 }', '{"12":\n1}'), { p50: 12, p95: 40 })
+    assert.deepStrictEqual(latencyOf("{}", '{"7": 1, "7": 2}', '{"9": 0}'), { p50: 7, p95: 7 })
+    for (const text of ['{"64": 1}x', '{"64": 1', '{"64" 1}', "[1]x"]) {
+      assert.throws(() => latencyOf(text), SyntaxError, undefined, text)
+    }
   })
 
   it("the window is the last clock hours, the current one included", () => {
