@@ -38,7 +38,7 @@ import {
   url,
   workspace
 } from "./dispatcher-setup.js"
-import { type Measurement, report, target } from "./harness.js"
+import { type Measurement, median, quantileOf, report, target } from "./harness.js"
 
 const ROUND = 3_000
 const ROUNDS = 7
@@ -132,14 +132,6 @@ const bareRound = async (count: number, post: () => Promise<void>): Promise<numb
   return (count / (performance.now() - start)) * 1000
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN
-const median = (values: ReadonlyArray<number>) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50
-  )
-
 const { runtime, outbox, dispatcher, deliver, stop } = await startDispatcher()
 
 // Events recorded at once, then fanned out, delivered and recorded: deliveries per second.
@@ -217,7 +209,7 @@ report(
   "deliveries/s"
 )
 console.log(
-  `  latency publish → receipt at ${PACED_RATE}/s for ${PACED_SECONDS} s: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (${latencies.length} events)`
+  `  latency publish → receipt at ${PACED_RATE}/s for ${PACED_SECONDS} s: p50 ${quantileOf(latencies, 0.5).toFixed(1)} ms, p99 ${quantileOf(latencies, 0.99).toFixed(1)} ms (${latencies.length} events)`
 )
 console.log(
   `  dispatcher / bare undici loop (median of per-round ratios): ${median(undiciRatios).toFixed(2)} (rounds: ${undiciRatios.map((ratio) => ratio.toFixed(2)).join(", ")})`

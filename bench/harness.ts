@@ -74,6 +74,14 @@ export const median = (values: ReadonlyArray<number>): number => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
+/** The `q` quantile (0–1) of sorted values, nearest rank; NaN when there are none. */
+export const quantile = (sorted: Float64Array, q: number): number =>
+  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
+
+/** The `q` quantile (0–1) of values in any order, nearest rank; NaN when there are none. */
+export const quantileOf = (values: ReadonlyArray<number>, q: number): number =>
+  quantile(Float64Array.from(values).sort(), q)
+
 /** Checks a target and prints PASS or FAIL; returns whether it held. */
 export const target = (label: string, actual: number, atLeast: number): boolean => {
   const ok = actual >= atLeast

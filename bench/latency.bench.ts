@@ -36,13 +36,13 @@ import { fileURLToPath } from "node:url"
 import { buildSync } from "esbuild"
 import pg from "pg"
 import { Pool } from "undici"
+import { quantile } from "./harness.js"
 import {
   accepted,
   delivered,
   latencies,
   type Published,
   publish,
-  quantile,
   residentBytes,
   stages,
   startReceiver,

@@ -223,10 +223,6 @@ export const stages = (run: Run) => {
   return { recorded: Float64Array.from(recorded).sort(), delivered: Float64Array.from(delivered).sort() }
 }
 
-/** The `q` quantile (0–1) of sorted values, nearest rank; NaN when there are none. */
-export const quantile = (sorted: Float64Array, q: number): number =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
-
 /** A process's resident set (VmRSS, bytes) from /proc (Linux); NaN where unreadable. */
 export const residentBytes = (pid: number): number => {
   try {

@@ -27,8 +27,7 @@ import * as Testing from "@waybill/store-pg/Testing"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
-import { median, target } from "./harness.js"
-import { quantile } from "./openloop.js"
+import { median, quantileOf, target } from "./harness.js"
 import { apiKey, freshDatabase, registerWebhook, startServer } from "./server.js"
 
 const DELIVERIES = Number(process.env.BENCH_STATS_DELIVERIES ?? 1_000_000)
@@ -83,9 +82,6 @@ const fromConsoles = (paths: ReadonlyArray<string>) =>
     })
     consoles.postMessage(paths)
   })
-
-// The `q` quantile of unsorted values, nearest rank.
-const quantileOf = (values: ReadonlyArray<number>, q: number) => quantile(Float64Array.from(values).sort(), q)
 
 const series = async (path: string, rounds: number) => {
   const times: Array<number> = []

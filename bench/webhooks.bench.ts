@@ -31,7 +31,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { target } from "./harness.js"
+import { quantileOf, target } from "./harness.js"
 import { apiKey, freshDatabase, postgresCpuSeconds, processCpuSeconds, startServer } from "./server.js"
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000)
@@ -82,11 +82,6 @@ const pool = async (count: number, workers: number, task: (index: number) => Pro
       while (next < count) await task(next++)
     })
   )
-}
-
-const percentile = (values: Array<number>, p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 }
 
 const payload = (i: number) => ({
@@ -228,8 +223,8 @@ try {
   for (const [index, round] of rounds.entries()) {
     console.log(
       `    round ${index + 1}: ${round.rate.toFixed(0).padStart(6)} deliveries/s   ${round.ratio.toFixed(2)} × bare   publish → receipt p50 ${ms(
-        percentile(round.latencies, 50)
-      )}, p99 ${ms(percentile(round.latencies, 99))}   (publishing alone ${round.publishRate.toFixed(0)} events/s)`
+        quantileOf(round.latencies, 0.5)
+      )}, p99 ${ms(quantileOf(round.latencies, 0.99))}   (publishing alone ${round.publishRate.toFixed(0)} events/s)`
     )
     console.log(
       `      CPU per delivery: server ${round.cpuPerDelivery.server.toFixed(0)} µs, PostgreSQL ${round.cpuPerDelivery.postgres.toFixed(
@@ -242,8 +237,8 @@ try {
   )
   console.log(
     `      ${httpRate.toFixed(0).padStart(6)} deliveries/s   ${(httpRate / bareRate).toFixed(2)} × bare   publish → receipt p50 ${ms(
-      percentile(httpLatencies, 50)
-    )}, p99 ${ms(percentile(httpLatencies, 99))}   (publishing alone ${(
+      quantileOf(httpLatencies, 0.5)
+    )}, p99 ${ms(quantileOf(httpLatencies, 0.99))}   (publishing alone ${(
       (HTTP_EVENTS / (httpPublishedAt - httpStart)) * 1000
     ).toFixed(0)} events/s)`
   )
