@@ -326,20 +326,26 @@ describe("WebhookService.stats (in memory)", () => {
     return { opened, counted, layer }
   }
 
+  // Three webhooks, and a fiber asking for the statistics of each at once.
+  const statsOfThree = Effect.gen(function* () {
+    const webhooks = [
+      yield* register(registration()),
+      yield* register(registration({ url: "https://hooks.example.org/second" })),
+      yield* register(registration({ url: "https://hooks.example.org/third" }))
+    ]
+    const reading = yield* Effect.fork(
+      Effect.all(
+        webhooks.map((webhook) => statsOf(webhook.id)),
+        { concurrency: 3 }
+      )
+    )
+    return { webhooks, reading }
+  })
+
   it.effect("reads of different webhooks take turns, one at a time; a request for a waiting read joins it", () => {
     const { opened, counted, layer } = gatedReads()
     return Effect.gen(function* () {
-      const webhooks = [
-        yield* register(registration()),
-        yield* register(registration({ url: "https://hooks.example.org/second" })),
-        yield* register(registration({ url: "https://hooks.example.org/third" }))
-      ]
-      const first = yield* Effect.fork(
-        Effect.all(
-          webhooks.map((webhook) => statsOf(webhook.id)),
-          { concurrency: 3 }
-        )
-      )
+      const { webhooks, reading: first } = yield* statsOfThree
       yield* eventually(
         Effect.sync(() => counted.reads === 1),
         "the first read started"
@@ -363,17 +369,7 @@ describe("WebhookService.stats (in memory)", () => {
   it.effect("concurrentStatsReads lets that many reads run at once", () => {
     const { opened, counted, layer } = gatedReads(2)
     return Effect.gen(function* () {
-      const webhooks = [
-        yield* register(registration()),
-        yield* register(registration({ url: "https://hooks.example.org/second" })),
-        yield* register(registration({ url: "https://hooks.example.org/third" }))
-      ]
-      const all = yield* Effect.fork(
-        Effect.all(
-          webhooks.map((webhook) => statsOf(webhook.id)),
-          { concurrency: 3 }
-        )
-      )
+      const { reading: all } = yield* statsOfThree
       yield* eventually(
         Effect.sync(() => counted.inFlight === 2),
         "two reads started"
