@@ -1,8 +1,8 @@
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { CurrentWorkspace } from "@waybill/core/Workspace"
 import { Product, ReferenceData, TransportShape, VehicleClass } from "@waybill/drafts/ReferenceData"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { encodedOnce } from "./encodedOnce.js"
 import { type Operations, serveGroup } from "./operations.js"
 
 // Reference data does not change while the server runs: each list is encoded once, and kept for
@@ -11,21 +11,10 @@ const cachedList = <A, I>(
   item: Schema.Schema<A, I>,
   read: (workspaceId: CurrentWorkspace["Type"]["id"]) => Effect.Effect<ReadonlyArray<A>>
 ) => {
-  const encode = Schema.encodeSync(Schema.Struct({ data: Schema.Array(item) }))
-  const responses = new WeakMap<ReadonlyArray<A>, HttpServerResponse.HttpServerResponse>()
-  return Effect.flatMap(CurrentWorkspace, (workspace) =>
-    Effect.map(read(workspace.id), (items) => {
-      let response = responses.get(items)
-      if (response === undefined) {
-        response = HttpServerResponse.unsafeJson(encode({ data: items }), {
-          status: 200,
-          contentType: "application/json"
-        })
-        responses.set(items, response)
-      }
-      return response
-    })
-  )
+  const answer = encodedOnce(Schema.Struct({ data: Schema.Array(item) }), (items: ReadonlyArray<A>) => ({
+    data: items
+  }))
+  return Effect.flatMap(CurrentWorkspace, (workspace) => Effect.map(read(workspace.id), answer))
 }
 
 /** The reference-data group's operations. */

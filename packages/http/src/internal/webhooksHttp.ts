@@ -10,8 +10,8 @@ import { Dispatcher } from "@waybill/webhooks/Dispatcher"
 import type { DeliveryNotFound, DeliveryPending } from "@waybill/webhooks/Replay"
 import { type WebhookLimitReached, type WebhookNotFound, WebhookService } from "@waybill/webhooks/WebhookService"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import { BadRequest, Conflict, type IdempotencyKeyReused, NotFound } from "../ApiError.js"
+import { encodedOnce } from "./encodedOnce.js"
 import { answered } from "./idempotencyHttp.js"
 import { type Operations, serveGroup } from "./operations.js"
 
@@ -57,25 +57,9 @@ export const publishEvent: Effect.Effect<
         )
 })
 
-const encodeStats = Schema.encode(DeliveryStats.DeliveryStats)
-const utf8 = new TextEncoder()
-
-/**
- * The answer of `GET /webhooks/{id}/stats`, written as it is: requests that join one read
- * (decision 0132) get the same statistics, so their body is encoded once and its bytes shared
- * (decision 0135).
- */
-const statsAnswers = new WeakMap<DeliveryStats.DeliveryStats, Uint8Array>()
-const statsResponse = (stats: DeliveryStats.DeliveryStats) => {
-  const body = statsAnswers.get(stats)
-  if (body !== undefined)
-    return Effect.succeed(HttpServerResponse.uint8Array(body, { contentType: "application/json" }))
-  return Effect.map(Effect.orDie(encodeStats(stats)), (encoded) => {
-    const bytes = utf8.encode(JSON.stringify(encoded))
-    statsAnswers.set(stats, bytes)
-    return HttpServerResponse.uint8Array(bytes, { contentType: "application/json" })
-  })
-}
+// Requests that join one read (decision 0132) get the same statistics: their answer is encoded
+// once and shared (decision 0135).
+const statsResponse = encodedOnce(DeliveryStats.DeliveryStats, (stats: DeliveryStats.DeliveryStats) => stats)
 
 /** The webhooks group's operations. */
 export const webhooksOperations = Effect.gen(function* () {
@@ -129,10 +113,7 @@ export const webhooksOperations = Effect.gen(function* () {
     stats: ({ path, urlParams }) =>
       webhooks
         .stats(path.id, urlParams)
-        .pipe(
-          Effect.flatMap(statsResponse),
-          Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest })
-        ),
+        .pipe(Effect.map(statsResponse), Effect.catchTags({ WebhookNotFound: notFound, ValidationError: badRequest })),
     alerts: ({ urlParams }) => webhooks.alerts(urlParams).pipe(Effect.catchTag("ValidationError", badRequest)),
     publish: ({ payload, idempotencyKey }) => publish(payload, idempotencyKey)
   } satisfies Operations<"webhooks">
