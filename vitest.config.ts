@@ -27,6 +27,9 @@ export default defineConfig({
     // sockets, child processes, timers and the database rather than on the CPU, so three files
     // at once keep both cores busy without starving any one of them.
     maxWorkers: 3,
+    // Each file runs in a process of its own (Vitest's default). Shared processes (a root
+    // `isolate: false`; a project's own setting does not reach the pool) grew each worker to
+    // 3 GB over the end-to-end files and ended the run (decision 0041).
     // Without Vitest's cache (a clean clone), the files that take minutes start first.
     sequence: { sequencer: LongestFirst },
     minWorkers: 1,
@@ -35,10 +38,6 @@ export default defineConfig({
         extends: true,
         test: {
           name: "packages",
-          // Unit and storage tests share one module graph per worker instead of importing Effect
-          // and the packages again for every file (measured: 205 s of CPU instead of 225 for
-          // this project, every test passing).
-          poolOptions: { forks: { isolate: false } },
           include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
           setupFiles: ["./vitest.setup.ts"],
           testTimeout: 30_000,
@@ -49,11 +48,6 @@ export default defineConfig({
         extends: true,
         test: {
           name: "e2e",
-          // As above (measured: 602 s instead of 642 for the whole run, 951 s of CPU instead of
-          // 1,024). Each suite starts its own servers and databases; what modules hold for the
-          // process (Effect's metric registry) is read only as a difference within one test,
-          // and a worker runs its files one after another.
-          poolOptions: { forks: { isolate: false } },
           include: ["test/**/*.test.ts"],
           setupFiles: ["./vitest.setup.ts"],
           testTimeout: 60_000,
