@@ -1,12 +1,25 @@
 import { defaultClientConditions, defaultServerConditions } from "vite"
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 import { LongestFirst } from "./test/sequencer.js"
 
 // Inside the workspace, `@waybill/*` imports resolve to the TypeScript sources (the
 // `@waybill/source` export condition), never to a build that may be stale.
 const source = "@waybill/source"
 
-// One project for the pure and storage packages, one for end-to-end tests over real HTTP.
+// Package suites that need a process of their own: they set the process's time zone (`TZ`), which
+// a worker thread cannot, or fail after other files in a shared thread (decision 0137).
+const ownProcess = [
+  "packages/filters/test/BerlinDay.test.ts",
+  "packages/filters/test/Compile.test.ts",
+  "packages/recurring/test/engine.chatham.test.ts",
+  "packages/recurring/test/engine.utc.test.ts",
+  "packages/server/test/ProcessorTracer.test.ts",
+  "packages/server/test/Sweeps.test.ts"
+]
+const packageSuites = ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"]
+
+// The pure and storage packages in shared worker threads, the few that cannot share in processes
+// of their own, and the end-to-end tests over real HTTP, each file in a process of its own.
 export default defineConfig({
   resolve: { conditions: [source, ...defaultClientConditions] },
   // Without Vite's `module` condition on the server side: Node does not know it, and some packages
@@ -27,18 +40,32 @@ export default defineConfig({
     // sockets, child processes, timers and the database rather than on the CPU, so three files
     // at once keep both cores busy without starving any one of them.
     maxWorkers: 3,
-    // Each file runs in a process of its own (Vitest's default). Shared processes (a root
-    // `isolate: false`; a project's own setting does not reach the pool) grew each worker to
-    // 3 GB over the end-to-end files and ended the run (decision 0041).
     // Without Vitest's cache (a clean clone), the files that take minutes start first.
     sequence: { sequencer: LongestFirst },
-    minWorkers: 1,
+    // Package suites share their threads (the module graph is imported once a thread, not once a
+    // file: the project took 119 s instead of 249); the pool reads this from the root only.
+    // Processes stay isolated: shared ones grew to 3 GB over the end-to-end files (decision 0041).
+    poolOptions: { threads: { isolate: false } },
+    // As many as at most: with fewer, Vitest's pool ends a shared thread that still runs a file.
+    minWorkers: 3,
     projects: [
       {
         extends: true,
         test: {
           name: "packages",
-          include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+          pool: "threads",
+          include: packageSuites,
+          exclude: [...configDefaults.exclude, ...ownProcess],
+          setupFiles: ["./vitest.setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000
+        }
+      },
+      {
+        extends: true,
+        test: {
+          name: "packages-own-process",
+          include: ownProcess,
           setupFiles: ["./vitest.setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000
