@@ -42,12 +42,13 @@ export default defineConfig({
     maxWorkers: 3,
     // Without Vitest's cache (a clean clone), the files that take minutes start first.
     sequence: { sequencer: LongestFirst },
-    // Package suites share their threads (the module graph is imported once a thread, not once a
-    // file: the project took 119 s instead of 249); the pool reads this from the root only.
-    // Processes stay isolated: shared ones grew to 3 GB over the end-to-end files (decision 0041).
-    poolOptions: { threads: { isolate: false } },
-    // As many as at most: with fewer, Vitest's pool ends a shared thread that still runs a file.
-    minWorkers: 3,
+    // Package suites share one worker thread (the module graph is imported once, not once a
+    // file: the project took 119 s instead of 249); the pool reads this from the root only. One
+    // thread beside the end-to-end processes: with three, a start of `npm start` under tsx missed
+    // its 50 s on the 2-core machine. Processes stay isolated: shared ones grew to 3 GB over the
+    // end-to-end files (decision 0041).
+    poolOptions: { threads: { isolate: false, minThreads: 1, maxThreads: 1 } },
+    minWorkers: 1,
     projects: [
       {
         extends: true,
