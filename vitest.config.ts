@@ -17,9 +17,11 @@ const ownProcess = [
   "packages/server/test/Sweeps.test.ts"
 ]
 const packageSuites = ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"]
+// What both package projects run with.
+const packageOptions = { setupFiles: ["./vitest.setup.ts"], testTimeout: 30_000, hookTimeout: 60_000 }
 
-// The pure and storage packages in shared worker threads, the few that cannot share in processes
-// of their own, and the end-to-end tests over real HTTP, each file in a process of its own.
+// The pure and storage packages in one shared worker thread, the few that cannot share in
+// processes of their own, and the end-to-end tests over real HTTP, each file in a process of its own.
 export default defineConfig({
   resolve: { conditions: [source, ...defaultClientConditions] },
   // Without Vite's `module` condition on the server side: Node does not know it, and some packages
@@ -43,9 +45,9 @@ export default defineConfig({
     // Without Vitest's cache (a clean clone), the files that take minutes start first.
     sequence: { sequencer: LongestFirst },
     // Package suites share one worker thread (the module graph is imported once, not once a
-    // file: the project took 119 s instead of 249); the pool reads this from the root only. One
-    // thread beside the end-to-end processes: with three, a start of `npm start` under tsx missed
-    // its 50 s on the 2-core machine. Processes stay isolated: shared ones grew to 3 GB over the
+    // file: a clean-clone CI run took 918 s instead of 1,135); the pool reads this from the root
+    // only. One thread beside the end-to-end processes: with three, a start of `npm start` under
+    // tsx missed its 50 s on the 2-core machine. Processes stay isolated: shared ones grew to 3 GB over the
     // end-to-end files (decision 0041).
     poolOptions: { threads: { isolate: false, minThreads: 1, maxThreads: 1 } },
     minWorkers: 1,
@@ -57,9 +59,7 @@ export default defineConfig({
           pool: "threads",
           include: packageSuites,
           exclude: [...configDefaults.exclude, ...ownProcess],
-          setupFiles: ["./vitest.setup.ts"],
-          testTimeout: 30_000,
-          hookTimeout: 60_000
+          ...packageOptions
         }
       },
       {
@@ -67,9 +67,7 @@ export default defineConfig({
         test: {
           name: "packages-own-process",
           include: ownProcess,
-          setupFiles: ["./vitest.setup.ts"],
-          testTimeout: 30_000,
-          hookTimeout: 60_000
+          ...packageOptions
         }
       },
       {

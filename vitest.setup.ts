@@ -4,8 +4,8 @@ import { watchEventLoop } from "./test/blocked-worker.js"
 
 addEqualityTesters()
 
-// Once per worker: the package suites share their threads (vitest.config.ts), which run this file
-// again for each of their files.
+// Once per worker: the package suites share a thread (vitest.config.ts), which runs this file
+// again for each of its files.
 const watching = Symbol.for("waybill.test.blockedWorker")
 const worker = globalThis as { [watching]?: true }
 if (worker[watching] === undefined) {
