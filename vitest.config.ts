@@ -1,27 +1,12 @@
 import { defaultClientConditions, defaultServerConditions } from "vite"
-import { configDefaults, defineConfig } from "vitest/config"
+import { defineConfig } from "vitest/config"
 import { LongestFirst } from "./test/sequencer.js"
 
 // Inside the workspace, `@waybill/*` imports resolve to the TypeScript sources (the
 // `@waybill/source` export condition), never to a build that may be stale.
 const source = "@waybill/source"
 
-// Package suites that need a process of their own: they set the process's time zone (`TZ`), which
-// a worker thread cannot, or fail after other files in a shared thread (decision 0137).
-const ownProcess = [
-  "packages/filters/test/BerlinDay.test.ts",
-  "packages/filters/test/Compile.test.ts",
-  "packages/recurring/test/engine.chatham.test.ts",
-  "packages/recurring/test/engine.utc.test.ts",
-  "packages/server/test/ProcessorTracer.test.ts",
-  "packages/server/test/Sweeps.test.ts"
-]
-const packageSuites = ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"]
-// What both package projects run with.
-const packageOptions = { setupFiles: ["./vitest.setup.ts"], testTimeout: 30_000, hookTimeout: 60_000 }
-
-// The pure and storage packages in one shared worker thread, the few that cannot share in
-// processes of their own, and the end-to-end tests over real HTTP, each file in a process of its own.
+// One project for the pure and storage packages, one for end-to-end tests over real HTTP.
 export default defineConfig({
   resolve: { conditions: [source, ...defaultClientConditions] },
   // Without Vite's `module` condition on the server side: Node does not know it, and some packages
@@ -42,32 +27,21 @@ export default defineConfig({
     // sockets, child processes, timers and the database rather than on the CPU, so three files
     // at once keep both cores busy without starving any one of them.
     maxWorkers: 3,
+    // Each file runs in a process of its own (Vitest's default). Shared processes (a root
+    // `isolate: false`; a project's own setting does not reach the pool) grew each worker to
+    // 3 GB over the end-to-end files and ended the run (decision 0041).
     // Without Vitest's cache (a clean clone), the files that take minutes start first.
     sequence: { sequencer: LongestFirst },
-    // Package suites share one worker thread (the module graph is imported once, not once a
-    // file: a clean-clone CI run took 918 s instead of 1,135); the pool reads this from the root
-    // only. One thread beside the end-to-end processes: with three, a start of `npm start` under
-    // tsx missed its 50 s on the 2-core machine. Processes stay isolated: shared ones grew to 3 GB over the
-    // end-to-end files (decision 0041).
-    poolOptions: { threads: { isolate: false, minThreads: 1, maxThreads: 1 } },
     minWorkers: 1,
     projects: [
       {
         extends: true,
         test: {
           name: "packages",
-          pool: "threads",
-          include: packageSuites,
-          exclude: [...configDefaults.exclude, ...ownProcess],
-          ...packageOptions
-        }
-      },
-      {
-        extends: true,
-        test: {
-          name: "packages-own-process",
-          include: ownProcess,
-          ...packageOptions
+          include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+          setupFiles: ["./vitest.setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000
         }
       },
       {

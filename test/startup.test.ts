@@ -257,9 +257,7 @@ describe("npm start stops with its parent", () => {
       npm.stdout!.on("data", (chunk) => (output += chunk))
       npm.stderr!.on("data", (chunk) => (output += chunk))
       try {
-        // The first `npm start` of a clean clone compiles the sources under tsx, beside the other
-        // suites on two cores: as long as the docs' commands are allowed (test/docs.test.ts).
-        assert.isTrue(await waitUntil(() => /Listening on/.test(output), 150_000), output)
+        assert.isTrue(await waitUntil(() => /Listening on/.test(output), 50_000), output)
         const node = descendants(npm.pid!).find((pid) =>
           readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("packages/server/src/main.ts")
         )
@@ -280,6 +278,6 @@ describe("npm start stops with its parent", () => {
           }
         }
       }
-    }, 200_000)
+    })
   }
 })
